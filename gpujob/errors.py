@@ -1,0 +1,53 @@
+"""Exceptions that carry a fix-it hint and the exit code the command ends with.
+
+Every failure a user can cause is one of these; the top-level handler in ``cli.main`` prints
+``error: MESSAGE`` and ``  hint: HINT`` on stderr and exits with ``exit_code``. Anything else is a
+bug and is shown with its traceback.
+"""
+
+from __future__ import annotations
+
+# Exit codes (DESIGN.md): documented in the README and in ``gpujob --help``.
+EXIT_OK = 0
+EXIT_INVALID = 1
+EXIT_USAGE = 2
+EXIT_REMOTE = 3
+EXIT_JOB_FAILED = 4
+EXIT_INTERNAL = 70  # a bug in gpujob
+EXIT_BROKEN_PIPE = 1  # stdout's reader went away: quietly, as click and Python's docs do
+EXIT_INTERRUPTED = 130
+
+
+class GpujobError(Exception):
+    """A failure the user can act on."""
+
+    exit_code = EXIT_USAGE
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+class UsageError(GpujobError):
+    """The command line itself is wrong (a bad flag value, a missing file)."""
+
+    exit_code = EXIT_USAGE
+
+
+class InvalidConfig(GpujobError):
+    """The configuration was checked and refused; the findings were already printed."""
+
+    exit_code = EXIT_INVALID
+
+
+class RemoteError(GpujobError):
+    """The remote side failed: credentials, network, the API, Cloud Storage."""
+
+    exit_code = EXIT_REMOTE
+
+
+class JobFailed(GpujobError):
+    """The job ran and ended unsuccessfully (``--wait``, ``--local``)."""
+
+    exit_code = EXIT_JOB_FAILED

@@ -1,0 +1,82 @@
+"""What the checks report: one ``Finding`` per problem, pointing at where the user wrote it."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+Key = str | int
+JsonPath = tuple[Key, ...]
+Severity = Literal["error", "warning"]
+
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
+
+
+def format_path(path: JsonPath) -> str:
+    """``("trainingInput", "args", 2)`` -> ``trainingInput.args[2]``, the syntax ``--set`` takes."""
+    out: list[str] = []
+    for key in path:
+        if isinstance(key, int):
+            out.append(f"[{key}]")
+        elif _PLAIN_KEY.match(key):
+            out.append(f".{key}" if out else key)
+        else:
+            out.append(f"[{json.dumps(key)}]")
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a value came from: a place in a file, or a command-line flag."""
+
+    source: str
+    line: int | None = None
+    column: int | None = None
+    flag: str | None = None
+
+    def __str__(self) -> str:
+        if self.flag:
+            return f"{self.source} ({self.flag})"
+        if self.line is None:
+            return self.source
+        return f"{self.source}:{self.line}:{self.column}"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem (``error``) or piece of advice (``warning``) about a config."""
+
+    severity: Severity
+    rule: str
+    message: str
+    path: JsonPath = ()
+    location: Location | None = None
+    hint: str | None = None
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity == "error"
+
+    def as_dict(self) -> dict[str, object]:
+        """The stable shape of ``--format json`` (``version`` 1)."""
+        loc = self.location
+        return {
+            "path": format_path(self.path),
+            "line": loc.line if loc else None,
+            "column": loc.column if loc else None,
+            "rule": self.rule,
+            "message": self.message,
+            "hint": self.hint,
+        }
+
+
+def error(rule: str, message: str, path: JsonPath = (), location: Location | None = None,
+          hint: str | None = None) -> Finding:
+    return Finding("error", rule, message, path, location, hint)
+
+
+def warning(rule: str, message: str, path: JsonPath = (), location: Location | None = None,
+            hint: str | None = None) -> Finding:
+    return Finding("warning", rule, message, path, location, hint)
