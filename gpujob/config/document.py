@@ -1,0 +1,43 @@
+"""A loaded config: its data, and where each value (and each key) was written."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpujob.findings import JsonPath, Location
+
+
+@dataclass
+class Document:
+    """The Job dict plus the origin of every value in it.
+
+    ``values`` maps a JSON path to where its value starts; ``keys`` maps the path of a mapping entry
+    to where its key was written (the better place to point at for an unknown or misplaced key).
+    ``texts`` keeps the text of plain scalars that YAML read as numbers, booleans or null, so a
+    message can show what was written (``2.10`` read as the number 2.1).
+    Overrides from the command line replace the entries under the paths they set.
+    """
+
+    source: str
+    data: dict[str, Any]
+    values: dict[JsonPath, Location] = field(default_factory=dict)
+    keys: dict[JsonPath, Location] = field(default_factory=dict)
+    texts: dict[JsonPath, str] = field(default_factory=dict)
+
+    def locate(self, path: JsonPath, *, key: bool = False) -> Location:
+        """The origin of ``path`` (its key with ``key=True``), else of its nearest ancestor's key,
+        else the start of the document."""
+        found = (key and self.keys.get(path)) or self.values.get(path)
+        for end in range(len(path) - 1, 0, -1):
+            if found:
+                break
+            found = self.keys.get(path[:end])
+        return found or self.values.get(()) or Location(self.source)
+
+    def forget(self, path: JsonPath) -> None:
+        """Drop the origins at and under ``path`` (about to be replaced)."""
+        n = len(path)
+        for table in (self.values, self.keys, self.texts):
+            for p in [p for p in table if p[:n] == path]:
+                del table[p]

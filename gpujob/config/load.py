@@ -1,0 +1,476 @@
+"""Safe loading of YAML and JSON configs, with the position of every value.
+
+The document is built straight from PyYAML's event stream (libyaml's parser when present), never
+through a constructor, so:
+
+- no tag can run code: only the standard scalar, sequence and mapping tags are accepted;
+- nesting depth, alias expansion and file size are bounded before any work grows with them;
+- plain scalars resolve by YAML 1.2's core schema, as JSON and gcloud do: ``no``, ``on`` and
+  ``1:30`` stay strings, ``2024-01-01`` is not turned into a date;
+- duplicate keys are reported with both lines instead of the last one silently winning.
+
+Problems are returned as findings; a fatal one (syntax, limits, encoding) stops loading that file.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from gpujob.config.document import Document
+from gpujob.findings import Finding, JsonPath, Location, error
+
+try:  # libyaml's parser: about ten times faster than the pure-Python one
+    from yaml._yaml import CParser as _Parser
+except ImportError:  # pragma: no cover - PyYAML built without libyaml
+    from yaml.parser import Parser as _PyParser
+    from yaml.reader import Reader as _Reader
+    from yaml.scanner import Scanner as _Scanner
+
+    class _Parser(_Reader, _Scanner, _PyParser):  # type: ignore[no-redef]
+        def __init__(self, stream: str) -> None:
+            _Reader.__init__(self, stream)
+            _Scanner.__init__(self)
+            _PyParser.__init__(self)
+
+
+MAX_BYTES = 1024 * 1024
+MAX_DEPTH = 32
+MAX_ALIAS_VALUES = 10_000
+
+_TAG = "tag:yaml.org,2002:"
+_NULL = re.compile(r"(?:~|null|Null|NULL|)\Z")
+_BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+_INT = re.compile(r"[-+]?[0-9]+\Z")
+_INT_OCT = re.compile(r"0o[0-7]+\Z")
+_INT_HEX = re.compile(r"0x[0-9a-fA-F]+\Z")
+_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\Z")
+_FLOAT_SPECIAL = re.compile(r"[-+]?\.(?:inf|Inf|INF)\Z|\.(?:nan|NaN|NAN)\Z")
+
+
+def _show_tag(tag: str) -> str:
+    return "!!" + tag[len(_TAG):] if tag.startswith(_TAG) else tag
+
+
+class _Fatal(Exception):
+    """Stops loading one file; carries the finding that says why."""
+
+    def __init__(self, finding: Finding) -> None:
+        super().__init__(finding.message)
+        self.finding = finding
+
+
+@dataclass
+class _Collection:
+    path: JsonPath
+    value: Any
+    anchor: str | None
+    start: int  # index into the builder's origin log where this collection's entries begin
+    location: Location
+    key: str | None = None  # mappings: the key waiting for its value
+    key_location: Location | None = None
+    merge_next: bool = False  # mappings: the pending key is the ``<<`` merge key
+    merges: list[tuple[Any, Location]] = field(default_factory=list)
+    written: dict[str, Location] = field(default_factory=dict)  # keys written in this mapping
+
+
+@dataclass
+class _Anchor:
+    value: Any
+    path: JsonPath
+    origins: list[tuple[bool, JsonPath, Location]]
+    size: int
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, dict):
+        return 1 + sum(_count(v) for v in value.values())
+    if isinstance(value, list):
+        return 1 + sum(_count(v) for v in value)
+    return 1
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
+
+
+class _Builder:
+    """Turns one stream of parser events into plain data and origin tables."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.stack: list[_Collection] = []
+        self.anchors: dict[str, _Anchor] = {}
+        self.open_anchors: set[str] = set()
+        # (is_key, path, location) in document order; anchors slice it to copy origins for aliases
+        self.origins: list[tuple[bool, JsonPath, Location]] = []
+        self.findings: list[Finding] = []
+        self.texts: dict[JsonPath, str] = {}  # plain scalars that did not resolve to strings
+        self.alias_values = 0
+        self.root: Any = None
+        self.documents = 0
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def loc(self, mark: Any) -> Location:
+        return Location(self.source, mark.line + 1, mark.column + 1)
+
+    def fatal(self, rule: str, message: str, mark: Any, hint: str | None = None) -> _Fatal:
+        path = self.stack[-1].path if self.stack else ()
+        return _Fatal(error(rule, message, path, self.loc(mark) if mark else None, hint))
+
+    def child_path(self) -> JsonPath:
+        if not self.stack:
+            return ()
+        top = self.stack[-1]
+        if isinstance(top.value, list):
+            return (*top.path, len(top.value))
+        return (*top.path, top.key if top.key is not None else "<<")
+
+    def expecting_key(self) -> bool:
+        top = self.stack[-1] if self.stack else None
+        return top is not None and isinstance(top.value, dict) and top.key is None
+
+    # -- values --------------------------------------------------------------------------------
+
+    def scalar(self, event: Any) -> Any:
+        tag, text = event.tag, event.value
+        loc = self.loc(event.start_mark)
+        if tag in (None, "!"):
+            if tag == "!" or event.style not in (None, ""):
+                return text
+            return self.resolve_plain(text, loc)
+        if not tag.startswith(_TAG):
+            raise self.fatal("load.tag", f"tag {tag} is not allowed", event.start_mark,
+                             "gpujob reads plain YAML data; remove the tag")
+        kind = tag[len(_TAG):]
+        if kind == "str":
+            return text
+        value = self.resolve_plain(text, loc)
+        wanted = {"int": int, "float": (int, float), "bool": bool, "null": type(None)}.get(kind)
+        if wanted is None:
+            raise self.fatal("load.tag", f"tag !!{kind} is not allowed", event.start_mark,
+                             "only !!str, !!int, !!float, !!bool and !!null may tag a scalar")
+        if (isinstance(value, bool) and kind != "bool") or not isinstance(value, wanted):
+            raise self.fatal("load.tag", f"{text!r} is not a valid !!{kind}", event.start_mark)
+        return float(value) if kind == "float" else value
+
+    def resolve_plain(self, text: str, loc: Location) -> Any:
+        """YAML 1.2 core schema resolution of a plain scalar."""
+        if _NULL.match(text):
+            return None
+        if text in _BOOL:
+            return _BOOL[text]
+        if _INT.match(text):
+            return int(text)
+        if _INT_OCT.match(text):
+            return int(text[2:], 8)
+        if _INT_HEX.match(text):
+            return int(text[2:], 16)
+        if _FLOAT.match(text) or _FLOAT_SPECIAL.match(text):
+            value = float(text.replace(".inf", "inf").replace(".Inf", "inf").replace(".INF", "inf")
+                          .replace(".nan", "nan").replace(".NaN", "nan").replace(".NAN", "nan"))
+            if not math.isfinite(value):
+                self.findings.append(error(
+                    "load.number", f"{text} is not a finite number", self.child_path(), loc,
+                    "JSON, and so the API, cannot carry infinity or NaN; write a number or a "
+                    "quoted string"))
+            return value
+        return text
+
+    def add(self, value: Any, loc: Location) -> JsonPath:
+        """Attach a finished value at the current position; returns its path."""
+        path = self.child_path()
+        if not self.stack:
+            self.root = value
+            self.origins.append((False, path, loc))
+            return path
+        top = self.stack[-1]
+        if isinstance(top.value, list):
+            top.value.append(value)
+        elif top.merge_next:
+            top.merges.append((value, loc))
+            top.merge_next = False
+            top.key = None
+            return path
+        else:
+            key = top.key
+            assert key is not None and top.key_location is not None
+            if key in top.written:
+                first = top.written[key]
+                self.findings.append(error(
+                    "load.duplicate-key",
+                    f"duplicate key {key!r} (first written at line {first.line}, again at line "
+                    f"{top.key_location.line})",
+                    path, top.key_location,
+                    "a key may appear once per mapping; keep one and delete the other"))
+            else:
+                top.written[key] = top.key_location
+                top.value[key] = value
+                self.origins.append((True, path, top.key_location))
+            top.key = None
+        self.origins.append((False, path, loc))
+        return path
+
+    def key(self, event: Any) -> None:
+        top = self.stack[-1]
+        if event.tag not in (None, "!", _TAG + "str"):
+            raise self.fatal("load.key", f"mapping key {event.value!r} has tag "
+                             f"{_show_tag(event.tag)}",
+                             event.start_mark, "keys are plain strings")
+        plain = event.tag is None and event.style in (None, "")
+        top.key_location = self.loc(event.start_mark)
+        if plain and event.value == "<<":
+            top.merge_next = True
+            top.key = "<<"
+        else:
+            top.key = event.value
+
+    # -- collections ---------------------------------------------------------------------------
+
+    def open(self, event: Any, value: Any) -> None:
+        if self.expecting_key():
+            raise self.fatal("load.key", "a mapping key must be a string, not a collection",
+                             event.start_mark, "write the key as a plain string")
+        standard = (None, "!", _TAG + ("map" if isinstance(value, dict) else "seq"))
+        if event.tag not in standard:
+            raise self.fatal("load.tag", f"tag {_show_tag(event.tag)} is not allowed",
+                             event.start_mark,
+                             "gpujob reads plain YAML data; remove the tag")
+        if len(self.stack) >= MAX_DEPTH:
+            # name only where the nesting starts: the full path would be MAX_DEPTH segments long
+            raise _Fatal(error("load.depth-limit", f"nesting is deeper than {MAX_DEPTH} levels",
+                               self.stack[min(2, len(self.stack) - 1)].path,
+                               self.loc(event.start_mark),
+                               "a Job config nests a handful of levels; this file is not one"))
+        if event.anchor:
+            self.open_anchors.add(event.anchor)
+        self.stack.append(_Collection(self.child_path(), value, event.anchor, len(self.origins),
+                                      self.loc(event.start_mark)))
+
+    def close(self) -> None:
+        top = self.stack.pop()
+        if top.merges:
+            self.apply_merges(top)
+        path = self.add(top.value, top.location)
+        if top.anchor:
+            self.open_anchors.discard(top.anchor)
+            self.remember(top.anchor, top.value, path, top.start)
+
+    def apply_merges(self, mapping: _Collection) -> None:
+        """YAML merge keys (``<<: *defaults``): merged entries never override written ones."""
+        for value, loc in mapping.merges:
+            sources = value if isinstance(value, list) else [value]
+            for source in sources:
+                if not isinstance(source, dict):
+                    self.findings.append(error(
+                        "load.merge", "a merge key (<<) takes a mapping or a list of mappings",
+                        mapping.path, loc))
+                    continue
+                for k, v in source.items():
+                    if k not in mapping.value:
+                        mapping.value[k] = v
+                        self.origins.append((True, (*mapping.path, k), loc))
+                        self.origins.append((False, (*mapping.path, k), loc))
+
+    def remember(self, anchor: str, value: Any, path: JsonPath, start: int) -> None:
+        self.anchors[anchor] = _Anchor(value, path, self.origins[start:], _count(value))
+
+    def alias(self, event: Any) -> None:
+        name = event.anchor
+        if name in self.open_anchors:
+            raise self.fatal("load.alias", f"alias *{name} refers to a node that contains it",
+                             event.start_mark, "recursive structures cannot be sent as JSON")
+        anchor = self.anchors.get(name)
+        if anchor is None:  # pragma: no cover - the parser rejects unknown aliases first
+            raise self.fatal("load.alias", f"unknown alias *{name}", event.start_mark)
+        self.alias_values += anchor.size
+        if self.alias_values > MAX_ALIAS_VALUES:
+            raise self.fatal("load.alias-limit",
+                             f"aliases expand to more than {MAX_ALIAS_VALUES} values",
+                             event.start_mark,
+                             "this looks like an alias bomb; write the values out instead")
+        if self.expecting_key():
+            raise self.fatal("load.key", "an alias cannot be a mapping key", event.start_mark)
+        loc = self.loc(event.start_mark)
+        top = self.stack[-1] if self.stack else None
+        merging = top is not None and top.merge_next
+        path = self.add(_copy(anchor.value), loc)
+        if merging:
+            return
+        n = len(anchor.path)
+        for is_key, p, where in anchor.origins:
+            if p[:n] == anchor.path and p != anchor.path:
+                self.origins.append((is_key, path + p[n:], where))
+
+    # -- driver --------------------------------------------------------------------------------
+
+    def feed(self, event: Any) -> None:
+        if isinstance(event, yaml.ScalarEvent):
+            if event.anchor:
+                value = self.scalar(event)
+                if self.expecting_key():
+                    raise self.fatal("load.key", "anchored mapping keys are not supported",
+                                     event.start_mark)
+                path = self.add(value, self.loc(event.start_mark))
+                self.anchors[event.anchor] = _Anchor(value, path, [], 1)
+            elif self.expecting_key():
+                self.key(event)
+            else:
+                value = self.scalar(event)
+                path = self.add(value, self.loc(event.start_mark))
+                if not isinstance(value, str):
+                    self.texts[path] = event.value
+        elif isinstance(event, yaml.MappingStartEvent):
+            self.open(event, {})
+        elif isinstance(event, yaml.SequenceStartEvent):
+            self.open(event, [])
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            self.close()
+        elif isinstance(event, yaml.AliasEvent):
+            self.alias(event)
+        elif isinstance(event, yaml.DocumentStartEvent):
+            self.documents += 1
+            if self.documents > 1:
+                raise self.fatal("load.multiple-documents",
+                                 "the file holds more than one YAML document", event.start_mark,
+                                 "gpujob reads one Job per file; split the documents into files")
+
+
+def _location_of_offset(text: bytes, offset: int, source: str) -> Location:
+    line = text.count(b"\n", 0, offset) + 1
+    start = text.rfind(b"\n", 0, offset) + 1
+    column = len(text[start:offset].decode("utf-8", "replace")) + 1
+    return Location(source, line, column)
+
+
+def _decode(raw: bytes, source: str) -> str:
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise _Fatal(error("load.encoding", "the file is encoded as UTF-16", (),
+                           Location(source), "save it as UTF-8"))
+    if b"\x00" in raw:
+        raise _Fatal(error("load.binary", "this is a binary file, not YAML or JSON text", (),
+                           Location(source),
+                           "pass the config file (a Job resource in YAML or JSON)"))
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        where = _location_of_offset(raw, exc.start, source)
+        raise _Fatal(error("load.encoding",
+                           f"the file is not UTF-8 (byte 0x{raw[exc.start]:02x} cannot start a "
+                           "character here)", (), where, "save the file as UTF-8")) from None
+
+
+@dataclass
+class Loaded:
+    """The result of loading one file: a document unless a fatal problem stopped it."""
+
+    source: str
+    document: Document | None
+    findings: list[Finding]
+
+
+def _syntax_error(exc: yaml.MarkedYAMLError, text: str, builder: _Builder) -> Finding:
+    mark = exc.problem_mark or exc.context_mark
+    problem = exc.problem or "invalid YAML"
+    hint = "fix the YAML syntax at this position"
+    if exc.context:
+        ctx = exc.context
+        if exc.context_mark and exc.context_mark is not mark:
+            ctx += (f" started at line {exc.context_mark.line + 1}, column "
+                    f"{exc.context_mark.column + 1}")
+        problem = f"{problem} ({ctx})"
+    if mark is not None and text[mark.index:mark.index + 1] == "\t":
+        problem = "a tab character where YAML allows only spaces"
+        hint = "indent with spaces; YAML does not allow tabs for indentation"
+    path = builder.stack[-1].path if builder.stack else ()
+    where = builder.loc(mark) if mark else Location(builder.source)
+    return error("load.syntax", f"YAML syntax error: {problem}", path, where, hint)
+
+
+def parse_text(text: str, source: str) -> tuple[Any, _Builder]:
+    """Parse YAML/JSON text into plain data; raises ``_Fatal``. Used for files and ``--set``."""
+    builder = _Builder(source)
+    parser = _Parser(text)
+    try:
+        while True:
+            event = parser.get_event()
+            if event is None or isinstance(event, yaml.StreamEndEvent):
+                break
+            builder.feed(event)
+    except yaml.MarkedYAMLError as exc:
+        raise _Fatal(_syntax_error(exc, text, builder)) from None
+    except yaml.YAMLError as exc:  # reader errors: control characters and the like
+        raise _Fatal(error("load.syntax", f"YAML error: {exc}", (), Location(source))) from None
+    return builder.root, builder
+
+
+_TRAINING_INPUT_HINT_KEYS = {
+    "scaleTier", "masterType", "masterConfig", "workerCount", "workerType", "workerConfig",
+    "parameterServerCount", "parameterServerType", "region", "runtimeVersion", "pythonModule",
+    "packageUris", "args", "jobDir", "hyperparameters",
+}
+
+
+def _too_large(size: int, source: str) -> Loaded:
+    return Loaded(source, None, [error(
+        "load.too-large", f"the file is over the {MAX_BYTES:,}-byte limit ({size:,} bytes)", (),
+        Location(source), "a Job config is a few kilobytes; is this the right file?")])
+
+
+def loads(raw: bytes, source: str) -> Loaded:
+    """Load one config from bytes. Never raises for bad input: problems come back as findings."""
+    if len(raw) > MAX_BYTES:
+        return _too_large(len(raw), source)
+    try:
+        text = _decode(raw, source)
+        data, builder = parse_text(text, source)
+    except _Fatal as fatal:
+        return Loaded(source, None, [fatal.finding])
+    findings = builder.findings
+    if builder.documents == 0 or data is None:
+        findings.append(error("load.empty", "the file is empty", (), Location(source, 1, 1),
+                              "write a Job resource: a mapping with a trainingInput section"))
+        return Loaded(source, None, findings)
+    if not isinstance(data, dict):
+        kind = "a list" if isinstance(data, list) else f"a single value ({data!r:.40})"
+        findings.append(error("load.not-mapping", f"the top level is {kind}, not a mapping",
+                              (), Location(source, 1, 1),
+                              "write a Job resource: a mapping with a trainingInput section"))
+        return Loaded(source, None, findings)
+    doc = Document(source, data, texts=builder.texts)
+    for is_key, path, where in builder.origins:
+        (doc.keys if is_key else doc.values)[path] = where
+    return Loaded(source, doc, findings)
+
+
+def load_file(path: str) -> Loaded:
+    """Load a config from a path (``-`` reads standard input)."""
+    if path == "-":
+        raw = sys.stdin.buffer.read(MAX_BYTES + 1)
+        return loads(raw, "<stdin>")
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+        if size > MAX_BYTES:  # refuse without reading it
+            return _too_large(size, path)
+        with p.open("rb") as fh:
+            raw = fh.read(MAX_BYTES + 1)
+    except IsADirectoryError:
+        return Loaded(path, None, [error("load.io", "is a directory", (), Location(path))])
+    except OSError as exc:
+        return Loaded(path, None, [error("load.io", f"cannot read the file: {exc.strerror}",
+                                         (), Location(path))])
+    return loads(raw, path)

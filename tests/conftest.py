@@ -1,0 +1,66 @@
+"""Shared fixtures: an in-process runner for the real CLI, and a clean environment."""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from gpujob.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture(autouse=True)
+def clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No test sees the developer's gcloud setup, credentials or GPUJOB_* settings."""
+    for name in list(os.environ):
+        if name.startswith(("GPUJOB_", "GOOGLE_", "CLOUDSDK_", "STORAGE_EMULATOR")):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("CLOUDSDK_CONFIG", str(tmp_path / "gcloud-config"))
+    monkeypatch.setenv("NO_GCE_CHECK", "True")  # google-auth: never probe the metadata server
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
+    """Run ``gpujob ARGS…`` in this process, as the console script does; returns code, stdout,
+    stderr."""
+
+    def run(*args: str, stdin: bytes | None = None, env: dict[str, str] | None = None) -> Result:
+        for key, value in (env or {}).items():
+            monkeypatch.setenv(key, value)
+        if stdin is not None:
+            monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
+        capsys.readouterr()
+        code = main([str(a) for a in args])
+        out, err = capsys.readouterr()
+        return Result(code, out, err)
+
+    return run
+
+
+@pytest.fixture
+def write(tmp_path: Path):
+    """Write a config file under tmp_path and return its path as a string."""
+
+    def _write(text: str | bytes, name: str = "config.yaml") -> str:
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+        return str(path)
+
+    return _write
