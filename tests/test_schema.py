@@ -1,0 +1,119 @@
+"""The Job schema: a valid 2020-12 schema that matches the API's own discovery document."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import googleapiclient
+import pytest
+from jsonschema import Draft202012Validator
+
+from gpujob.resources import schema_path
+
+SCHEMA = json.loads(schema_path("job.schema.json").read_text(encoding="utf-8"))
+DISCOVERY = json.loads(
+    (Path(googleapiclient.__file__).parent / "discovery_cache" / "documents" / "ml.v1.json")
+    .read_text(encoding="utf-8"))
+
+# our definition -> the discovery document's schema it describes
+PAIRS = {
+    "#": "GoogleCloudMlV1__Job",
+    "TrainingInput": "GoogleCloudMlV1__TrainingInput",
+    "ReplicaConfig": "GoogleCloudMlV1__ReplicaConfig",
+    "AcceleratorConfig": "GoogleCloudMlV1__AcceleratorConfig",
+    "DiskConfig": "GoogleCloudMlV1__DiskConfig",
+    "Scheduling": "GoogleCloudMlV1__Scheduling",
+    "HyperparameterSpec": "GoogleCloudMlV1__HyperparameterSpec",
+    "ParameterSpec": "GoogleCloudMlV1__ParameterSpec",
+    "EncryptionConfig": "GoogleCloudMlV1__EncryptionConfig",
+}
+OURS_FOR = {theirs: ours for ours, theirs in PAIRS.items()}
+
+
+def ours(name: str) -> dict[str, Any]:
+    return SCHEMA if name == "#" else SCHEMA["$defs"][name]
+
+
+def resolve(node: dict[str, Any]) -> dict[str, Any]:
+    """Follow $ref, keeping the referring node's own keywords."""
+    if "$ref" in node:
+        target = SCHEMA["$defs"][node["$ref"].rsplit("/", 1)[-1]]
+        return {**resolve(target), **{k: v for k, v in node.items() if k != "$ref"}}
+    return node
+
+
+def json_types(node: dict[str, Any]) -> set[str]:
+    """The JSON types a schema node admits."""
+    node = resolve(node)
+    if "anyOf" in node:
+        return set().union(*(json_types(n) for n in node["anyOf"]))
+    if "enum" in node:
+        return {{str: "string", int: "integer", float: "number"}[type(v)] for v in node["enum"]}
+    kind = node.get("type")
+    return set(kind) if isinstance(kind, list) else {kind}
+
+
+def compatible(theirs: dict[str, Any], mine: dict[str, Any], where: str) -> None:
+    if "$ref" in theirs:
+        target = theirs["$ref"]
+        assert target in OURS_FOR, f"{where}: no definition pairs with {target}"
+        assert mine.get("$ref") == f"#/$defs/{OURS_FOR[target]}", f"{where}: not {target}"
+        return
+    mine = resolve(mine)
+    kind, fmt = theirs.get("type"), theirs.get("format")
+    got = json_types(mine)
+    if kind == "string" and fmt == "int64":
+        # int64 travels as a JSON string; gpujob also takes the plain integer
+        assert got == {"integer", "string"}, f"{where}: int64 takes an integer or digits"
+    elif kind == "integer":
+        assert got == {"integer"}, where
+    elif kind == "number":
+        assert got <= {"number", "integer"}, where
+    elif kind in ("string", "boolean"):
+        assert got == {kind}, f"{where}: {got} is not {kind}"
+    elif kind == "array":
+        assert got == {"array"}, where
+        compatible(theirs["items"], mine["items"], f"{where}[]")
+    elif kind == "object":  # labels: a map of strings
+        assert got == {"object"}, where
+        compatible(theirs["additionalProperties"], mine["additionalProperties"], f"{where}{{}}")
+    else:  # pragma: no cover - a new kind of field in the API
+        pytest.fail(f"{where}: unknown discovery type {kind}")
+    if "enum" in theirs:
+        allowed = set(theirs["enum"])
+        assert set(resolve(mine)["enum"]) <= allowed, f"{where}: enum values the API lacks"
+
+
+def test_the_schema_is_valid_json_schema_2020_12():
+    assert SCHEMA["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    Draft202012Validator.check_schema(SCHEMA)
+
+
+@pytest.mark.parametrize("name", PAIRS)
+def test_every_schema_property_exists_in_the_discovery_document(name: str):
+    theirs = DISCOVERY["schemas"][PAIRS[name]]["properties"]
+    for prop, node in ours(name)["properties"].items():
+        assert prop in theirs, f"{name}.{prop} is not a field of {PAIRS[name]}"
+        compatible(theirs[prop], node, f"{name}.{prop}")
+
+
+@pytest.mark.parametrize("name", [n for n in PAIRS if n != "#"])
+def test_every_api_field_is_in_the_schema(name: str):
+    """A field the API adds (or gpujob forgets) fails here instead of being refused as unknown."""
+    theirs = set(DISCOVERY["schemas"][PAIRS[name]]["properties"])
+    assert theirs == set(ours(name)["properties"])
+
+
+def test_the_job_fields_left_out_are_the_output_only_and_prediction_ones():
+    theirs = set(DISCOVERY["schemas"]["GoogleCloudMlV1__Job"]["properties"])
+    left_out = theirs - set(SCHEMA["properties"])
+    assert left_out == {"createTime", "startTime", "endTime", "state", "errorMessage", "etag",
+                        "jobPosition", "trainingOutput", "predictionInput", "predictionOutput"}
+
+
+def test_every_object_refuses_unknown_keys():
+    for name, node in [("#", SCHEMA), *SCHEMA["$defs"].items()]:
+        if node.get("type") == "object" and "properties" in node:
+            assert node.get("additionalProperties") is False, name
