@@ -1,0 +1,68 @@
+"""The checking engine that ``validate``, ``submit`` and ``--dry-run`` share: schema, then rules."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gpujob import schema
+from gpujob.config.document import Document
+from gpujob.config.load import load_file
+from gpujob.findings import Finding
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """What to check beyond the file itself.
+
+    ``submit``: the job is about to be sent, so what the service needs at creation (a region, the
+    trainer's packages) must be there. ``local``: it runs on this machine instead.
+    """
+
+    submit: bool = False
+    local: bool = False
+
+
+@dataclass
+class FileResult:
+    """Everything found in one file."""
+
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    document: Document | None = None
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.is_error]
+
+    @property
+    def warnings(self) -> list[Finding]:
+        return [f for f in self.findings if not f.is_error]
+
+    @property
+    def valid(self) -> bool:
+        return not self.errors
+
+
+def check_document(doc: Document, options: CheckOptions) -> list[Finding]:
+    """Schema findings, then the compatibility rules', in file order."""
+    from gpujob import rules
+
+    findings = schema.check(doc)
+    findings += rules.check(doc, options, findings)
+    return sorted(findings, key=schema.position_key)
+
+
+def check_file(path: str, options: CheckOptions) -> FileResult:
+    loaded = load_file(path)
+    result = FileResult(path, list(loaded.findings), loaded.document)
+    if loaded.document is not None:
+        result.findings = combine(loaded.findings, check_document(loaded.document, options))
+    return result
+
+
+def combine(load_findings: list[Finding], check_findings: list[Finding]) -> list[Finding]:
+    """Both lists in file order; where the loader already reported a value (a duplicate key, an
+    infinite number), the checks' findings about the same value are left out."""
+    reported = {f.path for f in load_findings}
+    kept = [f for f in check_findings if f.path not in reported]
+    return sorted(load_findings + kept, key=schema.position_key)

@@ -1,0 +1,175 @@
+"""Command-line overrides: gcloud's flag syntaxes, ``--set PATH=VALUE``, and where each applies.
+
+Parsing turns flag text into ``Override(path, value, origin)``; ``merge.apply`` writes them into
+the document. Syntax errors raise ``UsageError`` (exit 2); values that parse but break a rule
+(an unknown GPU, a bad label) are left to the schema and the rules, which report them at the flag.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from gpujob.errors import UsageError
+from gpujob.findings import JsonPath, Location
+
+SCALE_TIERS = ("BASIC", "STANDARD_1", "PREMIUM_1", "BASIC_GPU", "BASIC_TPU", "CUSTOM")
+
+
+@dataclass(frozen=True)
+class Override:
+    """Set ``path`` to ``value`` (replacing what was there); ``origin`` names the flag."""
+
+    path: JsonPath
+    value: Any
+    origin: Location
+
+
+def flag_origin(flag: str, env: str | None = None) -> Location:
+    """``command line (--region)``, or ``environment (GPUJOB_REGION)`` when it came from there."""
+    return Location("environment", flag=env) if env else Location("command line", flag=flag)
+
+
+def enum_name(text: str) -> str:
+    """gcloud's choice-to-enum rule: ``nvidia-tesla-t4`` -> ``NVIDIA_TESLA_T4``."""
+    return text.strip().replace("-", "_").upper()
+
+
+def parse_scale_tier(text: str) -> str:
+    name = enum_name(text)
+    if name not in SCALE_TIERS:
+        choices = ", ".join(t.lower().replace("_", "-") for t in SCALE_TIERS)
+        raise UsageError(f"--scale-tier: {text!r} is not a scale tier",
+                         f"choose one of {choices} (any case, '-' or '_')")
+    return name
+
+
+def _pairs(text: str, flag: str) -> list[tuple[str, str]]:
+    pairs = []
+    for item in text.split(","):
+        if not item:
+            continue
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise UsageError(f"{flag}: {item!r} is not KEY=VALUE",
+                             f"write {flag} KEY=VALUE[,KEY=VALUE…]")
+        pairs.append((key.strip(), value))
+    return pairs
+
+
+def parse_accelerator(text: str, flag: str) -> dict[str, Any]:
+    """``count=4,type=nvidia-tesla-t4`` -> ``{"type": "NVIDIA_TESLA_T4", "count": 4}``.
+
+    As in gcloud both keys are required and the type takes gcloud's lower-case names or the API's.
+    """
+    found = dict(_pairs(text, flag))
+    unknown = sorted(set(found) - {"type", "count"})
+    if unknown:
+        raise UsageError(f"{flag}: unknown key {unknown[0]!r}", "the keys are count and type, "
+                         f"as in {flag} count=4,type=nvidia-tesla-t4")
+    missing = [k for k in ("type", "count") if not found.get(k)]
+    if missing:
+        raise UsageError(f"{flag}: {missing[0]} is missing",
+                         f"give both, as in {flag} count=4,type=nvidia-tesla-t4")
+    try:
+        count = int(found["count"])
+    except ValueError:
+        raise UsageError(f"{flag}: count {found['count']!r} is not a whole number") from None
+    if count <= 0:
+        raise UsageError(f"{flag}: the count must be greater than 0")
+    return {"type": enum_name(found["type"]), "count": count}
+
+
+def parse_labels(values: tuple[str, ...]) -> dict[str, str]:
+    """Repeated ``--labels k=v,…`` flags merge; one key given twice is an error (as gcloud)."""
+    labels: dict[str, str] = {}
+    for text in values:
+        for key, value in _pairs(text, "--labels"):
+            if key in labels and labels[key] != value:
+                raise UsageError(f"--labels: {key!r} is given twice ({labels[key]!r} and "
+                                 f"{value!r})")
+            labels[key] = value
+    return labels
+
+
+def parse_bool(text: str, flag: str) -> bool:
+    lowered = text.strip().lower()
+    if lowered in ("true", "yes", "1", "on"):
+        return True
+    if lowered in ("false", "no", "0", "off"):
+        return False
+    raise UsageError(f"{flag}: {text!r} is not a boolean", "write true or false")
+
+
+def parse_count(text: str, flag: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise UsageError(f"{flag}: {text!r} is not a whole number") from None
+    if value < 0:
+        raise UsageError(f"{flag}: must not be negative")
+    return value
+
+
+def kms_key_name(key: str | None, keyring: str | None, location: str | None,
+                 project: str | None) -> str | None:
+    """``--kms-key`` is a full name, or a short one completed by the other ``--kms-*`` flags."""
+    if not any((key, keyring, location)):
+        return None
+    if key and key.startswith("projects/"):
+        return key
+    if not (key and keyring and location and project):
+        raise UsageError("--kms-key: encryption key not fully specified",
+                         "give the full name projects/P/locations/L/keyRings/R/cryptoKeys/K, "
+                         "or --kms-key K with --kms-keyring, --kms-location and --kms-project "
+                         "(or --project)")
+    return f"projects/{project}/locations/{location}/keyRings/{keyring}/cryptoKeys/{key}"
+
+
+_SEGMENT = re.compile(r'\.?([A-Za-z_][A-Za-z0-9_-]*)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]')
+
+
+def parse_path(text: str) -> JsonPath:
+    """``trainingInput.hyperparameters.params[0].maxValue`` -> its JSON path (``format_path``'s
+    inverse); keys with other characters go in ``["…"]``."""
+    import json
+
+    path: list[str | int] = []
+    pos = 0
+    while pos < len(text):
+        match = _SEGMENT.match(text, pos)
+        # a name is written with a leading dot exactly when it is not the first segment
+        dotted = bool(match) and match.group(0).startswith(".")
+        if not match or (match.group(1) is not None and dotted != bool(path)):
+            break
+        name, index, quoted = match.groups()
+        path.append(name if name is not None else int(index) if index is not None
+                    else json.loads(f'"{quoted}"'))
+        pos = match.end()
+    if pos < len(text) or not path or not isinstance(path[0], str):
+        raise UsageError(f"--set: {text!r} is not a path",
+                         "write a dotted path such as trainingInput.workerCount, "
+                         "trainingInput.args[0] or labels[\"my.key\"]")
+    return tuple(path)
+
+
+def parse_set(text: str) -> Override:
+    """``--set PATH=VALUE``: the value is YAML (``4`` a number, ``'4'`` a string, ``[a, b]`` a
+    list), read with the same limits as a config file."""
+    from gpujob.config.load import _Fatal, parse_text
+
+    raw_path, eq, raw_value = text.partition("=")
+    if not eq:
+        raise UsageError(f"--set: {text!r} is not PATH=VALUE",
+                         "write --set trainingInput.workerCount=4")
+    path = parse_path(raw_path.strip())
+    try:
+        value, builder = parse_text(raw_value, "--set")
+    except _Fatal as fatal:
+        raise UsageError(f"--set {raw_path}: {fatal.finding.message}",
+                         "quote the value for the shell, e.g. --set 'trainingInput.args=[--a, b]'"
+                         ) from None
+    if builder.findings:
+        raise UsageError(f"--set {raw_path}: {builder.findings[0].message}")
+    return Override(path, value, Location("command line", flag=f"--set {raw_path.strip()}"))

@@ -1,0 +1,91 @@
+"""Reporters: findings of all files rendered as text, JSON or GitHub Actions annotations.
+
+Every reporter takes the complete list of results (all files checked) and returns one string, so
+nothing is printed until every file has been checked.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+
+from gpujob.check import FileResult
+from gpujob.findings import Finding, format_path
+
+REPORT_VERSION = 1
+
+
+def finding_line(finding: Finding) -> str:
+    """``config.yaml:3:3: trainingInput.masterTyp: unknown key 'masterTyp' [schema.unknown-key]``
+    plus an indented ``hint:`` line."""
+    parts = [str(finding.location) if finding.location else "<unknown>"]
+    if finding.path:
+        parts.append(format_path(finding.path))
+    if not finding.is_error:
+        parts.append("warning")
+    line = ": ".join(parts) + f": {finding.message} [{finding.rule}]"
+    if finding.hint:
+        line += f"\n  hint: {finding.hint}"
+    return line
+
+
+def render_text(results: Sequence[FileResult]) -> str:
+    return "".join(finding_line(f) + "\n" for r in results for f in r.findings)
+
+
+def summary(results: Sequence[FileResult]) -> str:
+    """One line for stderr: ``3 files checked: 2 valid, 1 invalid (4 errors, 1 warning)``."""
+    def n(count: int, word: str) -> str:
+        return f"{count} {word}{'' if count == 1 else 's'}"
+
+    invalid = sum(not r.valid for r in results)
+    errors = sum(len(r.errors) for r in results)
+    warnings = sum(len(r.warnings) for r in results)
+    line = f"{n(len(results), 'file')} checked: {len(results) - invalid} valid, {invalid} invalid"
+    if errors or warnings:
+        line += f" ({n(errors, 'error')}, {n(warnings, 'warning')})"
+    return line
+
+
+def render_json(results: Sequence[FileResult]) -> str:
+    return json.dumps({
+        "version": REPORT_VERSION,
+        "files": [{
+            "path": r.path,
+            "valid": r.valid,
+            "errors": [f.as_dict() for f in r.errors],
+            "warnings": [f.as_dict() for f in r.warnings],
+        } for r in results],
+    }, indent=2, ensure_ascii=False) + "\n"
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_github(results: Sequence[FileResult]) -> str:
+    """GitHub Actions workflow commands: one ``::error``/``::warning`` annotation per finding."""
+    out = []
+    for r in results:
+        for f in r.findings:
+            props = [f"file={_escape_property(r.path)}"]
+            if f.location and f.location.line is not None:
+                props += [f"line={f.location.line}", f"col={f.location.column}"]
+            props.append(f"title={_escape_property('gpujob ' + f.rule)}")
+            text = f"{format_path(f.path)}: {f.message}" if f.path else f.message
+            if f.hint:
+                text += f"\nhint: {f.hint}"
+            kind = "error" if f.is_error else "warning"
+            out.append(f"::{kind} {','.join(props)}::{_escape_data(text)}\n")
+    return "".join(out)
+
+
+REPORTERS: dict[str, Callable[[Sequence[FileResult]], str]] = {
+    "text": render_text,
+    "json": render_json,
+    "github": render_github,
+}

@@ -1,0 +1,92 @@
+"""``gpujob submit``: load, override, check, then dry-run, submit or run locally."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpujob.check import CheckOptions, check_document, combine
+from gpujob.config.document import Document
+from gpujob.config.load import load_file
+from gpujob.config.merge import apply, generate_job_id
+from gpujob.config.overrides import Override
+from gpujob.errors import InvalidConfig, UsageError
+from gpujob.findings import Finding, Location
+from gpujob.report import finding_line
+
+ML_ENDPOINT = "https://ml.googleapis.com/"
+
+
+@dataclass
+class SubmitSettings:
+    """Everything ``submit`` was asked to do, resolved from flags, environment and defaults."""
+
+    config: str
+    overrides: list[Override] = field(default_factory=list)
+    user_args: list[str] | None = None
+    project: str | None = None
+    dry_run: bool = False
+    local: bool = False
+
+
+def _print_findings(findings: list[Finding]) -> None:
+    for finding in findings:
+        print(finding_line(finding), file=sys.stderr)
+
+
+def _check_user_args(args: list[str]) -> None:
+    for i, arg in enumerate(args):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            raise UsageError(f"user argument {i + 1} after -- is not valid UTF-8",
+                             "the API carries arguments as UTF-8 text") from None
+
+
+def prepare(settings: SubmitSettings) -> Document:
+    """The Job to send: the file, with overrides and user args applied, a job ID, and checked.
+
+    Findings go to stderr; any error raises ``InvalidConfig`` (exit 1) after all are shown.
+    """
+    loaded = load_file(settings.config)
+    if loaded.document is None:
+        _print_findings(loaded.findings)
+        raise InvalidConfig(f"{settings.config} cannot be read as a Job config")
+    overrides = list(settings.overrides)
+    if settings.user_args is not None:
+        _check_user_args(settings.user_args)
+        overrides.append(Override(("trainingInput", "args"), list(settings.user_args),
+                                  Location("command line", flag="-- user args")))
+    doc = apply(loaded.document, overrides)
+    if "jobId" not in doc.data:
+        doc = apply(doc, [Override(("jobId",), generate_job_id(settings.config),
+                                   Location("generated", flag="file name and time"))])
+    findings = combine(loaded.findings,
+                       check_document(doc, CheckOptions(submit=True, local=settings.local)))
+    _print_findings(findings)
+    errors = sum(f.is_error for f in findings)
+    if errors:
+        raise InvalidConfig(f"{settings.config}: {errors} problem{'s' if errors > 1 else ''}; "
+                            "nothing was submitted")
+    return doc
+
+
+def request_body(doc: Document) -> dict[str, Any]:
+    """The Job resource exactly as it is POSTed to ``projects/PROJECT/jobs``."""
+    return doc.data
+
+
+def run(settings: SubmitSettings) -> int:
+    doc = prepare(settings)
+    body = request_body(doc)
+    if settings.dry_run:
+        parent = f"projects/{settings.project or 'PROJECT'}"
+        print(f"Dry run: would POST this Job to {ML_ENDPOINT}v1/{parent}/jobs (nothing sent)"
+              + ("" if settings.project else "; no project given (--project or GPUJOB_PROJECT)"),
+              file=sys.stderr)
+        sys.stdout.write(json.dumps(body, indent=2, ensure_ascii=False) + "\n")
+        return 0
+    raise UsageError("submitting to AI Platform is not available in this build",
+                     "use --dry-run to print the request")
