@@ -1,0 +1,267 @@
+"""``gpujob submit --dry-run``: the exact Job body, and gcloud's field-by-field override rules."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+BASE = """\
+trainingInput:
+  scaleTier: CUSTOM
+  region: us-central1
+  masterType: n1-highcpu-16
+  masterConfig:
+    imageUri: gcr.io/p/trainer:1
+    acceleratorConfig: {count: 4, type: NVIDIA_TESLA_T4}
+  args: [--from-file]
+"""
+
+
+@pytest.fixture
+def dry_run(cli, write):
+    """Dry-run a config with flags; returns (Job body, stderr) and insists on exit 0."""
+
+    def run(*flags: str, config: str = BASE, env: dict[str, str] | None = None):
+        result = cli("submit", write(config), "--dry-run", "--job-id", "j1", *flags, env=env)
+        assert result.code == 0, result.err
+        return json.loads(result.out), result.err
+
+    return run
+
+
+def test_prints_exactly_the_file_as_the_job_body(dry_run):
+    body, err = dry_run("--project", "my-proj")
+    assert body == {
+        "trainingInput": {
+            "scaleTier": "CUSTOM", "region": "us-central1", "masterType": "n1-highcpu-16",
+            "masterConfig": {"imageUri": "gcr.io/p/trainer:1",
+                             "acceleratorConfig": {"count": 4, "type": "NVIDIA_TESLA_T4"}},
+            "args": ["--from-file"],
+        },
+        "jobId": "j1",
+    }
+    assert "would POST this Job to https://ml.googleapis.com/v1/projects/my-proj/jobs" in err
+    assert "nothing sent" in err
+
+
+def test_an_invalid_config_prints_no_body_and_exits_1(cli, write):
+    path = write(BASE.replace("masterType", "masterTyp"))
+    result = cli("submit", path, "--dry-run")
+    assert result.code == 1
+    assert result.out == ""
+    assert f"{path}:4:3: trainingInput.masterTyp: unknown key 'masterTyp'" in result.err
+    assert "error: " in result.err and "nothing was submitted" in result.err
+
+
+@pytest.mark.parametrize("flag, value, path, expected", [
+    ("--region", "europe-west4", ("region",), "europe-west4"),
+    ("--scale-tier", "Basic-GPU", ("scaleTier",), "BASIC_GPU"),
+    ("--scale-tier", "premium_1", ("scaleTier",), "PREMIUM_1"),
+    ("--master-machine-type", "n1-standard-8", ("masterType",), "n1-standard-8"),
+    ("--master-image-uri", "gcr.io/p/t:2", ("masterConfig", "imageUri"), "gcr.io/p/t:2"),
+    ("--worker-count", "3", ("workerCount",), 3),
+    ("--worker-machine-type", "n1-standard-8", ("workerType",), "n1-standard-8"),
+    ("--worker-accelerator", "count=2,type=nvidia-tesla-v100", ("workerConfig",
+     "acceleratorConfig"), {"type": "NVIDIA_TESLA_V100", "count": 2}),
+    ("--worker-image-uri", "gcr.io/p/w:1", ("workerConfig", "imageUri"), "gcr.io/p/w:1"),
+    ("--parameter-server-count", "2", ("parameterServerCount",), 2),
+    ("--parameter-server-machine-type", "n1-highmem-8", ("parameterServerType",),
+     "n1-highmem-8"),
+    ("--parameter-server-accelerator", "type=NVIDIA_TESLA_T4,count=1",
+     ("parameterServerConfig", "acceleratorConfig"), {"type": "NVIDIA_TESLA_T4", "count": 1}),
+    ("--parameter-server-image-uri", "gcr.io/p/ps:1", ("parameterServerConfig", "imageUri"),
+     "gcr.io/p/ps:1"),
+    ("--evaluator-count", "1", ("evaluatorCount",), 1),
+    ("--evaluator-machine-type", "n1-standard-4", ("evaluatorType",), "n1-standard-4"),
+    ("--evaluator-accelerator", "count=1,type=nvidia-tesla-t4", ("evaluatorConfig",
+     "acceleratorConfig"), {"type": "NVIDIA_TESLA_T4", "count": 1}),
+    ("--evaluator-image-uri", "gcr.io/p/e:1", ("evaluatorConfig", "imageUri"), "gcr.io/p/e:1"),
+    ("--runtime-version", "2.11", ("runtimeVersion",), "2.11"),
+    ("--python-version", "3.7", ("pythonVersion",), "3.7"),
+    ("--module-name", "trainer.task", ("pythonModule",), "trainer.task"),
+    ("--packages", "gs://b/a.tar.gz,gs://b/b.whl", ("packageUris",),
+     ["gs://b/a.tar.gz", "gs://b/b.whl"]),
+    ("--job-dir", "gs://b/out", ("jobDir",), "gs://b/out"),
+    ("--service-account", "sa@p.iam.gserviceaccount.com", ("serviceAccount",),
+     "sa@p.iam.gserviceaccount.com"),
+    ("--network", "projects/1/global/networks/n", ("network",), "projects/1/global/networks/n"),
+    ("--use-chief-in-tf-config", "false", ("useChiefInTfConfig",), False),
+    ("--kms-key", "projects/p/locations/l/keyRings/r/cryptoKeys/k",
+     ("encryptionConfig", "kmsKeyName"), "projects/p/locations/l/keyRings/r/cryptoKeys/k"),
+])
+def test_each_flag_sets_its_field(dry_run, flag, value, path, expected):
+    body, _ = dry_run(flag, value)
+    node = body["trainingInput"]
+    for key in path:
+        node = node[key]
+    assert node == expected
+
+
+def test_a_flag_alone_sets_a_boolean(dry_run):
+    body, _ = dry_run("--use-chief-in-tf-config", "--enable-web-access")
+    assert body["trainingInput"]["useChiefInTfConfig"] is True
+    assert body["trainingInput"]["enableWebAccess"] is True
+
+
+def test_master_accelerator_replaces_type_and_count_and_keeps_the_image(dry_run):
+    body, _ = dry_run("--master-accelerator", "count=2,type=nvidia-tesla-v100")
+    assert body["trainingInput"]["masterConfig"] == {
+        "imageUri": "gcr.io/p/trainer:1",
+        "acceleratorConfig": {"type": "NVIDIA_TESLA_V100", "count": 2}}
+
+
+def test_absent_flags_leave_the_file_alone_unlike_gcloud(dry_run):
+    """gcloud drops the file's packageUris and resets enableWebAccess; gpujob does neither."""
+    config = BASE + "  packageUris: [gs://b/t.tar.gz]\n  enableWebAccess: true\n"
+    body, _ = dry_run(config=config)
+    assert body["trainingInput"]["packageUris"] == ["gs://b/t.tar.gz"]
+    assert body["trainingInput"]["enableWebAccess"] is True
+    body, _ = dry_run("--no-enable-web-access", config=config)
+    assert body["trainingInput"]["enableWebAccess"] is False
+
+
+def test_labels_replace_the_files_labels(dry_run):
+    config = BASE + "labels: {team: a, env: prod}\n"
+    body, _ = dry_run(config=config)
+    assert body["labels"] == {"team": "a", "env": "prod"}
+    body, _ = dry_run("--labels", "owner=me,empty=", "--labels", "team=b", config=config)
+    assert body["labels"] == {"owner": "me", "empty": "", "team": "b"}
+
+
+def test_a_label_given_two_values_is_a_usage_error(cli, write):
+    result = cli("submit", write(BASE), "--dry-run", "--labels", "a=1", "--labels", "a=2")
+    assert result.code == 2
+    assert "error: --labels: 'a' is given twice ('1' and '2')" in result.err
+
+
+@pytest.mark.parametrize("args", [
+    ["--epochs", "10"],
+    ["", "a b", "--x=1=2", "-- ", "--", "ünïcödé", "$HOME", "'quoted'", "\\n"],
+    [],
+])
+def test_user_args_after_the_separator_replace_args_byte_for_byte(dry_run, args):
+    body, _ = dry_run("--", *args)
+    assert body["trainingInput"]["args"] == args
+
+
+def test_without_the_separator_the_files_args_stay(dry_run):
+    body, _ = dry_run()
+    assert body["trainingInput"]["args"] == ["--from-file"]
+
+
+def test_extra_arguments_without_the_separator_are_a_usage_error(cli, write):
+    result = cli("submit", write(BASE), "--dry-run", "--epochs", "10")
+    assert result.code == 2
+    assert "No such option: --epochs. Arguments for the trainer go after --" in result.err
+
+
+def test_set_writes_any_field_with_a_yaml_value(dry_run):
+    body, _ = dry_run("--set", "trainingInput.scheduling.maxWaitTime=3600s",
+                      "--set", "trainingInput.masterConfig.acceleratorConfig.count=8",
+                      "--set", "trainingInput.args=[--a, '1']",
+                      "--set", 'labels["team"]=ml')
+    ti = body["trainingInput"]
+    assert ti["scheduling"] == {"maxWaitTime": "3600s"}
+    assert ti["masterConfig"]["acceleratorConfig"] == {"count": 8, "type": "NVIDIA_TESLA_T4"}
+    assert ti["args"] == ["--a", "1"]
+    assert body["labels"] == {"team": "ml"}
+
+
+def test_named_flags_win_over_set(dry_run):
+    body, _ = dry_run("--set", "trainingInput.region=asia-east1", "--region", "europe-west4")
+    assert body["trainingInput"]["region"] == "europe-west4"
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--set", "trainingInput"], "--set: 'trainingInput' is not PATH=VALUE"),
+    (["--set", "trainingInput..x=1"], "--set: 'trainingInput..x' is not a path"),
+    (["--set", "trainingInput.args=[a"], "--set trainingInput.args: YAML syntax error"),
+    (["--set", "trainingInput.args[5]=a"], "trainingInput.args has no item 5"),
+    (["--scale-tier", "huge"], "--scale-tier: 'huge' is not a scale tier"),
+    (["--master-accelerator", "type=nvidia-tesla-t4"], "--master-accelerator: count is missing"),
+    (["--master-accelerator", "count=0,type=t4"], "the count must be greater than 0"),
+    (["--worker-count", "many"], "--worker-count: 'many' is not a whole number"),
+    (["--use-chief-in-tf-config=maybe"], "'maybe' is not a boolean"),
+    (["--kms-key", "k"], "--kms-key: encryption key not fully specified"),
+])
+def test_malformed_flags_are_usage_errors(cli, write, flags, message):
+    result = cli("submit", write(BASE), "--dry-run", *flags)
+    assert result.code == 2
+    assert result.out == ""
+    assert message in result.err
+
+
+def test_a_short_kms_key_is_completed_from_the_other_flags(dry_run):
+    body, _ = dry_run("--kms-key", "k", "--kms-keyring", "r", "--kms-location", "us",
+                      "--project", "p")
+    assert body["trainingInput"]["encryptionConfig"] == {
+        "kmsKeyName": "projects/p/locations/us/keyRings/r/cryptoKeys/k"}
+
+
+def test_bad_flag_values_are_reported_at_the_flag(cli, write):
+    result = cli("submit", write(BASE), "--dry-run", "--region", "us-central1-a",
+                 "--master-accelerator", "count=4,type=nvidia-tesla-t5")
+    assert result.code == 1
+    assert ("command line (--region): trainingInput.region: 'us-central1-a' is not a valid "
+            "region") in result.err
+    assert ("command line (--master-accelerator): trainingInput.masterConfig.acceleratorConfig"
+            ".type: 'NVIDIA_TESLA_T5' is not a valid type") in result.err
+    assert "did you mean 'NVIDIA_TESLA_T4'?" in result.err
+
+
+def test_settings_come_from_the_flag_then_the_environment_then_the_file(dry_run, cli, write):
+    body, _ = dry_run()
+    assert body["trainingInput"]["region"] == "us-central1"
+    body, _ = dry_run(env={"GPUJOB_REGION": "europe-west1"})
+    assert body["trainingInput"]["region"] == "europe-west1"
+    body, _ = dry_run("--region", "asia-east1", env={"GPUJOB_REGION": "europe-west1"})
+    assert body["trainingInput"]["region"] == "asia-east1"
+    result = cli("submit", write(BASE), "--dry-run", env={"GPUJOB_REGION": "Europe"})
+    assert "environment (GPUJOB_REGION): trainingInput.region: 'Europe'" in result.err
+
+
+def test_project_from_the_environment(cli, write):
+    result = cli("submit", write(BASE), "--dry-run", env={"GOOGLE_CLOUD_PROJECT": "envproj"})
+    assert "v1/projects/envproj/jobs" in result.err
+
+
+def test_job_id_from_flag_then_file_then_generated(cli, write):
+    def job_id(*flags: str, config: str = BASE, name: str = "My-Config.v2.yaml") -> str:
+        result = cli("submit", write(config, name), "--dry-run", *flags)
+        assert result.code == 0, result.err
+        return json.loads(result.out)["jobId"]
+
+    assert job_id("--job-id", "flag_id", config="jobId: file_id\n" + BASE) == "flag_id"
+    assert job_id(config="jobId: file_id\n" + BASE) == "file_id"
+    assert re.fullmatch(r"My_Config_v2_\d{8}_\d{6}", job_id())
+    assert re.fullmatch(r"job_2024_\d{8}_\d{6}", job_id(name="2024.yaml"))
+
+
+def test_submit_needs_a_region(cli, write):
+    result = cli("submit", write(BASE.replace("  region: us-central1\n", "")), "--dry-run")
+    assert result.code == 1
+    assert "trainingInput: no region for the job [submit.region]" in result.err
+    assert "hint: pass --region" in result.err
+
+
+def test_a_missing_config_is_a_usage_error(cli, tmp_path):
+    result = cli("submit", tmp_path / "nope.yaml", "--dry-run")
+    assert result.code == 2
+    assert "does not exist" in result.err
+
+
+def test_config_from_standard_input(cli):
+    result = cli("submit", "-", "--dry-run", "--job-id", "j", stdin=BASE.encode())
+    assert result.code == 0
+    assert json.loads(result.out)["trainingInput"]["masterType"] == "n1-highcpu-16"
+
+
+def test_dry_run_needs_no_credentials(cli, write, monkeypatch, tmp_path):
+    """No ADC file, no key, no metadata server, no network: the dry-run still works."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "missing.json"))
+    result = cli("submit", write(BASE), "--dry-run")
+    assert result.code == 0
+    assert json.loads(result.out)["trainingInput"]["region"] == "us-central1"

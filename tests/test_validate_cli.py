@@ -1,0 +1,163 @@
+"""``gpujob validate``: output formats, exit codes, and what a CI job relies on."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpujob import __version__
+
+VALID = "trainingInput:\n  scaleTier: BASIC\n"
+TYPO = "trainingInput:\n  scaleTier: CUSTOM\n  masterTyp: n1-highcpu-16\n"
+
+
+def test_valid_file_exits_0_with_a_summary_on_stderr(cli, write):
+    result = cli("validate", write(VALID))
+    assert (result.code, result.out) == (0, "")
+    assert result.err == "1 file checked: 1 valid, 0 invalid\n"
+
+
+def test_text_report_points_at_the_line_with_a_hint(cli, write):
+    path = write(TYPO)
+    result = cli("validate", path)
+    assert result.code == 1
+    assert result.out == (f"{path}:3:3: trainingInput.masterTyp: unknown key 'masterTyp' "
+                          "[schema.unknown-key]\n  hint: did you mean 'masterType'?\n")
+    assert result.err == "1 file checked: 0 valid, 1 invalid (1 error, 0 warnings)\n"
+
+
+def test_json_report_has_the_stable_shape(cli, write):
+    good, bad = write(VALID, "good.yaml"), write(TYPO, "bad.yaml")
+    result = cli("validate", "--format", "json", good, bad)
+    assert result.code == 1
+    assert result.err == ""  # stdout is the whole result, stderr stays quiet
+    assert json.loads(result.out) == {
+        "version": 1,
+        "files": [
+            {"path": good, "valid": True, "errors": [], "warnings": []},
+            {"path": bad, "valid": False, "warnings": [], "errors": [{
+                "path": "trainingInput.masterTyp", "line": 3, "column": 3,
+                "rule": "schema.unknown-key", "message": "unknown key 'masterTyp'",
+                "hint": "did you mean 'masterType'?"}]},
+        ],
+    }
+
+
+def test_json_report_of_an_unreadable_file_has_null_positions(cli, write):
+    path = write(b"\x00\x01binary", "blob.yaml")
+    report = json.loads(cli("validate", "--format", "json", path).out)
+    (err,) = report["files"][0]["errors"]
+    assert (err["path"], err["line"], err["column"], err["rule"]) == ("", None, None,
+                                                                       "load.binary")
+
+
+def test_github_format_emits_escaped_annotations(cli, write):
+    path = write("trainingInput:\n  scaleTier: BASIC\nlabels: {Team: 'a,b'}\n", "a,b.yaml")
+    result = cli("validate", "--format", "github", path)
+    assert result.code == 1
+    escaped = path.replace(",", "%2C").replace(":", "%3A")
+    assert result.out == (
+        f"::error file={escaped},line=3,col=10,title=gpujob schema.pattern::labels.Team: "
+        "'Team' is not a valid label key%0Ahint: label keys start with a lowercase letter and "
+        "hold up to 63 lowercase letters, digits, '_' and '-'\n"
+        f"::error file={escaped},line=3,col=16,title=gpujob schema.pattern::labels.Team: "
+        "'a,b' is not a valid label value%0Ahint: label values hold up to 63 lowercase "
+        "letters, digits, '_' and '-' (quote numbers: '1')\n")
+
+
+def test_a_directory_means_the_configs_in_it(cli, write, tmp_path: Path):
+    write(VALID, "configs/a.yaml")
+    write(TYPO, "configs/nested/b.yml")
+    write("not a config", "configs/README.md")
+    result = cli("validate", "--format", "json", tmp_path / "configs")
+    assert [f["path"] for f in json.loads(result.out)["files"]] == [
+        str(tmp_path / "configs" / "a.yaml"), str(tmp_path / "configs" / "nested" / "b.yml")]
+
+
+def test_missing_files_are_a_usage_error_naming_all_of_them(cli, tmp_path: Path, write):
+    result = cli("validate", write(VALID), tmp_path / "nope.yaml", tmp_path / "*.yml")
+    assert result.code == 2
+    assert result.out == ""
+    assert f"error: no such file: {tmp_path}/nope.yaml, {tmp_path}/*.yml" in result.err
+    assert "hint:" in result.err
+
+
+def test_no_files_is_a_usage_error(cli):
+    result = cli("validate")
+    assert result.code == 2
+    assert "Missing argument 'FILE...'" in result.err
+
+
+def test_unknown_format_is_a_usage_error(cli, write):
+    assert cli("validate", "--format", "xml", write(VALID)).code == 2
+
+
+def test_standard_input(cli):
+    result = cli("validate", "-", stdin=TYPO.encode())
+    assert result.code == 1
+    assert result.out.startswith("<stdin>:3:3: trainingInput.masterTyp: unknown key")
+
+
+def test_format_from_the_environment(cli, write):
+    result = cli("validate", write(VALID), env={"GPUJOB_FORMAT": "json"})
+    assert json.loads(result.out)["version"] == 1
+
+
+def test_version(cli):
+    result = cli("--version")
+    assert (result.code, result.out) == (0, f"gpujob {__version__}\n")
+
+
+@pytest.mark.parametrize("command", [[], ["validate"], ["submit"]])
+def test_help_has_examples_and_exit_codes(cli, command):
+    result = cli(*command, "--help")
+    assert result.code == 0
+    assert "gpujob" in result.out and "Exit codes:" in result.out
+    assert "Examples:" in result.out or not command
+
+
+def test_submit_help_names_the_environment_variables(cli):
+    out = cli("submit", "--help").out
+    for name in ("GPUJOB_PROJECT", "GPUJOB_REGION", "GPUJOB_JOB_DIR"):
+        assert name in out
+
+
+def _run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, timeout=60)
+
+
+def test_validate_and_help_do_not_import_the_google_libraries(write):
+    """The fast path stays fast: no googleapiclient, google.auth or httplib2 behind validate."""
+    path = write(VALID)
+    probe = ("import sys; from gpujob.cli import main; code = main({args!r}); "
+             "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
+             "('googleapiclient', 'google', 'httplib2', 'google_auth_httplib2', 'requests')); "
+             "print(code, heavy, file=sys.stderr)")
+    for args in (["validate", path], ["--help"], ["submit", "--help"]):
+        result = _run("-c", probe.format(args=args))
+        assert result.stderr.strip().endswith("[]"), (args, result.stderr)
+
+
+def test_python_dash_m_gpujob_works(write):
+    result = _run("-m", "gpujob", "validate", write(TYPO))
+    assert result.returncode == 1
+    assert "unknown key 'masterTyp'" in result.stdout
+
+
+@pytest.mark.parametrize("unbuffered", ["", "1"])
+def test_a_reader_that_goes_away_is_not_an_error(write, unbuffered):
+    """``gpujob validate … | head``: when the reader has gone, gpujob stops quietly (exit 1, as
+    click and Python's documentation do), whether stdout is buffered or not."""
+    env = {**os.environ, "PYTHONUNBUFFERED": unbuffered}
+    proc = subprocess.Popen([sys.executable, "-m", "gpujob", "validate", write(TYPO)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    proc.stdout.close()  # gone before gpujob writes its report
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1
+    assert b"Traceback" not in err and b"BrokenPipe" not in err and b"internal error" not in err
