@@ -1,0 +1,86 @@
+"""How fast is ``gpujob validate``? Prints ratios against a baseline measured in the same run.
+
+1. Start-up: the median wall time of ``gpujob validate CONFIG`` divided by the median of
+   ``python -c "import yaml, click, jsonschema"`` (the libraries validate cannot do without).
+   Target: at most 1.3.
+2. Throughput: files per second for 1,000 configs checked in one call (start-up included).
+   Target: at least 1,000 files/s.
+
+Runs alternate between the command and its baseline so that machine noise hits both alike.
+Usage: python benchmarks/validate.py [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFIG = ROOT / "configs" / "t4-compute-engine.yaml"
+START_TARGET = 1.3
+RATE_TARGET = 1000
+
+
+def gpujob_command() -> list[str]:
+    """The installed console script next to this Python, else ``python -m gpujob``."""
+    script = Path(sys.executable).with_name("gpujob")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "gpujob"]
+
+
+def wall(cmd: list[str], expect: int = 0) -> float:
+    start = time.perf_counter()
+    code = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+    elapsed = time.perf_counter() - start
+    if code != expect:
+        sys.exit(f"{' '.join(cmd)} exited {code}, expected {expect}")
+    return elapsed
+
+
+def startup(runs: int) -> None:
+    baseline = [sys.executable, "-c", "import yaml, click, jsonschema"]
+    command = [*gpujob_command(), "validate", str(CONFIG)]
+    for _ in range(3):  # warm the page cache and .pyc files
+        wall(baseline)
+        wall(command)
+    base, ours = [], []
+    for _ in range(runs):
+        base.append(wall(baseline))
+        ours.append(wall(command))
+    b, o = statistics.median(base), statistics.median(ours)
+    ratio = o / b
+    print(f"start-up: gpujob validate {o * 1000:.1f} ms, baseline {b * 1000:.1f} ms "
+          f"(medians of {runs}): ratio {ratio:.2f} (target <= {START_TARGET}) "
+          f"{'OK' if ratio <= START_TARGET else 'MISSED'}")
+
+
+def throughput(files: int, runs: int) -> None:
+    sources = sorted((ROOT / "configs").glob("*.yaml"))
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(files):
+            shutil.copy(sources[i % len(sources)], Path(tmp) / f"config{i:05d}.yaml")
+        command = [*gpujob_command(), "validate", tmp]
+        wall(command)
+        times = [wall(command) for _ in range(runs)]
+    t = statistics.median(times)
+    rate = files / t
+    print(f"throughput: {files} files in {t:.2f} s (median of {runs}): {rate:,.0f} files/s, "
+          f"{rate / RATE_TARGET:.2f} x the target of {RATE_TARGET:,}/s "
+          f"{'OK' if rate >= RATE_TARGET else 'MISSED'}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=21)
+    args = parser.parse_args()
+    startup(args.runs)
+    throughput(1000, max(3, args.runs // 4))
+
+
+if __name__ == "__main__":
+    main()
