@@ -77,9 +77,6 @@ def supervise(specs: Sequence[Spec], *, grace: float, write: Sink | None = None,
                 return primary.proc.poll() is not None
 
             _pump(lines, write, until=primary_ended)
-            # its last lines first (bounded: something it started may hold its pipe open)
-            _pump(lines, write, until=lambda: primary.eof,
-                  deadline=time.monotonic() + _AFTER_KILL)
             _stop(running, lines, write, notify, grace,
                   why=f"{primary.spec.name} {describe_exit(primary.proc.returncode)}")
             return primary.proc.returncode
