@@ -340,7 +340,7 @@ def plan(doc: Document, options: LocalOptions,
     job = {**ti, "args": args, "jobDir": job_dir}
     ports = free_ports(sum(r.task != "evaluator" for r in replicas))
     envs = environments(replicas, job, ports, gpus)
-    if "OMP_NUM_THREADS" not in environ:
+    if not environ.get("OMP_NUM_THREADS"):
         # In the cloud each replica has a machine of its own; here they share this one's cores.
         # Unlimited, each replica's math library starts a thread per core and they all slow
         # down many times over (torchrun makes the same choice for its processes).
