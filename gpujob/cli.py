@@ -72,6 +72,7 @@ def cli() -> None:
       gpujob validate configs/*.yaml          check configs (schema, GPUs, regions)
       gpujob submit config.yaml --dry-run     print the exact request, send nothing
       gpujob submit config.yaml --region us-central1 -- --epochs 10
+      gpujob local config.yaml --package-path trainer/    run the job here first
 
     Set GPUJOB_DEBUG=1 to see a traceback with any error.
     """
