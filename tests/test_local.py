@@ -233,7 +233,7 @@ def test_fewer_gpus_than_asked_warns_and_runs_with_what_there_is(local):
 def test_without_gpus_every_replica_runs_on_the_cpu(local):
     result, job_dir = local(CLUSTER, gpus="", trainer_args=("--expect", "5"))
     assert result.code == 0, result.err
-    assert ("warning: the job asks for 4 GPUs and this machine has none (GPUJOB_LOCAL_GPUS): "
+    assert ("warning: the job asks for 4 GPUs and none are available (GPUJOB_LOCAL_GPUS): "
             "the replicas run on the CPU") in result.err
     assert {r["env"]["CUDA_VISIBLE_DEVICES"] for r in seen(job_dir).values()} == {""}
 
@@ -455,7 +455,8 @@ def test_a_replica_that_ignores_sigterm_is_killed_after_the_grace_period(local):
 
 
 def test_a_replica_failing_before_the_master_is_reported(local):
-    result, _ = local(CLUSTER, trainer_args=("--expect", "5", "--others-exit", "2"))
+    result, _ = local(CLUSTER, trainer_args=("--expect", "5", "--after-exits",
+                                             "--others-exit", "2"))
     assert result.code == 0, result.err
     assert ("warning: worker-replica-0 exited with code 2; the run goes on until "
             "master-replica-0 ends (Ctrl-C stops it)") in result.err
@@ -510,14 +511,15 @@ def test_a_reader_that_goes_away_stops_the_run(job):
     """``gpujob local … | head``: gpujob stops quietly (exit 1) and stops every replica."""
     config, job_dir = job(CLUSTER)
     proc = _start(job_dir, config, "--master", "sleep", "--others", "sleep", "--spawn",
-                  "--lines", "20000")
+                  "--lines", "20000")  # more than the pipes hold: all block until read
+    records = _wait_for_replicas(proc, job_dir, 5)
     assert proc.stdout is not None
     proc.stdout.readline()
     proc.stdout.close()
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 1, err
     assert "Traceback" not in err
-    assert still_alive(seen(job_dir)) == []
+    assert still_alive(records) == []
 
 
 def test_local_runs_need_no_google_libraries(job):

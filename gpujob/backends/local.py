@@ -200,12 +200,12 @@ def environments(replicas: Sequence[Replica], training_input: Mapping[str, Any],
         return out
 
     workers = sum(r.task == "worker" for r in replicas)
-    job = dict(training_input)
     result = {}
     for r in replicas:
         def config(master_as: str, r: Replica = r) -> str:
             task = {"type": master_as if r.task == "master" else r.task, "index": r.index}
-            return json.dumps({"cluster": cluster(master_as), "task": task, "job": job,
+            return json.dumps({"cluster": cluster(master_as), "task": task,
+                               "job": training_input,
                                "environment": "cloud"})
 
         env = {"TF_CONFIG": config(primary), "CLUSTER_SPEC": config("master"),
@@ -265,7 +265,7 @@ def assign_gpus(replicas: Sequence[Replica], available: Sequence[str],
         return given, None
     wanted = f"the job asks for {asked} GPU{'s' if asked != 1 else ''}"
     if not available:
-        return given, (f"{wanted} and this machine has none ({source}): the replicas run on the "
+        return given, (f"{wanted} and none are available ({source}): the replicas run on the "
                        "CPU (CUDA_VISIBLE_DEVICES is empty)")
     short = ", ".join(f"{r.name} gets {len(given[r.name])} of {r.gpus}"
                       for r in replicas if len(given[r.name]) < r.gpus)
@@ -310,8 +310,8 @@ def _job_dir(training_input: Mapping[str, Any], job_id: str) -> tuple[str, bool]
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise UsageError(f"--job-dir {given}: cannot create it ({exc.strerror})",
-                         "give a directory you can write to") from None
+        raise UsageError(f"job dir {given}: cannot create it ({exc.strerror})",
+                         "give --job-dir a directory you can write to") from None
     return str(path), False
 
 

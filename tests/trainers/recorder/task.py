@@ -1,7 +1,8 @@
 """A trainer that records what it sees, for the local-run tests (standard library only).
 
 Each replica writes JOB_DIR/seen/TASK-INDEX.json (its arguments, directory, process ids and the
-variables the service sets), prints a line, then behaves as the flags say.
+variables the service sets), prints, marks that with TASK-INDEX.printed, then behaves as the flags
+say.
 """
 
 from __future__ import annotations
@@ -28,7 +29,10 @@ def main() -> int:
     parser.add_argument("--others", choices=["exit", "sleep", "ignore-term"], default="exit")
     parser.add_argument("--others-exit", type=int, default=0)
     parser.add_argument("--expect", type=int, default=0,
-                        help="the master waits for this many records before going on")
+                        help="the master waits until this many replicas have printed everything")
+    parser.add_argument("--after-exits", action="store_true",
+                        help="then the master also waits until the others' processes are gone "
+                             "(reaped by gpujob)")
     parser.add_argument("--spawn", action="store_true",
                         help="start a grandchild that sleeps (in this replica's process group)")
     parser.add_argument("--lines", type=int, default=0, help="print this many long lines")
@@ -61,10 +65,15 @@ def main() -> int:
     if args.no_newline:
         print(f"{name} no newline", end="")
     sys.stdout.flush()
+    (seen / f"{name}.printed").touch()
 
     if is_master:
         deadline = time.monotonic() + 60
-        while len(list(seen.glob("*.json"))) < args.expect and time.monotonic() < deadline:
+        while len(list(seen.glob("*.printed"))) < args.expect and time.monotonic() < deadline:
+            time.sleep(0.05)
+        others = [r["pid"] for p in seen.glob("*.json") if p.stem != name
+                  for r in [json.loads(p.read_text())]]
+        while args.after_exits and any(map(_exists, others)) and time.monotonic() < deadline:
             time.sleep(0.05)
         if args.master == "sleep":
             time.sleep(600)
@@ -73,6 +82,14 @@ def main() -> int:
         return args.others_exit
     time.sleep(600)
     return 0
+
+
+def _exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 if __name__ == "__main__":
