@@ -263,6 +263,55 @@ def test_cuda_visible_devices_limits_the_gpus_when_gpujob_local_gpus_is_unset(cl
     assert devices == {"chief-0": "2", "worker-0": "3", "ps-0": "", "evaluator-0": ""}
 
 
+@pytest.mark.parametrize("script, devices, warning", [
+    ("printf '0\\n1\\n'", {"chief-0": "0,1", "worker-0": ""},
+     "the job asks for 3 GPUs and 2 are available (nvidia-smi): worker-replica-0 gets 0 of 1"),
+    ("echo 'NVIDIA-SMI has failed' >&2; exit 9", {"chief-0": "", "worker-0": ""},
+     "the job asks for 3 GPUs and none are available (nvidia-smi failed)"),
+    (None, {"chief-0": "", "worker-0": ""},
+     "the job asks for 3 GPUs and none are available (no nvidia-smi)"),
+])
+def test_gpus_are_found_with_nvidia_smi(cli, job, tmp_path, monkeypatch, script, devices,
+                                        warning):
+    """Without GPUJOB_LOCAL_GPUS or CUDA_VISIBLE_DEVICES, gpujob asks nvidia-smi (here a script
+    standing in for it on PATH)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    if script:
+        smi = bin_dir / "nvidia-smi"
+        smi.write_text(f"#!/bin/sh\n{script}\n")
+        smi.chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))  # the replicas run sys.executable: no PATH needed
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    config, job_dir = job({**CLUSTER, "workerCount": 1, "parameterServerCount": 0,
+                           "evaluatorCount": 0})
+    result = cli("local", config, "--package-path", RECORDER, "--job-dir", job_dir, "--",
+                 "--expect", "2")
+    assert result.code == 0, result.err
+    assert f"warning: {warning}" in result.err
+    assert {k: r["env"]["CUDA_VISIBLE_DEVICES"] for k, r in seen(job_dir).items()} == devices
+
+
+def test_the_plan_takes_gpus_and_an_environment_as_parameters(tmp_path):
+    """Programs (and tests) can plan a run without this machine's GPUs or environment."""
+    from gpujob.backends.local import LocalOptions, plan
+    from gpujob.config.document import Document
+
+    doc = Document("job.yaml", {"jobId": "j", "trainingInput": {
+        **CLUSTER, "jobDir": str(tmp_path / "out")}})
+    the_plan = plan(doc, LocalOptions(package_path=str(RECORDER), gpus=["a", "b", "c", "d"]),
+                    environ={"GPUJOB_LOCAL_GPUS": "", "OMP_NUM_THREADS": "2"})
+    assert [r.name for r in the_plan.replicas] == [
+        "master-replica-0", "worker-replica-0", "worker-replica-1", "ps-replica-0",
+        "evaluator-replica-0"]
+    assert {name: env["CUDA_VISIBLE_DEVICES"] for name, env in the_plan.environments.items()} == {
+        "master-replica-0": "a,b", "worker-replica-0": "c", "worker-replica-1": "d",
+        "ps-replica-0": "", "evaluator-replica-0": ""}
+    assert not any("OMP_NUM_THREADS" in env for env in the_plan.environments.values())
+    assert the_plan.command()[1:] == ["-m", "recorder.task", "--job-dir", str(tmp_path / "out")]
+    assert the_plan.warnings == []
+
+
 def test_replicas_share_the_cpus_unless_omp_num_threads_is_set(local):
     result, job_dir = local({**ALONE, "scaleTier": "STANDARD_1"}, trainer_args=("--expect", "8"))
     assert result.code == 0, result.err
