@@ -543,6 +543,27 @@ def test_an_interrupt_stops_everything(job, signum):
     assert still_alive(records) == []
 
 
+def test_ctrl_c_again_kills_at_once(job):
+    config, job_dir = job(CLUSTER)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gpujob", "local", config, "--package-path", str(RECORDER),
+         "--job-dir", str(job_dir), "--grace-period", "600", "--", "--master", "sleep",
+         "--others", "ignore-term"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "GPUJOB_LOCAL_GPUS": ""})
+    records = _wait_for_replicas(proc, job_dir, 5)
+    proc.send_signal(signal.SIGINT)
+    assert proc.stderr is not None
+    for line in proc.stderr:  # gpujob is waiting for the replicas that ignore SIGTERM
+        if line.startswith("interrupted: stopping"):
+            assert line.rstrip().endswith("(Ctrl-C again to kill now)")
+            break
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=120)  # well before the grace period's end
+    assert proc.returncode == 130
+    assert still_alive(records) == []
+
+
 def test_a_killed_gpujob_takes_its_replicas_along(job):
     """SIGKILL (the OOM killer, say) cannot be handled: on Linux the replicas die with gpujob.
     Processes the replicas started themselves are out of reach then."""

@@ -226,21 +226,26 @@ def _stop(running: list[_Running], lines: queue.Queue[tuple[_Running, bytes | No
     second Ctrl-C), reap them, and write the output they still had."""
     if not running:
         return
-    live = [r.spec.name for r in running if r.proc.poll() is None]
-    if live:
-        notify(f"{why}: stopping {', '.join(live)}"
-               + (" (Ctrl-C again to kill now)" if why == "interrupted" else ""))
-    for replica in running:
-        _signal_group(replica, signal.SIGTERM)
-    with contextlib.suppress(KeyboardInterrupt):
+    try:
+        live = [r.spec.name for r in running if r.proc.poll() is None]
+        if live:
+            notify(f"{why}: stopping {', '.join(live)}"
+                   + (" (Ctrl-C again to kill now)" if why == "interrupted" else ""))
+        for replica in running:
+            _signal_group(replica, signal.SIGTERM)
         _pump(lines, write, until=lambda: all(r.proc.poll() is not None for r in running),
               deadline=time.monotonic() + grace)
-    for replica in running:
-        if replica.proc.poll() is None:
-            notify(f"{replica.spec.name} did not stop within {grace:g}s of SIGTERM: killing it")
-        _signal_group(replica, signal.SIGKILL)
-    for replica in running:
-        replica.proc.wait()
+        for replica in running:
+            if replica.proc.poll() is None:
+                notify(f"{replica.spec.name} did not stop within {grace:g}s of SIGTERM: "
+                       "killing it")
+    except KeyboardInterrupt:  # Ctrl-C again: kill now
+        pass
+    finally:  # whatever happened above, nothing is left running
+        for replica in running:
+            _signal_group(replica, signal.SIGKILL)
+        for replica in running:
+            replica.proc.wait()
     # a pipe still held open by a process outside the groups leaves its (daemon) reader behind
     with contextlib.suppress(KeyboardInterrupt):
         _pump(lines, write, until=lambda: all(r.eof for r in running),
