@@ -29,6 +29,12 @@ class SubmitSettings:
     project: str | None = None
     dry_run: bool = False
     local: bool = False
+    catalog: str | None = None
+    region_check: bool = True
+
+    def check_options(self) -> CheckOptions:
+        return CheckOptions(submit=True, local=self.local, catalog=self.catalog,
+                            region_check=self.region_check)
 
 
 def _print_findings(findings: list[Finding]) -> None:
@@ -63,8 +69,7 @@ def prepare(settings: SubmitSettings) -> Document:
     if "jobId" not in doc.data:
         doc = apply(doc, [Override(("jobId",), generate_job_id(settings.config),
                                    Location("generated", flag="file name and time"))])
-    findings = combine(loaded.findings,
-                       check_document(doc, CheckOptions(submit=True, local=settings.local)))
+    findings = combine(loaded.findings, check_document(doc, settings.check_options()))
     _print_findings(findings)
     errors = sum(f.is_error for f in findings)
     if errors:
