@@ -77,6 +77,20 @@ def cli() -> None:
     """
 
 
+# -- options shared by the commands that check configs ----------------------------------------
+
+def _check_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    func = click.option(
+        "--no-region-check", "no_region_check", is_flag=True,
+        help="Report region and zone problems as warnings, for when you know better than "
+             "the catalog's availability data.")(func)
+    return click.option(
+        "--catalog", type=click.Path(exists=True, dir_okay=False), envvar="GPUJOB_CATALOG",
+        show_envvar=True, help="A compatibility catalog (JSON or YAML) to use instead of the "
+        "built-in one; `gpujob gpus --export-catalog` prints the built-in one to start from.")(
+        func)
+
+
 # -- validate --------------------------------------------------------------------------------
 
 def _expand(paths: tuple[str, ...]) -> list[str]:
@@ -107,10 +121,14 @@ def _expand(paths: tuple[str, ...]) -> list[str]:
               show_default=True, envvar="GPUJOB_FORMAT", show_envvar=True,
               help="text for people, json for programs (stable shape, version 1), github for "
                    "GitHub Actions annotations.")
-def validate(files: tuple[str, ...], fmt: str) -> int:
+@_check_options
+def validate(files: tuple[str, ...], fmt: str, catalog: str | None,
+             no_region_check: bool) -> int:
     """Check configs against the Job schema and the GPU compatibility rules.
 
-    Every problem of every file is reported, each as FILE:LINE:COL: PATH: MESSAGE with a hint.
+    Every problem of every file is reported, each as FILE:LINE:COL: PATH: MESSAGE with a hint:
+    the schema, then the compatibility rules (machine type x GPU type x count x region x zone,
+    scale tiers, legacy machines, TPUs, containers). Warnings never fail a file.
     A directory stands for the .yaml, .yml and .json files under it; - reads standard input.
 
     \b
@@ -123,12 +141,64 @@ def validate(files: tuple[str, ...], fmt: str) -> int:
     from gpujob.check import CheckOptions, check_file
     from gpujob.report import REPORTERS, summary
 
-    options = CheckOptions()
+    _load_catalog(catalog)
+    options = CheckOptions(catalog=catalog, region_check=not no_region_check)
     results = [check_file(path, options) for path in _expand(files)]
     sys.stdout.write(REPORTERS[fmt](results))
     if fmt == "text":
         click.echo(summary(results), err=True)
     return EXIT_OK if all(r.valid for r in results) else EXIT_INVALID
+
+
+def _load_catalog(path: str | None) -> Any:
+    """The catalog, loaded up front so that a bad --catalog is one usage error, not one per
+    file."""
+    from gpujob import catalog
+
+    return catalog.load(path)
+
+
+# -- gpus ------------------------------------------------------------------------------------
+
+@cli.command(context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@click.option("--gpu", help="A GPU type: T4, nvidia-tesla-t4 or NVIDIA_TESLA_T4.")
+@click.option("--machine-type", help="A machine type, e.g. n1-highcpu-16.")
+@click.option("--count", type=click.IntRange(min=1), help="GPUs per machine.")
+@click.option("--region", help="A training region, e.g. us-central1.")
+@click.option("--zone", help="A zone, e.g. us-central1-a.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="A table for people, or JSON (version 1) for programs.")
+@click.option("--catalog", type=click.Path(exists=True, dir_okay=False), envvar="GPUJOB_CATALOG",
+              show_envvar=True, help="A catalog file to use instead of the built-in one.")
+@click.option("--export-catalog", is_flag=True,
+              help="Print the catalog in use (JSON, with its sources and dates) and exit: a "
+                   "starting point for a newer one to pass with --catalog.")
+def gpus(gpu: str | None, machine_type: str | None, count: int | None, region: str | None,
+         zone: str | None, fmt: str, catalog: str | None, export_catalog: bool) -> int:
+    """Which GPUs can I use, on which machine types, how many, and where?
+
+    Answers from gpujob's catalog (the AI Platform Training GPU table, regions and zones, with
+    their sources and dates). Filters combine; when nothing matches, gpujob says which filter
+    ruled it out and what matches without it (exit 1).
+
+    \b
+    Examples:
+      gpujob gpus
+      gpujob gpus --gpu t4 --region europe-west4
+      gpujob gpus --machine-type n1-standard-32 --gpu v100
+      gpujob gpus --gpu a100 --format json | jq '.offerings[].zones'
+      gpujob gpus --export-catalog > my-catalog.json   # edit, then --catalog my-catalog.json
+    """
+    from pathlib import Path
+
+    from gpujob import gpus as command
+
+    cat = _load_catalog(catalog)
+    if export_catalog:
+        sys.stdout.write(Path(cat.path).read_text(encoding="utf-8"))
+        return EXIT_OK
+    filters = command.resolve_filters(cat, gpu, machine_type, count, region, zone)
+    return command.run(cat, filters, fmt)
 
 
 # -- submit ----------------------------------------------------------------------------------
@@ -270,6 +340,7 @@ def _overrides(ctx: click.Context, params: dict[str, Any]) -> list[Any]:
 @click.option("--set", "set_", multiple=True, metavar="PATH=VALUE",
               help="Set any field, e.g. --set trainingInput.scheduling.maxRunningTime=7200s. "
                    "VALUE is YAML ('4' a string, 4 a number). Repeatable; named flags win.")
+@_check_options
 @click.pass_context
 def submit(ctx: click.Context, config: str, **params: Any) -> int:
     """Check CONFIG, apply the flags, and submit it as a training job.
@@ -294,7 +365,10 @@ def submit(ctx: click.Context, config: str, **params: Any) -> int:
         user_args=ctx.meta["user_args"],
         project=params["project"],
         dry_run=params["dry_run"],
+        catalog=params["catalog"],
+        region_check=not params["no_region_check"],
     )
+    _load_catalog(settings.catalog)
     return run(settings)
 
 
