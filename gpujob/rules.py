@@ -200,15 +200,9 @@ class _Checker:
         cat = self.catalog
         for r in self.replicas:
             if r.machine and r.machine not in cat.machine_types:
-                from gpujob.schema import did_you_mean
-
-                guess = did_you_mean(r.machine, list(cat.machine_types))
                 self.emit("machine.unknown", r.type_path,
                           f"{r.machine!r} is not a machine type AI Platform Training offers",
-                          f"did you mean {guess!r}?" if guess else
-                          "Compute Engine types: " + describe_list(
-                              [m.name for m in cat.compute_engine_types()]) +
-                          "; `gpujob gpus` lists them with their GPUs")
+                          self._machine_hint(r.machine))
         master = self.replicas[0]
         m = cat.machine_types.get(master.machine or "")
         for r in self.replicas[1:]:
@@ -227,6 +221,26 @@ class _Checker:
                 self.warn_once(f"legacy:{machine.name}", "machine.legacy", r.type_path,
                                f"{machine.name} is a legacy machine type, superseded by "
                                "Compute Engine machine types", self._modern(machine.built_in))
+
+    def _machine_hint(self, name: str) -> str:
+        """Same family (n1-standard-2 -> the n1-standard types accepted), else a close spelling,
+        else the families there are."""
+        from gpujob.schema import did_you_mean
+
+        compute = [m.name for m in self.catalog.compute_engine_types()]
+        family = name.rsplit("-", 1)[0] + "-" if "-" in name else None
+        siblings = [m for m in compute if family and m.startswith(family)]
+        if siblings:
+            return f"the {family[:-1]} types it accepts: {', '.join(siblings)}"
+        families = sorted({m.split("-")[0] for m in compute})
+        if family and name.split("-")[0] not in families:
+            guess = did_you_mean(name, compute)
+            return (f"did you mean {guess!r}?" if guess else
+                    f"it accepts {' and '.join(f + '-…' for f in families)} Compute Engine types "
+                    "(`gpujob gpus` lists them) and legacy types such as standard_gpu")
+        guess = did_you_mean(name, list(self.catalog.machine_types))
+        return (f"did you mean {guess!r}?" if guess else
+                f"Compute Engine types: {describe_list(compute)} (`gpujob gpus` lists them)")
 
     def _modern(self, built_in: tuple[str, int] | None) -> str:
         if built_in is None:
@@ -437,7 +451,7 @@ class _Checker:
             if gpu and gpu.kind == "gpu" and machine and machine.category == "compute_engine":
                 out.append((gpu.api_name, (*r.accel_path, "type"), f"the {r.label}"))
             elif machine and machine.category == "legacy" and machine.built_in:
-                out.append((machine.built_in[0], r.type_path, f"the {r.label} ({machine.name})"))
+                out.append((machine.built_in[0], r.type_path, f"the {r.label}'s {machine.name}"))
         for gpu_name, path, _ in out:
             if cat.gpu_types[gpu_name].deprecated:
                 self._deprecated(gpu_name, path)
