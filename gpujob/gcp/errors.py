@@ -105,7 +105,7 @@ def _hint(error: ServiceError, action: Action, attempts: int) -> str:
         meta = (disabled or {}).get("metadata") or {}
         service = meta.get("service") or action.service
         url = meta.get("activationUrl")
-        where = f" or at {url}" if url else ""
+        where = f" (or visit {url})" if url else ""
         return (f"enable the API: gcloud services enable {service} --project {project}{where}; "
                 "it can take a few minutes to apply")
     if error.status == 403:
@@ -125,8 +125,9 @@ def _hint(error: ServiceError, action: Action, attempts: int) -> str:
         if error.violations:
             path, description = error.violations[0]
             more = f" (and {len(error.violations) - 1} more)" if len(error.violations) > 1 else ""
-            return (f"the service refused {json_path(path)}{more}: {description or 'invalid'}; "
-                    "fix it in the config or with a flag")
+            why = description.rstrip(".") or "invalid"
+            return (f"the service refused {json_path(path)}{more}: {why}; fix it in the config "
+                    "or with a flag")
         return "gpujob submit --dry-run prints the exact body that was sent"
     if error.status == 404:
         return action.not_found_hint or f"check --project (now {project})"
