@@ -8,6 +8,7 @@ Project: ``--project`` (or its environment variables, resolved by the CLI), else
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -43,15 +44,29 @@ def _identity(credentials: Any) -> str | None:
 
 
 def _from_file(path: str) -> tuple[Any, str | None]:
-    import google.auth
-    from google.auth.exceptions import DefaultCredentialsError
+    """A service account key or a user's credentials file, each read by its own loader (google-auth
+    deprecates loading a file of any type, which could run commands or reach URLs it names)."""
+    from google.oauth2 import credentials as user
+    from google.oauth2 import service_account
 
+    hint = ("pass a service account key, or an authorized user file written by gcloud; other "
+            "credential types work through GOOGLE_APPLICATION_CREDENTIALS")
     try:
-        return google.auth.load_credentials_from_file(path, scopes=SCOPES)
-    except DefaultCredentialsError as exc:
-        raise RemoteError(f"--credentials-file {path} cannot be used: {exc}",
-                          "pass a service account key or a credentials file written by gcloud "
-                          "(JSON)") from None
+        with open(path, encoding="utf-8") as fh:
+            info = json.load(fh)
+    except (OSError, ValueError) as exc:
+        raise RemoteError(f"--credentials-file {path} cannot be read: {exc}", hint) from None
+    kind = info.get("type") if isinstance(info, dict) else None
+    try:
+        if kind == "service_account":
+            found = service_account.Credentials.from_service_account_info(info, scopes=SCOPES)
+            return found, info.get("project_id")
+        if kind == "authorized_user":
+            found = user.Credentials.from_authorized_user_info(info, scopes=SCOPES)
+            return found, info.get("quota_project_id")
+    except (ValueError, KeyError) as exc:
+        raise RemoteError(f"--credentials-file {path} cannot be used: {exc}", hint) from None
+    raise RemoteError(f"--credentials-file {path} cannot be used: its type is {kind!r}", hint)
 
 
 def _default() -> tuple[Any, str | None, str]:

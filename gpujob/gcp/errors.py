@@ -141,6 +141,22 @@ def _hint(error: ServiceError, action: Action, attempts: int) -> str:
     return f"the {action.service} API refused the request"
 
 
+def _refresh_message(exc: BaseException) -> str:
+    """google-auth's RefreshError: its message, and the server's answer when it carries one as
+    text (impersonation does; a token endpoint's error is already in the message)."""
+    parts = [_one_line(exc.args[0])] if exc.args else [_one_line(exc)]
+    for extra in exc.args[1:2]:
+        try:
+            error = json.loads(extra).get("error") if isinstance(extra, (str, bytes)) else None
+        except (ValueError, AttributeError):
+            error = None
+        if isinstance(error, dict) and error.get("message"):
+            code = " ".join(str(error[k]) for k in ("code", "status") if error.get(k))
+            parts.append(f"{code}: {_one_line(error['message'])}" if code
+                         else _one_line(error["message"]))
+    return ": ".join(parts)
+
+
 def explain(exc: BaseException, action: Action) -> RemoteError | None:
     """A ``RemoteError`` (exit 3) telling what failed, the server's words, and what to do; None
     when ``exc`` is not a remote failure (a bug, to be raised as it is)."""
@@ -164,7 +180,7 @@ def explain(exc: BaseException, action: Action) -> RemoteError | None:
                            _hint(error, action, attempts))
     if isinstance(exc, RefreshError):
         return RemoteError(f"{action.what} failed: could not get an access token: "
-                           f"{_one_line(exc.args[0] if exc.args else exc)}",
+                           f"{_refresh_message(exc)}",
                            "the credentials were refused; renew them (gcloud auth "
                            "application-default login) or check the key file, and for "
                            "--impersonate-service-account the roles/iam.serviceAccountTokenCreator"

@@ -30,7 +30,8 @@ class VerboseHttp:
             response, content = self.http.request(uri, method, body=body, headers=headers,
                                                   **kwargs)
         except Exception as exc:
-            self._echo(f"< {type(exc).__name__}: {exc} ({time.monotonic() - start:.2f} s)")
+            # the type only: some exceptions carry a response body, and it may hold a token
+            self._echo(f"< {type(exc).__name__} ({time.monotonic() - start:.2f} s)")
             raise
         self._echo(f"< {response.status} {response.reason} ({time.monotonic() - start:.2f} s)")
         return response, content

@@ -44,6 +44,8 @@ def violations(value: Any, schema: dict[str, Any], doc: str,
     schema = _resolve(schema, doc)
     kind = schema.get("type")
     where = path or "(root)"
+    if value is None and path:
+        return []  # proto3 JSON: null stands for the field's default
     if kind == "object":
         if not isinstance(value, dict):
             return [(where, f"expected an object, got {type(value).__name__}")]

@@ -39,6 +39,7 @@ from fakes.discovery import method, proto3_json, violations
 from fakes.keys import ServiceAccountKey
 
 CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform"
+IAM = "https://www.googleapis.com/auth/iam"
 # Google's token endpoint wants this audience in JWT grants, wherever they are sent
 GOOGLE_TOKEN_AUDIENCE = "https://oauth2.googleapis.com/token"
 TERMINAL = {"SUCCEEDED", "FAILED", "CANCELLED"}
@@ -260,11 +261,12 @@ class FakeGoogle:
         with self.lock:
             return self.faults[route].popleft() if self.faults[route] else None
 
-    def authorize(self, headers: dict[str, str]) -> str | None:
+    def authorize(self, headers: dict[str, str], scopes: set[str]) -> str | None:
+        """The account of a current bearer token that has one of ``scopes``."""
         found = re.fullmatch(r"Bearer (\S+)", headers.get("authorization", ""))
         with self.lock:
             token = self.tokens.get(found.group(1)) if found else None
-            if token is None or token.expires < time.time() or CLOUD_PLATFORM not in token.scopes:
+            if token is None or token.expires < time.time() or not scopes & set(token.scopes):
                 return None
             return token.principal
 
@@ -403,7 +405,9 @@ class _Handler(BaseHTTPRequestHandler):
             return self._metadata(params.get("meta", ""), query, headers)
         if route == "unknown":
             raise _Refused(404, error_body(404, "NOT_FOUND", f"no such method: {self.path}"))
-        record.principal = fake.authorize(headers)
+        # IAM Credentials also takes the narrower iam scope google-auth gives source credentials
+        accepted = {CLOUD_PLATFORM, IAM} if route.startswith("iam.") else {CLOUD_PLATFORM}
+        record.principal = fake.authorize(headers, accepted)
         if record.principal is None:
             raise _Refused(401, error_body(
                 401, "UNAUTHENTICATED", "Request had invalid authentication credentials. "
@@ -472,7 +476,8 @@ class _Handler(BaseHTTPRequestHandler):
         if not isinstance(body, dict) or CLOUD_PLATFORM not in body.get("scope", []):
             raise _Refused(400, invalid_field("scope", "the cloud-platform scope is needed"))
         token = self.fake.issue_token(target)
-        return 200, {"accessToken": token, "expireTime": now_text(timedelta(hours=1))}, {}
+        expires = (datetime.now(timezone.utc) + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return 200, {"accessToken": token, "expireTime": expires}, {}
 
     def _job(self, project: str, job_id: str) -> dict[str, Any]:
         job = self.fake.jobs.get((project, job_id))
