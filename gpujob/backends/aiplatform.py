@@ -126,7 +126,9 @@ def _wait(ml: Any, job_id: str, poll_interval: float, timeout: float | None,
 
 
 def _stream(ml: Any, logs: Any, job: dict[str, Any], poll_interval: float) -> dict[str, Any]:
-    """Print the job's log as it grows until the job has ended and its last lines are in."""
+    """Print the job's log as it grows. Once the job has ended, keep reading until a read
+    brings nothing new (lines reach Cloud Logging with a delay); a job that had ended before
+    is read once."""
     from gpujob.gcp.api import TERMINAL_STATES
     from gpujob.gcp.logs import Tail, format_entry
 
@@ -134,18 +136,21 @@ def _stream(ml: Any, logs: Any, job: dict[str, Any], poll_interval: float) -> di
     tail = Tail(logs, job_id, job.get("createTime"))
     state = job.get("state")
     ended = job if state in TERMINAL_STATES else None
+    read_once = ended is not None
     while True:
-        for entry in tail.poll():
+        new = tail.poll()
+        for entry in new:
             _out(format_entry(entry) + "\n")
-        if ended is not None:
+        if ended is not None and (read_once or not new):
             return ended
         ml.session.clock.sleep(poll_interval)
-        job = ml.get_job(job_id)
-        if job.get("state") != state:
-            state = job.get("state")
-            _echo(f"job {job_id}: {state}")
-        if state in TERMINAL_STATES:
-            ended = job  # one more poll for the lines written at the end
+        if ended is None:
+            job = ml.get_job(job_id)
+            if job.get("state") != state:
+                state = job.get("state")
+                _echo(f"job {job_id}: {state}")
+            if state in TERMINAL_STATES:
+                ended = job
 
 
 def submit(body: dict[str, Any], settings: GcpSettings, output_format: str = "text",

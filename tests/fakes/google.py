@@ -231,12 +231,15 @@ class FakeGoogle:
         with self.lock:
             self.scripts[job_id] = deque(steps)
 
-    def add_log(self, job_id: str, message: str, severity: str = "INFO",
+    def add_log(self, job_id: str, message: str | dict[str, Any], severity: str = "INFO",
                 task: str = "master-replica-0") -> None:
+        """A log entry of the job, written now: text, or a JSON payload when a dict."""
+        payload = {"jsonPayload": message} if isinstance(message, dict) else \
+            {"textPayload": message}
         with self.lock:
             self.logs[job_id].append({
                 "insertId": secrets.token_hex(6), "timestamp": now_text(), "severity": severity,
-                "logName": "projects/p/logs/master-replica-0", "textPayload": message,
+                "logName": f"projects/p/logs/{task}", **payload,
                 "resource": {"type": "ml_job", "labels": {"job_id": job_id, "task_name": task,
                                                           "project_id": "p"}}})
 
