@@ -158,7 +158,14 @@ def submit(body: dict[str, Any], settings: GcpSettings, output_format: str = "te
     """Create the job ``body`` (the Job the dry-run prints) and report it; then follow it when
     asked. Exit 0, 3 (remote failure), 4 (``--wait``/``--stream-logs``: the job failed) or 130."""
     ml, logs = _clients(settings, logs=follow.stream_logs)
-    created = ml.create_job(body)
+    try:
+        created = ml.create_job(body)
+    except KeyboardInterrupt:
+        _echo()
+        _echo(f"Interrupted while submitting job {body['jobId']}: it may or may not have been "
+              "created.")
+        _echo(f"Check with: gpujob describe {body['jobId']} --project {ml.project}")
+        return EXIT_INTERRUPTED
     job, project = created.job, ml.project
     job_id = job.get("jobId", body["jobId"])
     if created.recovered:

@@ -178,3 +178,14 @@ def test_connection_refused_is_retried_then_explained(cli, key, config, clock):
     assert "connection refused; retrying" in result.err
     assert "error: submitting job j1 failed: network error:" in result.err
     assert "(gave up after 2 attempts)" in result.err
+
+
+def test_ctrl_c_while_submitting_says_the_job_may_exist(cli, google, key, config, clock):
+    google.inject("jobs.create", Reply(503, unavailable()))
+    clock.interrupt_at = 1  # during the wait before the retry
+    result = cli("submit", config, "--job-id", "j1")
+    assert result.code == 130
+    assert result.out == ""
+    assert result.err.splitlines()[-2:] == [
+        "Interrupted while submitting job j1: it may or may not have been created.",
+        "Check with: gpujob describe j1 --project proj-a"]

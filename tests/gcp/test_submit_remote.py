@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -90,3 +92,16 @@ def test_a_generated_job_id_is_sent(cli, google, key, config):
     (create,) = google.calls("jobs.create")
     assert result.out.strip() == create.body["jobId"]
     assert create.body["jobId"].startswith("config_")
+
+
+def test_dry_run_and_the_new_commands_help_import_no_google_library(config):
+    """Only the commands that talk to Google load its libraries."""
+    probe = ("import sys; from gpujob.cli import main; main({args!r}); "
+             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+             "('googleapiclient', 'google', 'httplib2', 'google_auth_httplib2')), "
+             "file=sys.stderr)")
+    for args in (["submit", config, "--dry-run"], ["wait", "--help"], ["logs", "--help"],
+                 ["list", "--help"]):
+        result = subprocess.run([sys.executable, "-c", probe.format(args=args)],
+                                capture_output=True, text=True, timeout=60)
+        assert result.stderr.strip().endswith("[]"), (args, result.stderr)
