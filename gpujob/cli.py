@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from click.core import ParameterSource
@@ -24,6 +24,9 @@ from gpujob.errors import (
     GpujobError,
     UsageError,
 )
+
+if TYPE_CHECKING:
+    from gpujob.gcp.settings import GcpSettings
 
 EXIT_CODES_HELP = """\b
 Exit codes:
@@ -288,7 +291,7 @@ def _gcp_options(with_project: bool) -> Callable[[Callable[..., Any]], Callable[
     return decorate
 
 
-def _gcp_settings(params: dict[str, Any]) -> Any:
+def _gcp_settings(params: dict[str, Any]) -> GcpSettings:
     """The GcpSettings the options describe (GPUJOB_LOGGING_ENDPOINT and GPUJOB_IAM_ENDPOINT,
     for private endpoints and tests, have no flag)."""
     from gpujob.gcp import settings as gcp
@@ -309,7 +312,7 @@ def _gcp_settings(params: dict[str, Any]) -> Any:
 
 _FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
                        show_default=True, help="json prints the API's Job on stdout.")
-_POLL = click.option("--poll-interval", type=click.FloatRange(min=0), default=10.0,
+_POLL = click.option("--poll-interval", type=click.FloatRange(min=1), default=10.0,
                      show_default=True, metavar="SECONDS", help="Seconds between checks.")
 
 

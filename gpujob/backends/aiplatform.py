@@ -10,7 +10,7 @@ import json
 import re
 import sys
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpujob.errors import (
     EXIT_INTERRUPTED,
@@ -20,6 +20,10 @@ from gpujob.errors import (
     UsageError,
 )
 from gpujob.gcp.settings import GcpSettings
+
+if TYPE_CHECKING:
+    from gpujob.gcp.api import MlClient
+    from gpujob.gcp.logs import LogsClient
 
 _JOB_ID = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,127}")
 _JOB_NAME = re.compile(r"projects/(?P<project>[^/]+)/jobs/(?P<job>[^/]+)")
@@ -32,7 +36,6 @@ class Follow:
     wait: bool = False
     stream_logs: bool = False
     poll_interval: float = 10.0
-    timeout: float | None = None  # for waiting; None waits as long as the job runs
 
 
 def _echo(line: str = "") -> None:
@@ -55,10 +58,11 @@ def console_urls(job_id: str, project: str) -> tuple[str, str]:
             f"{job_id}&project={project}")
 
 
-def follow_up(job_id: str, project: str) -> list[str]:
-    return [f"gpujob describe {job_id} --project {project}",
-            f"gpujob wait {job_id} --project {project}",
-            f"gpujob logs {job_id} --project {project} --follow"]
+def follow_up(job_id: str, project: str) -> dict[str, str]:
+    """The commands that follow a job, by name."""
+    return {"describe": f"gpujob describe {job_id} --project {project}",
+            "wait": f"gpujob wait {job_id} --project {project}",
+            "logs": f"gpujob logs {job_id} --project {project} --follow"}
 
 
 def job_id_argument(text: str, settings: GcpSettings) -> tuple[str, GcpSettings]:
@@ -74,13 +78,19 @@ def job_id_argument(text: str, settings: GcpSettings) -> tuple[str, GcpSettings]
     return text, settings
 
 
-def _clients(settings: GcpSettings, logs: bool = False) -> tuple[Any, Any]:
+def _ml(settings: GcpSettings) -> MlClient:
+    """The ml v1 client of a new session (credentials and project resolved)."""
     from gpujob.gcp.api import MlClient
-    from gpujob.gcp.logs import LogsClient
     from gpujob.gcp.session import Session
 
-    session = Session(settings)
-    return MlClient(session), (LogsClient(session) if logs else None)
+    return MlClient(Session(settings))
+
+
+def _logs(ml: MlClient) -> LogsClient:
+    """The Cloud Logging client, in the same session as ``ml``."""
+    from gpujob.gcp.logs import LogsClient
+
+    return LogsClient(ml.session)
 
 
 def _outcome(job: dict[str, Any], project: str) -> int:
@@ -94,14 +104,14 @@ def _outcome(job: dict[str, Any], project: str) -> int:
                     f"gpujob logs {job_id} --project {project} shows what it wrote")
 
 
-def _stopped(what: str, job_id: str, project: str, resume: str) -> int:
+def _stopped(what: str, job_id: str, resume: str) -> int:
     _echo()
     _echo(f"Stopped {what} job {job_id}; the job keeps running (nothing was cancelled).")
     _echo(f"Resume with: {resume}")
     return EXIT_INTERRUPTED
 
 
-def _wait(ml: Any, job_id: str, poll_interval: float, timeout: float | None,
+def _wait(ml: MlClient, job_id: str, poll_interval: float, timeout: float | None,
           last_state: str | None = None) -> dict[str, Any]:
     """Poll the job until it ends, telling each state change on stderr."""
     from gpujob.gcp.api import TERMINAL_STATES
@@ -120,12 +130,13 @@ def _wait(ml: Any, job_id: str, poll_interval: float, timeout: float | None,
         if left is not None and left <= 0:
             raise RemoteError(f"job {job_id} is still {state} after waiting {timeout:g} s "
                               "(--timeout); it keeps running",
-                              f"gpujob wait {job_id} --project {ml.project} waits again; "
-                              f"gpujob cancel {job_id} stops it")
+                              f"{follow_up(job_id, ml.project)['wait']} waits again; "
+                              f"gpujob cancel {job_id} --project {ml.project} stops it")
         clock.sleep(poll_interval if left is None else min(poll_interval, left))
 
 
-def _stream(ml: Any, logs: Any, job: dict[str, Any], poll_interval: float) -> dict[str, Any]:
+def _stream(ml: MlClient, logs: LogsClient, job: dict[str, Any],
+            poll_interval: float) -> dict[str, Any]:
     """Print the job's log as it grows. Once the job has ended, keep reading until a read
     brings nothing new (lines reach Cloud Logging with a delay); a job that had ended before
     is read once."""
@@ -157,7 +168,7 @@ def submit(body: dict[str, Any], settings: GcpSettings, output_format: str = "te
            follow: Follow = Follow()) -> int:
     """Create the job ``body`` (the Job the dry-run prints) and report it; then follow it when
     asked. Exit 0, 3 (remote failure), 4 (``--wait``/``--stream-logs``: the job failed) or 130."""
-    ml, logs = _clients(settings, logs=follow.stream_logs)
+    ml = _ml(settings)
     try:
         created = ml.create_job(body)
     except KeyboardInterrupt:
@@ -180,21 +191,20 @@ def submit(body: dict[str, Any], settings: GcpSettings, output_format: str = "te
         _out(f"{job_id}\n")
     if not (follow.wait or follow.stream_logs):
         _echo("Follow it with:")
-        for command in follow_up(job_id, project):
+        for command in follow_up(job_id, project).values():
             _echo(f"  {command}")
         if output_format == "json":
             _print_job(job)
         return EXIT_OK
     try:
         if follow.stream_logs:
-            final = _stream(ml, logs, job, follow.poll_interval)
+            final = _stream(ml, _logs(ml), job, follow.poll_interval)
         else:
-            final = _wait(ml, job_id, follow.poll_interval, follow.timeout,
-                          last_state=job.get("state"))
+            final = _wait(ml, job_id, follow.poll_interval, None, last_state=job.get("state"))
     except KeyboardInterrupt:
-        what = "streaming the logs of" if follow.stream_logs else "waiting for"
-        resume = follow_up(job_id, project)[2 if follow.stream_logs else 1]
-        return _stopped(what, job_id, project, resume)
+        if follow.stream_logs:
+            return _stopped("streaming the logs of", job_id, follow_up(job_id, project)["logs"])
+        return _stopped("waiting for", job_id, follow_up(job_id, project)["wait"])
     if output_format == "json":
         _print_job(final)
     return _outcome(final, project)
@@ -202,7 +212,7 @@ def submit(body: dict[str, Any], settings: GcpSettings, output_format: str = "te
 
 def describe(job: str, settings: GcpSettings, output_format: str = "text") -> int:
     job_id, settings = job_id_argument(job, settings)
-    ml, _ = _clients(settings)
+    ml = _ml(settings)
     found = ml.get_job(job_id)
     if output_format == "json":
         _print_job(found)
@@ -218,7 +228,7 @@ def describe(job: str, settings: GcpSettings, output_format: str = "text") -> in
 
 def list_jobs(settings: GcpSettings, filter_: str | None, limit: int | None,
               output_format: str = "text") -> int:
-    ml, _ = _clients(settings)
+    ml = _ml(settings)
     jobs = list(ml.list_jobs(filter_, limit))
     if output_format == "json":
         _out(json.dumps(jobs, indent=2, ensure_ascii=False) + "\n")
@@ -236,13 +246,13 @@ def list_jobs(settings: GcpSettings, filter_: str | None, limit: int | None,
 def cancel(job: str, settings: GcpSettings) -> int:
     """Ask for the job's cancellation; it ends CANCELLED shortly after (``gpujob wait``)."""
     job_id, settings = job_id_argument(job, settings)
-    ml, _ = _clients(settings)
+    ml = _ml(settings)
     state = ml.cancel_job(job_id)
     if state:
         _echo(f"Job [{job_id}] is already {state}.")
     else:
         _echo(f"Cancellation of job [{job_id}] requested; it ends CANCELLED shortly.")
-        _echo(f"  gpujob wait {job_id} --project {ml.project}")
+        _echo(f"  {follow_up(job_id, ml.project)['wait']}")
     return EXIT_OK
 
 
@@ -250,11 +260,11 @@ def wait(job: str, settings: GcpSettings, poll_interval: float, timeout: float |
          output_format: str = "text") -> int:
     """Wait for the job to end: exit 0 when it SUCCEEDED, 4 when it FAILED or was CANCELLED."""
     job_id, settings = job_id_argument(job, settings)
-    ml, _ = _clients(settings)
+    ml = _ml(settings)
     try:
         final = _wait(ml, job_id, poll_interval, timeout)
     except KeyboardInterrupt:
-        return _stopped("waiting for", job_id, ml.project, follow_up(job_id, ml.project)[1])
+        return _stopped("waiting for", job_id, follow_up(job_id, ml.project)["wait"])
     if output_format == "json":
         _print_job(final)
     return _outcome(final, ml.project)
@@ -265,7 +275,8 @@ def logs(job: str, settings: GcpSettings, follow: bool, poll_interval: float) ->
     from gpujob.gcp.logs import format_entry
 
     job_id, settings = job_id_argument(job, settings)
-    ml, client = _clients(settings, logs=True)
+    ml = _ml(settings)
+    client = _logs(ml)
     found = ml.get_job(job_id)
     if not follow:
         for entry in client.entries(job_id, found.get("createTime")):
@@ -274,7 +285,6 @@ def logs(job: str, settings: GcpSettings, follow: bool, poll_interval: float) ->
     try:
         final = _stream(ml, client, found, poll_interval)
     except KeyboardInterrupt:
-        return _stopped("following the logs of", job_id, ml.project,
-                        follow_up(job_id, ml.project)[2])
+        return _stopped("following the logs of", job_id, follow_up(job_id, ml.project)["logs"])
     _echo(f"job {job_id} ended {final.get('state')}")
     return EXIT_OK
