@@ -12,6 +12,8 @@ method), and gpujob retries a create whose response was lost (reset, timeout) or
 create is answered 409 ALREADY_EXISTS. gpujob then reads that job: if it has the trainingInput
 and labels that were sent, and was created after this submission started, it is ours and the
 submit succeeded; otherwise the ID belongs to another job and the user is told to pick another.
+"After this submission started" is judged on the service's clock (the 409's ``Date`` header
+minus the time gpujob has spent submitting), so the two clocks need not agree.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 from gpujob.errors import RemoteError
@@ -28,9 +31,10 @@ from gpujob.gcp.session import Session
 from gpujob.gcp.settings import base_url
 
 TERMINAL_STATES = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
-# How far the service's clock may be behind ours before a job it created for this submission
-# looks older than the submission.
-CLOCK_SKEW = timedelta(minutes=5)
+# Leeway when telling whether a job was created during this submission: on the service's clock
+# (the Date header has whole seconds), or, without one, on ours (which may be off).
+SERVER_CLOCK_SLACK = timedelta(seconds=5)
+LOCAL_CLOCK_SLACK = timedelta(minutes=5)
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,21 @@ def parse_time(text: Any) -> datetime | None:
         when = when.replace(tzinfo=timezone.utc)
     digits = "".join(c for c in fraction if c.isdigit())[:6]
     return when + timedelta(microseconds=int(digits.ljust(6, "0"))) if digits else when
+
+
+def _submission_start(conflict: Any, elapsed: float) -> datetime:
+    """The earliest time, on the service's clock when it said it, that this submission could
+    have created a job. ``conflict``: the 409 HttpError; ``elapsed``: seconds spent submitting."""
+    spent = timedelta(seconds=elapsed)
+    try:
+        server_now = parsedate_to_datetime(conflict.resp.get("date", ""))
+    except (TypeError, ValueError):
+        server_now = None
+    if server_now is not None:
+        if server_now.tzinfo is None:
+            server_now = server_now.replace(tzinfo=timezone.utc)
+        return server_now - spent - SERVER_CLOCK_SLACK
+    return datetime.now(timezone.utc) - spent - LOCAL_CLOCK_SLACK
 
 
 def _already_exists(exc: BaseException) -> bool:
@@ -91,7 +110,8 @@ class MlClient:
     def create_job(self, body: dict[str, Any]) -> Created:
         """POST the Job ``body``: one create, retried safely (see the module's docstring)."""
         job_id = body["jobId"]
-        started = datetime.now(timezone.utc)
+        clock = self.session.clock
+        started = clock.monotonic()
         action = self.session.action(
             f"submitting job {job_id}", "ml.jobs.create",
             not_found_hint=f"check --project (now {self.project})")
@@ -101,6 +121,7 @@ class MlClient:
         except Exception as exc:
             if not _already_exists(exc):
                 raise_explained(exc, action)
+            since = _submission_start(exc, clock.monotonic() - started)
         try:
             existing = self.get_job(job_id)
         except RemoteError as exc:
@@ -115,7 +136,7 @@ class MlClient:
                 "job IDs are unique in a project and cannot be reused: pass a new --job-id (or "
                 "leave jobId out of the config to get a generated one)")
         created = parse_time(existing.get("createTime"))
-        if created is not None and created < started - CLOCK_SKEW:
+        if created is not None and created < since:
             raise RemoteError(
                 f"job {job_id} already exists in project {self.project} with this same config, "
                 f"from before this submission ({when}); nothing was submitted",

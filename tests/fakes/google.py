@@ -27,6 +27,7 @@ import time
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
+from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -180,6 +181,7 @@ class FakeGoogle:
         self.impersonation: set[tuple[str, str]] = set()
         self.faults: dict[str, deque[Any]] = defaultdict(deque)
         self.rejected: list[tuple[str, list[tuple[str, str]]]] = []  # invalid requests
+        self.clock_offset = timedelta()  # how far the service's clock is ahead of ours
         self.metadata_account = "1234-compute@developer.gserviceaccount.com"
         self.metadata_project = "meta-project"
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
@@ -197,6 +199,10 @@ class FakeGoogle:
     def __exit__(self, *exc: object) -> None:
         self._server.shutdown()
         self._server.server_close()
+
+    def now(self, delta: timedelta = timedelta()) -> str:
+        """The time on the service's clock (``clock_offset`` ahead of ours), plus ``delta``."""
+        return now_text(self.clock_offset + delta)
 
     # -- set-up ----------------------------------------------------------------------------
 
@@ -221,7 +227,7 @@ class FakeGoogle:
     def add_job(self, project: str, job: dict[str, Any], created: str | None = None,
                 state: str = "QUEUED") -> dict[str, Any]:
         with self.lock:
-            stored = self._printed({**job, "state": state, "createTime": created or now_text(),
+            stored = self._printed({**job, "state": state, "createTime": created or self.now(),
                                     "etag": base64.b64encode(secrets.token_bytes(8)).decode()})
             self.jobs[(project, job["jobId"])] = stored
             return stored
@@ -238,7 +244,7 @@ class FakeGoogle:
             {"textPayload": message}
         with self.lock:
             self.logs[job_id].append({
-                "insertId": secrets.token_hex(6), "timestamp": now_text(), "severity": severity,
+                "insertId": secrets.token_hex(6), "timestamp": self.now(), "severity": severity,
                 "logName": f"projects/p/logs/{task}", **payload,
                 "resource": {"type": "ml_job", "labels": {"job_id": job_id, "task_name": task,
                                                           "project_id": "p"}}})
@@ -326,6 +332,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet
         pass
+
+    def date_time_string(self, timestamp: float | None = None) -> str:
+        """The Date header, on the service's clock."""
+        moment = (time.time() if timestamp is None else timestamp)
+        return formatdate(moment + self.fake.clock_offset.total_seconds(), usegmt=True)
 
     def do_GET(self) -> None:
         self._serve("GET")
@@ -519,13 +530,12 @@ class _Handler(BaseHTTPRequestHandler):
                     self.fake.add_log(job["jobId"], line)
             return 200, dict(job), {}
 
-    @staticmethod
-    def _enter(job: dict[str, Any], state: str, message: str | None = None) -> None:
+    def _enter(self, job: dict[str, Any], state: str, message: str | None = None) -> None:
         job["state"] = state
         if state == "RUNNING":
-            job.setdefault("startTime", now_text())
+            job.setdefault("startTime", self.fake.now())
         if state in TERMINAL:
-            job["endTime"] = now_text()
+            job["endTime"] = self.fake.now()
         if state == "FAILED":
             job["errorMessage"] = message or "The replica master 0 exited with a non-zero " \
                                              "status of 1."

@@ -6,8 +6,10 @@ Waits are recorded by the fake clock (jitter fixed at 0.5, so backoff waits are 
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
+import pytest
 from fakes.google import (
     Drop,
     Reply,
@@ -110,8 +112,6 @@ def test_a_job_id_taken_by_a_different_job_is_an_error(cli, google, key, config,
 def test_the_same_job_submitted_earlier_is_not_claimed_as_this_submission(cli, google, key,
                                                                           config):
     sent = cli("submit", config, "--job-id", "old", "--dry-run").out
-    import json
-
     google.add_job("proj-a", json.loads(sent), created=now_text(-timedelta(hours=2)),
                    state="SUCCEEDED")
     result = cli("submit", config, "--job-id", "old")
@@ -119,6 +119,27 @@ def test_the_same_job_submitted_earlier_is_not_claimed_as_this_submission(cli, g
     assert ("error: job old already exists in project proj-a with this same config, from before "
             "this submission") in result.err
     assert "hint: to run it again, pass a new --job-id" in result.err
+
+
+@pytest.mark.parametrize("offset", [timedelta(hours=-1), timedelta(hours=1)])
+def test_a_lost_answer_is_recognised_whatever_the_services_clock_says(cli, google, key, config,
+                                                                     offset):
+    """"Created during this submission" is judged on the service's clock (its Date header)."""
+    google.clock_offset = offset
+    google.inject("jobs.create", Drop(after=True))
+    result = cli("submit", config, "--job-id", "j1")
+    assert result.code == 0, result.err
+    assert "already created by an earlier attempt" in result.err
+
+
+def test_the_same_config_created_seconds_before_this_submission_is_not_ours(cli, google, key,
+                                                                            config):
+    sent = json.loads(cli("submit", config, "--job-id", "j1", "--dry-run").out)
+    google.clock_offset = timedelta(hours=3)  # by our clock it would look recent
+    google.add_job("proj-a", sent, created=google.now(-timedelta(seconds=20)))
+    result = cli("submit", config, "--job-id", "j1")
+    assert result.code == 3
+    assert "already exists in project proj-a with this same config, from before" in result.err
 
 
 def test_429_until_the_attempts_run_out(cli, google, key, config, clock):
