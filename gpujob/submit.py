@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from gpujob.backends.aiplatform import Follow
 from gpujob.check import CheckOptions, check_document, combine
 from gpujob.config.document import Document
 from gpujob.config.load import load_file
@@ -14,9 +15,10 @@ from gpujob.config.merge import apply, generate_job_id
 from gpujob.config.overrides import Override
 from gpujob.errors import InvalidConfig, UsageError
 from gpujob.findings import Finding, Location
+from gpujob.gcp.settings import ML_ENDPOINT, GcpSettings, base_url
 from gpujob.report import finding_line
 
-ML_ENDPOINT = "https://ml.googleapis.com/"
+__all__ = ["ML_ENDPOINT", "SubmitSettings", "prepare", "request_body", "run"]
 
 
 @dataclass
@@ -31,6 +33,9 @@ class SubmitSettings:
     local: bool = False
     catalog: str | None = None
     region_check: bool = True
+    gcp: GcpSettings = field(default_factory=GcpSettings)  # its project: ``project`` above
+    output_format: str = "text"
+    follow: Follow = field(default_factory=Follow)
 
     def check_options(self) -> CheckOptions:
         return CheckOptions(submit=True, local=self.local, catalog=self.catalog,
@@ -88,10 +93,13 @@ def run(settings: SubmitSettings) -> int:
     body = request_body(doc)
     if settings.dry_run:
         parent = f"projects/{settings.project or 'PROJECT'}"
-        print(f"Dry run: would POST this Job to {ML_ENDPOINT}v1/{parent}/jobs (nothing sent)"
+        endpoint = base_url(settings.gcp.api_endpoint)
+        print(f"Dry run: would POST this Job to {endpoint}v1/{parent}/jobs (nothing sent)"
               + ("" if settings.project else "; no project given (--project or GPUJOB_PROJECT)"),
               file=sys.stderr)
         sys.stdout.write(json.dumps(body, indent=2, ensure_ascii=False) + "\n")
         return 0
-    raise UsageError("submitting to AI Platform is not available in this build",
-                     "use --dry-run to print the request")
+    from gpujob.backends import aiplatform
+
+    return aiplatform.submit(body, replace(settings.gcp, project=settings.project),
+                             settings.output_format, settings.follow)
