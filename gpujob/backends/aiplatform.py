@@ -231,7 +231,9 @@ def list_jobs(settings: GcpSettings, filter_: str | None, limit: int | None,
     ml = _ml(settings)
     jobs = list(ml.list_jobs(filter_, limit))
     if output_format == "json":
-        _out(json.dumps(jobs, indent=2, ensure_ascii=False) + "\n")
+        # gpujob's own shape, versioned like validate's and gpus'; each job is the API's Job
+        _out(json.dumps({"version": 1, "project": ml.project, "jobs": jobs}, indent=2,
+                        ensure_ascii=False) + "\n")
         return EXIT_OK
     if not jobs:
         _echo(f"no jobs in project {ml.project}" + (f" match {filter_}" if filter_ else ""))

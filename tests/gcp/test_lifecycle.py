@@ -53,14 +53,16 @@ def test_list_passes_the_filter_and_pages(cli, google, key, submitted):
         submitted(f"job{i:03}", state="RUNNING" if i % 2 else "SUCCEEDED")
     result = cli("list", "--filter", "state=RUNNING", "--format", "json")
     assert result.code == 0, result.err
-    jobs = json.loads(result.out)
+    report = json.loads(result.out)
+    assert (report["version"], report["project"]) == (1, "proj-a")
+    jobs = report["jobs"]
     assert len(jobs) == 65 and {j["state"] for j in jobs} == {"RUNNING"}
     pages = google.calls("jobs.list")
     assert [p.query.get("pageToken") for p in pages] == [None]  # 65 fit in a page of 100
     assert pages[0].query["filter"] == ["state=RUNNING"]
 
     result = cli("list", "--format", "json")
-    assert len(json.loads(result.out)) == 130
+    assert len(json.loads(result.out)["jobs"]) == 130
     assert [p.query["pageSize"] for p in google.calls("jobs.list")[1:]] == [["100"], ["100"]]
 
 
