@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from gpujob import schema
 from gpujob.config.document import Document
@@ -10,25 +10,27 @@ from gpujob.config.load import load_file
 from gpujob.findings import Finding
 
 
-@dataclass(frozen=True)
-class CheckOptions:
+class CheckOptions(NamedTuple):
     """What to check beyond the file itself.
 
     ``submit``: the job is about to be sent, so what the service needs at creation (a region, the
-    trainer's packages) must be there. ``local``: it runs on this machine instead.
+    trainer's packages) must be there. ``local``: it runs on this machine instead (region checks
+    become warnings). ``catalog``: a catalog file to use instead of the built-in one.
+    ``region_check``: False turns region and zone findings into warnings.
     """
 
     submit: bool = False
     local: bool = False
+    catalog: str | None = None
+    region_check: bool = True
 
 
-@dataclass
 class FileResult:
     """Everything found in one file."""
 
-    path: str
-    findings: list[Finding] = field(default_factory=list)
-    document: Document | None = None
+    def __init__(self, path: str, findings: list[Finding]) -> None:
+        self.path = path
+        self.findings = findings
 
     @property
     def errors(self) -> list[Finding]:
@@ -54,7 +56,7 @@ def check_document(doc: Document, options: CheckOptions) -> list[Finding]:
 
 def check_file(path: str, options: CheckOptions) -> FileResult:
     loaded = load_file(path)
-    result = FileResult(path, list(loaded.findings), loaded.document)
+    result = FileResult(path, list(loaded.findings))
     if loaded.document is not None:
         result.findings = combine(loaded.findings, check_document(loaded.document, options))
     return result

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from click.core import ParameterSource
@@ -24,6 +24,9 @@ from gpujob.errors import (
     GpujobError,
     UsageError,
 )
+
+if TYPE_CHECKING:
+    from gpujob.gcp.settings import GcpSettings
 
 EXIT_CODES_HELP = """\b
 Exit codes:
@@ -72,10 +75,25 @@ def cli() -> None:
       gpujob validate configs/*.yaml          check configs (schema, GPUs, regions)
       gpujob submit config.yaml --dry-run     print the exact request, send nothing
       gpujob submit config.yaml --region us-central1 -- --epochs 10
+      gpujob wait JOB; gpujob logs JOB --follow   follow a submitted job
       gpujob local config.yaml --package-path trainer/    run the job here first
 
     Set GPUJOB_DEBUG=1 to see a traceback with any error.
     """
+
+
+# -- options shared by the commands that check configs ----------------------------------------
+
+def _check_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    func = click.option(
+        "--no-region-check", "no_region_check", is_flag=True,
+        help="Report region and zone problems as warnings, for when you know better than "
+             "the catalog's availability data.")(func)
+    return click.option(
+        "--catalog", type=click.Path(exists=True, dir_okay=False), envvar="GPUJOB_CATALOG",
+        show_envvar=True, help="A compatibility catalog (JSON or YAML) to use instead of the "
+        "built-in one; `gpujob gpus --export-catalog` prints the built-in one to start from.")(
+        func)
 
 
 # -- validate --------------------------------------------------------------------------------
@@ -108,10 +126,14 @@ def _expand(paths: tuple[str, ...]) -> list[str]:
               show_default=True, envvar="GPUJOB_FORMAT", show_envvar=True,
               help="text for people, json for programs (stable shape, version 1), github for "
                    "GitHub Actions annotations.")
-def validate(files: tuple[str, ...], fmt: str) -> int:
+@_check_options
+def validate(files: tuple[str, ...], fmt: str, catalog: str | None,
+             no_region_check: bool) -> int:
     """Check configs against the Job schema and the GPU compatibility rules.
 
-    Every problem of every file is reported, each as FILE:LINE:COL: PATH: MESSAGE with a hint.
+    Every problem of every file is reported, each as FILE:LINE:COL: PATH: MESSAGE with a hint:
+    the schema, then the compatibility rules (machine type x GPU type x count x region x zone,
+    scale tiers, legacy machines, TPUs, containers). Warnings never fail a file.
     A directory stands for the .yaml, .yml and .json files under it; - reads standard input.
 
     \b
@@ -124,12 +146,64 @@ def validate(files: tuple[str, ...], fmt: str) -> int:
     from gpujob.check import CheckOptions, check_file
     from gpujob.report import REPORTERS, summary
 
-    options = CheckOptions()
+    _load_catalog(catalog)
+    options = CheckOptions(catalog=catalog, region_check=not no_region_check)
     results = [check_file(path, options) for path in _expand(files)]
     sys.stdout.write(REPORTERS[fmt](results))
     if fmt == "text":
         click.echo(summary(results), err=True)
     return EXIT_OK if all(r.valid for r in results) else EXIT_INVALID
+
+
+def _load_catalog(path: str | None) -> Any:
+    """The catalog, loaded up front so that a bad --catalog is one usage error, not one per
+    file."""
+    from gpujob import catalog
+
+    return catalog.load(path)
+
+
+# -- gpus ------------------------------------------------------------------------------------
+
+@cli.command(context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@click.option("--gpu", help="A GPU type: T4, nvidia-tesla-t4 or NVIDIA_TESLA_T4.")
+@click.option("--machine-type", help="A machine type, e.g. n1-highcpu-16.")
+@click.option("--count", type=click.IntRange(min=1), help="GPUs per machine.")
+@click.option("--region", help="A training region, e.g. us-central1.")
+@click.option("--zone", help="A zone, e.g. us-central1-a.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="A table for people, or JSON (version 1) for programs.")
+@click.option("--catalog", type=click.Path(exists=True, dir_okay=False), envvar="GPUJOB_CATALOG",
+              show_envvar=True, help="A catalog file to use instead of the built-in one.")
+@click.option("--export-catalog", is_flag=True,
+              help="Print the catalog in use (JSON, with its sources and dates) and exit: a "
+                   "starting point for a newer one to pass with --catalog.")
+def gpus(gpu: str | None, machine_type: str | None, count: int | None, region: str | None,
+         zone: str | None, fmt: str, catalog: str | None, export_catalog: bool) -> int:
+    """Which GPUs can I use, on which machine types, how many, and where?
+
+    Answers from gpujob's catalog (the AI Platform Training GPU table, regions and zones, with
+    their sources and dates). Filters combine; when nothing matches, gpujob says which filter
+    ruled it out and what matches without it (exit 1).
+
+    \b
+    Examples:
+      gpujob gpus
+      gpujob gpus --gpu t4 --region europe-west4
+      gpujob gpus --machine-type n1-standard-32 --gpu v100
+      gpujob gpus --gpu a100 --format json | jq '.offerings[].zones'
+      gpujob gpus --export-catalog > my-catalog.json   # edit, then --catalog my-catalog.json
+    """
+    from pathlib import Path
+
+    from gpujob import gpus as command
+
+    cat = _load_catalog(catalog)
+    if export_catalog:
+        sys.stdout.write(Path(cat.path).read_text(encoding="utf-8"))
+        return EXIT_OK
+    filters = command.resolve_filters(cat, gpu, machine_type, count, region, zone)
+    return command.run(cat, filters, fmt)
 
 
 # -- submit ----------------------------------------------------------------------------------
@@ -247,6 +321,72 @@ def _overrides(ctx: click.Context, params: dict[str, Any]) -> list[Any]:
     return out
 
 
+def _gcp_options(with_project: bool) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The options of every command that talks to Google Cloud (``submit`` has --project)."""
+    options = [
+        click.option("--credentials-file", metavar="FILE", type=click.Path(dir_okay=False),
+                     help="Service account key or credentials file to use instead of "
+                          "Application Default Credentials."),
+        click.option("--impersonate-service-account", metavar="EMAIL",
+                     envvar="GPUJOB_IMPERSONATE_SERVICE_ACCOUNT", show_envvar=True,
+                     help="Act as this service account (needs Service Account Token Creator "
+                          "on it)."),
+        click.option("--api-endpoint", metavar="URL", envvar="GPUJOB_API_ENDPOINT",
+                     show_envvar=True, help="ml v1 API address (default "
+                     "https://ml.googleapis.com/), for private endpoints."),
+        click.option("--max-attempts", type=click.IntRange(min=1), default=5,
+                     show_default=True, envvar="GPUJOB_MAX_ATTEMPTS", show_envvar=True,
+                     help="Tries per API call on 429, 5xx, resets and timeouts."),
+        click.option("--retry-deadline", type=click.FloatRange(min=0), default=120.0,
+                     show_default=True, envvar="GPUJOB_RETRY_DEADLINE", show_envvar=True,
+                     metavar="SECONDS", help="No retry starts later than this after the "
+                                             "first try."),
+        click.option("--request-timeout", type=click.FloatRange(min=0, min_open=True),
+                     default=60.0, show_default=True, envvar="GPUJOB_REQUEST_TIMEOUT",
+                     show_envvar=True, metavar="SECONDS", help="Timeout of one HTTP request."),
+        click.option("--verbose", is_flag=True,
+                     help="Show each HTTP request and where the credentials came from (never "
+                          "the tokens)."),
+    ]
+    if with_project:
+        options.insert(0, click.option(
+            "--project", envvar=["GPUJOB_PROJECT", "GOOGLE_CLOUD_PROJECT",
+                                 "CLOUDSDK_CORE_PROJECT"], show_envvar=True,
+            help="Google Cloud project (default: the credentials' project)."))
+
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        for option in reversed(options):
+            func = option(func)
+        return func
+
+    return decorate
+
+
+def _gcp_settings(params: dict[str, Any]) -> GcpSettings:
+    """The GcpSettings the options describe (GPUJOB_LOGGING_ENDPOINT and GPUJOB_IAM_ENDPOINT,
+    for private endpoints and tests, have no flag)."""
+    from gpujob.gcp import settings as gcp
+
+    return gcp.GcpSettings(
+        project=params.get("project"),
+        credentials_file=params["credentials_file"],
+        impersonate_service_account=params["impersonate_service_account"],
+        api_endpoint=params["api_endpoint"] or gcp.ML_ENDPOINT,
+        logging_endpoint=os.environ.get("GPUJOB_LOGGING_ENDPOINT") or gcp.LOGGING_ENDPOINT,
+        iam_endpoint=os.environ.get("GPUJOB_IAM_ENDPOINT") or gcp.IAM_CREDENTIALS_ENDPOINT,
+        request_timeout=params["request_timeout"],
+        retry=gcp.RetryPolicy(max_attempts=params["max_attempts"],
+                              deadline=params["retry_deadline"]),
+        verbose=params["verbose"],
+    )
+
+
+_FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+                       show_default=True, help="json prints the API's Job on stdout.")
+_POLL = click.option("--poll-interval", type=click.FloatRange(min=1), default=10.0,
+                     show_default=True, metavar="SECONDS", help="Seconds between checks.")
+
+
 def _local_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """How a job runs on this machine: ``gpujob local`` and ``gpujob submit --local``."""
     for decorate in reversed([
@@ -269,21 +409,33 @@ def _local_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
-def _submit_settings(ctx: click.Context, config: str, params: dict[str, Any],
-                     local: bool) -> Any:
+def _submit_settings(ctx: click.Context, config: str, params: dict[str, Any], *, local: bool,
+                     cloud: bool) -> Any:
+    """The SubmitSettings of ``submit`` (``cloud``: with its API options) and ``local``."""
+    from gpujob.backends.aiplatform import Follow
     from gpujob.submit import SubmitSettings
 
-    return SubmitSettings(
+    api: dict[str, Any] = {}
+    if cloud:
+        api = {"gcp": _gcp_settings(params), "output_format": params["fmt"],
+               "follow": Follow(wait=params["wait"], stream_logs=params["stream_logs"],
+                                poll_interval=params["poll_interval"])}
+    settings = SubmitSettings(
         config=config,
         overrides=_overrides(ctx, params),
         user_args=ctx.meta["user_args"],
         project=params.get("project"),
         dry_run=params.get("dry_run", False),
         local=local,
+        catalog=params["catalog"],
+        region_check=not params["no_region_check"],
         package_path=params["package_path"],
         max_local_replicas=params["max_local_replicas"],
         grace_period=params["grace_period"],
+        **api,
     )
+    _load_catalog(settings.catalog)
+    return settings
 
 
 @cli.command(cls=_UserArgsCommand, context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
@@ -313,6 +465,14 @@ def _submit_settings(ctx: click.Context, config: str, params: dict[str, Any],
 @click.option("--set", "set_", multiple=True, metavar="PATH=VALUE",
               help="Set any field, e.g. --set trainingInput.scheduling.maxRunningTime=7200s. "
                    "VALUE is YAML ('4' a string, 4 a number). Repeatable; named flags win.")
+@_check_options
+@click.option("--wait", is_flag=True,
+              help="After submitting, wait for the job to end (exit 4 if it fails).")
+@click.option("--stream-logs", is_flag=True,
+              help="After submitting, print the job's logs until it ends (exit 4 if it fails).")
+@_POLL
+@_FORMAT
+@_gcp_options(with_project=False)
 @_local_options
 @click.pass_context
 def submit(ctx: click.Context, config: str, **params: Any) -> int:
@@ -329,18 +489,20 @@ def submit(ctx: click.Context, config: str, **params: Any) -> int:
       gpujob submit config.yaml --dry-run --worker-count 2 \\
           --worker-accelerator count=2,type=nvidia-tesla-t4 -- --epochs 10
       gpujob submit config.yaml --set trainingInput.scheduling.maxWaitTime=3600s --dry-run
+      gpujob submit config.yaml --project my-proj --stream-logs
       gpujob submit config.yaml --local --package-path trainer/ -- --epochs 1
     """
     from gpujob.submit import run
 
-    return run(_submit_settings(ctx, config, params, local=params["local"]))
+    return run(_submit_settings(ctx, config, params, local=params["local"], cloud=True))
 
 
 # -- local ------------------------------------------------------------------------------------
 
 # submit's options that describe the job; ``local`` shares them (declared once, above)
 _JOB_PARAMS = {"config", "enable_web_access", "labels", "kms_key", "kms_keyring",
-               "kms_location", "kms_project", "set_"} | {_param_name(f) for f, *_ in _FIELD_FLAGS}
+               "kms_location", "kms_project", "set_", "catalog", "no_region_check"} | {
+                   _param_name(f) for f, *_ in _FIELD_FLAGS}
 
 
 @cli.command("local", cls=_UserArgsCommand, context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
@@ -366,10 +528,112 @@ def local_command(ctx: click.Context, config: str, **params: Any) -> int:
     """
     from gpujob.submit import run
 
-    return run(_submit_settings(ctx, config, params, local=True))
+    return run(_submit_settings(ctx, config, params, local=True, cloud=False))
 
 
 local_command.params[:0] = [p for p in submit.params if p.name in _JOB_PARAMS]
+
+
+# -- following and managing jobs -------------------------------------------------------------
+
+_JOB = click.argument("job", metavar="JOB")
+
+
+@cli.command(context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@_JOB
+@_FORMAT
+@_gcp_options(with_project=True)
+def describe(job: str, fmt: str, **params: Any) -> int:
+    """Show a job: its state, its trainingInput, and links to it in the Cloud console.
+
+    JOB is a job ID, or projects/PROJECT/jobs/ID.
+
+    \b
+    Examples:
+      gpujob describe my_job_20250101_120000 --project my-proj
+      gpujob describe my_job --format json | jq -r .state
+    """
+    from gpujob.backends import aiplatform
+
+    return aiplatform.describe(job, _gcp_settings(params), fmt)
+
+
+@cli.command("list", context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@click.option("--filter", "filter_", metavar="EXPR",
+              help="The API's filter, e.g. 'state=RUNNING' or 'labels.team=vision'.")
+@click.option("--limit", type=click.IntRange(min=1), help="Show at most this many jobs.")
+@_FORMAT
+@_gcp_options(with_project=True)
+def list_(filter_: str | None, limit: int | None, fmt: str, **params: Any) -> int:
+    """List the project's training jobs.
+
+    \b
+    Examples:
+      gpujob list --project my-proj --limit 10
+      gpujob list --filter state=RUNNING --format json
+    """
+    from gpujob.backends import aiplatform
+
+    return aiplatform.list_jobs(_gcp_settings(params), filter_, limit, fmt)
+
+
+@cli.command(context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@_JOB
+@_gcp_options(with_project=True)
+def cancel(job: str, **params: Any) -> int:
+    """Cancel a job: it stops and ends CANCELLED.
+
+    \b
+    Examples:
+      gpujob cancel my_job --project my-proj
+    """
+    from gpujob.backends import aiplatform
+
+    return aiplatform.cancel(job, _gcp_settings(params))
+
+
+@cli.command(context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@_JOB
+@_POLL
+@click.option("--timeout", type=click.FloatRange(min=0), metavar="SECONDS",
+              help="Stop waiting after this long (exit 3; the job keeps running).")
+@_FORMAT
+@_gcp_options(with_project=True)
+def wait(job: str, poll_interval: float, timeout: float | None, fmt: str, **params: Any) -> int:
+    """Wait for a job to end, telling its state changes on stderr.
+
+    Exits 0 when the job SUCCEEDED, 4 when it FAILED or was CANCELLED (with its error
+    message). Ctrl-C stops waiting; the job keeps running.
+
+    \b
+    Examples:
+      gpujob wait my_job --project my-proj && echo trained
+      gpujob wait my_job --poll-interval 60 --timeout 7200
+    """
+    from gpujob.backends import aiplatform
+
+    return aiplatform.wait(job, _gcp_settings(params), poll_interval, timeout, fmt)
+
+
+@cli.command(context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@_JOB
+@click.option("--follow", "-f", is_flag=True, help="Keep printing new lines until the job ends.")
+@_POLL
+@_gcp_options(with_project=True)
+def logs(job: str, follow: bool, poll_interval: float, **params: Any) -> int:
+    """Print a job's logs from Cloud Logging (TIMESTAMP SEVERITY TASK: MESSAGE).
+
+    Ctrl-C stops following; the job keeps running. GPUJOB_LOGGING_ENDPOINT replaces the
+    Cloud Logging address (https://logging.googleapis.com/).
+
+    \b
+    Examples:
+      gpujob logs my_job --project my-proj
+      gpujob logs my_job --follow
+    """
+    from gpujob.backends import aiplatform
+
+    return aiplatform.logs(job, _gcp_settings(params), follow, poll_interval)
 
 
 # -- entry point -----------------------------------------------------------------------------

@@ -36,10 +36,10 @@ def _inline(node: Any, defs: dict[str, Any]) -> Any:
 
 
 @cache
-def _validator() -> Any:
+def _validator(name: str) -> Any:
     from jsonschema import Draft202012Validator
 
-    schema = load_schema(SCHEMA_FILE)
+    schema = load_schema(name)
     return Draft202012Validator(_inline(schema, schema["$defs"]))
 
 
@@ -61,15 +61,15 @@ def did_you_mean(word: str, choices: list[str]) -> str | None:
     return by_norm[close[0]] if close else None
 
 
-def _resolve(schema: dict[str, Any]) -> dict[str, Any]:
+def _resolve(schema: dict[str, Any], name: str = SCHEMA_FILE) -> dict[str, Any]:
     ref = schema.get("$ref")
     if ref and ref.startswith("#/$defs/"):
-        return load_schema(SCHEMA_FILE)["$defs"][ref[len("#/$defs/"):]]
+        return load_schema(name)["$defs"][ref[len("#/$defs/"):]]
     return schema
 
 
 @cache
-def _schema_index() -> tuple[dict[str, list[str]], dict[str, str]]:
+def _schema_index(name: str) -> tuple[dict[str, list[str]], dict[str, str]]:
     """Every property name -> the paths that accept it (``--set`` syntax), and its description."""
     places: dict[str, list[str]] = {}
     docs: dict[str, str] = {}
@@ -79,19 +79,19 @@ def _schema_index() -> tuple[dict[str, list[str]], dict[str, str]]:
         if ref in seen:
             return
         seen = seen | {ref} if ref else seen
-        schema = _resolve(schema)
-        for name, sub in schema.get("properties", {}).items():
-            where = f"{path}.{name}" if path else name
-            places.setdefault(name, []).append(where)
-            text = sub.get("description") or _resolve(sub).get("description")
+        schema = _resolve(schema, name)
+        for key, sub in schema.get("properties", {}).items():
+            where = f"{path}.{key}" if path else key
+            places.setdefault(key, []).append(where)
+            text = sub.get("description") or _resolve(sub, name).get("description")
             if text:
-                docs.setdefault(name, text)
+                docs.setdefault(key, text)
             walk(sub, where, seen)
         items = schema.get("items")
         if isinstance(items, dict):
             walk(items, f"{path}[]", seen)
 
-    walk(load_schema(SCHEMA_FILE), "", frozenset())
+    walk(load_schema(name), "", frozenset())
     return places, docs
 
 
@@ -134,8 +134,10 @@ _TYPE_NAMES = {"string": "a string", "integer": "a whole number", "number": "a n
 
 
 class _Reporter:
-    def __init__(self, doc: Document) -> None:
+    def __init__(self, doc: Document, schema_name: str) -> None:
         self.doc = doc
+        self.schema_name = schema_name
+        self.is_job = schema_name == SCHEMA_FILE
         self.findings: list[Finding] = []
         self.seen: set[tuple[str, JsonPath, str]] = set()
 
@@ -163,15 +165,15 @@ class _Reporter:
                 path, key, known, err.instance), key=True)
 
     def key_hint(self, path: JsonPath, key: str, known: list[str], mapping: dict) -> str | None:
-        if path == () and key in _OUTPUT_ONLY:
+        if self.is_job and path == () and key in _OUTPUT_ONLY:
             return f"{key} is set by the service (output only); remove it"
-        if path == () and key == "predictionInput":
+        if self.is_job and path == () and key == "predictionInput":
             return "gpujob submits training jobs; predictionInput belongs to prediction jobs"
         same = {_norm(k): k for k in known}.get(_norm(key))
         if same and same not in mapping:
             return f"did you mean {same!r}?"
-        belongs = _schema_index()[0].get(key, [])
-        if path == () and f"trainingInput.{key}" in belongs:
+        belongs = _schema_index(self.schema_name)[0].get(key, [])
+        if self.is_job and path == () and f"trainingInput.{key}" in belongs:
             return f"{key} is a trainingInput field: indent it under trainingInput:"
         if belongs:
             return _belongs_hint(key, belongs)
@@ -185,10 +187,10 @@ class _Reporter:
         for key in err.validator_value:
             if key in err.instance:
                 continue
-            hint = _schema_index()[1].get(key)
-            if path == () and key == "trainingInput":
+            hint = _schema_index(self.schema_name)[1].get(key)
+            if self.is_job and path == () and key == "trainingInput":
                 stray = [k for k in err.instance if f"trainingInput.{k}" in
-                         _schema_index()[0].get(k, [])]
+                         _schema_index(self.schema_name)[0].get(k, [])]
                 hint = ("the top level holds trainingInput's fields: indent them under a "
                         "trainingInput: key" if stray else
                         "a Job config is a mapping with a trainingInput section")
@@ -281,10 +283,11 @@ class _Reporter:
             self.add(f"schema.{kw}", path, err.message)
 
 
-def check(doc: Document) -> list[Finding]:
-    """All schema problems of one document, in document order."""
-    reporter = _Reporter(doc)
-    for err in _validator().iter_errors(doc.data):
+def check(doc: Document, schema_name: str = SCHEMA_FILE) -> list[Finding]:
+    """All problems of one document against a schema in ``schemas/`` (the Job schema unless
+    named), in document order."""
+    reporter = _Reporter(doc, schema_name)
+    for err in _validator(schema_name).iter_errors(doc.data):
         reporter.handle(err)
     return sorted(reporter.findings, key=position_key)
 

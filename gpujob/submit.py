@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from gpujob.backends.aiplatform import Follow
 from gpujob.check import CheckOptions, check_document, combine
 from gpujob.config.document import Document
 from gpujob.config.load import load_file
@@ -14,9 +15,10 @@ from gpujob.config.merge import apply, generate_job_id
 from gpujob.config.overrides import Override
 from gpujob.errors import InvalidConfig, UsageError
 from gpujob.findings import Finding, Location
+from gpujob.gcp.settings import ML_ENDPOINT, GcpSettings, base_url
 from gpujob.report import finding_line
 
-ML_ENDPOINT = "https://ml.googleapis.com/"
+__all__ = ["ML_ENDPOINT", "SubmitSettings", "prepare", "request_body", "run"]
 
 
 @dataclass
@@ -29,10 +31,19 @@ class SubmitSettings:
     project: str | None = None
     dry_run: bool = False
     local: bool = False
+    catalog: str | None = None
+    region_check: bool = True
+    gcp: GcpSettings = field(default_factory=GcpSettings)  # its project: ``project`` above
+    output_format: str = "text"
+    follow: Follow = field(default_factory=Follow)
     # local runs (--local, gpujob local); None: the local backend's default
     package_path: str | None = None
     max_local_replicas: int | None = None
     grace_period: float | None = None
+
+    def check_options(self) -> CheckOptions:
+        return CheckOptions(submit=True, local=self.local, catalog=self.catalog,
+                            region_check=self.region_check)
 
 
 def _print_findings(findings: list[Finding]) -> None:
@@ -67,8 +78,7 @@ def prepare(settings: SubmitSettings) -> Document:
     if "jobId" not in doc.data:
         doc = apply(doc, [Override(("jobId",), generate_job_id(settings.config),
                                    Location("generated", flag="file name and time"))])
-    findings = combine(loaded.findings,
-                       check_document(doc, CheckOptions(submit=True, local=settings.local)))
+    findings = combine(loaded.findings, check_document(doc, settings.check_options()))
     _print_findings(findings)
     errors = sum(f.is_error for f in findings)
     if errors:
@@ -112,10 +122,13 @@ def run(settings: SubmitSettings) -> int:
     body = request_body(doc)
     if settings.dry_run:
         parent = f"projects/{settings.project or 'PROJECT'}"
-        print(f"Dry run: would POST this Job to {ML_ENDPOINT}v1/{parent}/jobs (nothing sent)"
+        endpoint = base_url(settings.gcp.api_endpoint)
+        print(f"Dry run: would POST this Job to {endpoint}v1/{parent}/jobs (nothing sent)"
               + ("" if settings.project else "; no project given (--project or GPUJOB_PROJECT)"),
               file=sys.stderr)
         sys.stdout.write(json.dumps(body, indent=2, ensure_ascii=False) + "\n")
         return 0
-    raise UsageError("submitting to AI Platform is not available in this build",
-                     "use --dry-run to print the request")
+    from gpujob.backends import aiplatform
+
+    return aiplatform.submit(body, replace(settings.gcp, project=settings.project),
+                             settings.output_format, settings.follow)

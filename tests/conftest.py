@@ -29,7 +29,11 @@ def clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         if name.startswith(("GPUJOB_", "GOOGLE_", "CLOUDSDK_", "STORAGE_EMULATOR")):
             monkeypatch.delenv(name)
     monkeypatch.setenv("CLOUDSDK_CONFIG", str(tmp_path / "gcloud-config"))
-    monkeypatch.setenv("NO_GCE_CHECK", "True")  # google-auth: never probe the metadata server
+    # google-auth: never probe the metadata server (it reads these once, at import, and wants
+    # "true" in lower case); a metadata address on a closed loopback port backs that up
+    monkeypatch.setenv("NO_GCE_CHECK", "true")
+    monkeypatch.setenv("GCE_METADATA_HOST", "127.0.0.1:9")
+    monkeypatch.setenv("GCE_METADATA_IP", "127.0.0.1:9")
 
 
 @pytest.fixture

@@ -19,6 +19,16 @@ trainingInput:
 """
 
 
+# A runtime-version job (no container), for the flags that conflict with an image.
+RUNTIME = """\
+trainingInput:
+  scaleTier: BASIC
+  region: us-central1
+  packageUris: [gs://b/trainer-0.1.tar.gz]
+  pythonModule: trainer.task
+"""
+
+
 @pytest.fixture
 def dry_run(cli, write):
     """Dry-run a config with flags; returns (Job body, stderr) and insists on exit 0."""
@@ -57,28 +67,22 @@ def test_an_invalid_config_prints_no_body_and_exits_1(cli, write):
 
 @pytest.mark.parametrize("flag, value, path, expected", [
     ("--region", "europe-west4", ("region",), "europe-west4"),
-    ("--scale-tier", "Basic-GPU", ("scaleTier",), "BASIC_GPU"),
-    ("--scale-tier", "premium_1", ("scaleTier",), "PREMIUM_1"),
     ("--master-machine-type", "n1-standard-8", ("masterType",), "n1-standard-8"),
     ("--master-image-uri", "gcr.io/p/t:2", ("masterConfig", "imageUri"), "gcr.io/p/t:2"),
-    ("--worker-count", "3", ("workerCount",), 3),
     ("--worker-machine-type", "n1-standard-8", ("workerType",), "n1-standard-8"),
     ("--worker-accelerator", "count=2,type=nvidia-tesla-v100", ("workerConfig",
      "acceleratorConfig"), {"type": "NVIDIA_TESLA_V100", "count": 2}),
     ("--worker-image-uri", "gcr.io/p/w:1", ("workerConfig", "imageUri"), "gcr.io/p/w:1"),
-    ("--parameter-server-count", "2", ("parameterServerCount",), 2),
     ("--parameter-server-machine-type", "n1-highmem-8", ("parameterServerType",),
      "n1-highmem-8"),
     ("--parameter-server-accelerator", "type=NVIDIA_TESLA_T4,count=1",
      ("parameterServerConfig", "acceleratorConfig"), {"type": "NVIDIA_TESLA_T4", "count": 1}),
     ("--parameter-server-image-uri", "gcr.io/p/ps:1", ("parameterServerConfig", "imageUri"),
      "gcr.io/p/ps:1"),
-    ("--evaluator-count", "1", ("evaluatorCount",), 1),
     ("--evaluator-machine-type", "n1-standard-4", ("evaluatorType",), "n1-standard-4"),
     ("--evaluator-accelerator", "count=1,type=nvidia-tesla-t4", ("evaluatorConfig",
      "acceleratorConfig"), {"type": "NVIDIA_TESLA_T4", "count": 1}),
     ("--evaluator-image-uri", "gcr.io/p/e:1", ("evaluatorConfig", "imageUri"), "gcr.io/p/e:1"),
-    ("--runtime-version", "2.11", ("runtimeVersion",), "2.11"),
     ("--python-version", "3.7", ("pythonVersion",), "3.7"),
     ("--module-name", "trainer.task", ("pythonModule",), "trainer.task"),
     ("--packages", "gs://b/a.tar.gz,gs://b/b.whl", ("packageUris",),
@@ -97,6 +101,28 @@ def test_each_flag_sets_its_field(dry_run, flag, value, path, expected):
     for key in path:
         node = node[key]
     assert node == expected
+
+
+@pytest.mark.parametrize("flag, value, path, expected", [
+    ("--worker-count", "3", ("workerCount",), 3),
+    ("--parameter-server-count", "2", ("parameterServerCount",), 2),
+    ("--evaluator-count", "1", ("evaluatorCount",), 1),
+])
+def test_replica_counts(dry_run, flag, value, path, expected):
+    kind = flag[2:-len("-count")]
+    body, _ = dry_run(flag, value, f"--{kind}-machine-type", "n1-standard-8")
+    assert body["trainingInput"][path[0]] == expected
+
+
+@pytest.mark.parametrize("flags, path, expected", [
+    (["--scale-tier", "Basic-GPU"], ("scaleTier",), "BASIC_GPU"),
+    (["--scale-tier", "premium_1"], ("scaleTier",), "PREMIUM_1"),
+    (["--runtime-version", "2.11"], ("runtimeVersion",), "2.11"),
+    (["--runtime-version", "1.15", "--python-version", "2.7"], ("pythonVersion",), "2.7"),
+])
+def test_flags_of_runtime_jobs(dry_run, flags, path, expected):
+    body, _ = dry_run("--runtime-version", "2.11", *flags, config=RUNTIME)
+    assert body["trainingInput"][path[0]] == expected
 
 
 def test_a_flag_alone_sets_a_boolean(dry_run):
@@ -159,12 +185,12 @@ def test_extra_arguments_without_the_separator_are_a_usage_error(cli, write):
 
 def test_set_writes_any_field_with_a_yaml_value(dry_run):
     body, _ = dry_run("--set", "trainingInput.scheduling.maxWaitTime=3600s",
-                      "--set", "trainingInput.masterConfig.acceleratorConfig.count=8",
+                      "--set", "trainingInput.masterConfig.acceleratorConfig.count=2",
                       "--set", "trainingInput.args=[--a, '1']",
                       "--set", 'labels["team"]=ml')
     ti = body["trainingInput"]
     assert ti["scheduling"] == {"maxWaitTime": "3600s"}
-    assert ti["masterConfig"]["acceleratorConfig"] == {"count": 8, "type": "NVIDIA_TESLA_T4"}
+    assert ti["masterConfig"]["acceleratorConfig"] == {"count": 2, "type": "NVIDIA_TESLA_T4"}
     assert ti["args"] == ["--a", "1"]
     assert body["labels"] == {"team": "ml"}
 
@@ -204,8 +230,10 @@ def test_bad_flag_values_are_reported_at_the_flag(cli, write):
     result = cli("submit", write(BASE), "--dry-run", "--region", "us-central1-a",
                  "--master-accelerator", "count=4,type=nvidia-tesla-t5")
     assert result.code == 1
-    assert ("command line (--region): trainingInput.region: 'us-central1-a' is not a valid "
-            "region") in result.err
+    assert ("command line (--region): trainingInput.region: 'us-central1-a' is not a region "
+            "AI Platform Training runs in [region.unknown]") in result.err
+    assert "hint: us-central1-a looks like a zone; the job takes its region, us-central1" \
+        in result.err
     assert ("command line (--master-accelerator): trainingInput.masterConfig.acceleratorConfig"
             ".type: 'NVIDIA_TESLA_T5' is not a valid type") in result.err
     assert "did you mean 'NVIDIA_TESLA_T4'?" in result.err

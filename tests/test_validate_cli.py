@@ -12,8 +12,8 @@ import pytest
 
 from gpujob import __version__
 
-VALID = "trainingInput:\n  scaleTier: BASIC\n"
-TYPO = "trainingInput:\n  scaleTier: CUSTOM\n  masterTyp: n1-highcpu-16\n"
+VALID = "trainingInput:\n  scaleTier: BASIC\n  runtimeVersion: '2.11'\n"
+TYPO = "trainingInput:\n  scaleTier: BASIC\n  runtimeVersion: '2.11'\n  masterTyp: n1-highcpu-16\n"
 
 
 def test_valid_file_exits_0_with_a_summary_on_stderr(cli, write):
@@ -26,7 +26,7 @@ def test_text_report_points_at_the_line_with_a_hint(cli, write):
     path = write(TYPO)
     result = cli("validate", path)
     assert result.code == 1
-    assert result.out == (f"{path}:3:3: trainingInput.masterTyp: unknown key 'masterTyp' "
+    assert result.out == (f"{path}:4:3: trainingInput.masterTyp: unknown key 'masterTyp' "
                           "[schema.unknown-key]\n  hint: did you mean 'masterType'?\n")
     assert result.err == "1 file checked: 0 valid, 1 invalid (1 error, 0 warnings)\n"
 
@@ -41,7 +41,7 @@ def test_json_report_has_the_stable_shape(cli, write):
         "files": [
             {"path": good, "valid": True, "errors": [], "warnings": []},
             {"path": bad, "valid": False, "warnings": [], "errors": [{
-                "path": "trainingInput.masterTyp", "line": 3, "column": 3,
+                "path": "trainingInput.masterTyp", "line": 4, "column": 3,
                 "rule": "schema.unknown-key", "message": "unknown key 'masterTyp'",
                 "hint": "did you mean 'masterType'?"}]},
         ],
@@ -57,15 +57,15 @@ def test_json_report_of_an_unreadable_file_has_null_positions(cli, write):
 
 
 def test_github_format_emits_escaped_annotations(cli, write):
-    path = write("trainingInput:\n  scaleTier: BASIC\nlabels: {Team: 'a,b'}\n", "a,b.yaml")
+    path = write(VALID + "labels: {Team: 'a,b'}\n", "a,b.yaml")
     result = cli("validate", "--format", "github", path)
     assert result.code == 1
     escaped = path.replace(",", "%2C").replace(":", "%3A")
     assert result.out == (
-        f"::error file={escaped},line=3,col=10,title=gpujob schema.pattern::labels.Team: "
+        f"::error file={escaped},line=4,col=10,title=gpujob schema.pattern::labels.Team: "
         "'Team' is not a valid label key%0Ahint: label keys start with a lowercase letter and "
         "hold up to 63 lowercase letters, digits, '_' and '-'\n"
-        f"::error file={escaped},line=3,col=16,title=gpujob schema.pattern::labels.Team: "
+        f"::error file={escaped},line=4,col=16,title=gpujob schema.pattern::labels.Team: "
         "'a,b' is not a valid label value%0Ahint: label values hold up to 63 lowercase "
         "letters, digits, '_' and '-' (quote numbers: '1')\n")
 
@@ -100,7 +100,7 @@ def test_unknown_format_is_a_usage_error(cli, write):
 def test_standard_input(cli):
     result = cli("validate", "-", stdin=TYPO.encode())
     assert result.code == 1
-    assert result.out.startswith("<stdin>:3:3: trainingInput.masterTyp: unknown key")
+    assert result.out.startswith("<stdin>:4:3: trainingInput.masterTyp: unknown key")
 
 
 def test_format_from_the_environment(cli, write):

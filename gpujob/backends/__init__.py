@@ -1,1 +1,2 @@
-"""Where a checked Job goes: AI Platform, or processes on this machine (``local``)."""
+"""Where a checked Job goes: the AI Platform Training API (``aiplatform``), a dry run, or
+processes on this machine (``local``)."""

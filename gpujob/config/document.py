@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from gpujob.findings import JsonPath, Location
 
 
-@dataclass
 class Document:
     """The Job dict plus the origin of every value in it.
 
@@ -19,11 +17,15 @@ class Document:
     Overrides from the command line replace the entries under the paths they set.
     """
 
-    source: str
-    data: dict[str, Any]
-    values: dict[JsonPath, Location] = field(default_factory=dict)
-    keys: dict[JsonPath, Location] = field(default_factory=dict)
-    texts: dict[JsonPath, str] = field(default_factory=dict)
+    def __init__(self, source: str, data: dict[str, Any],
+                 values: dict[JsonPath, Location] | None = None,
+                 keys: dict[JsonPath, Location] | None = None,
+                 texts: dict[JsonPath, str] | None = None) -> None:
+        self.source = source
+        self.data = data
+        self.values = values if values is not None else {}
+        self.keys = keys if keys is not None else {}
+        self.texts = texts if texts is not None else {}
 
     def locate(self, path: JsonPath, *, key: bool = False) -> Location:
         """The origin of ``path`` (its key with ``key=True``), else of its nearest ancestor's key,

@@ -17,9 +17,8 @@ from __future__ import annotations
 import math
 import re
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -66,22 +65,30 @@ class _Fatal(Exception):
         self.finding = finding
 
 
-@dataclass
+# Plain classes and tuples rather than dataclasses on this path: creating a dataclass costs
+# about a millisecond at import, and ``gpujob validate`` is measured on its start-up time.
+
 class _Collection:
-    path: JsonPath
-    value: Any
-    anchor: str | None
-    start: int  # index into the builder's origin log where this collection's entries begin
-    location: Location
-    key: str | None = None  # mappings: the key waiting for its value
-    key_location: Location | None = None
-    merge_next: bool = False  # mappings: the pending key is the ``<<`` merge key
-    merges: list[tuple[Any, Location]] = field(default_factory=list)
-    written: dict[str, Location] = field(default_factory=dict)  # keys written in this mapping
+    """A mapping or sequence being built."""
+
+    __slots__ = ("anchor", "key", "key_location", "location", "merge_next", "merges", "path",
+                 "start", "value", "written")
+
+    def __init__(self, path: JsonPath, value: Any, anchor: str | None, start: int,
+                 location: Location) -> None:
+        self.path = path
+        self.value = value
+        self.anchor = anchor
+        self.start = start  # index into the builder's origin log where this one's entries begin
+        self.location = location
+        self.key: str | None = None  # mappings: the key waiting for its value
+        self.key_location: Location | None = None
+        self.merge_next = False  # mappings: the pending key is the ``<<`` merge key
+        self.merges: list[tuple[Any, Location]] = []
+        self.written: dict[str, Location] = {}  # keys written in this mapping
 
 
-@dataclass
-class _Anchor:
+class _Anchor(NamedTuple):
     value: Any
     path: JsonPath
     origins: list[tuple[bool, JsonPath, Location]]
@@ -373,8 +380,7 @@ def _decode(raw: bytes, source: str) -> str:
                            "character here)", (), where, "save the file as UTF-8")) from None
 
 
-@dataclass
-class Loaded:
+class Loaded(NamedTuple):
     """The result of loading one file: a document unless a fatal problem stopped it."""
 
     source: str

@@ -1,0 +1,56 @@
+"""What do the compatibility rules cost on top of schema validation? Per file, in one process.
+
+For each example config and rule case, times (median of several rounds) loading, schema
+checking, and the rules, and prints the rules' cost per file and as a fraction of the schema's.
+Usage: python benchmarks/rules.py [--rounds N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from pathlib import Path
+
+from gpujob import rules, schema
+from gpujob.check import CheckOptions
+from gpujob.config.load import load_file
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def per_file(func, items, rounds: int) -> float:
+    """Median over rounds of the mean seconds per item."""
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for item in items:
+            func(item)
+        times.append((time.perf_counter() - start) / len(items))
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=15)
+    args = parser.parse_args()
+    paths = sorted((ROOT / "configs").glob("*.yaml")) + sorted(
+        (ROOT / "tests" / "cases").glob("*/rule-*.yaml"))
+    docs = [load_file(str(p)).document for p in paths]
+    docs = [d for d in docs if d is not None] * 20
+    options = CheckOptions(submit=True)
+    found = {id(d): schema.check(d) for d in docs}
+    rules.check(docs[0], options, found[id(docs[0])])  # load the catalog once, as a run does
+
+    load = per_file(lambda p: load_file(str(p)), paths * 20, args.rounds)
+    check = per_file(schema.check, docs, args.rounds)
+    rule = per_file(lambda d: rules.check(d, options, found[id(d)]), docs, args.rounds)
+    print(f"{len(paths)} configs ({len(docs)} checks a round, median of {args.rounds} rounds):")
+    print(f"  load    {load * 1e6:7.1f} us/file")
+    print(f"  schema  {check * 1e6:7.1f} us/file")
+    print(f"  rules   {rule * 1e6:7.1f} us/file = {rule / check:.2f} x the schema's cost, "
+          f"{rule / (load + check + rule):.0%} of a file's checking")
+
+
+if __name__ == "__main__":
+    main()

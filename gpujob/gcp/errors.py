@@ -1,0 +1,206 @@
+"""The service's and the network's failures as one line with the server's message and a hint.
+
+Google APIs answer errors as ``{"error": {"code", "message", "status", "details": [...]}}``;
+``details`` may hold a ``google.rpc.ErrorInfo`` (``reason`` such as ``SERVICE_DISABLED`` and
+``metadata``) and a ``google.rpc.BadRequest`` (``fieldViolations``). Nothing here ever includes
+request headers, so an access token cannot end up in a message.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, NoReturn
+
+from gpujob.errors import RemoteError
+
+SHUTDOWN_HINT = (
+    "legacy AI Platform Training (ml.googleapis.com) was shut down on 2025-01-31 and accepts no "
+    "new jobs; its successor is Vertex AI custom training "
+    "(https://cloud.google.com/vertex-ai/docs/training/create-custom-job). gpujob validate and "
+    "gpujob submit --dry-run still check the config and print the exact Job")
+_SHUTDOWN = re.compile(r"Cloud AI Platform has been deprecated|AI Platform Training has been "
+                       r"(deprecated|shut ?down)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Action:
+    """What gpujob was doing, to say so in messages: ``what`` reads "submitting job j1"."""
+
+    what: str
+    project: str
+    permission: str  # the IAM permission the call needs
+    role: str = "roles/ml.developer"  # a predefined role that grants it
+    service: str = "ml.googleapis.com"
+    not_found_hint: str = ""
+    identity: str | None = None  # who the credentials are, when known
+
+
+@dataclass
+class ServiceError:
+    """The parts of an HTTP error answer that messages use."""
+
+    status: int
+    code_name: str
+    message: str
+    reasons: list[dict[str, Any]] = field(default_factory=list)
+    violations: list[tuple[str, str]] = field(default_factory=list)
+
+    def reason(self, name: str) -> dict[str, Any] | None:
+        return next((r for r in self.reasons if r.get("reason") == name), None)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def parse_http_error(exc: Any) -> ServiceError:
+    """``exc``: googleapiclient's HttpError (its ``resp`` and ``content``)."""
+    status = int(exc.resp.status)
+    reason = str(getattr(exc.resp, "reason", "") or "")
+    try:
+        data = json.loads(exc.content.decode("utf-8") if isinstance(exc.content, bytes)
+                          else exc.content)
+    except (ValueError, AttributeError):
+        data = None
+    error = data.get("error") if isinstance(data, dict) else None
+    if not isinstance(error, dict):
+        return ServiceError(status, "", _one_line(reason or f"HTTP {status}"))
+    parsed = ServiceError(status, str(error.get("status") or ""),
+                          _one_line(error.get("message") or reason))
+    for detail in error.get("details") or []:
+        if not isinstance(detail, dict):
+            continue
+        kind = str(detail.get("@type", ""))
+        if kind.endswith("google.rpc.ErrorInfo"):
+            parsed.reasons.append(detail)
+        elif kind.endswith("google.rpc.BadRequest"):
+            for violation in detail.get("fieldViolations") or []:
+                parsed.violations.append((str(violation.get("field", "")),
+                                          _one_line(violation.get("description", ""))))
+    return parsed
+
+
+def json_path(field_name: str) -> str:
+    """The service's field name (``job.training_input.master_type``) as the config writes it
+    (``trainingInput.masterType``)."""
+    parts = field_name.split(".")
+    if parts and parts[0] in ("job", "request"):
+        parts = parts[1:]
+
+    def camel(part: str) -> str:
+        head, *rest = part.split("_")
+        return head + "".join(word[:1].upper() + word[1:] for word in rest)
+
+    return ".".join(camel(part) for part in parts) or field_name
+
+
+def _hint(error: ServiceError, action: Action, attempts: int) -> str:
+    project = action.project
+    if _SHUTDOWN.search(error.message):
+        return SHUTDOWN_HINT
+    disabled = error.reason("SERVICE_DISABLED")
+    if disabled is not None or (error.status == 403 and "it is disabled" in error.message):
+        meta = (disabled or {}).get("metadata") or {}
+        service = meta.get("service") or action.service
+        url = meta.get("activationUrl")
+        where = f" (or visit {url})" if url else ""
+        return (f"enable the API: gcloud services enable {service} --project {project}{where}; "
+                "it can take a few minutes to apply")
+    if error.status == 403:
+        info = next((r for r in error.reasons if (r.get("metadata") or {}).get("permission")),
+                    None)
+        permission = ((info or {}).get("metadata") or {}).get("permission")
+        if not permission:
+            found = re.search(r"[Pp]ermission '([\w.]+)'", error.message)
+            permission = found.group(1) if found else action.permission
+        who = action.identity or "the caller"
+        return (f"{who} needs the {permission} permission on project {project}, for example "
+                f"through the {action.role} role")
+    if error.status == 401:
+        return ("the access token was refused: renew the credentials (gcloud auth "
+                "application-default login) or check the key file and its service account")
+    if error.status == 400:
+        if error.violations:
+            path, description = error.violations[0]
+            more = f" (and {len(error.violations) - 1} more)" if len(error.violations) > 1 else ""
+            why = description.rstrip(".") or "invalid"
+            return (f"the service refused {json_path(path)}{more}: {why}; fix it in the config "
+                    "or with a flag")
+        return "gpujob submit --dry-run prints the exact body that was sent"
+    if error.status == 404:
+        return action.not_found_hint or f"check --project (now {project})"
+    if error.status == 429:
+        return (f"the {action.service} quota of project {project} stayed exhausted through "
+                f"{attempts} attempt{'s' if attempts != 1 else ''}; wait and retry, or ask for "
+                f"more at https://console.cloud.google.com/iam-admin/quotas?project={project}")
+    if error.status >= 500:
+        return ("the service kept failing; try again later (--max-attempts and "
+                "--retry-deadline allow more retries)")
+    return f"the {action.service} API refused the request"
+
+
+def _refresh_message(exc: BaseException) -> str:
+    """google-auth's RefreshError: its message, and the server's answer when it carries one as
+    text (impersonation does; a token endpoint's error is already in the message)."""
+    parts = [_one_line(exc.args[0])] if exc.args else [_one_line(exc)]
+    for extra in exc.args[1:2]:
+        try:
+            error = json.loads(extra).get("error") if isinstance(extra, (str, bytes)) else None
+        except (ValueError, AttributeError):
+            error = None
+        if isinstance(error, dict) and error.get("message"):
+            code = " ".join(str(error[k]) for k in ("code", "status") if error.get(k))
+            parts.append(f"{code}: {_one_line(error['message'])}" if code
+                         else _one_line(error["message"]))
+    return ": ".join(parts)
+
+
+def explain(exc: BaseException, action: Action) -> RemoteError | None:
+    """A ``RemoteError`` (exit 3) telling what failed, the server's words, and what to do; None
+    when ``exc`` is not a remote failure (a bug, to be raised as it is)."""
+    from google.auth.exceptions import DefaultCredentialsError, RefreshError, TransportError
+    from googleapiclient.errors import HttpError
+    from httplib2 import ServerNotFoundError
+
+    from gpujob.gcp.retry import GaveUp
+
+    attempts, suffix = 1, ""
+    if isinstance(exc, GaveUp):
+        attempts, suffix = exc.attempts, f" ({exc.why})"
+        exc = exc.last
+    if isinstance(exc, HttpError):
+        error = parse_http_error(exc)
+        label = " ".join(part for part in (str(error.status), error.code_name) if part)
+        if error.status == 429:
+            return RemoteError(f"{action.what} failed: quota exhausted: {label}: "
+                               f"{error.message}{suffix}", _hint(error, action, attempts))
+        return RemoteError(f"{action.what} failed: {label}: {error.message}{suffix}",
+                           _hint(error, action, attempts))
+    if isinstance(exc, RefreshError):
+        return RemoteError(f"{action.what} failed: could not get an access token: "
+                           f"{_refresh_message(exc)}",
+                           "the credentials were refused; renew them (gcloud auth "
+                           "application-default login) or check the key file, and for "
+                           "--impersonate-service-account the roles/iam.serviceAccountTokenCreator"
+                           " role on that account")
+    if isinstance(exc, DefaultCredentialsError):
+        return RemoteError(f"{action.what} failed: {_one_line(exc)}")
+    if isinstance(exc, ServerNotFoundError):
+        return RemoteError(f"{action.what} failed: {_one_line(exc)}",
+                           "check the network, and --api-endpoint or GPUJOB_API_ENDPOINT if set")
+    if isinstance(exc, (OSError, TransportError)) or type(exc).__module__ == "http.client":
+        return RemoteError(f"{action.what} failed: network error: "
+                           f"{_one_line(exc) or type(exc).__name__}{suffix}",
+                           "check the network and the endpoint; the request may be retried "
+                           "safely")
+    return None
+
+
+def raise_explained(exc: BaseException, action: Action) -> NoReturn:
+    """Raise ``explain(exc, action)``, or ``exc`` itself when it is not a remote failure."""
+    error = explain(exc, action)
+    if error is None:
+        raise exc
+    raise error from exc

@@ -1,0 +1,88 @@
+"""A job's logs from Cloud Logging (``logging v2 entries.list``), read once or followed.
+
+The filter is gcloud's (``command_lib/ml_engine/log_utils.py``): AI Platform writes a training
+job's logs under the ``ml_job`` resource (``cloudml_job`` in older projects) labelled with the
+job ID.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from gpujob.gcp.session import Session
+from gpujob.gcp.settings import base_url
+
+
+def job_filter(job_id: str, since: str | None = None) -> str:
+    text = ('(resource.type="ml_job" OR resource.type="cloudml_job") AND '
+            f'resource.labels.job_id="{job_id}"')
+    return text + (f' AND timestamp>="{since}"' if since else "")
+
+
+def format_entry(entry: dict[str, Any]) -> str:
+    """``TIMESTAMP SEVERITY TASK: MESSAGE``, as one prints a training job's log."""
+    payload = entry.get("jsonPayload")
+    if "textPayload" in entry:
+        message = str(entry["textPayload"])
+    elif isinstance(payload, dict):
+        message = str(payload["message"]) if "message" in payload else json.dumps(payload)
+    else:
+        message = json.dumps(entry.get("protoPayload", ""))
+    task = ((entry.get("resource") or {}).get("labels") or {}).get("task_name") \
+        or (entry.get("labels") or {}).get("task_name") or "-"
+    return (f"{entry.get('timestamp', '-')} {entry.get('severity', 'DEFAULT')} {task}: "
+            f"{message.rstrip()}")
+
+
+class LogsClient:
+    """Log entries of one project's training jobs."""
+
+    def __init__(self, session: Session) -> None:
+        from googleapiclient.discovery import build
+
+        self.session = session
+        service = build("logging", "v2", http=session.http, static_discovery=True,
+                        cache_discovery=False, client_options={
+                            "api_endpoint": base_url(session.settings.logging_endpoint)})
+        self._entries = service.entries()
+
+    def entries(self, job_id: str, since: str | None = None) -> Iterator[dict[str, Any]]:
+        """Entries of ``job_id`` from ``since`` (an RFC 3339 time) on, oldest first."""
+        action = self.session.action(
+            f"reading the logs of job {job_id}", "logging.logEntries.list",
+            role="roles/logging.viewer", service="logging.googleapis.com",
+            not_found_hint=f"check --project (now {self.session.project})")
+        body: dict[str, Any] = {"resourceNames": [f"projects/{self.session.project}"],
+                                "filter": job_filter(job_id, since),
+                                "orderBy": "timestamp asc", "pageSize": 1000}
+        while True:
+            page = self.session.execute(action, lambda body=dict(body): self._entries.list(
+                body=body))
+            yield from page.get("entries", [])
+            token = page.get("nextPageToken")
+            if not token:
+                return
+            body["pageToken"] = token
+
+
+class Tail:
+    """The entries of a job's log not seen before, poll after poll."""
+
+    def __init__(self, client: LogsClient, job_id: str, since: str | None) -> None:
+        self.client = client
+        self.job_id = job_id
+        self.since = since
+        self._seen: set[str] = set()
+
+    def poll(self) -> list[dict[str, Any]]:
+        new = []
+        for entry in self.client.entries(self.job_id, self.since):
+            key = entry.get("insertId") or json.dumps(entry, sort_keys=True)
+            if key not in self._seen:
+                self._seen.add(key)
+                new.append(entry)
+        if new:
+            self.since = new[-1].get("timestamp") or self.since
+        return new

@@ -1,0 +1,46 @@
+"""How to reach Google Cloud, as resolved from flags and environment; no heavy imports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ML_ENDPOINT = "https://ml.googleapis.com/"
+LOGGING_ENDPOINT = "https://logging.googleapis.com/"
+IAM_CREDENTIALS_ENDPOINT = "https://iamcredentials.googleapis.com/"
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Retries of one API call: at most ``max_attempts`` tries, none starting after ``deadline``
+    seconds; the n-th wait is ``initial_delay * 2**n`` (at most ``max_delay``) scaled by a random
+    factor in [0.5, 1), or what the server's ``Retry-After`` asks for."""
+
+    max_attempts: int = 5
+    deadline: float = 120.0
+    initial_delay: float = 1.0
+    max_delay: float = 30.0
+
+
+@dataclass(frozen=True)
+class GcpSettings:
+    """Everything needed to call the APIs, as the user gave it (nothing resolved yet).
+
+    ``project``: --project, else GPUJOB_PROJECT, GOOGLE_CLOUD_PROJECT or CLOUDSDK_CORE_PROJECT,
+    else (when None) the credentials' project. ``credentials_file``: a key or credentials file
+    used instead of Application Default Credentials. Endpoints are base URLs ending in ``/``.
+    """
+
+    project: str | None = None
+    credentials_file: str | None = None
+    impersonate_service_account: str | None = None
+    api_endpoint: str = ML_ENDPOINT
+    logging_endpoint: str = LOGGING_ENDPOINT
+    iam_endpoint: str = IAM_CREDENTIALS_ENDPOINT
+    request_timeout: float = 60.0
+    retry: RetryPolicy = RetryPolicy()
+    verbose: bool = False
+
+
+def base_url(url: str) -> str:
+    """An endpoint as the client libraries join paths onto it: with one trailing ``/``."""
+    return url.rstrip("/") + "/"

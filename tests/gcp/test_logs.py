@@ -1,0 +1,97 @@
+"""``gpujob logs`` and ``submit --stream-logs`` through the fake Cloud Logging API."""
+
+from __future__ import annotations
+
+import re
+
+LINE = re.compile(r"\d{4}-\d\d-\d\dT[\d:.]+Z (\w+) ([\w-]+): (.*)")
+
+
+def _lines(out: str) -> list[tuple[str, ...]]:
+    return [LINE.fullmatch(line).groups() for line in out.splitlines()]
+
+
+def test_logs_prints_the_jobs_entries_in_order(cli, google, key, submitted):
+    job = submitted("j1", state="SUCCEEDED")
+    google.add_log("j1", "epoch 1")
+    google.add_log("j1", {"message": "loss 0.5", "levelname": "INFO"}, task="worker-replica-0")
+    google.add_log("j1", "oops", severity="ERROR")
+    google.add_log("other", "not mine")
+    result = cli("logs", "j1")
+    assert result.code == 0, result.err
+    assert _lines(result.out) == [("INFO", "master-replica-0", "epoch 1"),
+                                  ("INFO", "worker-replica-0", "loss 0.5"),
+                                  ("ERROR", "master-replica-0", "oops")]
+    (call,) = google.calls("entries.list")
+    assert call.body == {
+        "resourceNames": ["projects/proj-a"],
+        "filter": '(resource.type="ml_job" OR resource.type="cloudml_job") AND '
+                  f'resource.labels.job_id="j1" AND timestamp>="{job["createTime"]}"',
+        "orderBy": "timestamp asc", "pageSize": 1000}
+    assert google.rejected == []
+
+
+def test_logs_reads_every_page(cli, google, key, submitted):
+    submitted("j1", state="SUCCEEDED")
+    for i in range(1003):
+        google.add_log("j1", f"line {i}")
+    result = cli("logs", "j1")
+    assert [m for _, _, m in _lines(result.out)] == [f"line {i}" for i in range(1003)]
+    assert [c.body.get("pageToken") for c in google.calls("entries.list")] == [None, "1000"]
+
+
+def test_follow_prints_each_line_once_until_the_job_ends(cli, google, key, submitted, clock):
+    submitted("j1", state="RUNNING")
+    google.add_log("j1", "starting")
+    google.script("j1", ("RUNNING", ["epoch 1"]), ("RUNNING", []),
+                  ("SUCCEEDED", ["epoch 2", "done"]))
+    result = cli("logs", "j1", "--follow", "--poll-interval", "10")
+    assert result.code == 0, result.err
+    assert [m for _, _, m in _lines(result.out)] == ["starting", "epoch 1", "epoch 2", "done"]
+    assert clock.sleeps == [10.0, 10.0, 10.0]
+    assert result.err.splitlines() == ["job j1: SUCCEEDED", "job j1 ended SUCCEEDED"]
+    # after the first read, each read starts at the newest line seen
+    since = [re.search(r'timestamp>="([^"]+)"', c.body["filter"])[1]
+             for c in google.calls("entries.list")]
+    assert since == sorted(since) and len(set(since)) > 1
+
+
+def test_follow_of_a_finished_job_returns_at_once(cli, google, key, submitted, clock):
+    submitted("j1", state="FAILED")
+    google.add_log("j1", "Traceback …", severity="ERROR")
+    result = cli("logs", "j1", "--follow")
+    assert result.code == 0
+    assert clock.sleeps == []
+    assert _lines(result.out) == [("ERROR", "master-replica-0", "Traceback …")]
+
+
+def test_ctrl_c_while_following_stops_following_only(cli, google, key, submitted, clock):
+    submitted("j1", state="RUNNING")
+    google.add_log("j1", "epoch 1")
+    clock.interrupt_at = 1
+    result = cli("logs", "j1", "--follow")
+    assert result.code == 130
+    assert _lines(result.out) == [("INFO", "master-replica-0", "epoch 1")]
+    assert result.err.splitlines()[-2:] == [
+        "Stopped following the logs of job j1; the job keeps running (nothing was cancelled).",
+        "Resume with: gpujob logs j1 --project proj-a --follow"]
+    assert google.calls("jobs.cancel") == []
+
+
+def test_submit_stream_logs(cli, google, key, config, clock):
+    google.script("j1", ("RUNNING", ["epoch 1"]), ("SUCCEEDED", ["done"]))
+    result = cli("submit", config, "--job-id", "j1", "--stream-logs")
+    assert result.code == 0, result.err
+    first, *rest = result.out.splitlines()
+    assert first == "j1"
+    assert [LINE.fullmatch(line)[3] for line in rest] == ["epoch 1", "done"]
+    assert "job j1: RUNNING" in result.err and "job j1: SUCCEEDED" in result.err
+
+
+def test_ctrl_c_during_submit_stream_logs(cli, google, key, config, clock):
+    clock.interrupt_at = 1
+    result = cli("submit", config, "--job-id", "j1", "--stream-logs")
+    assert result.code == 130
+    assert "Stopped streaming the logs of job j1; the job keeps running" in result.err
+    assert "Resume with: gpujob logs j1 --project proj-a --follow" in result.err
+    assert google.calls("jobs.cancel") == []

@@ -1,0 +1,107 @@
+"""``gpujob submit`` against the fake ml v1 API: the request, the output, the project."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+def test_submit_posts_exactly_the_dry_run_body_once(cli, google, key, config, clock):
+    dry = cli("submit", config, "--dry-run", "--job-id", "j1", "--project", "proj-a")
+    result = cli("submit", config, "--job-id", "j1")
+    assert result.code == 0, result.err
+    (create,) = google.calls("jobs.create")
+    assert create.body == json.loads(dry.out)
+    assert create.path == "/v1/projects/proj-a/jobs"
+    assert create.principal == key.email  # the bearer token came from the key's JWT grant
+    assert create.headers["authorization"].startswith("Bearer ya29.fake-")
+    # one token exchange, one create, nothing else: no discovery document was fetched
+    assert [r.route for r in google.requests] == ["token", "jobs.create"]
+    assert google.rejected == []
+    assert clock.sleeps == []
+
+
+def test_submit_tells_the_job_its_links_and_the_next_commands(cli, google, key, config):
+    result = cli("submit", config, "--job-id", "j1")
+    assert result.out == "j1\n"
+    assert result.err.splitlines() == [
+        "Job [j1] submitted to project [proj-a]; state: QUEUED.",
+        "  console: https://console.cloud.google.com/mlengine/jobs/j1?project=proj-a",
+        "  logs:    https://console.cloud.google.com/logs?resource=ml_job%2Fjob_id%2Fj1"
+        "&project=proj-a",
+        "Follow it with:",
+        "  gpujob describe j1 --project proj-a",
+        "  gpujob wait j1 --project proj-a",
+        "  gpujob logs j1 --project proj-a --follow",
+    ]
+
+
+def test_format_json_prints_the_api_job_on_stdout(cli, google, key, config):
+    result = cli("submit", config, "--job-id", "j1", "--format", "json")
+    assert result.code == 0
+    job = json.loads(result.out)
+    assert job == google.jobs[("proj-a", "j1")]
+    # the service's own form: int64 as a string, false left out, its fields added
+    assert job["trainingInput"]["masterConfig"]["acceleratorConfig"] == {
+        "count": "4", "type": "NVIDIA_TESLA_T4"}
+    assert "enableWebAccess" not in job["trainingInput"]
+    assert job["state"] == "QUEUED" and job["createTime"]
+    assert "Job [j1] submitted" in result.err
+
+
+@pytest.mark.parametrize("args, env, project", [
+    ([], {}, "proj-a"),  # the key file's project_id
+    ([], {"CLOUDSDK_CORE_PROJECT": "from-gcloud"}, "from-gcloud"),
+    ([], {"GOOGLE_CLOUD_PROJECT": "from-google", "CLOUDSDK_CORE_PROJECT": "x"}, "from-google"),
+    ([], {"GPUJOB_PROJECT": "from-gpujob", "GOOGLE_CLOUD_PROJECT": "x"}, "from-gpujob"),
+    (["--project", "from-flag"], {"GPUJOB_PROJECT": "x"}, "from-flag"),
+])
+def test_project_from_flag_then_environment_then_credentials(cli, google, key, config, args,
+                                                            env, project):
+    result = cli("submit", config, "--job-id", "j1", *args, env=env)
+    assert result.code == 0, result.err
+    (create,) = google.calls("jobs.create")
+    assert create.path == f"/v1/projects/{project}/jobs"
+
+
+def test_api_endpoint_flag_wins_over_the_environment(cli, google, key, config, monkeypatch):
+    monkeypatch.setenv("GPUJOB_API_ENDPOINT", "http://127.0.0.1:9/")  # nothing listens there
+    result = cli("submit", config, "--job-id", "j1", "--api-endpoint", google.url.rstrip("/"))
+    assert result.code == 0, result.err
+    assert len(google.calls("jobs.create")) == 1
+
+
+def test_dry_run_names_the_endpoint_it_would_use(cli, config):
+    result = cli("submit", config, "--dry-run", "--project", "p",
+                 "--api-endpoint", "https://private.example/")
+    assert "would POST this Job to https://private.example/v1/projects/p/jobs" in result.err
+
+
+def test_an_invalid_config_sends_nothing(cli, google, key, write):
+    result = cli("submit", write("trainingInput:\n  scaleTier: CUSTOM\n  masterTyp: x\n"))
+    assert result.code == 1
+    assert google.requests == []
+
+
+def test_a_generated_job_id_is_sent(cli, google, key, config):
+    result = cli("submit", config)
+    assert result.code == 0, result.err
+    (create,) = google.calls("jobs.create")
+    assert result.out.strip() == create.body["jobId"]
+    assert create.body["jobId"].startswith("config_")
+
+
+def test_dry_run_and_the_new_commands_help_import_no_google_library(config):
+    """Only the commands that talk to Google load its libraries."""
+    probe = ("import sys; from gpujob.cli import main; main({args!r}); "
+             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+             "('googleapiclient', 'google', 'httplib2', 'google_auth_httplib2')), "
+             "file=sys.stderr)")
+    for args in (["submit", config, "--dry-run"], ["wait", "--help"], ["logs", "--help"],
+                 ["list", "--help"]):
+        result = subprocess.run([sys.executable, "-c", probe.format(args=args)],
+                                capture_output=True, text=True, timeout=60)
+        assert result.stderr.strip().endswith("[]"), (args, result.stderr)

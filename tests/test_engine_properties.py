@@ -1,0 +1,68 @@
+"""Random configs through the loader and the whole engine: it never crashes, and every finding
+points at a place in the file."""
+
+from __future__ import annotations
+
+import json
+
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gpujob.catalog import load
+from gpujob.check import CheckOptions, check_document
+from gpujob.config.load import loads
+from gpujob.report import render_json
+
+CAT = load()
+NAMES = sorted(CAT.machine_types) + sorted(CAT.gpu_types) + sorted(CAT.regions) + [
+    "CUSTOM", "BASIC", "BASIC_GPU", "BASIC_TPU", "STANDARD_1", "2.11", "1.15", "3.7", "2.7",
+    "gs://b/t.tar.gz", "gcr.io/p/i:1", "600s", "7200s", "trainer.task", ""]
+KEYS = ["scaleTier", "masterType", "workerType", "parameterServerType", "evaluatorType",
+        "workerCount", "parameterServerCount", "evaluatorCount", "masterConfig", "workerConfig",
+        "parameterServerConfig", "evaluatorConfig", "region", "runtimeVersion", "pythonVersion",
+        "packageUris", "pythonModule", "args", "jobDir", "scheduling", "hyperparameters",
+        "useChiefInTfConfig", "acceleratorConfig", "imageUri", "count", "type",
+        "containerCommand", "containerArgs", "tpuTfVersion", "maxWaitTime", "diskConfig",
+        "bogusKey"]
+
+scalars = st.one_of(st.sampled_from(NAMES), st.integers(-3, 20), st.booleans(), st.none(),
+                    st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=8))
+values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=4),
+                            st.dictionaries(st.sampled_from(KEYS), inner, max_size=6)),
+    max_leaves=25)
+training_input = st.dictionaries(st.sampled_from(KEYS), values, max_size=14)
+documents = st.fixed_dictionaries(
+    {"trainingInput": training_input},
+    optional={"labels": st.dictionaries(st.text(max_size=6), scalars, max_size=3),
+              "jobId": scalars, "state": scalars})
+options = st.builds(CheckOptions, submit=st.booleans(), local=st.booleans(), catalog=st.none(),
+                    region_check=st.booleans())
+
+
+@settings(max_examples=400, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(documents, options)
+def test_the_engine_never_crashes_and_always_says_where(document, opts):
+    text = yaml.safe_dump(document, default_flow_style=False, allow_unicode=True)
+    loaded = loads(text.encode("utf-8"), "random.yaml")
+    assert loaded.document is not None, loaded.findings
+    findings = check_document(loaded.document, opts)
+    for f in findings:
+        assert f.severity in ("error", "warning")
+        assert f.rule and f.message
+        assert f.location is not None and f.location.source in ("random.yaml",)
+        assert f.location.line is not None and f.location.line >= 1
+    json.loads(render_json([]))  # the reporters take any findings
+    assert all(isinstance(f.as_dict(), dict) for f in findings)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.binary(max_size=300))
+def test_the_loader_never_crashes_on_bytes(raw):
+    loaded = loads(raw, "blob")
+    assert loaded.document is not None or loaded.findings
+    for f in loaded.findings:
+        assert f.location is not None
