@@ -106,7 +106,7 @@ def run_local(settings: SubmitSettings, doc: Document) -> int:
     from gpujob.backends.local import LocalOptions
     from gpujob.backends.local import run_local as run_here
 
-    options = LocalOptions(package_path=settings.package_path)
+    options = LocalOptions(package_path=settings.package_path, catalog=settings.catalog)
     if settings.max_local_replicas is not None:
         options.max_replicas = settings.max_local_replicas
     if settings.grace_period is not None:

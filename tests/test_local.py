@@ -238,7 +238,7 @@ def test_without_gpus_every_replica_runs_on_the_cpu(local):
     assert {r["env"]["CUDA_VISIBLE_DEVICES"] for r in seen(job_dir).values()} == {""}
 
 
-def test_legacy_machine_types_and_basic_gpu_bring_their_gpus(local):
+def test_machine_types_with_built_in_gpus_and_basic_gpu_bring_their_gpus(local):
     legacy = {**ALONE, "scaleTier": "CUSTOM", "masterType": "complex_model_m_gpu",
               "workerCount": 1, "workerType": "standard_p100", "parameterServerCount": 1,
               "parameterServerType": "large_model"}
@@ -249,6 +249,23 @@ def test_legacy_machine_types_and_basic_gpu_bring_their_gpus(local):
     result, job_dir = local({**ALONE, "scaleTier": "BASIC_GPU"}, gpus="3,4")
     assert result.code == 0, result.err
     assert seen(job_dir)["chief-0"]["env"]["CUDA_VISIBLE_DEVICES"] == "3"
+    a2 = {**ALONE, "scaleTier": "CUSTOM", "masterType": "a2-highgpu-2g"}  # 2 × A100 built in
+    result, job_dir = local(a2, gpus="0,1,2")
+    assert result.code == 0, result.err
+    assert seen(job_dir)["chief-0"]["env"]["CUDA_VISIBLE_DEVICES"] == "0,1"
+
+
+def test_built_in_gpus_come_from_the_catalog_in_use(local, tmp_path):
+    from gpujob.catalog import BUILT_IN
+
+    data = json.loads(BUILT_IN.read_text())
+    data["legacy_machine_types"]["types"]["standard_gpu"]["built_in"]["count"] = 2
+    newer = tmp_path / "newer-catalog.json"
+    newer.write_text(json.dumps(data))
+    legacy = {**ALONE, "scaleTier": "CUSTOM", "masterType": "standard_gpu"}
+    result, job_dir = local(legacy, "--catalog", str(newer), gpus="0,1,2")
+    assert result.code == 0, result.err
+    assert seen(job_dir)["chief-0"]["env"]["CUDA_VISIBLE_DEVICES"] == "0,1"
 
 
 def test_cuda_visible_devices_limits_the_gpus_when_gpujob_local_gpus_is_unset(cli, job,

@@ -22,7 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gpujob import catalog
 from gpujob.backends.processes import Spec, describe_exit, supervise
+from gpujob.catalog import Catalog
 from gpujob.config.document import Document
 from gpujob.errors import JobFailed, UsageError
 
@@ -38,16 +40,6 @@ _NAMES = {"master": ("master", "masters"), "worker": ("worker", "workers"),
 _GROUPS = {"worker": ("workerCount", "workerType", "workerConfig"),
            "ps": ("parameterServerCount", "parameterServerType", "parameterServerConfig"),
            "evaluator": ("evaluatorCount", "evaluatorType", "evaluatorConfig")}
-
-# workers and parameter servers of the predefined scale tiers (ml v1 ScaleTier, FACTS §3)
-_TIERS = {"BASIC": (0, 0), "BASIC_GPU": (0, 0), "BASIC_TPU": (0, 0), "STANDARD_1": (4, 3),
-          "PREMIUM_1": (19, 11)}
-
-# GPUs built into the legacy machine types (FACTS §3). The GPU catalog (issue 3) holds the same
-# facts; read them from there once it has landed.
-_LEGACY_GPUS = {"standard_gpu": 1, "complex_model_m_gpu": 4, "complex_model_l_gpu": 8,
-                "standard_p100": 1, "complex_model_m_p100": 4, "standard_v100": 1,
-                "large_model_v100": 1, "complex_model_m_v100": 4, "complex_model_l_v100": 8}
 
 
 @dataclass(frozen=True)
@@ -66,9 +58,11 @@ class Replica:
 
 @dataclass
 class LocalOptions:
-    """How to run locally; ``gpus`` None means discover them (``discover_gpus``)."""
+    """How to run locally; ``gpus`` None means discover them (``discover_gpus``); ``catalog``
+    None means the built-in catalog (machine types' built-in GPUs, scale tiers)."""
 
     package_path: str | None = None
+    catalog: str | None = None
     max_replicas: int = DEFAULT_MAX_REPLICAS
     grace_period: float = DEFAULT_GRACE_PERIOD
     gpus: list[str] | None = None
@@ -98,37 +92,46 @@ def _int(value: Any) -> int:
     return int(value or 0)
 
 
-def _gpus(machine_type: Any, config: Any) -> int:
+def _gpus(cat: Catalog, machine_type: Any, config: Any) -> int:
+    """The GPUs a replica asks for: its acceleratorConfig's, else those built into its machine
+    type (legacy GPU types, a2-*), as the catalog says."""
     accelerator = config.get("acceleratorConfig") if isinstance(config, dict) else None
-    if isinstance(accelerator, dict) and str(accelerator.get("type", "")).startswith("NVIDIA_"):
-        return _int(accelerator.get("count"))
-    return _LEGACY_GPUS.get(str(machine_type), 0)
+    if isinstance(accelerator, dict):
+        gpu = cat.gpu_types.get(str(accelerator.get("type")))
+        return _int(accelerator.get("count")) if gpu and gpu.kind == "gpu" else 0
+    machine = cat.machine_types.get(str(machine_type))
+    if machine and machine.built_in:
+        gpu = cat.gpu_types.get(machine.built_in[0])
+        return machine.built_in[1] if gpu and gpu.kind == "gpu" else 0
+    return 0
 
 
-def replicas_of(training_input: Mapping[str, Any]) -> tuple[list[Replica], list[str]]:
+def replicas_of(training_input: Mapping[str, Any],
+                cat: Catalog) -> tuple[list[Replica], list[str]]:
     """The replicas the service would start, in order (master, workers, parameter servers,
     evaluators), with the GPUs each asks for; and warnings about what is not emulated."""
-    tier = training_input.get("scaleTier", "BASIC")
+    tier_name = training_input.get("scaleTier", "BASIC")
+    tier = cat.scale_tiers.get(tier_name, {})
     warnings = []
-    if tier == "CUSTOM":
-        master = Replica("master", 0, _gpus(training_input.get("masterType"),
+    if tier.get("custom"):
+        master = Replica("master", 0, _gpus(cat, training_input.get("masterType"),
                                             training_input.get("masterConfig")))
         replicas = [master]
         for task, (count_field, type_field, config_field) in _GROUPS.items():
             count = _int(training_input.get(count_field))
-            machine_type = training_input.get(type_field)
-            if machine_type == "cloud_tpu":
+            machine = cat.machine_types.get(str(training_input.get(type_field)))
+            if count and machine and machine.category == "tpu":
                 warnings.append(f"the Cloud TPU {_NAMES[task][0]} is not emulated locally")
                 continue
-            gpus = _gpus(machine_type, training_input.get(config_field))
+            gpus = _gpus(cat, training_input.get(type_field), training_input.get(config_field))
             replicas += [Replica(task, i, gpus) for i in range(count)]
         return replicas, warnings
-    workers, servers = _TIERS.get(tier, (0, 0))
-    if tier == "BASIC_TPU":
-        warnings.append("the Cloud TPU of scale tier BASIC_TPU is not emulated locally")
-    return ([Replica("master", 0, 1 if tier == "BASIC_GPU" else 0)]
-            + [Replica("worker", i) for i in range(workers)]
-            + [Replica("ps", i) for i in range(servers)]), warnings
+    if tier.get("tpu"):
+        warnings.append(f"the Cloud TPU of scale tier {tier_name} is not emulated locally")
+    gpu = tier.get("gpu")
+    return ([Replica("master", 0, gpu["count"] if gpu else 0)]
+            + [Replica("worker", i) for i in range(tier.get("workers", 0))]
+            + [Replica("ps", i) for i in range(tier.get("parameter_servers", 0))]), warnings
 
 
 def _shape(replicas: Sequence[Replica]) -> str:
@@ -327,7 +330,7 @@ def plan(doc: Document, options: LocalOptions,
                          "-m MODULE) or trainingInput.pythonModule; a custom container's own "
                          "command is not run locally")
     root, module_warning = _package_root(options.package_path, module)
-    replicas, warnings = replicas_of(ti)
+    replicas, warnings = replicas_of(ti, catalog.load(options.catalog))
     replicas, trimmed = trim(replicas, options.max_replicas)
     if options.gpus is None:
         available, source = discover_gpus(environ)
