@@ -26,6 +26,7 @@ Notify = Callable[[str], None]
 
 _MAX_LINE = 64 * 1024  # a longer line is shown in pieces, each with its prefix
 _AFTER_KILL = 5.0  # seconds to collect output once every replica has been killed
+_SETTLE = 2.0  # after a master's success, seconds the others get to end by themselves
 _POLL = 0.1
 
 
@@ -77,6 +78,12 @@ def supervise(specs: Sequence[Spec], *, grace: float, write: Sink | None = None,
                 return primary.proc.poll() is not None
 
             _pump(lines, write, until=primary_ended)
+            if primary.proc.returncode == 0:  # workers of a finished job end with it, unasked
+                def all_ended() -> bool:
+                    _report_early_exits(running, notify)
+                    return all(r.proc.poll() is not None for r in running)
+
+                _pump(lines, write, until=all_ended, deadline=time.monotonic() + _SETTLE)
             _stop(running, lines, write, notify, grace,
                   why=f"{primary.spec.name} {describe_exit(primary.proc.returncode)}")
             return primary.proc.returncode
@@ -196,9 +203,11 @@ def _report_early_exits(running: list[_Running], notify: Notify) -> None:
         code = replica.proc.poll()
         if code is not None and not replica.reported:
             replica.reported = True
-            if code != 0:
+            if code != 0 and running[0].proc.poll() is None:
                 notify(f"warning: {replica.spec.name} {describe_exit(code)}; the run goes on "
                        f"until {running[0].spec.name} ends (Ctrl-C stops it)")
+            elif code != 0:
+                notify(f"warning: {replica.spec.name} {describe_exit(code)}")
 
 
 def describe_exit(code: int) -> str:
