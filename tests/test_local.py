@@ -12,6 +12,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -372,14 +373,15 @@ def test_gpujob_says_what_it_runs_and_where(local):
 
 # -- job dir and package ----------------------------------------------------------------------
 
-def test_without_a_job_dir_a_fresh_one_is_made_and_shown(cli, job):
+def test_without_a_job_dir_a_fresh_one_is_made_and_shown(cli, job, tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the documented default for dir=
     config, _ = job(ALONE, jobId="fresh_job")
     result = cli("local", config, "--package-path", RECORDER, env={"GPUJOB_LOCAL_GPUS": ""})
     assert result.code == 0, result.err
     shown = re.search(r"Job dir: (\S+) \(new; give --job-dir DIR to choose one\)", result.err)
     assert shown, result.err
     job_dir = Path(shown.group(1))
-    assert job_dir.name.startswith("fresh_job-")
+    assert job_dir.parent == tmp_path and job_dir.name.startswith("fresh_job-")
     (record,) = seen(job_dir).values()
     assert record["argv"][-2:] == ["--job-dir", str(job_dir)]
 
