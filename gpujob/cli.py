@@ -76,6 +76,7 @@ def cli() -> None:
       gpujob submit config.yaml --dry-run     print the exact request, send nothing
       gpujob submit config.yaml --region us-central1 -- --epochs 10
       gpujob wait JOB; gpujob logs JOB --follow   follow a submitted job
+      gpujob local config.yaml --package-path trainer/    run the job here first
 
     Set GPUJOB_DEBUG=1 to see a traceback with any error.
     """
@@ -313,7 +314,7 @@ def _overrides(ctx: click.Context, params: dict[str, Any]) -> list[Any]:
         out.append(ov.Override(("labels",), ov.parse_labels(params["labels"]),
                                ov.flag_origin("--labels")))
     kms = ov.kms_key_name(params["kms_key"], params["kms_keyring"], params["kms_location"],
-                          params["kms_project"] or params["project"])
+                          params["kms_project"] or params.get("project"))
     if kms:
         out.append(ov.Override((_TI, "encryptionConfig", "kmsKeyName"), kms,
                                ov.flag_origin("--kms-key")))
@@ -386,12 +387,66 @@ _POLL = click.option("--poll-interval", type=click.FloatRange(min=1), default=10
                      show_default=True, metavar="SECONDS", help="Seconds between checks.")
 
 
+def _local_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """How a job runs on this machine: ``gpujob local`` and ``gpujob submit --local``."""
+    for decorate in reversed([
+        click.option("--package-path", metavar="DIR",
+                     type=click.Path(file_okay=False),
+                     help="Local runs: the trainer package (the directory holding "
+                          "__init__.py); the module runs from its parent. Default: the module "
+                          "runs from the current directory."),
+        click.option("--max-local-replicas", type=click.IntRange(min=1), metavar="N",
+                     envvar="GPUJOB_MAX_LOCAL_REPLICAS", show_envvar=True,
+                     help="Local runs: run at most N replicas, trimming the largest groups "
+                          "of workers, parameter servers and evaluators (with a warning). "
+                          "Default: 8."),
+        click.option("--grace-period", type=click.FloatRange(min=0), metavar="SECONDS",
+                     envvar="GPUJOB_GRACE_PERIOD", show_envvar=True,
+                     help="Local runs: how long replicas being stopped get after SIGTERM "
+                          "before SIGKILL. Default: 10."),
+    ]):
+        func = decorate(func)
+    return func
+
+
+def _submit_settings(ctx: click.Context, config: str, params: dict[str, Any], *, local: bool,
+                     cloud: bool) -> Any:
+    """The SubmitSettings of ``submit`` (``cloud``: with its API options) and ``local``."""
+    from gpujob.backends.aiplatform import Follow
+    from gpujob.submit import SubmitSettings
+
+    api: dict[str, Any] = {}
+    if cloud:
+        api = {"gcp": _gcp_settings(params), "output_format": params["fmt"],
+               "follow": Follow(wait=params["wait"], stream_logs=params["stream_logs"],
+                                poll_interval=params["poll_interval"])}
+    settings = SubmitSettings(
+        config=config,
+        overrides=_overrides(ctx, params),
+        user_args=ctx.meta["user_args"],
+        project=params.get("project"),
+        dry_run=params.get("dry_run", False),
+        local=local,
+        catalog=params["catalog"],
+        region_check=not params["no_region_check"],
+        package_path=params["package_path"],
+        max_local_replicas=params["max_local_replicas"],
+        grace_period=params["grace_period"],
+        **api,
+    )
+    _load_catalog(settings.catalog)
+    return settings
+
+
 @cli.command(cls=_UserArgsCommand, context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
 @click.argument("config", metavar="CONFIG",
                 type=click.Path(exists=True, dir_okay=False, allow_dash=True))
 @click.option("--dry-run", is_flag=True,
               help="Check the job and print the exact Job body it would POST, as JSON on "
                    "stdout; send nothing. Needs no credentials.")
+@click.option("--local", is_flag=True,
+              help="Run the job on this machine instead, one process per replica, as "
+                   "gpujob local does.")
 @click.option("--project", envvar=["GPUJOB_PROJECT", "GOOGLE_CLOUD_PROJECT",
                                    "CLOUDSDK_CORE_PROJECT"], show_envvar=True,
               help="Google Cloud project to submit to.")
@@ -418,6 +473,7 @@ _POLL = click.option("--poll-interval", type=click.FloatRange(min=1), default=10
 @_POLL
 @_FORMAT
 @_gcp_options(with_project=False)
+@_local_options
 @click.pass_context
 def submit(ctx: click.Context, config: str, **params: Any) -> int:
     """Check CONFIG, apply the flags, and submit it as a training job.
@@ -434,25 +490,48 @@ def submit(ctx: click.Context, config: str, **params: Any) -> int:
           --worker-accelerator count=2,type=nvidia-tesla-t4 -- --epochs 10
       gpujob submit config.yaml --set trainingInput.scheduling.maxWaitTime=3600s --dry-run
       gpujob submit config.yaml --project my-proj --stream-logs
+      gpujob submit config.yaml --local --package-path trainer/ -- --epochs 1
     """
-    from gpujob.backends.aiplatform import Follow
-    from gpujob.submit import SubmitSettings, run
+    from gpujob.submit import run
 
-    settings = SubmitSettings(
-        config=config,
-        overrides=_overrides(ctx, params),
-        user_args=ctx.meta["user_args"],
-        project=params["project"],
-        dry_run=params["dry_run"],
-        catalog=params["catalog"],
-        region_check=not params["no_region_check"],
-        gcp=_gcp_settings(params),
-        output_format=params["fmt"],
-        follow=Follow(wait=params["wait"], stream_logs=params["stream_logs"],
-                      poll_interval=params["poll_interval"]),
-    )
-    _load_catalog(settings.catalog)
-    return run(settings)
+    return run(_submit_settings(ctx, config, params, local=params["local"], cloud=True))
+
+
+# -- local ------------------------------------------------------------------------------------
+
+# submit's options that describe the job; ``local`` shares them (declared once, above)
+_JOB_PARAMS = {"config", "enable_web_access", "labels", "kms_key", "kms_keyring",
+               "kms_location", "kms_project", "set_", "catalog", "no_region_check"} | {
+                   _param_name(f) for f, *_ in _FIELD_FLAGS}
+
+
+@cli.command("local", cls=_UserArgsCommand, context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@_local_options
+@click.pass_context
+def local_command(ctx: click.Context, config: str, **params: Any) -> int:
+    """Run CONFIG's job on this machine: one process per replica, the cluster emulated.
+
+    Each replica (the master, the workers, parameter servers and evaluators of the config) runs
+    python -m MODULE ARGS --job-dir DIR from the parent of --package-path, with the TF_CONFIG,
+    CLUSTER_SPEC, MASTER_ADDR, MASTER_PORT, WORLD_SIZE and RANK the service would set, on free
+    localhost ports, and its share of this machine's GPUs in CUDA_VISIBLE_DEVICES (set
+    GPUJOB_LOCAL_GPUS=0,1 to choose them). Their output is one stream, each line prefixed with
+    its replica. The master's exit ends the run: 0, else exit 4; the others are then stopped.
+
+    The config is checked as for the cloud first, and takes the same flags as submit; the job
+    dir may be a local directory (default: a new one).
+
+    \b
+    Examples:
+      gpujob local config.yaml --package-path trainer/ -- --epochs 1
+      gpujob local config.yaml --module-name trainer.task --job-dir out/ --worker-count 3
+    """
+    from gpujob.submit import run
+
+    return run(_submit_settings(ctx, config, params, local=True, cloud=False))
+
+
+local_command.params[:0] = [p for p in submit.params if p.name in _JOB_PARAMS]
 
 
 # -- following and managing jobs -------------------------------------------------------------

@@ -36,6 +36,10 @@ class SubmitSettings:
     gcp: GcpSettings = field(default_factory=GcpSettings)  # its project: ``project`` above
     output_format: str = "text"
     follow: Follow = field(default_factory=Follow)
+    # local runs (--local, gpujob local); None: the local backend's default
+    package_path: str | None = None
+    max_local_replicas: int | None = None
+    grace_period: float | None = None
 
     def check_options(self) -> CheckOptions:
         return CheckOptions(submit=True, local=self.local, catalog=self.catalog,
@@ -79,7 +83,7 @@ def prepare(settings: SubmitSettings) -> Document:
     errors = sum(f.is_error for f in findings)
     if errors:
         raise InvalidConfig(f"{settings.config}: {errors} problem{'s' if errors > 1 else ''}; "
-                            "nothing was submitted")
+                            f"nothing was {'run' if settings.local else 'submitted'}")
     return doc
 
 
@@ -88,8 +92,33 @@ def request_body(doc: Document) -> dict[str, Any]:
     return doc.data
 
 
+def _check_local_flags(settings: SubmitSettings) -> None:
+    if settings.local and settings.dry_run:
+        raise UsageError("--dry-run and --local do not go together",
+                         "--dry-run prints the request for the cloud; --local runs the job here")
+    if settings.package_path is not None and not settings.local:
+        raise UsageError("--package-path is only used with --local for now",
+                         "give the cloud your trainer as gs:// packages with --packages")
+
+
+def run_local(settings: SubmitSettings, doc: Document) -> int:
+    """Run the checked job on this machine (``--local``, ``gpujob local``)."""
+    from gpujob.backends.local import LocalOptions
+    from gpujob.backends.local import run_local as run_here
+
+    options = LocalOptions(package_path=settings.package_path, catalog=settings.catalog)
+    if settings.max_local_replicas is not None:
+        options.max_replicas = settings.max_local_replicas
+    if settings.grace_period is not None:
+        options.grace_period = settings.grace_period
+    return run_here(doc, options)
+
+
 def run(settings: SubmitSettings) -> int:
+    _check_local_flags(settings)
     doc = prepare(settings)
+    if settings.local:
+        return run_local(settings, doc)
     body = request_body(doc)
     if settings.dry_run:
         parent = f"projects/{settings.project or 'PROJECT'}"

@@ -1,1 +1,2 @@
-"""Where a checked Job goes: the AI Platform Training API (``aiplatform``), or a dry run."""
+"""Where a checked Job goes: the AI Platform Training API (``aiplatform``), a dry run, or
+processes on this machine (``local``)."""

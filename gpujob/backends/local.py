@@ -1,0 +1,392 @@
+"""Run a checked Job on this machine: one process per replica, each seeing what the service sets.
+
+As ``gcloud ai-platform local train --distributed`` does (FACTS §6), every replica runs
+``python -m MODULE ARGS --job-dir DIR`` from the parent of ``--package-path``, on free localhost
+ports, with ``TF_CONFIG`` and ``CLUSTER_SPEC``; PyTorch trainers also get ``MASTER_ADDR``,
+``MASTER_PORT``, ``WORLD_SIZE`` and ``RANK``. Unlike gcloud, the cluster is the config's (scale
+tier, counts), the primary is named as the service names it, and the machine's GPUs are shared out
+among the replicas with ``CUDA_VISIBLE_DEVICES``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gpujob import catalog
+from gpujob.backends.processes import Spec, describe_exit, supervise
+from gpujob.catalog import Catalog
+from gpujob.config.document import Document
+from gpujob.errors import JobFailed, UsageError
+
+DEFAULT_MAX_REPLICAS = 8
+DEFAULT_GRACE_PERIOD = 10.0
+GPUS_VARIABLE = "GPUJOB_LOCAL_GPUS"
+HOST = "localhost"
+
+_NAMES = {"master": ("master", "masters"), "worker": ("worker", "workers"),
+          "ps": ("parameter server", "parameter servers"), "evaluator": ("evaluator", "evaluators")}
+
+# (count field, machine type field, config field) of the replicas besides the master
+_GROUPS = {"worker": ("workerCount", "workerType", "workerConfig"),
+           "ps": ("parameterServerCount", "parameterServerType", "parameterServerConfig"),
+           "evaluator": ("evaluatorCount", "evaluatorType", "evaluatorConfig")}
+
+
+@dataclass(frozen=True)
+class Replica:
+    """One task of the cluster: ``task`` is the service's name (master, worker, ps, evaluator)."""
+
+    task: str
+    index: int
+    gpus: int = 0  # what its machine type or acceleratorConfig asks for
+
+    @property
+    def name(self) -> str:
+        """The name the service's logs give it: ``worker-replica-0``."""
+        return f"{self.task}-replica-{self.index}"
+
+
+@dataclass
+class LocalOptions:
+    """How to run locally; ``gpus`` None means discover them (``discover_gpus``); ``catalog``
+    None means the built-in catalog (machine types' built-in GPUs, scale tiers)."""
+
+    package_path: str | None = None
+    catalog: str | None = None
+    max_replicas: int = DEFAULT_MAX_REPLICAS
+    grace_period: float = DEFAULT_GRACE_PERIOD
+    gpus: list[str] | None = None
+
+
+@dataclass
+class Plan:
+    """Everything about the run, decided before anything starts."""
+
+    module: str
+    package_root: Path
+    args: list[str]
+    job_dir: str
+    fresh_job_dir: bool
+    replicas: list[Replica]
+    environments: dict[str, dict[str, str]]  # replica name -> the variables it gets
+    warnings: list[str] = field(default_factory=list)
+
+    def command(self) -> list[str]:
+        return [sys.executable, "-m", self.module, *self.args, "--job-dir", self.job_dir]
+
+
+# -- the cluster ------------------------------------------------------------------------------
+
+def _int(value: Any) -> int:
+    """int64 fields may be written as numeric strings (the schema allows both)."""
+    return int(value or 0)
+
+
+def _gpus(cat: Catalog, machine_type: Any, config: Any) -> int:
+    """The GPUs a replica asks for: its acceleratorConfig's, else those built into its machine
+    type (legacy GPU types, a2-*), as the catalog says."""
+    accelerator = config.get("acceleratorConfig") if isinstance(config, dict) else None
+    if isinstance(accelerator, dict):
+        gpu = cat.gpu_types.get(str(accelerator.get("type")))
+        return _int(accelerator.get("count")) if gpu and gpu.kind == "gpu" else 0
+    machine = cat.machine_types.get(str(machine_type))
+    if machine and machine.built_in:
+        gpu = cat.gpu_types.get(machine.built_in[0])
+        return machine.built_in[1] if gpu and gpu.kind == "gpu" else 0
+    return 0
+
+
+def replicas_of(training_input: Mapping[str, Any],
+                cat: Catalog) -> tuple[list[Replica], list[str]]:
+    """The replicas the service would start, in order (master, workers, parameter servers,
+    evaluators), with the GPUs each asks for; and warnings about what is not emulated."""
+    tier_name = training_input.get("scaleTier", "BASIC")
+    tier = cat.scale_tiers.get(tier_name, {})
+    warnings = []
+    if tier.get("custom"):
+        master = Replica("master", 0, _gpus(cat, training_input.get("masterType"),
+                                            training_input.get("masterConfig")))
+        replicas = [master]
+        for task, (count_field, type_field, config_field) in _GROUPS.items():
+            count = _int(training_input.get(count_field))
+            machine = cat.machine_types.get(str(training_input.get(type_field)))
+            if count and machine and machine.category == "tpu":
+                warnings.append(f"the Cloud TPU {_NAMES[task][0]} is not emulated locally")
+                continue
+            gpus = _gpus(cat, training_input.get(type_field), training_input.get(config_field))
+            replicas += [Replica(task, i, gpus) for i in range(count)]
+        return replicas, warnings
+    if tier.get("tpu"):
+        warnings.append(f"the Cloud TPU of scale tier {tier_name} is not emulated locally")
+    gpu = tier.get("gpu")
+    return ([Replica("master", 0, gpu["count"] if gpu else 0)]
+            + [Replica("worker", i) for i in range(tier.get("workers", 0))]
+            + [Replica("ps", i) for i in range(tier.get("parameter_servers", 0))]), warnings
+
+
+def _shape(replicas: Sequence[Replica]) -> str:
+    """``1 master, 4 workers, 3 parameter servers``."""
+    counts = Counter(r.task for r in replicas)
+    return ", ".join(f"{n} {_NAMES[t][n != 1]}" for t in _NAMES if (n := counts[t]))
+
+
+def trim(replicas: list[Replica], bound: int) -> tuple[list[Replica], str | None]:
+    """At most ``bound`` replicas: the master stays; the largest group of the others loses one
+    at a time (on a tie evaluators first, then parameter servers, then workers)."""
+    kept = Counter(r.task for r in replicas)
+    while sum(kept.values()) > bound:
+        task = max(("evaluator", "ps", "worker"), key=lambda t: kept[t])
+        if not kept[task]:
+            break
+        kept[task] -= 1
+    result = [r for r in replicas if r.index < kept[r.task]]
+    if len(result) == len(replicas):
+        return result, None
+    return result, (f"the job has {len(replicas)} replicas ({_shape(replicas)}); running "
+                    f"{len(result)} here ({_shape(result)}): raise --max-local-replicas to run "
+                    "more")
+
+
+def primary_name(training_input: Mapping[str, Any]) -> str:
+    """``chief`` for runtime versions from 2.1 on or with useChiefInTfConfig, else ``master``."""
+    if training_input.get("useChiefInTfConfig") is True:
+        return "chief"
+    try:
+        major, minor = (int(p) for p in str(training_input["runtimeVersion"]).split("."))
+    except (KeyError, ValueError):
+        return "master"
+    return "chief" if (major, minor) >= (2, 1) else "master"
+
+
+def free_ports(count: int) -> list[int]:
+    """``count`` distinct ports that were free on the loopback interface just now."""
+    sockets = []
+    try:
+        for _ in range(count):
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sock.bind(("127.0.0.1", 0))
+            sockets.append(sock)
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
+def environments(replicas: Sequence[Replica], training_input: Mapping[str, Any],
+                 ports: Sequence[int], gpus: Mapping[str, list[str]]) -> dict[str, dict[str, str]]:
+    """The variables each replica gets, by replica name.
+
+    Ports go to the primary, then the parameter servers, then the workers (gcloud's order);
+    evaluators have none and are not in ``cluster``. ``RANK`` is for the master (0) and the
+    workers (1…N), the members of ``WORLD_SIZE``; parameter servers and evaluators get none.
+    """
+    in_cluster = ([r for r in replicas if r.task == "master"]
+                  + [r for r in replicas if r.task == "ps"]
+                  + [r for r in replicas if r.task == "worker"])
+    address = {r.name: f"{HOST}:{port}" for r, port in zip(in_cluster, ports, strict=True)}
+    primary = primary_name(training_input)
+
+    def cluster(master_as: str) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for r in in_cluster:
+            out.setdefault(master_as if r.task == "master" else r.task, []).append(address[r.name])
+        return out
+
+    workers = sum(r.task == "worker" for r in replicas)
+    result = {}
+    for r in replicas:
+        def config(master_as: str, r: Replica = r) -> str:
+            task = {"type": master_as if r.task == "master" else r.task, "index": r.index}
+            return json.dumps({"cluster": cluster(master_as), "task": task,
+                               "job": training_input,
+                               "environment": "cloud"})
+
+        env = {"TF_CONFIG": config(primary), "CLUSTER_SPEC": config("master"),
+               "MASTER_ADDR": HOST, "MASTER_PORT": str(ports[0]),
+               "WORLD_SIZE": str(1 + workers),
+               "CUDA_VISIBLE_DEVICES": ",".join(gpus.get(r.name, []))}
+        if r.task in ("master", "worker"):
+            env["RANK"] = str(0 if r.task == "master" else r.index + 1)
+        result[r.name] = env
+    return result
+
+
+# -- GPUs -------------------------------------------------------------------------------------
+
+def _id_list(text: str) -> list[str]:
+    """``0,1`` -> ["0", "1"]; as CUDA does, an entry such as -1 ends the list."""
+    ids = []
+    for item in (part.strip() for part in text.split(",")):
+        if not item:
+            continue
+        if item.startswith("-"):
+            break
+        ids.append(item)
+    return ids
+
+
+def discover_gpus(environ: Mapping[str, str]) -> tuple[list[str], str]:
+    """The GPUs the replicas may be given, and where that list came from.
+
+    ``GPUJOB_LOCAL_GPUS`` (comma-separated IDs; empty for none) comes first, then
+    ``CUDA_VISIBLE_DEVICES`` (it already limits what gpujob's children may use), then what
+    ``nvidia-smi`` lists; without nvidia-smi, none.
+    """
+    for name in (GPUS_VARIABLE, "CUDA_VISIBLE_DEVICES"):
+        if name in environ:
+            return _id_list(environ[name]), name
+    try:
+        listed = subprocess.run(["nvidia-smi", "--query-gpu=index", "--format=csv,noheader"],
+                                capture_output=True, text=True, timeout=60, check=True).stdout
+    except FileNotFoundError:
+        return [], "no nvidia-smi"
+    except (OSError, subprocess.SubprocessError):
+        return [], "nvidia-smi failed"
+    return _id_list(",".join(listed.split())), "nvidia-smi"
+
+
+def assign_gpus(replicas: Sequence[Replica], available: Sequence[str],
+                source: str) -> tuple[dict[str, list[str]], str | None]:
+    """Disjoint GPUs for each replica, in replica order, as many as it asks for while they last;
+    a warning when there are fewer than asked."""
+    pool = list(available)
+    given = {}
+    for r in replicas:
+        given[r.name], pool = pool[:r.gpus], pool[r.gpus:]
+    asked = sum(r.gpus for r in replicas)
+    if asked <= len(available):
+        return given, None
+    wanted = f"the job asks for {asked} GPU{'s' if asked != 1 else ''}"
+    if not available:
+        return given, (f"{wanted} and none are available ({source}): the replicas run on the "
+                       "CPU (CUDA_VISIBLE_DEVICES is empty)")
+    short = ", ".join(f"{r.name} gets {len(given[r.name])} of {r.gpus}"
+                      for r in replicas if len(given[r.name]) < r.gpus)
+    return given, (f"{wanted} and {len(available)} are available ({source}): {short}; a replica "
+                   "with none runs on the CPU (CUDA_VISIBLE_DEVICES is empty)")
+
+
+# -- the plan and the run ---------------------------------------------------------------------
+
+def _package_root(package_path: str | None, module: str) -> tuple[Path, str | None]:
+    """The directory the trainer runs from, and a warning when the module is not in the package."""
+    if package_path is None:
+        return Path.cwd(), None
+    path = Path(package_path).expanduser().resolve()
+    if not path.is_dir():
+        raise UsageError(f"--package-path {package_path}: no such directory",
+                         "give the directory of the trainer package (the one holding "
+                         "__init__.py, e.g. trainer/)")
+    if not (path / "__init__.py").is_file():
+        raise UsageError(f"--package-path {package_path} is not a Python package: it has no "
+                         "__init__.py", "point it at the package directory itself (e.g. "
+                         "trainer/, holding __init__.py), not at the directory above it")
+    warning = None
+    if module.split(".")[0] != path.name:
+        warning = (f"the module {module} is not in the package {path.name}/ given by "
+                   f"--package-path; python -m {module} runs from {path.parent}")
+    return path.parent, warning
+
+
+def _job_dir(training_input: Mapping[str, Any], job_id: str) -> tuple[str, bool]:
+    """The job dir as the trainer gets it, created when local, and whether it is a fresh one.
+
+    A local path is made absolute (the trainer runs from elsewhere); a URL such as gs://… is
+    passed as it is; with none, a new directory under the system's temporary directory.
+    """
+    given = training_input.get("jobDir")
+    if given is None:
+        return tempfile.mkdtemp(prefix=f"{job_id}-"), True
+    if "://" in given:
+        return str(given), False
+    path = Path(given).expanduser().resolve()
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"job dir {given}: cannot create it ({exc.strerror})",
+                         "give --job-dir a directory you can write to") from None
+    return str(path), False
+
+
+def plan(doc: Document, options: LocalOptions,
+         environ: Mapping[str, str] | None = None) -> Plan:
+    """Decide everything about the local run of ``doc`` (checked already). Starts nothing;
+    creates the job dir (a fresh one when the job has none)."""
+    environ = os.environ if environ is None else environ
+    ti = doc.data["trainingInput"]
+    module = ti.get("pythonModule")
+    if not module:
+        raise UsageError("no trainer module to run", "give --module-name MODULE (run as python "
+                         "-m MODULE) or trainingInput.pythonModule; a custom container's own "
+                         "command is not run locally")
+    root, module_warning = _package_root(options.package_path, module)
+    replicas, warnings = replicas_of(ti, catalog.load(options.catalog))
+    replicas, trimmed = trim(replicas, options.max_replicas)
+    if options.gpus is None:
+        available, source = discover_gpus(environ)
+    else:
+        available, source = list(options.gpus), "given"
+    gpus, short = assign_gpus(replicas, available, source)
+    warnings += [w for w in (module_warning, trimmed, short) if w]
+    job_dir, fresh = _job_dir(ti, str(doc.data.get("jobId", "job")))
+    args = [str(a) for a in ti.get("args", [])]
+    job = {**ti, "args": args, "jobDir": job_dir}
+    ports = free_ports(sum(r.task != "evaluator" for r in replicas))
+    envs = environments(replicas, job, ports, gpus)
+    if not environ.get("OMP_NUM_THREADS"):
+        # In the cloud each replica has a machine of its own; here they share this one's cores.
+        # Unlimited, each replica's math library starts a thread per core and they all slow
+        # down many times over (torchrun makes the same choice for its processes).
+        threads = str(max(1, _cpu_count() // len(replicas)))
+        for env in envs.values():
+            env["OMP_NUM_THREADS"] = threads
+    return Plan(module, root, args, job_dir, fresh, replicas, envs, warnings)
+
+
+def _cpu_count() -> int:
+    """The CPUs this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def run_local(doc: Document, options: LocalOptions) -> int:
+    """Run the job here; 0 when its master succeeds, else ``JobFailed`` (exit 4)."""
+    if os.name != "posix":
+        raise UsageError("local runs need Linux or macOS (process groups and signals)")
+    job_id = str(doc.data.get("jobId", "job"))
+    the_plan = plan(doc, options)
+    for warning in the_plan.warnings:
+        _say(f"warning: {warning}")
+    names = [r.name for r in the_plan.replicas]
+    _say(f"Running job {job_id} here: {len(names)} replica{'s' if len(names) > 1 else ''} "
+         f"({', '.join(names)}), each python -m {the_plan.module} from "
+         f"{the_plan.package_root}")
+    _say(f"Job dir: {the_plan.job_dir}"
+         + (" (new; give --job-dir DIR to choose one)" if the_plan.fresh_job_dir else ""))
+    # no stale RANK from the caller for the replicas that get none
+    base = {k: v for k, v in os.environ.items() if k != "RANK"}
+    base["PYTHONUNBUFFERED"] = "1"  # lines arrive as they are printed, as in the service's logs
+    specs = [Spec(r.name, the_plan.command(), {**base, **the_plan.environments[r.name]},
+                  str(the_plan.package_root)) for r in the_plan.replicas]
+    code = supervise(specs, grace=options.grace_period)
+    primary = the_plan.replicas[0].name
+    if code != 0:
+        raise JobFailed(f"job {job_id} failed: {primary} {describe_exit(code)}",
+                        f"its output is above, each line prefixed '{primary} |'")
+    _say(f"Job {job_id} succeeded: {primary} exited with code 0")
+    return 0
+
+
+def _say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)

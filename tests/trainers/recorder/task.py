@@ -1,0 +1,96 @@
+"""A trainer that records what it sees, for the local-run tests (standard library only).
+
+Each replica writes JOB_DIR/seen/TASK-INDEX.json (its arguments, directory, process ids and the
+variables the service sets), prints, marks that with TASK-INDEX.printed, then behaves as the flags
+say.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+VARIABLES = ("TF_CONFIG", "CLUSTER_SPEC", "MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "RANK",
+             "CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", "PYTHONUNBUFFERED")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--job-dir", required=True)
+    parser.add_argument("--master", choices=["exit", "sleep"], default="exit",
+                        help="what the master does once every replica has recorded")
+    parser.add_argument("--master-exit", type=int, default=0)
+    parser.add_argument("--others", choices=["exit", "sleep", "ignore-term"], default="exit")
+    parser.add_argument("--others-exit", type=int, default=0)
+    parser.add_argument("--expect", type=int, default=0,
+                        help="the master waits until this many replicas have printed everything")
+    parser.add_argument("--after-exits", action="store_true",
+                        help="then the master also waits until the others' processes are gone "
+                             "(reaped by gpujob)")
+    parser.add_argument("--spawn", action="store_true",
+                        help="start a grandchild that sleeps (in this replica's process group)")
+    parser.add_argument("--lines", type=int, default=0, help="print this many long lines")
+    parser.add_argument("--no-newline", action="store_true",
+                        help="end with text that has no newline")
+    args, unknown = parser.parse_known_args()
+
+    task = json.loads(os.environ["TF_CONFIG"])["task"]
+    name = f"{task['type']}-{task['index']}"
+    is_master = task["type"] in ("master", "chief")
+    if not is_master and args.others == "ignore-term":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    grandchild = None
+    if args.spawn:
+        grandchild = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    seen = Path(args.job_dir, "seen")
+    seen.mkdir(parents=True, exist_ok=True)
+    record = {
+        "argv": sys.argv[1:], "unknown": unknown, "cwd": os.getcwd(), "pid": os.getpid(),
+        "pgid": os.getpgid(0), "sid": os.getsid(0),
+        "grandchild": grandchild.pid if grandchild else None,
+        "env": {k: os.environ[k] for k in VARIABLES if k in os.environ},
+    }
+    tmp = seen / f".{name}.tmp"
+    tmp.write_text(json.dumps(record))
+    tmp.replace(seen / f"{name}.json")
+    print(f"hello from {name}")
+    for i in range(args.lines):
+        print(f"{name} line {i} " + name[0] * 300)
+    if args.no_newline:
+        print(f"{name} no newline", end="")
+    sys.stdout.flush()
+    (seen / f"{name}.printed").touch()
+
+    if is_master:
+        deadline = time.monotonic() + 60
+        while len(list(seen.glob("*.printed"))) < args.expect and time.monotonic() < deadline:
+            time.sleep(0.05)
+        others = [r["pid"] for p in seen.glob("*.json") if p.stem != name
+                  for r in [json.loads(p.read_text())]]
+        while args.after_exits and any(map(_exists, others)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if args.master == "sleep":
+            time.sleep(600)
+        return args.master_exit
+    if args.others == "exit":
+        return args.others_exit
+    time.sleep(600)
+    return 0
+
+
+def _exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+if __name__ == "__main__":
+    sys.exit(main())
