@@ -494,6 +494,16 @@ def submit(ctx: click.Context, config: str, **params: Any) -> int:
     """
     from gpujob.submit import run
 
+    if params["local"]:
+        cloud_only = [flag for flag, name in (("--wait", "wait"), ("--stream-logs", "stream_logs"),
+                                              ("--format", "fmt"),
+                                              ("--poll-interval", "poll_interval"))
+                      if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE]
+        if cloud_only:
+            verb = "follow" if len(cloud_only) > 1 else "follows"
+            raise UsageError(f"{' and '.join(cloud_only)} {verb} a job in the cloud, not with "
+                             "--local", "a local run streams its replicas' output and exits "
+                             "with the master's status")
     return run(_submit_settings(ctx, config, params, local=params["local"], cloud=True))
 
 
@@ -645,8 +655,8 @@ def main(argv: list[str] | None = None) -> int:
         result = cli.main(args=argv, prog_name="gpujob", standalone_mode=False)
         sys.stdout.flush()  # a reader that went away shows here, where it is handled
         return result if isinstance(result, int) else EXIT_OK
-    except click.exceptions.Abort:
-        click.echo("\ninterrupted", err=True)
+    except click.exceptions.Abort:  # click has already ended the line
+        click.echo("interrupted", err=True)
         return EXIT_INTERRUPTED
     except KeyboardInterrupt:
         click.echo("\ninterrupted", err=True)

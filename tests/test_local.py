@@ -472,6 +472,9 @@ def test_submit_local_is_gpujob_local(cli, job):
     (["--dry-run", "--package-path", str(RECORDER)],
      "--package-path is only used with --local for now"),
     (["--local", "--max-local-replicas", "0"], "Invalid value for '--max-local-replicas'"),
+    (["--local", "--wait", "--format", "json"],
+     "--wait and --format follow a job in the cloud, not with --local"),
+    (["--local", "--stream-logs"], "--stream-logs follows a job in the cloud, not with --local"),
 ])
 def test_local_flag_mistakes_are_usage_errors(cli, job, flags, message):
     config, _ = job(ALONE)

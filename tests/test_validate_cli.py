@@ -161,3 +161,20 @@ def test_a_reader_that_goes_away_is_not_an_error(write, unbuffered):
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 1
     assert b"Traceback" not in err and b"BrokenPipe" not in err and b"internal error" not in err
+
+
+def test_ctrl_c_says_interrupted_once_and_exits_130():
+    """A Ctrl-C (SIGINT) while gpujob runs: one line on stderr, no traceback, exit 130."""
+    import signal
+    import time
+
+    child = ("import os, sys\nfrom gpujob.cli import main\nos.write(2, b'ready\\n')\n"
+             "sys.exit(main(['validate', '-']))\n")  # then blocks reading standard input
+    proc = subprocess.Popen([sys.executable, "-c", child], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stderr.readline() == b"ready\n"
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert err.strip() == b"interrupted" and b"\n\n" not in err, err
