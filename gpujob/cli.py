@@ -246,7 +246,8 @@ _FIELD_FLAGS: list[tuple[str, tuple[str, ...], str, str | None, str]] = [
     ("--module-name", (_TI, "pythonModule"), "str", None,
      "The trainer's module, run as python -m MODULE (trainer.task)."),
     ("--packages", (_TI, "packageUris"), "list", None,
-     "Trainer packages, comma-separated gs:// URIs."),
+     "Trainer packages, comma-separated: gs:// URIs, used as they are, and local files, "
+     "uploaded to the staging location; in this order."),
     ("--job-dir", (_TI, "jobDir"), "str", "GPUJOB_JOB_DIR",
      "gs:// path for outputs and checkpoints; also passed to the trainer as --job-dir."),
     ("--service-account", (_TI, "serviceAccount"), "str", "GPUJOB_SERVICE_ACCOUNT",
@@ -362,8 +363,9 @@ def _gcp_options(with_project: bool) -> Callable[[Callable[..., Any]], Callable[
 
 
 def _gcp_settings(params: dict[str, Any]) -> GcpSettings:
-    """The GcpSettings the options describe (GPUJOB_LOGGING_ENDPOINT and GPUJOB_IAM_ENDPOINT,
-    for private endpoints and tests, have no flag)."""
+    """The GcpSettings the options describe (GPUJOB_LOGGING_ENDPOINT, GPUJOB_IAM_ENDPOINT and
+    GPUJOB_STORAGE_ENDPOINT or STORAGE_EMULATOR_HOST, for private endpoints and tests, have no
+    flag)."""
     from gpujob.gcp import settings as gcp
 
     return gcp.GcpSettings(
@@ -373,11 +375,27 @@ def _gcp_settings(params: dict[str, Any]) -> GcpSettings:
         api_endpoint=params["api_endpoint"] or gcp.ML_ENDPOINT,
         logging_endpoint=os.environ.get("GPUJOB_LOGGING_ENDPOINT") or gcp.LOGGING_ENDPOINT,
         iam_endpoint=os.environ.get("GPUJOB_IAM_ENDPOINT") or gcp.IAM_CREDENTIALS_ENDPOINT,
+        storage_endpoint=gcp.storage_endpoint(os.environ),
         request_timeout=params["request_timeout"],
         retry=gcp.RetryPolicy(max_attempts=params["max_attempts"],
                               deadline=params["retry_deadline"]),
         verbose=params["verbose"],
     )
+
+
+def _packaging_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """--package-path and --staging-bucket (--packages is among the field flags)."""
+    func = click.option(
+        "--staging-bucket", metavar="gs://BUCKET", envvar="GPUJOB_STAGING_BUCKET",
+        show_envvar=True,
+        help="Where local packages are staged: gs://BUCKET/packages/ (default: the job "
+             "directory's packages/). Each goes to packages/SHA256/NAME, so an unchanged "
+             "package is uploaded once.")(func)
+    return click.option(
+        "--package-path", metavar="DIR",
+        help="The trainer's Python package (a directory holding __init__.py): built as an sdist "
+             "from its parent's pyproject.toml or setup.py, else from a generated config, in an "
+             "isolated environment, then staged and added to the packages.")(func)
 
 
 _FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
@@ -396,6 +414,7 @@ _POLL = click.option("--poll-interval", type=click.FloatRange(min=1), default=10
                                    "CLOUDSDK_CORE_PROJECT"], show_envvar=True,
               help="Google Cloud project to submit to.")
 @_field_options
+@_packaging_options
 @click.option("--enable-web-access/--no-enable-web-access", default=None,
               help="Interactive shell access to the training containers (absent: as the file "
                    "says).")
@@ -434,6 +453,8 @@ def submit(ctx: click.Context, config: str, **params: Any) -> int:
           --worker-accelerator count=2,type=nvidia-tesla-t4 -- --epochs 10
       gpujob submit config.yaml --set trainingInput.scheduling.maxWaitTime=3600s --dry-run
       gpujob submit config.yaml --project my-proj --stream-logs
+      gpujob submit config.yaml --package-path trainer --module-name trainer.task \\
+          --staging-bucket gs://my-bucket
     """
     from gpujob.backends.aiplatform import Follow
     from gpujob.submit import SubmitSettings, run
@@ -450,6 +471,8 @@ def submit(ctx: click.Context, config: str, **params: Any) -> int:
         output_format=params["fmt"],
         follow=Follow(wait=params["wait"], stream_logs=params["stream_logs"],
                       poll_interval=params["poll_interval"]),
+        package_path=params["package_path"],
+        staging_bucket=params["staging_bucket"],
     )
     _load_catalog(settings.catalog)
     return run(settings)

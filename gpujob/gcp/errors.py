@@ -35,6 +35,7 @@ class Action:
     service: str = "ml.googleapis.com"
     not_found_hint: str = ""
     identity: str | None = None  # who the credentials are, when known
+    resource: str = ""  # what the permission is needed on, when not the project ("bucket gs://b")
 
 
 @dataclass
@@ -116,8 +117,9 @@ def _hint(error: ServiceError, action: Action, attempts: int) -> str:
             found = re.search(r"[Pp]ermission '([\w.]+)'", error.message)
             permission = found.group(1) if found else action.permission
         who = action.identity or "the caller"
-        return (f"{who} needs the {permission} permission on project {project}, for example "
-                f"through the {action.role} role")
+        return (f"{who} needs the {permission} permission on "
+                f"{action.resource or f'project {project}'}, for example through the "
+                f"{action.role} role")
     if error.status == 401:
         return ("the access token was refused: renew the credentials (gcloud auth "
                 "application-default login) or check the key file and its service account")

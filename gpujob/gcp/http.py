@@ -44,6 +44,9 @@ def authorized_http(auth: Auth, settings: GcpSettings, echo: Callable[[str], Non
     import google_auth_httplib2
     import httplib2
 
-    http = google_auth_httplib2.AuthorizedHttp(
-        auth.credentials, http=httplib2.Http(timeout=settings.request_timeout))
+    transport = httplib2.Http(timeout=settings.request_timeout)
+    # Cloud Storage answers each part of a resumable upload with 308 Resume Incomplete, which
+    # httplib2 would follow as a redirect; googleapiclient's own build_http drops it likewise
+    transport.redirect_codes = transport.redirect_codes - {308}
+    http = google_auth_httplib2.AuthorizedHttp(auth.credentials, http=transport)
     return VerboseHttp(http, echo) if settings.verbose else http
