@@ -16,7 +16,7 @@ from fakes.keys import ServiceAccountKey, service_account_key
 from gpujob.gcp import clock as gpujob_clock
 
 PROJECT = "proj-a"
-BUCKET = "staging-bkt"
+BUCKET = "staging-bkt"  # the gcs fixture's bucket
 ACCOUNT = f"trainer@{PROJECT}.iam.gserviceaccount.com"
 
 CONFIG = """\
