@@ -36,6 +36,7 @@ class Action:
     not_found_hint: str = ""
     identity: str | None = None  # who the credentials are, when known
     resource: str = ""  # what the permission is needed on, when not the project ("bucket gs://b")
+    refused_hint: str = ""  # for a 400 without field violations, when the default does not fit
 
 
 @dataclass
@@ -130,7 +131,7 @@ def _hint(error: ServiceError, action: Action, attempts: int) -> str:
             why = description.rstrip(".") or "invalid"
             return (f"the service refused {json_path(path)}{more}: {why}; fix it in the config "
                     "or with a flag")
-        return "gpujob submit --dry-run prints the exact body that was sent"
+        return action.refused_hint or "gpujob submit --dry-run prints the exact body that was sent"
     if error.status == 404:
         return action.not_found_hint or f"check --project (now {project})"
     if error.status == 429:

@@ -41,10 +41,11 @@ class StorageClient:
         self.session = session
         self._objects = build_from_document(document, http=session.http).objects()
 
-    def _action(self, what: str, upload: Upload, permission: str) -> Action:
+    def _action(self, what: str, upload: Upload, permission: str, **extra: str) -> Action:
         bucket = upload.bucket
         return self.session.action(
             f"{what} {upload.uri}", permission, role=ROLE, service="storage.googleapis.com",
+            **extra,
             resource=f"bucket gs://{bucket}",
             not_found_hint=f"the bucket gs://{bucket} does not exist: create it (gcloud storage "
                            f"buckets create gs://{bucket} --location REGION) or stage elsewhere "
@@ -92,7 +93,9 @@ class StorageClient:
         it."""
         from googleapiclient.http import MediaFileUpload
 
-        action = self._action(f"uploading {upload.name} to", upload, "storage.objects.create")
+        action = self._action(f"uploading {upload.name} to", upload, "storage.objects.create",
+                              refused_hint="when Cloud Storage reports another MD5, the bytes "
+                                           "changed on the way: submit again")
         media = MediaFileUpload(str(upload.path), mimetype="application/octet-stream",
                                 chunksize=CHUNK_SIZE, resumable=True)
         request = self._objects.insert(

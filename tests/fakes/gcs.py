@@ -97,7 +97,7 @@ class StorageFront:
         self.lock = threading.Lock()
         self.seen: list[Seen] = []
         self.denied: set[tuple[str, str]] = set()
-        self.replies: deque[tuple[str, int, dict[str, Any]]] = deque()  # (method, status, body)
+        self.replies: deque[list[Any]] = deque()  # [method, status, body, requests to pass]
         self.corrupt_next_part = False
         self.strip_md5_next_start = False
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _FrontHandler)
@@ -116,10 +116,11 @@ class StorageFront:
         """Nobody has ``permission`` (storage.objects.get or .create) on ``bucket``."""
         self.denied.add((bucket, permission))
 
-    def reply(self, method: str, status: int, body: dict[str, Any]) -> None:
-        """Answer the next ``method`` request with ``status`` and ``body`` instead."""
+    def reply(self, method: str, status: int, body: dict[str, Any], after: int = 0) -> None:
+        """Answer a ``method`` request with ``status`` and ``body`` instead of passing it on:
+        the next one, or the one after ``after`` more have passed."""
         with self.lock:
-            self.replies.append((method, status, body))
+            self.replies.append([method, status, body, after])
 
     def requests(self) -> list[Seen]:
         with self.lock:
@@ -183,7 +184,10 @@ class _FrontHandler(BaseHTTPRequestHandler):
             front.seen.append(Seen(method, parts.path, query, principal))
             reply = front.replies[0] if front.replies and front.replies[0][0] == method \
                 else None
-            if reply:
+            if reply and reply[3]:
+                reply[3] -= 1
+                reply = None
+            elif reply:
                 front.replies.popleft()
         if reply:
             self._send_json(reply[1], reply[2])

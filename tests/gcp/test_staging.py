@@ -175,6 +175,8 @@ def test_bytes_changed_on_the_way_are_refused_by_the_service(cli, google, key, g
     md5 = base64.b64encode(hashlib.md5(dep.read_bytes()).digest()).decode()
     assert re.search(rf'failed: 400: Provided MD5 hash "{re.escape(md5)}" doesn\'t match '
                      r'calculated MD5 hash "[^"]+"\.', result.err)
+    assert result.err.splitlines()[-1] == ("  hint: when Cloud Storage reports another MD5, the "
+                                           "bytes changed on the way: submit again")
     assert gcs.emulator.objects(BUCKET) == {}
     assert google.calls("jobs.create") == []
 
@@ -253,3 +255,25 @@ def test_storage_emulator_host_is_honoured_and_verbose_shows_no_token(cli, googl
     assert len(gcs.emulator.objects(BUCKET)) == 1
     assert f"> POST {gcs.url}upload/storage/v1/b/{BUCKET}/o?" in result.err
     assert leaked(result.err) == []
+
+
+def test_a_failed_part_is_retried_and_the_upload_resumes(cli, google, key, gcs, config,
+                                                         tmp_path, clock):
+    big = tmp_path / "big-1.0.tar.gz"
+    data = hashlib.sha256(b"seed").digest() * (2 * CHUNK_SIZE // 32)
+    big.write_bytes(data)
+    # the second part meets a 503 (the emulator answers a status query with "bytes=0-0" when
+    # it has nothing, where Cloud Storage sends no Range, so the first part cannot be the one)
+    gcs.reply("PUT", 503, gcs_error(503, "We encountered an internal error.", "backendError"),
+              after=1)
+    result = cli("submit", config, "--packages", str(big), "--staging-bucket",
+                 f"gs://{BUCKET}", "--job-id", "j1")
+    assert result.code == 0, result.err
+    assert re.search(r"note: uploading big-1\.0\.tar\.gz to gs://\S+: 503 Service Unavailable; "
+                     r"retrying in \d\.\d s \(attempt 2 of 5\)", result.err)
+    parts = [seen for seen in gcs.requests() if seen.upload_part]
+    # part 1, part 2 (503), the status query, part 2 again: nothing sent twice but the failed
+    assert len(parts) == 4
+    assert len(uploads(gcs)) == 1
+    (name,) = gcs.emulator.objects(BUCKET)
+    assert gcs.emulator.content(BUCKET, name) == data
