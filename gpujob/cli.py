@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 EXIT_CODES_HELP = """\b
 Exit codes:
   0    success
-  1    invalid config (or a validation that found problems)
+  1    invalid config (or a validation that found problems, or a trainer package
+       that does not build)
   2    usage error
   3    the remote side failed (credentials, network, API, storage)
   4    the job ended unsuccessfully (--wait, --local)
