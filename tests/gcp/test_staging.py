@@ -255,6 +255,11 @@ def test_storage_emulator_host_is_honoured_and_verbose_shows_no_token(cli, googl
     assert len(gcs.emulator.objects(BUCKET)) == 1
     assert f"> POST {gcs.url}upload/storage/v1/b/{BUCKET}/o?" in result.err
     assert leaked(result.err) == []
+    # the resumable upload's ID lets its holder write to the upload: not shown either
+    (part,) = [seen for seen in gcs.requests() if seen.upload_part]
+    (upload_id,) = part.query["upload_id"]
+    assert upload_id not in result.err
+    assert "upload_id=…" in result.err
 
 
 def test_a_failed_part_is_retried_and_the_upload_resumes(cli, google, key, gcs, config,
