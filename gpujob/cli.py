@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 EXIT_CODES_HELP = """\b
 Exit codes:
   0    success
-  1    invalid config (or a validation that found problems)
+  1    invalid config (or a validation that found problems, or a trainer package
+       that does not build)
   2    usage error
   3    the remote side failed (credentials, network, API, storage)
   4    the job ended unsuccessfully (--wait, --local)
@@ -247,7 +248,8 @@ _FIELD_FLAGS: list[tuple[str, tuple[str, ...], str, str | None, str]] = [
     ("--module-name", (_TI, "pythonModule"), "str", None,
      "The trainer's module, run as python -m MODULE (trainer.task)."),
     ("--packages", (_TI, "packageUris"), "list", None,
-     "Trainer packages, comma-separated gs:// URIs."),
+     "Trainer packages, comma-separated: gs:// URIs, used as they are, and local files, "
+     "uploaded to the staging location; in this order."),
     ("--job-dir", (_TI, "jobDir"), "str", "GPUJOB_JOB_DIR",
      "gs:// path for outputs and checkpoints; also passed to the trainer as --job-dir."),
     ("--service-account", (_TI, "serviceAccount"), "str", "GPUJOB_SERVICE_ACCOUNT",
@@ -363,8 +365,9 @@ def _gcp_options(with_project: bool) -> Callable[[Callable[..., Any]], Callable[
 
 
 def _gcp_settings(params: dict[str, Any]) -> GcpSettings:
-    """The GcpSettings the options describe (GPUJOB_LOGGING_ENDPOINT and GPUJOB_IAM_ENDPOINT,
-    for private endpoints and tests, have no flag)."""
+    """The GcpSettings the options describe (GPUJOB_LOGGING_ENDPOINT, GPUJOB_IAM_ENDPOINT and
+    GPUJOB_STORAGE_ENDPOINT or STORAGE_EMULATOR_HOST, for private endpoints and tests, have no
+    flag)."""
     from gpujob.gcp import settings as gcp
 
     return gcp.GcpSettings(
@@ -374,11 +377,29 @@ def _gcp_settings(params: dict[str, Any]) -> GcpSettings:
         api_endpoint=params["api_endpoint"] or gcp.ML_ENDPOINT,
         logging_endpoint=os.environ.get("GPUJOB_LOGGING_ENDPOINT") or gcp.LOGGING_ENDPOINT,
         iam_endpoint=os.environ.get("GPUJOB_IAM_ENDPOINT") or gcp.IAM_CREDENTIALS_ENDPOINT,
+        storage_endpoint=gcp.storage_endpoint(os.environ),
         request_timeout=params["request_timeout"],
         retry=gcp.RetryPolicy(max_attempts=params["max_attempts"],
                               deadline=params["retry_deadline"]),
         verbose=params["verbose"],
     )
+
+
+def _packaging_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """--package-path and --staging-bucket (--packages is among the field flags)."""
+    func = click.option(
+        "--staging-bucket", metavar="gs://BUCKET", envvar="GPUJOB_STAGING_BUCKET",
+        show_envvar=True,
+        help="Where local packages are staged: gs://BUCKET/packages/ (default: the job "
+             "directory's packages/). Each goes to packages/SHA256/NAME, so an unchanged "
+             "package is uploaded once.")(func)
+    return click.option(
+        "--package-path", metavar="DIR",
+        help="The trainer's Python package (a directory holding __init__.py). For the cloud: "
+             "built as an sdist from its parent's pyproject.toml or setup.py, else from a "
+             "generated config, in an isolated environment, then staged and added to the "
+             "packages. Local runs: the module runs from its parent (default: the current "
+             "directory).")(func)
 
 
 _FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
@@ -390,11 +411,6 @@ _POLL = click.option("--poll-interval", type=click.FloatRange(min=1), default=10
 def _local_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """How a job runs on this machine: ``gpujob local`` and ``gpujob submit --local``."""
     for decorate in reversed([
-        click.option("--package-path", metavar="DIR",
-                     type=click.Path(file_okay=False),
-                     help="Local runs: the trainer package (the directory holding "
-                          "__init__.py); the module runs from its parent. Default: the module "
-                          "runs from the current directory."),
         click.option("--max-local-replicas", type=click.IntRange(min=1), metavar="N",
                      envvar="GPUJOB_MAX_LOCAL_REPLICAS", show_envvar=True,
                      help="Local runs: run at most N replicas, trimming the largest groups "
@@ -430,6 +446,7 @@ def _submit_settings(ctx: click.Context, config: str, params: dict[str, Any], *,
         catalog=params["catalog"],
         region_check=not params["no_region_check"],
         package_path=params["package_path"],
+        staging_bucket=params.get("staging_bucket"),
         max_local_replicas=params["max_local_replicas"],
         grace_period=params["grace_period"],
         **api,
@@ -451,6 +468,7 @@ def _submit_settings(ctx: click.Context, config: str, params: dict[str, Any], *,
                                    "CLOUDSDK_CORE_PROJECT"], show_envvar=True,
               help="Google Cloud project to submit to.")
 @_field_options
+@_packaging_options
 @click.option("--enable-web-access/--no-enable-web-access", default=None,
               help="Interactive shell access to the training containers (absent: as the file "
                    "says).")
@@ -490,6 +508,8 @@ def submit(ctx: click.Context, config: str, **params: Any) -> int:
           --worker-accelerator count=2,type=nvidia-tesla-t4 -- --epochs 10
       gpujob submit config.yaml --set trainingInput.scheduling.maxWaitTime=3600s --dry-run
       gpujob submit config.yaml --project my-proj --stream-logs
+      gpujob submit config.yaml --package-path trainer --module-name trainer.task \\
+          --staging-bucket gs://my-bucket
       gpujob submit config.yaml --local --package-path trainer/ -- --epochs 1
     """
     from gpujob.submit import run
@@ -497,13 +517,14 @@ def submit(ctx: click.Context, config: str, **params: Any) -> int:
     if params["local"]:
         cloud_only = [flag for flag, name in (("--wait", "wait"), ("--stream-logs", "stream_logs"),
                                               ("--format", "fmt"),
-                                              ("--poll-interval", "poll_interval"))
+                                              ("--poll-interval", "poll_interval"),
+                                              ("--staging-bucket", "staging_bucket"))
                       if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE]
         if cloud_only:
-            verb = "follow" if len(cloud_only) > 1 else "follows"
-            raise UsageError(f"{' and '.join(cloud_only)} {verb} a job in the cloud, not with "
-                             "--local", "a local run streams its replicas' output and exits "
-                             "with the master's status")
+            verb = "are" if len(cloud_only) > 1 else "is"
+            raise UsageError(f"{' and '.join(cloud_only)} {verb} for jobs in the cloud, not "
+                             "with --local", "a local run uses the package where it is, streams "
+                             "its replicas' output and exits with the master's status")
     return run(_submit_settings(ctx, config, params, local=params["local"], cloud=True))
 
 
@@ -511,7 +532,8 @@ def submit(ctx: click.Context, config: str, **params: Any) -> int:
 
 # submit's options that describe the job; ``local`` shares them (declared once, above)
 _JOB_PARAMS = {"config", "enable_web_access", "labels", "kms_key", "kms_keyring",
-               "kms_location", "kms_project", "set_", "catalog", "no_region_check"} | {
+               "kms_location", "kms_project", "set_", "catalog", "no_region_check",
+               "package_path"} | {
                    _param_name(f) for f, *_ in _FIELD_FLAGS}
 
 

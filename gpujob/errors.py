@@ -41,6 +41,14 @@ class InvalidConfig(GpujobError):
     exit_code = EXIT_INVALID
 
 
+class BuildFailed(GpujobError):
+    """The trainer package did not build (its build's output was already shown). Exit 1, as for
+    an invalid config: the job's inputs are wrong and running the command again will not help;
+    2 is for the command line itself and 3 for failures of the remote side."""
+
+    exit_code = EXIT_INVALID
+
+
 class RemoteError(GpujobError):
     """The remote side failed: credentials, network, the API, Cloud Storage."""
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from gpujob import gsuri
 from gpujob.catalog import Catalog, _or, describe_list, load
 from gpujob.config.document import Document
 from gpujob.findings import Finding, JsonPath, Severity
@@ -541,6 +542,10 @@ class _Checker:
                       f"jobDir {job_dir!r} is not a Cloud Storage path",
                       "a cloud job writes to gs://BUCKET/PATH (a local directory works only "
                       "with --local)")
+        elif job_dir and gsuri.split(job_dir) is None:
+            self.emit("submit.job-dir", (TI, "jobDir"),
+                      f"jobDir {job_dir!r} names no valid bucket",
+                      f"write gs://BUCKET/PATH; {gsuri.BUCKET_RULES}")
 
 
 def check(doc: Document, options: CheckOptions, schema_findings: list[Finding]) -> list[Finding]:

@@ -34,6 +34,51 @@ def clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("NO_GCE_CHECK", "true")
     monkeypatch.setenv("GCE_METADATA_HOST", "127.0.0.1:9")
     monkeypatch.setenv("GCE_METADATA_IP", "127.0.0.1:9")
+    # pip, run by trainer package builds, never asks an index; `offline_builds` gives it wheels
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+
+
+@pytest.fixture(scope="session")
+def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """setuptools as a wheel, made from the test environment's own installation."""
+    from fakes.wheels import wheel_from_installed
+
+    out = tmp_path_factory.mktemp("wheelhouse")
+    wheel_from_installed("setuptools", out)
+    return out
+
+
+@pytest.fixture
+def offline_builds(wheelhouse: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Trainer package builds (pip installing the build backend into their isolated
+    environment) take their wheels from ``wheelhouse`` alone: no index, and none of the
+    machine's pip configuration."""
+    for name in list(os.environ):
+        if name.startswith("PIP_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(wheelhouse))
+    monkeypatch.setenv("PIP_DISABLE_PIP_VERSION_CHECK", "1")
+    return wheelhouse
+
+
+@pytest.fixture
+def trainer(tmp_path: Path):
+    """Write a trainer project under tmp_path: ``files`` maps paths (under the project) to
+    text; returns the package directory (``PROJECT/trainer``)."""
+
+    def make(files: dict[str, str] | None = None, project: str = "project") -> Path:
+        root = tmp_path / project
+        contents = {"trainer/__init__.py": "", "trainer/task.py": "print('training')\n",
+                    **(files or {})}
+        for name, text in contents.items():
+            path = root / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        return root / "trainer"
+
+    return make
 
 
 @pytest.fixture

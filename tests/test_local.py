@@ -416,7 +416,8 @@ def test_without_package_path_the_module_runs_from_the_current_directory(cli, jo
 
 @pytest.mark.parametrize("package, message", [
     ("missing", "--package-path {p}: no such directory"),
-    ("", "--package-path {p} is not a Python package: it has no __init__.py"),
+    ("", "--package-path: [{p}] is not a valid Python package because it does not contain an "
+         "`__init__.py` file"),
 ])
 def test_package_path_must_be_a_package(cli, job, tmp_path, package, message):
     config, _ = job(ALONE)
@@ -469,12 +470,12 @@ def test_submit_local_is_gpujob_local(cli, job):
 
 @pytest.mark.parametrize("flags, message", [
     (["--local", "--dry-run"], "--dry-run and --local do not go together"),
-    (["--dry-run", "--package-path", str(RECORDER)],
-     "--package-path is only used with --local for now"),
+    (["--local", "--staging-bucket", "gs://my-bucket"],
+     "--staging-bucket is for jobs in the cloud, not with --local"),
     (["--local", "--max-local-replicas", "0"], "Invalid value for '--max-local-replicas'"),
     (["--local", "--wait", "--format", "json"],
-     "--wait and --format follow a job in the cloud, not with --local"),
-    (["--local", "--stream-logs"], "--stream-logs follows a job in the cloud, not with --local"),
+     "--wait and --format are for jobs in the cloud, not with --local"),
+    (["--local", "--stream-logs"], "--stream-logs is for jobs in the cloud, not with --local"),
 ])
 def test_local_flag_mistakes_are_usage_errors(cli, job, flags, message):
     config, _ = job(ALONE)

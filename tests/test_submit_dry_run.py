@@ -87,7 +87,7 @@ def test_an_invalid_config_prints_no_body_and_exits_1(cli, write):
     ("--module-name", "trainer.task", ("pythonModule",), "trainer.task"),
     ("--packages", "gs://b/a.tar.gz,gs://b/b.whl", ("packageUris",),
      ["gs://b/a.tar.gz", "gs://b/b.whl"]),
-    ("--job-dir", "gs://b/out", ("jobDir",), "gs://b/out"),
+    ("--job-dir", "gs://bkt/out", ("jobDir",), "gs://bkt/out"),  # "b" is too short a bucket
     ("--service-account", "sa@p.iam.gserviceaccount.com", ("serviceAccount",),
      "sa@p.iam.gserviceaccount.com"),
     ("--network", "projects/1/global/networks/n", ("network",), "projects/1/global/networks/n"),

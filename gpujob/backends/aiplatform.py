@@ -24,6 +24,7 @@ from gpujob.gcp.settings import GcpSettings
 if TYPE_CHECKING:
     from gpujob.gcp.api import MlClient
     from gpujob.gcp.logs import LogsClient
+    from gpujob.gcp.session import Session
 
 _JOB_ID = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,127}")
 _JOB_NAME = re.compile(r"projects/(?P<project>[^/]+)/jobs/(?P<job>[^/]+)")
@@ -165,10 +166,16 @@ def _stream(ml: MlClient, logs: LogsClient, job: dict[str, Any],
 
 
 def submit(body: dict[str, Any], settings: GcpSettings, output_format: str = "text",
-           follow: Follow = Follow()) -> int:
+           follow: Follow = Follow(), session: Session | None = None) -> int:
     """Create the job ``body`` (the Job the dry-run prints) and report it; then follow it when
-    asked. Exit 0, 3 (remote failure), 4 (``--wait``/``--stream-logs``: the job failed) or 130."""
-    ml = _ml(settings)
+    asked. Exit 0, 3 (remote failure), 4 (``--wait``/``--stream-logs``: the job failed) or 130.
+    ``session``: one already open (the one that staged the packages), else a new one."""
+    if session is None:
+        ml = _ml(settings)
+    else:
+        from gpujob.gcp.api import MlClient
+
+        ml = MlClient(session)
     try:
         created = ml.create_job(body)
     except KeyboardInterrupt:

@@ -282,15 +282,9 @@ def _package_root(package_path: str | None, module: str) -> tuple[Path, str | No
     """The directory the trainer runs from, and a warning when the module is not in the package."""
     if package_path is None:
         return Path.cwd(), None
-    path = Path(package_path).expanduser().resolve()
-    if not path.is_dir():
-        raise UsageError(f"--package-path {package_path}: no such directory",
-                         "give the directory of the trainer package (the one holding "
-                         "__init__.py, e.g. trainer/)")
-    if not (path / "__init__.py").is_file():
-        raise UsageError(f"--package-path {package_path} is not a Python package: it has no "
-                         "__init__.py", "point it at the package directory itself (e.g. "
-                         "trainer/, holding __init__.py), not at the directory above it")
+    from gpujob.packaging import check_package_path
+
+    path = check_package_path(package_path)
     warning = None
     if module.split(".")[0] != path.name:
         warning = (f"the module {module} is not in the package {path.name}/ given by "

@@ -35,6 +35,8 @@ class Action:
     service: str = "ml.googleapis.com"
     not_found_hint: str = ""
     identity: str | None = None  # who the credentials are, when known
+    resource: str = ""  # what the permission is needed on, when not the project ("bucket gs://b")
+    refused_hint: str = ""  # for a 400 without field violations, when the default does not fit
 
 
 @dataclass
@@ -116,8 +118,9 @@ def _hint(error: ServiceError, action: Action, attempts: int) -> str:
             found = re.search(r"[Pp]ermission '([\w.]+)'", error.message)
             permission = found.group(1) if found else action.permission
         who = action.identity or "the caller"
-        return (f"{who} needs the {permission} permission on project {project}, for example "
-                f"through the {action.role} role")
+        return (f"{who} needs the {permission} permission on "
+                f"{action.resource or f'project {project}'}, for example through the "
+                f"{action.role} role")
     if error.status == 401:
         return ("the access token was refused: renew the credentials (gcloud auth "
                 "application-default login) or check the key file and its service account")
@@ -128,7 +131,7 @@ def _hint(error: ServiceError, action: Action, attempts: int) -> str:
             why = description.rstrip(".") or "invalid"
             return (f"the service refused {json_path(path)}{more}: {why}; fix it in the config "
                     "or with a flag")
-        return "gpujob submit --dry-run prints the exact body that was sent"
+        return action.refused_hint or "gpujob submit --dry-run prints the exact body that was sent"
     if error.status == 404:
         return action.not_found_hint or f"check --project (now {project})"
     if error.status == 429:

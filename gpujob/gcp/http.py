@@ -1,17 +1,26 @@
 """The HTTP object the API clients use: google-auth's authorized httplib2, with a timeout.
 
 With ``--verbose`` a wrapper prints each request's method, URL and status. It sits outside the
-authorization layer, so it never sees the ``Authorization`` header: tokens cannot be printed.
+authorization layer, so it never sees the ``Authorization`` header: tokens cannot be printed. The
+``upload_id`` of a resumable upload's URL is masked too: whoever has it can write to the upload.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from typing import Any
 
 from gpujob.gcp.credentials import Auth
 from gpujob.gcp.settings import GcpSettings
+
+_UPLOAD_ID = re.compile(r"([?&]upload_id=)[^&]*")
+
+
+def shown(uri: str) -> str:
+    """``uri`` as ``--verbose`` prints it."""
+    return _UPLOAD_ID.sub(r"\1…", uri)
 
 
 class VerboseHttp:
@@ -24,7 +33,7 @@ class VerboseHttp:
 
     def request(self, uri: str, method: str = "GET", body: Any = None,
                 headers: dict[str, str] | None = None, **kwargs: Any) -> tuple[Any, bytes]:
-        self._echo(f"> {method} {uri}")
+        self._echo(f"> {method} {shown(uri)}")
         start = time.monotonic()
         try:
             response, content = self.http.request(uri, method, body=body, headers=headers,
@@ -44,6 +53,9 @@ def authorized_http(auth: Auth, settings: GcpSettings, echo: Callable[[str], Non
     import google_auth_httplib2
     import httplib2
 
-    http = google_auth_httplib2.AuthorizedHttp(
-        auth.credentials, http=httplib2.Http(timeout=settings.request_timeout))
+    transport = httplib2.Http(timeout=settings.request_timeout)
+    # Cloud Storage answers each part of a resumable upload with 308 Resume Incomplete, which
+    # httplib2 would follow as a redirect; googleapiclient's own build_http drops it likewise
+    transport.redirect_codes = transport.redirect_codes - {308}
+    http = google_auth_httplib2.AuthorizedHttp(auth.credentials, http=transport)
     return VerboseHttp(http, echo) if settings.verbose else http

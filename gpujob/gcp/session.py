@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from gpujob.gcp import clock, retry
 from gpujob.gcp.credentials import resolve
 from gpujob.gcp.errors import Action, raise_explained
 from gpujob.gcp.http import authorized_http
 from gpujob.gcp.settings import GcpSettings
+
+T = TypeVar("T")
 
 
 def echo_stderr(line: str) -> None:
@@ -35,16 +37,20 @@ class Session:
         return Action(what=what, project=self.project, permission=permission,
                       identity=self.auth.identity, **extra)
 
-    def execute_raw(self, action: Action, make_request: Callable[[], Any]) -> Any:
-        """Run ``make_request().execute()`` under the retry policy; failures propagate as the
-        libraries raise them (``retry.GaveUp`` when retries ran out)."""
+    def call(self, action: Action, fn: Callable[[], T]) -> T:
+        """``fn()`` under the retry policy; failures propagate as the libraries raise them
+        (``retry.GaveUp`` when retries ran out)."""
         policy = self.settings.retry
 
         def note(attempt: int, why: retry.Transient, delay: float) -> None:
             self.echo(f"note: {action.what}: {why.reason}; retrying in {delay:.1f} s "
                       f"(attempt {attempt + 1} of {policy.max_attempts})")
 
-        return retry.call(lambda: make_request().execute(), policy, self.clock, note)
+        return retry.call(fn, policy, self.clock, note)
+
+    def execute_raw(self, action: Action, make_request: Callable[[], Any]) -> Any:
+        """Run ``make_request().execute()`` under the retry policy (``call``)."""
+        return self.call(action, lambda: make_request().execute())
 
     def execute(self, action: Action, make_request: Callable[[], Any]) -> Any:
         """``execute_raw``, with every remote failure turned into one ``RemoteError``."""

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 ML_ENDPOINT = "https://ml.googleapis.com/"
 LOGGING_ENDPOINT = "https://logging.googleapis.com/"
 IAM_CREDENTIALS_ENDPOINT = "https://iamcredentials.googleapis.com/"
+STORAGE_ENDPOINT = "https://storage.googleapis.com/"
 
 
 @dataclass(frozen=True)
@@ -36,9 +38,22 @@ class GcpSettings:
     api_endpoint: str = ML_ENDPOINT
     logging_endpoint: str = LOGGING_ENDPOINT
     iam_endpoint: str = IAM_CREDENTIALS_ENDPOINT
+    storage_endpoint: str = STORAGE_ENDPOINT
     request_timeout: float = 60.0
     retry: RetryPolicy = RetryPolicy()
     verbose: bool = False
+
+
+def storage_endpoint(environ: Mapping[str, str]) -> str:
+    """Cloud Storage's address: GPUJOB_STORAGE_ENDPOINT, else STORAGE_EMULATOR_HOST (the variable
+    Google's storage libraries read for an emulator; ``http://`` when it names no scheme), else
+    https://storage.googleapis.com/."""
+    if environ.get("GPUJOB_STORAGE_ENDPOINT"):
+        return environ["GPUJOB_STORAGE_ENDPOINT"]
+    emulator = environ.get("STORAGE_EMULATOR_HOST")
+    if emulator:
+        return emulator if "://" in emulator else f"http://{emulator}"
+    return STORAGE_ENDPOINT
 
 
 def base_url(url: str) -> str:

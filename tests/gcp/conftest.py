@@ -9,12 +9,14 @@ from pathlib import Path
 
 import pytest
 from fakes.clock import FakeClock
+from fakes.gcs import Emulator, StorageFront
 from fakes.google import FakeGoogle
 from fakes.keys import ServiceAccountKey, service_account_key
 
 from gpujob.gcp import clock as gpujob_clock
 
 PROJECT = "proj-a"
+BUCKET = "staging-bkt"  # the gcs fixture's bucket
 ACCOUNT = f"trainer@{PROJECT}.iam.gserviceaccount.com"
 
 CONFIG = """\
@@ -48,6 +50,20 @@ def key(google: FakeGoogle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     google.trust(made)
     monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", made.write(tmp_path / "sa.json"))
     return made
+
+
+@pytest.fixture
+def gcs(google: FakeGoogle, monkeypatch: pytest.MonkeyPatch) -> Iterator[StorageFront]:
+    """Cloud Storage: the emulator with the bucket BUCKET, behind the front that checks the fake
+    Google's tokens; gpujob's storage endpoint points at the front."""
+    emulator = Emulator(BUCKET)
+    front = StorageFront(google, emulator)
+    monkeypatch.setenv("GPUJOB_STORAGE_ENDPOINT", front.url)
+    try:
+        yield front
+    finally:
+        front.stop()
+        emulator.stop()
 
 
 @pytest.fixture
