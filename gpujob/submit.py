@@ -89,6 +89,12 @@ class _Wanted:
         uris = ti.get("packageUris") if isinstance(ti, dict) else None
         self.uris: list[Any] = list(uris) if isinstance(uris, list) else []
         self.origin = doc.locate(PACKAGE_URIS)
+        if settings.package_path and self.uris and not self.origin.flag:
+            # the package flags set the job's packages, as gcloud's do: the file's are replaced
+            # (without either flag they are kept, unlike gcloud)
+            _echo(f"note: --package-path replaces the config's packageUris "
+                  f"({', '.join(map(str, self.uris))}); add them with --packages to keep them")
+            self.uris = []
         # only entries given on the command line may be local files; the file's must be gs://
         self.local = [i for i, uri in enumerate(self.uris) if self.origin.flag
                       and isinstance(uri, str) and not uri.startswith("gs://")]

@@ -197,6 +197,20 @@ def test_the_built_package_comes_after_the_packages_given(cli, config, wheel, tr
     assert URI.fullmatch(uris[2])["name"] == "trainer-0.0.0.tar.gz"
 
 
+def test_package_flags_replace_the_files_packages_as_gcloud_does(cli, write, trainer,
+                                                                 offline_builds):
+    path = write(CONFIG + "  packageUris: [gs://old/trainer-0.1.tar.gz]\n")
+    result, body = dry_run(cli, path, "--package-path", trainer(), "--staging-bucket",
+                           "gs://bkt")
+    assert result.code == 0, result.err
+    (uri,) = body["trainingInput"]["packageUris"]
+    assert URI.fullmatch(uri)["name"] == "trainer-0.0.0.tar.gz"
+    assert ("note: --package-path replaces the config's packageUris "
+            "(gs://old/trainer-0.1.tar.gz); add them with --packages to keep them") in result.err
+    result, body = dry_run(cli, path)  # without package flags the file's packages stay
+    assert body["trainingInput"]["packageUris"] == ["gs://old/trainer-0.1.tar.gz"]
+
+
 @pytest.mark.parametrize("args, env, prefix", [
     (["--staging-bucket", "gs://stage", "--job-dir", "gs://jobs/run-1"], {}, "gs://stage"),
     (["--job-dir", "gs://jobs/run-1"], {"GPUJOB_STAGING_BUCKET": "gs://from-env/"},
