@@ -68,21 +68,31 @@ class LogsClient:
 
 
 class Tail:
-    """The entries of a job's log not seen before, poll after poll."""
+    """The entries of a job's log not seen before, poll after poll.
+
+    Each poll asks for ``timestamp >= since``, the newest timestamp seen, so only entries at that
+    very timestamp can come again: those are the only ones remembered, and following a long
+    job's log takes no more memory as it grows."""
 
     def __init__(self, client: LogsClient, job_id: str, since: str | None) -> None:
         self.client = client
         self.job_id = job_id
         self.since = since
-        self._seen: set[str] = set()
+        self._seen: set[str] = set()  # keys of the entries stamped ``since``
 
     def poll(self) -> list[dict[str, Any]]:
         new = []
         for entry in self.client.entries(self.job_id, self.since):
-            key = entry.get("insertId") or json.dumps(entry, sort_keys=True)
+            key = _key(entry)
             if key not in self._seen:
                 self._seen.add(key)
                 new.append(entry)
-        if new:
-            self.since = new[-1].get("timestamp") or self.since
+        newest = new[-1].get("timestamp") if new else None
+        if newest and newest != self.since:
+            self.since = newest
+            self._seen = {_key(entry) for entry in new if entry.get("timestamp") == newest}
         return new
+
+
+def _key(entry: dict[str, Any]) -> str:
+    return entry.get("insertId") or json.dumps(entry, sort_keys=True)

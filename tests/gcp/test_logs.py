@@ -95,3 +95,31 @@ def test_ctrl_c_during_submit_stream_logs(cli, google, key, config, clock):
     assert "Stopped streaming the logs of job j1; the job keeps running" in result.err
     assert "Resume with: gpujob logs j1 --project proj-a --follow" in result.err
     assert google.calls("jobs.cancel") == []
+
+
+class _Entries:
+    """A stand-in for LogsClient: answers ``timestamp >= since`` from a growing log."""
+
+    def __init__(self) -> None:
+        self.log: list[dict] = []
+
+    def entries(self, job_id: str, since: str | None = None):
+        return [e for e in self.log if since is None or e["timestamp"] >= since]
+
+
+def test_following_shows_each_entry_once_and_remembers_only_the_newest_second():
+    from gpujob.gcp.logs import Tail
+
+    client = _Entries()
+    tail = Tail(client, "j1", None)
+    client.log += [{"insertId": "a", "timestamp": "2025-01-01T00:00:01Z"},
+                   {"insertId": "b", "timestamp": "2025-01-01T00:00:02Z"}]
+    assert [e["insertId"] for e in tail.poll()] == ["a", "b"]
+    client.log += [{"insertId": "c", "timestamp": "2025-01-01T00:00:02Z"}]  # same second as b
+    assert [e["insertId"] for e in tail.poll()] == ["c"]
+    assert tail.poll() == []
+    client.log += [{"insertId": f"n{i}", "timestamp": f"2025-01-01T00:01:{i:02d}Z"}
+                   for i in range(50)]
+    assert len(tail.poll()) == 50
+    assert tail.poll() == []
+    assert len(tail._seen) == 1  # a long log is not held in memory
