@@ -18,13 +18,10 @@ from gpujob.config.merge import apply, generate_job_id
 from gpujob.config.overrides import Override
 from gpujob.errors import InvalidConfig, UsageError
 from gpujob.findings import Finding, Location
-from gpujob.gcp.settings import ML_ENDPOINT, GcpSettings, base_url
+from gpujob.gcp.settings import GcpSettings, base_url
 from gpujob.report import finding_line
 from gpujob.staging import Location as StagingLocation
 from gpujob.staging import Upload
-
-__all__ = ["ML_ENDPOINT", "Prepared", "SubmitSettings", "prepare", "prepare_job", "request_body",
-           "run"]
 
 PACKAGE_URIS = ("trainingInput", "packageUris")
 
@@ -151,18 +148,11 @@ def _echo(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-def prepare(settings: SubmitSettings) -> Document:
-    """The Job to send: the file, with overrides and user args applied, a job ID, checked, and
-    the trainer's packages built and given their staging URIs (nothing is uploaded).
-
-    Findings go to stderr; any error raises ``InvalidConfig`` (exit 1) after all are shown.
-    """
-    with tempfile.TemporaryDirectory(prefix="gpujob-build-") as workdir:
-        return prepare_job(settings, Path(workdir)).doc
-
-
 def prepare_job(settings: SubmitSettings, workdir: Path) -> Prepared:
-    """``prepare``, also telling which files to upload; a built package is left in ``workdir``.
+    """The Job to send: the file, with overrides and user args applied, a job ID, checked, and
+    the trainer's packages built (into ``workdir``) and given their staging URIs; nothing is
+    uploaded. Findings go to stderr; any error raises ``InvalidConfig`` (exit 1) after all are
+    shown.
 
     Order: the command line (exit 2), then the checks (exit 1), then the staging location
     (exit 2) and the build (exit 1), so no build starts for a job that cannot be sent."""
