@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gpujob import catalog
+from gpujob import catalog, rules
 from gpujob.backends.processes import Spec, describe_exit, supervise
 from gpujob.catalog import Catalog
 from gpujob.config.document import Document
@@ -36,10 +36,9 @@ HOST = "localhost"
 _NAMES = {"master": ("master", "masters"), "worker": ("worker", "workers"),
           "ps": ("parameter server", "parameter servers"), "evaluator": ("evaluator", "evaluators")}
 
-# (count field, machine type field, config field) of the replicas besides the master
-_GROUPS = {"worker": ("workerCount", "workerType", "workerConfig"),
-           "ps": ("parameterServerCount", "parameterServerType", "parameterServerConfig"),
-           "evaluator": ("evaluatorCount", "evaluatorType", "evaluatorConfig")}
+# the config's replica kinds (as rules.replicas reads them) -> the service's task names
+_TASKS = {"master": "master", "worker": "worker", "parameterServer": "ps",
+          "evaluator": "evaluator"}
 
 
 @dataclass(frozen=True)
@@ -87,19 +86,13 @@ class Plan:
 
 # -- the cluster ------------------------------------------------------------------------------
 
-def _int(value: Any) -> int:
-    """int64 fields may be written as numeric strings (the schema allows both)."""
-    return int(value or 0)
-
-
-def _gpus(cat: Catalog, machine_type: Any, config: Any) -> int:
+def _gpus(cat: Catalog, replica: rules.Replica) -> int:
     """The GPUs a replica asks for: its acceleratorConfig's, else those built into its machine
     type (legacy GPU types, a2-*), as the catalog says."""
-    accelerator = config.get("acceleratorConfig") if isinstance(config, dict) else None
-    if isinstance(accelerator, dict):
-        gpu = cat.gpu_types.get(str(accelerator.get("type")))
-        return _int(accelerator.get("count")) if gpu and gpu.kind == "gpu" else 0
-    machine = cat.machine_types.get(str(machine_type))
+    if replica.accel_type is not None:
+        gpu = cat.gpu_types.get(replica.accel_type)
+        return (replica.accel_count or 0) if gpu and gpu.kind == "gpu" else 0
+    machine = cat.machine_types.get(replica.machine or "")
     if machine and machine.built_in:
         gpu = cat.gpu_types.get(machine.built_in[0])
         return machine.built_in[1] if gpu and gpu.kind == "gpu" else 0
@@ -109,22 +102,21 @@ def _gpus(cat: Catalog, machine_type: Any, config: Any) -> int:
 def replicas_of(training_input: Mapping[str, Any],
                 cat: Catalog) -> tuple[list[Replica], list[str]]:
     """The replicas the service would start, in order (master, workers, parameter servers,
-    evaluators), with the GPUs each asks for; and warnings about what is not emulated."""
+    evaluators), with the GPUs each asks for; and warnings about what is not emulated. The config
+    is read as the compatibility rules read it (``rules.replicas``)."""
     tier_name = training_input.get("scaleTier", "BASIC")
     tier = cat.scale_tiers.get(tier_name, {})
     warnings = []
     if tier.get("custom"):
-        master = Replica("master", 0, _gpus(cat, training_input.get("masterType"),
-                                            training_input.get("masterConfig")))
-        replicas = [master]
-        for task, (count_field, type_field, config_field) in _GROUPS.items():
-            count = _int(training_input.get(count_field))
-            machine = cat.machine_types.get(str(training_input.get(type_field)))
+        replicas = []
+        for kind in rules.replicas(dict(training_input)):
+            task = _TASKS[kind.kind]
+            count = 1 if task == "master" else kind.count
+            machine = cat.machine_types.get(kind.machine or "")
             if count and machine and machine.category == "tpu":
                 warnings.append(f"the Cloud TPU {_NAMES[task][0]} is not emulated locally")
                 continue
-            gpus = _gpus(cat, training_input.get(type_field), training_input.get(config_field))
-            replicas += [Replica(task, i, gpus) for i in range(count)]
+            replicas += [Replica(task, i, _gpus(cat, kind)) for i in range(count)]
         return replicas, warnings
     if tier.get("tpu"):
         warnings.append(f"the Cloud TPU of scale tier {tier_name} is not emulated locally")
