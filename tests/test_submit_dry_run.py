@@ -6,18 +6,7 @@ import json
 import re
 
 import pytest
-
-BASE = """\
-trainingInput:
-  scaleTier: CUSTOM
-  region: us-central1
-  masterType: n1-highcpu-16
-  masterConfig:
-    imageUri: gcr.io/p/trainer:1
-    acceleratorConfig: {count: 4, type: NVIDIA_TESLA_T4}
-  args: [--from-file]
-"""
-
+from jobs import CONTAINER_JOB as BASE
 
 # A runtime-version job (no container), for the flags that conflict with an image.
 RUNTIME = """\

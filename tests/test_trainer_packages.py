@@ -13,17 +13,11 @@ import tarfile
 from pathlib import Path
 
 import pytest
+from jobs import RUNTIME_JOB_WITHOUT_PACKAGES
 
 from gpujob.packaging import CANONICAL_MTIME, normalize_sdist
 
-CONFIG = """\
-trainingInput:
-  scaleTier: BASIC
-  region: us-central1
-  runtimeVersion: '2.11'
-  pythonVersion: '3.7'
-  pythonModule: trainer.task
-"""
+CONFIG = RUNTIME_JOB_WITHOUT_PACKAGES
 URI = re.compile(r"gs://bkt/packages/(?P<sha>[0-9a-f]{64})/(?P<name>[^/]+)")
 
 

@@ -12,6 +12,7 @@ from fakes.clock import FakeClock
 from fakes.gcs import Emulator, StorageFront
 from fakes.google import FakeGoogle
 from fakes.keys import ServiceAccountKey, service_account_key
+from jobs import CONTAINER_JOB
 
 from gpujob.gcp import clock as gpujob_clock
 
@@ -19,18 +20,7 @@ PROJECT = "proj-a"
 BUCKET = "staging-bkt"  # the gcs fixture's bucket
 ACCOUNT = f"trainer@{PROJECT}.iam.gserviceaccount.com"
 
-CONFIG = """\
-trainingInput:
-  scaleTier: CUSTOM
-  region: us-central1
-  masterType: n1-highcpu-16
-  masterConfig:
-    imageUri: gcr.io/p/trainer:1
-    acceleratorConfig: {count: 4, type: NVIDIA_TESLA_T4}
-  args: [--from-file]
-  enableWebAccess: false
-labels: {team: vision}
-"""
+CONFIG = CONTAINER_JOB + "  enableWebAccess: false\nlabels: {team: vision}\n"
 
 
 @pytest.fixture

@@ -13,20 +13,14 @@ from pathlib import Path
 
 import pytest
 from fakes.gcs import gcs_error
+from jobs import RUNTIME_JOB_WITHOUT_PACKAGES
 
 from gpujob.gcp.storage import CHUNK_SIZE
 
 BUCKET = "staging-bkt"  # the bucket the gcs fixture's emulator has
 ACCOUNT = "trainer@proj-a.iam.gserviceaccount.com"  # the key fixture's service account
 
-CONFIG = """\
-trainingInput:
-  scaleTier: BASIC
-  region: us-central1
-  runtimeVersion: '2.11'
-  pythonVersion: '3.7'
-  pythonModule: trainer.task
-"""
+CONFIG = RUNTIME_JOB_WITHOUT_PACKAGES
 
 
 @pytest.fixture
