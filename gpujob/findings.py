@@ -78,3 +78,17 @@ def error(rule: str, message: str, path: JsonPath = (), location: Location | Non
 def warning(rule: str, message: str, path: JsonPath = (), location: Location | None = None,
             hint: str | None = None) -> Finding:
     return Finding("warning", rule, message, path, location, hint)
+
+
+def finding_line(finding: Finding) -> str:
+    """``config.yaml:3:3: trainingInput.masterTyp: unknown key 'masterTyp' [schema.unknown-key]``
+    plus an indented ``hint:`` line."""
+    parts = [str(finding.location) if finding.location else "<unknown>"]
+    if finding.path:
+        parts.append(format_path(finding.path))
+    if not finding.is_error:
+        parts.append("warning")
+    line = ": ".join(parts) + f": {finding.message} [{finding.rule}]"
+    if finding.hint:
+        line += f"\n  hint: {finding.hint}"
+    return line

@@ -12,8 +12,9 @@ import textwrap
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 
-from gpujob.catalog import Catalog, GpuType, describe_list
+from gpujob.catalog import Catalog, GpuType
 from gpujob.errors import InvalidConfig
+from gpujob.suggest import describe_list, did_you_mean
 
 REPORT_VERSION = 1
 
@@ -115,8 +116,6 @@ def resolve_filters(cat: Catalog, gpu: str | None, machine_type: str | None, cou
                     region: str | None, zone: str | None) -> Filters:
     """Names as users write them (t4, nvidia-tesla-t4, NVIDIA_TESLA_T4) -> catalog names; an
     unknown name is a miss (exit 1) with a did-you-mean."""
-    from gpujob.schema import did_you_mean
-
     found: GpuType | None = None
     if gpu is not None:
         found = cat.find_gpu(gpu)

@@ -10,23 +10,9 @@ import json
 from collections.abc import Callable, Sequence
 
 from gpujob.check import FileResult
-from gpujob.findings import Finding, format_path
+from gpujob.findings import finding_line, format_path
 
 REPORT_VERSION = 1
-
-
-def finding_line(finding: Finding) -> str:
-    """``config.yaml:3:3: trainingInput.masterTyp: unknown key 'masterTyp' [schema.unknown-key]``
-    plus an indented ``hint:`` line."""
-    parts = [str(finding.location) if finding.location else "<unknown>"]
-    if finding.path:
-        parts.append(format_path(finding.path))
-    if not finding.is_error:
-        parts.append("warning")
-    line = ": ".join(parts) + f": {finding.message} [{finding.rule}]"
-    if finding.hint:
-        line += f"\n  hint: {finding.hint}"
-    return line
 
 
 def render_text(results: Sequence[FileResult]) -> str:

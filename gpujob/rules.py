@@ -11,9 +11,11 @@ import re
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob import gsuri
-from gpujob.catalog import Catalog, _or, describe_list, load
+from gpujob.catalog import Catalog, load
 from gpujob.config.document import Document
 from gpujob.findings import Finding, JsonPath, Severity
+from gpujob.suggest import describe_list, did_you_mean
+from gpujob.suggest import or_list as _or
 
 if TYPE_CHECKING:
     from gpujob.check import CheckOptions
@@ -180,8 +182,6 @@ class _Checker:
     def misspelt(self, field: str) -> bool:
         """trainingInput holds an unknown key that is a misspelling of ``field`` (the schema
         reports it with a did-you-mean; saying ``field`` is missing would repeat it)."""
-        from gpujob.schema import did_you_mean
-
         return any(did_you_mean(key, [field]) == field
                    for key in self.ti if (TI, key) in self.refused)
 
@@ -226,8 +226,6 @@ class _Checker:
     def _machine_hint(self, name: str) -> str:
         """Same family (n1-standard-2 -> the n1-standard types accepted), else a close spelling,
         else the families there are."""
-        from gpujob.schema import did_you_mean
-
         compute = [m.name for m in self.catalog.compute_engine_types()]
         family = name.rsplit("-", 1)[0] + "-" if "-" in name else None
         siblings = [m for m in compute if family and m.startswith(family)]
@@ -466,8 +464,6 @@ class _Checker:
         if region is None or self.broken(path):
             return
         if region not in cat.regions:
-            from gpujob.schema import did_you_mean
-
             zone_of = region.rsplit("-", 1)[0]
             guess = did_you_mean(region, list(cat.regions))
             if zone_of in cat.regions and len(region) - len(zone_of) == 2:

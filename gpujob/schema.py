@@ -7,13 +7,13 @@ the quoted text to write, a pattern the schema's ``x-hint``.
 
 from __future__ import annotations
 
-import difflib
 from functools import cache
 from typing import Any
 
 from gpujob.config.document import Document
 from gpujob.findings import Finding, JsonPath, error
 from gpujob.resources import load_schema
+from gpujob.suggest import did_you_mean, same_name
 
 SCHEMA_FILE = "job.schema.json"
 
@@ -41,24 +41,6 @@ def _validator(name: str) -> Any:
 
     schema = load_schema(name)
     return Draft202012Validator(_inline(schema, schema["$defs"]))
-
-
-def _norm(name: str) -> str:
-    return name.replace("_", "").replace("-", "").lower()
-
-
-def did_you_mean(word: str, choices: list[str]) -> str | None:
-    """The choice the user most likely meant: same letters ignoring case and separators, else
-    the closest spelling."""
-    by_norm = {_norm(c): c for c in choices}
-    if _norm(word) in by_norm:
-        return by_norm[_norm(word)]
-    # a short name that ends exactly one choice: T4 -> NVIDIA_TESLA_T4
-    ends = [c for n, c in by_norm.items() if len(_norm(word)) >= 2 and n.endswith(_norm(word))]
-    if len(ends) == 1:
-        return ends[0]
-    close = difflib.get_close_matches(_norm(word), list(by_norm), n=1, cutoff=0.75)
-    return by_norm[close[0]] if close else None
 
 
 def _resolve(schema: dict[str, Any], name: str = SCHEMA_FILE) -> dict[str, Any]:
@@ -169,7 +151,7 @@ class _Reporter:
             return f"{key} is set by the service (output only); remove it"
         if self.is_job and path == () and key == "predictionInput":
             return "gpujob submits training jobs; predictionInput belongs to prediction jobs"
-        same = {_norm(k): k for k in known}.get(_norm(key))
+        same = same_name(key, known)
         if same and same not in mapping:
             return f"did you mean {same!r}?"
         belongs = _schema_index(self.schema_name)[0].get(key, [])

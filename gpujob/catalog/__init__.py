@@ -9,6 +9,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
+from gpujob.suggest import or_list
+
 BUILT_IN = Path(__file__).resolve().parent / "catalog.json"
 CATALOG_SCHEMA = "catalog.schema.json"
 
@@ -115,7 +117,7 @@ class Catalog(NamedTuple):
         if gpu is None or m is None:
             return None
         if count not in gpu.counts:
-            return (f"{gpu.name} GPUs are attached {_or(gpu.counts)} at a time, "
+            return (f"{gpu.name} GPUs are attached {or_list(gpu.counts)} at a time, "
                     f"never {count}")
         limits = gpu.limits(count)
         if limits is None or m.vcpus is None or m.memory_gb is None:
@@ -143,19 +145,6 @@ class Catalog(NamedTuple):
 
     def gpu_regions(self) -> list[str]:
         return [r for r in self.regions if self.region_gpus(r)]
-
-
-def _or(items: tuple[int, ...] | list[Any]) -> str:
-    """``1, 2, 4 or 8``."""
-    words = [str(i) for i in items]
-    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
-
-
-def describe_list(items: list[str], limit: int = 8) -> str:
-    """``a, b, c`` or ``a, b, c … (12 in all)``."""
-    if len(items) <= limit:
-        return ", ".join(items)
-    return f"{', '.join(items[:limit])} … ({len(items)} in all)"
 
 
 def _build(data: dict[str, Any], path: str) -> Catalog:

@@ -1,0 +1,49 @@
+"""Suggestions and list wording shared by the schema messages, the rules and ``gpujob gpus``:
+did-you-mean over a list of names, and lists written as people write them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def _norm(name: str) -> str:
+    return name.replace("_", "").replace("-", "").lower()
+
+
+def did_you_mean(word: str, choices: Sequence[str]) -> str | None:
+    """The choice the user most likely meant: same letters ignoring case and separators, else
+    the one choice ending in the word (T4 -> NVIDIA_TESLA_T4), else the closest spelling."""
+    by_norm = {_norm(c): c for c in choices}
+    wanted = _norm(word)
+    if wanted in by_norm:
+        return by_norm[wanted]
+    ends = [c for n, c in by_norm.items() if len(wanted) >= 2 and n.endswith(wanted)]
+    if len(ends) == 1:
+        return ends[0]
+    import difflib  # only a miss pays for it
+
+    close = difflib.get_close_matches(wanted, list(by_norm), n=1, cutoff=0.75)
+    return by_norm[close[0]] if close else None
+
+
+def same_name(word: str, choices: Sequence[str]) -> str | None:
+    """The choice spelt like ``word`` but for case and separators (masterType for master_type)."""
+    return {_norm(c): c for c in choices}.get(_norm(word))
+
+
+def or_list(items: Sequence[object]) -> str:
+    """``1, 2, 4 or 8``."""
+    words = [str(i) for i in items]
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
+
+
+def and_list(items: Sequence[object]) -> str:
+    """``K80, P100 and T4``."""
+    return or_list(items).replace(" or ", " and ")
+
+
+def describe_list(items: Sequence[str], limit: int = 8) -> str:
+    """``a, b, c`` or ``a, b, c … (12 in all)``."""
+    if len(items) <= limit:
+        return ", ".join(items)
+    return f"{', '.join(items[:limit])} … ({len(items)} in all)"
