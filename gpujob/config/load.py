@@ -57,7 +57,7 @@ def _show_tag(tag: str) -> str:
     return "!!" + tag[len(_TAG):] if tag.startswith(_TAG) else tag
 
 
-class _Fatal(Exception):
+class Fatal(Exception):
     """Stops loading one file; carries the finding that says why."""
 
     def __init__(self, finding: Finding) -> None:
@@ -132,9 +132,9 @@ class _Builder:
     def loc(self, mark: Any) -> Location:
         return Location(self.source, mark.line + 1, mark.column + 1)
 
-    def fatal(self, rule: str, message: str, mark: Any, hint: str | None = None) -> _Fatal:
+    def fatal(self, rule: str, message: str, mark: Any, hint: str | None = None) -> Fatal:
         path = self.stack[-1].path if self.stack else ()
-        return _Fatal(error(rule, message, path, self.loc(mark) if mark else None, hint))
+        return Fatal(error(rule, message, path, self.loc(mark) if mark else None, hint))
 
     def child_path(self) -> JsonPath:
         if not self.stack:
@@ -256,7 +256,7 @@ class _Builder:
                              "gpujob reads plain YAML data; remove the tag")
         if len(self.stack) >= MAX_DEPTH:
             # name only where the nesting starts: the full path would be MAX_DEPTH segments long
-            raise _Fatal(error("load.depth-limit", f"nesting is deeper than {MAX_DEPTH} levels",
+            raise Fatal(error("load.depth-limit", f"nesting is deeper than {MAX_DEPTH} levels",
                                self.stack[min(2, len(self.stack) - 1)].path,
                                self.loc(event.start_mark),
                                "a Job config nests a handful of levels; this file is not one"))
@@ -363,10 +363,10 @@ def _location_of_offset(text: bytes, offset: int, source: str) -> Location:
 
 def _decode(raw: bytes, source: str) -> str:
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise _Fatal(error("load.encoding", "the file is encoded as UTF-16", (),
+        raise Fatal(error("load.encoding", "the file is encoded as UTF-16", (),
                            Location(source), "save it as UTF-8"))
     if b"\x00" in raw:
-        raise _Fatal(error("load.binary", "this is a binary file, not YAML or JSON text", (),
+        raise Fatal(error("load.binary", "this is a binary file, not YAML or JSON text", (),
                            Location(source),
                            "pass the config file (a Job resource in YAML or JSON)"))
     if raw.startswith(b"\xef\xbb\xbf"):
@@ -375,7 +375,7 @@ def _decode(raw: bytes, source: str) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         where = _location_of_offset(raw, exc.start, source)
-        raise _Fatal(error("load.encoding",
+        raise Fatal(error("load.encoding",
                            f"the file is not UTF-8 (byte 0x{raw[exc.start]:02x} cannot start a "
                            "character here)", (), where, "save the file as UTF-8")) from None
 
@@ -407,7 +407,7 @@ def _syntax_error(exc: yaml.MarkedYAMLError, text: str, builder: _Builder) -> Fi
 
 
 def parse_text(text: str, source: str) -> tuple[Any, _Builder]:
-    """Parse YAML/JSON text into plain data; raises ``_Fatal``. Used for files and ``--set``."""
+    """Parse YAML/JSON text into plain data; raises ``Fatal``. Used for files and ``--set``."""
     builder = _Builder(source)
     parser = _Parser(text)
     try:
@@ -417,9 +417,9 @@ def parse_text(text: str, source: str) -> tuple[Any, _Builder]:
                 break
             builder.feed(event)
     except yaml.MarkedYAMLError as exc:
-        raise _Fatal(_syntax_error(exc, text, builder)) from None
+        raise Fatal(_syntax_error(exc, text, builder)) from None
     except yaml.YAMLError as exc:  # reader errors: control characters and the like
-        raise _Fatal(error("load.syntax", f"YAML error: {exc}", (), Location(source))) from None
+        raise Fatal(error("load.syntax", f"YAML error: {exc}", (), Location(source))) from None
     return builder.root, builder
 
 
@@ -443,7 +443,7 @@ def loads(raw: bytes, source: str) -> Loaded:
     try:
         text = _decode(raw, source)
         data, builder = parse_text(text, source)
-    except _Fatal as fatal:
+    except Fatal as fatal:
         return Loaded(source, None, [fatal.finding])
     findings = builder.findings
     if builder.documents == 0 or data is None:

@@ -157,7 +157,7 @@ def parse_path(text: str) -> JsonPath:
 def parse_set(text: str) -> Override:
     """``--set PATH=VALUE``: the value is YAML (``4`` a number, ``'4'`` a string, ``[a, b]`` a
     list), read with the same limits as a config file."""
-    from gpujob.config.load import _Fatal, parse_text
+    from gpujob.config.load import Fatal, parse_text
 
     raw_path, eq, raw_value = text.partition("=")
     if not eq:
@@ -166,7 +166,7 @@ def parse_set(text: str) -> Override:
     path = parse_path(raw_path.strip())
     try:
         value, builder = parse_text(raw_value, "--set")
-    except _Fatal as fatal:
+    except Fatal as fatal:
         raise UsageError(f"--set {raw_path}: {fatal.finding.message}",
                          "quote the value for the shell, e.g. --set 'trainingInput.args=[--a, b]'"
                          ) from None
