@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from gpujob import schema
+from gpujob.catalog import DEFAULT_SERVICE, Catalog, load
 from gpujob.config.document import Document
 from gpujob.config.load import load_file
 from gpujob.findings import Finding
@@ -15,14 +16,18 @@ class CheckOptions(NamedTuple):
 
     ``submit``: the job is about to be sent, so what the service needs at creation (a region, the
     trainer's packages) must be there. ``local``: it runs on this machine instead (region checks
-    become warnings). ``catalog``: a catalog file to use instead of the built-in one.
-    ``region_check``: False turns region and zone findings into warnings.
+    become warnings). ``catalog``: the catalog to check against (None: the built-in one of
+    the default service); its service chooses the rules. ``region_check``: False turns region
+    and zone findings into warnings.
     """
 
     submit: bool = False
     local: bool = False
-    catalog: str | None = None
+    catalog: Catalog | None = None
     region_check: bool = True
+
+    def catalog_in_use(self) -> Catalog:
+        return self.catalog if self.catalog is not None else load(DEFAULT_SERVICE)
 
 
 class FileResult:
@@ -49,7 +54,7 @@ def check_document(doc: Document, options: CheckOptions) -> list[Finding]:
     """Schema findings, then the compatibility rules', in file order."""
     from gpujob import rules
 
-    findings = schema.check(doc)
+    findings = schema.check(doc, choices=options.catalog_in_use().choices)
     findings += rules.check(doc, options, findings)
     return sorted(findings, key=schema.position_key)
 

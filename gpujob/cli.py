@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -147,8 +147,7 @@ def validate(files: tuple[str, ...], fmt: str, catalog: str | None,
     from gpujob.check import CheckOptions, check_file
     from gpujob.report import REPORTERS, summary
 
-    _load_catalog(catalog)
-    options = CheckOptions(catalog=catalog, region_check=not no_region_check)
+    options = CheckOptions(catalog=_load_catalog(catalog), region_check=not no_region_check)
     results = [check_file(path, options) for path in _expand(files)]
     sys.stdout.write(REPORTERS[fmt](results))
     if fmt == "text":
@@ -158,10 +157,10 @@ def validate(files: tuple[str, ...], fmt: str, catalog: str | None,
 
 def _load_catalog(path: str | None) -> Any:
     """The catalog, loaded up front so that a bad --catalog is one usage error, not one per
-    file."""
+    file; the commands pass it on."""
     from gpujob import catalog
 
-    return catalog.load(path)
+    return catalog.load(catalog.DEFAULT_SERVICE, path)
 
 
 # -- gpus ------------------------------------------------------------------------------------
@@ -263,12 +262,12 @@ _FIELD_FLAGS: list[tuple[str, tuple[str, ...], str, str | None, str]] = [
 ]
 
 
-def _parser(kind: str, flag: str) -> Callable[[Any], Any]:
+def _parser(kind: str, flag: str, tiers: Sequence[str]) -> Callable[[Any], Any]:
     from gpujob.config import overrides as ov
 
     return {
         "str": lambda v: v,
-        "scale_tier": ov.parse_scale_tier,
+        "scale_tier": lambda v: ov.parse_scale_tier(v, tiers),
         "accelerator": lambda v: ov.parse_accelerator(v, flag),
         "count": lambda v: ov.parse_count(v, flag),
         "bool": lambda v: ov.parse_bool(v, flag),
@@ -296,8 +295,9 @@ def _metavar(kind: str) -> str:
             "scale_tier": "TIER"}.get(kind, "TEXT")
 
 
-def _overrides(ctx: click.Context, params: dict[str, Any]) -> list[Any]:
-    """The flags that were given, as overrides: ``--set`` first, then named flags (they win)."""
+def _overrides(ctx: click.Context, params: dict[str, Any], tiers: Sequence[str]) -> list[Any]:
+    """The flags that were given, as overrides: ``--set`` first, then named flags (they win).
+    ``tiers``: the scale tiers of the catalog in use."""
     from gpujob.config import overrides as ov
 
     out = [ov.parse_set(text) for text in params["set_"]]
@@ -307,7 +307,7 @@ def _overrides(ctx: click.Context, params: dict[str, Any]) -> list[Any]:
         if value is None:
             continue
         from_env = ctx.get_parameter_source(name) == ParameterSource.ENVIRONMENT
-        out.append(ov.Override(path, _parser(kind, flag)(value),
+        out.append(ov.Override(path, _parser(kind, flag, tiers)(value),
                                ov.flag_origin(flag, env if from_env else None)))
     if params["enable_web_access"] is not None:
         out.append(ov.Override((_TI, "enableWebAccess"), params["enable_web_access"],
@@ -436,14 +436,15 @@ def _submit_settings(ctx: click.Context, config: str, params: dict[str, Any], *,
         api = {"gcp": _gcp_settings(params), "output_format": params["fmt"],
                "follow": Follow(wait=params["wait"], stream_logs=params["stream_logs"],
                                 poll_interval=params["poll_interval"])}
+    cat = _load_catalog(params["catalog"])
     settings = SubmitSettings(
         config=config,
-        overrides=_overrides(ctx, params),
+        overrides=_overrides(ctx, params, list(cat.scale_tiers)),
         user_args=ctx.meta["user_args"],
         project=params.get("project"),
         dry_run=params.get("dry_run", False),
         local=local,
-        catalog=params["catalog"],
+        catalog=cat,
         region_check=not params["no_region_check"],
         package_path=params["package_path"],
         staging_bucket=params.get("staging_bucket"),
@@ -451,7 +452,6 @@ def _submit_settings(ctx: click.Context, config: str, params: dict[str, Any], *,
         grace_period=params["grace_period"],
         **api,
     )
-    _load_catalog(settings.catalog)
     return settings
 
 

@@ -11,7 +11,7 @@ import re
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob import gsuri
-from gpujob.catalog import Catalog, load
+from gpujob.catalog import Catalog
 from gpujob.config.document import Document
 from gpujob.findings import Finding, JsonPath, Severity
 from gpujob.suggest import describe_list, did_you_mean
@@ -93,7 +93,7 @@ class _Checker:
         self.doc = doc
         self.options = options
         self.refused = refused
-        self.catalog: Catalog = load(options.catalog)
+        self.catalog: Catalog = options.catalog_in_use()
         ti = doc.data.get(TI)
         self.ti: dict[str, Any] = ti if isinstance(ti, dict) else {}
         self.tier = None if self.broken((TI, "scaleTier")) else _str(self.ti.get("scaleTier"))
@@ -258,7 +258,7 @@ class _Checker:
         if (r.machine and machine is None) or self.tier not in (None, "CUSTOM"):
             return  # unknown machine or non-CUSTOM tier: reported already
         if r.accel_type is None:
-            if machine and machine.family == "a2" and machine.built_in and r.count > 0:
+            if machine and machine.has_gpus_built_in and r.count > 0:
                 builtin_type, n = machine.built_in
                 self.emit("gpu.a2-built-in", r.type_path,
                           f"{machine.name} has {n} × {cat.short(builtin_type)} built in; state "
@@ -278,7 +278,7 @@ class _Checker:
                       "n1-standard-8) with acceleratorConfig", key=True)
             return
         count = r.accel_count
-        if machine.family == "a2" and machine.built_in:
+        if machine.has_gpus_built_in and machine.built_in:
             builtin_type, n = machine.built_in
             if gpu.api_name != builtin_type:
                 self.emit("gpu.machine", type_path,
@@ -441,9 +441,9 @@ class _Checker:
         """(GPU type, path of what asks for it, who asks) for every GPU the job will use."""
         cat = self.catalog
         out = []
-        tier_gpu = cat.scale_tiers.get(self.tier or "", {}).get("gpu")
-        if tier_gpu:
-            out.append((tier_gpu["type"], (TI, "scaleTier"), f"scaleTier {self.tier}"))
+        tier = cat.scale_tiers.get(self.tier or "")
+        if tier and tier.gpu:
+            out.append((tier.gpu[0], (TI, "scaleTier"), f"scaleTier {self.tier}"))
         for r in self.active() if self.tier in (None, "CUSTOM") else []:
             machine = cat.machine_types.get(r.machine or "")
             gpu = cat.gpu_types.get(r.accel_type or "")

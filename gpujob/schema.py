@@ -22,25 +22,36 @@ _OUTPUT_ONLY = {"createTime", "startTime", "endTime", "state", "errorMessage", "
                 "predictionOutput", "jobPosition", "etag"}
 
 
-def _inline(node: Any, defs: dict[str, Any]) -> Any:
+# The names of the lists a schema takes from the catalog in use (``x-catalog``), with them
+Choices = tuple[tuple[str, tuple[str, ...]], ...]
+
+
+def _inline(node: Any, defs: dict[str, Any], choices: dict[str, tuple[str, ...]]) -> Any:
     """The schema with every local ``$ref`` replaced by its target (the schema has no cycles):
-    jsonschema validates this about twice as fast as following references."""
+    jsonschema validates this about twice as fast as following references. A field marked
+    ``x-catalog: NAME`` becomes an enum of the catalog's list NAME (in place of its type and
+    pattern, which the enum implies), so its mistakes read as any enum's, with a did-you-mean."""
     if isinstance(node, dict):
-        out = {k: _inline(v, defs) for k, v in node.items() if k not in ("$ref", "$defs")}
+        out = {k: _inline(v, defs, choices) for k, v in node.items()
+               if k not in ("$ref", "$defs")}
         if "$ref" in node:
-            return {**_inline(defs[node["$ref"].rsplit("/", 1)[-1]], defs), **out}
+            return {**_inline(defs[node["$ref"].rsplit("/", 1)[-1]], defs, choices), **out}
+        listed = node.get("x-catalog")
+        if listed in choices:
+            out = {k: v for k, v in out.items() if k not in ("type", "pattern")}
+            out["enum"] = list(choices[listed])
         return out
     if isinstance(node, list):
-        return [_inline(v, defs) for v in node]
+        return [_inline(v, defs, choices) for v in node]
     return node
 
 
 @cache
-def _validator(name: str) -> Any:
+def _validator(name: str, choices: Choices) -> Any:
     from jsonschema import Draft202012Validator
 
     schema = load_schema(name)
-    return Draft202012Validator(_inline(schema, schema["$defs"]))
+    return Draft202012Validator(_inline(schema, schema["$defs"], dict(choices)))
 
 
 def _resolve(schema: dict[str, Any], name: str = SCHEMA_FILE) -> dict[str, Any]:
@@ -265,11 +276,13 @@ class _Reporter:
             self.add(f"schema.{kw}", path, err.message)
 
 
-def check(doc: Document, schema_name: str = SCHEMA_FILE) -> list[Finding]:
+def check(doc: Document, schema_name: str = SCHEMA_FILE, choices: Choices = ()) -> list[Finding]:
     """All problems of one document against a schema in ``schemas/`` (the Job schema unless
-    named), in document order."""
+    named), in document order. ``choices``: the lists its ``x-catalog`` fields take, from the
+    catalog in use (``Catalog.choices``); without them those fields are checked only for their
+    type and pattern."""
     reporter = _Reporter(doc, schema_name)
-    for err in _validator(schema_name).iter_errors(doc.data):
+    for err in _validator(schema_name, choices).iter_errors(doc.data):
         reporter.handle(err)
     return sorted(reporter.findings, key=position_key)
 

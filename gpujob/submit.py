@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from gpujob.backends.aiplatform import Follow
+from gpujob.catalog import Catalog
 from gpujob.check import CheckOptions, check_document, combine
 from gpujob.config.document import Document
 from gpujob.config.load import load_file
@@ -36,7 +37,7 @@ class SubmitSettings:
     project: str | None = None
     dry_run: bool = False
     local: bool = False
-    catalog: str | None = None
+    catalog: Catalog | None = None  # None: the built-in one
     region_check: bool = True
     gcp: GcpSettings = field(default_factory=GcpSettings)  # its project: ``project`` above
     output_format: str = "text"

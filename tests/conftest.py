@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -97,6 +100,23 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
         return Result(code, out, err)
 
     return run
+
+
+@pytest.fixture
+def user_catalog(tmp_path: Path):
+    """Write a copy of the built-in ai-platform catalog, changed by ``edit`` (which changes the
+    data in place), as a user would with ``gpujob gpus --export-catalog``; returns its path."""
+    from gpujob.catalog import data_file
+
+    def make(edit: Callable[[dict[str, Any]], object], name: str = "catalog.json", *,
+             indent: int | None = None) -> Path:
+        data = json.loads(data_file("ai-platform").read_text(encoding="utf-8"))
+        edit(data)
+        path = tmp_path / name
+        path.write_text(json.dumps(data, indent=indent), encoding="utf-8")
+        return path
+
+    return make
 
 
 @pytest.fixture

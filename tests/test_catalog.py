@@ -9,24 +9,27 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from gpujob import catalog
-from gpujob.resources import load_schema
+from gpujob.resources import load_schema, schema_path
 
-DATA = json.loads(catalog.BUILT_IN.read_text(encoding="utf-8"))
-CAT = catalog.load()
+SERVICE = catalog.SERVICES["ai-platform"]
+DATA = json.loads(catalog.data_file("ai-platform").read_text(encoding="utf-8"))
+CAT = catalog.load("ai-platform")
 
 
 def test_the_shipped_catalog_holds_to_its_schema():
-    schema = load_schema("catalog.schema.json")
+    schema = load_schema(SERVICE.schema)
     Draft202012Validator.check_schema(schema)
     errors = [e.message for e in Draft202012Validator(schema).iter_errors(DATA)]
     assert errors == []
-    assert catalog.integrity(DATA) == []
+    assert SERVICE.integrity(DATA) == []
+    assert DATA["service"] == CAT.service == "ai-platform"
 
 
 def test_every_section_names_its_sources_and_date():
     sections = [k for k, v in DATA.items() if isinstance(v, dict)]
     assert sorted(sections) == sorted(["gpu_types", "machine_types", "legacy_machine_types",
-                                       "scale_tiers", "regions", "runtime_versions"])
+                                       "scale_tiers", "regions", "runtime_versions",
+                                       "scheduling", "suggestions"])
     for name in sections:
         source = DATA[name]["source"]
         assert source["as_of"][:4].isdigit() and source["urls"], name
@@ -102,14 +105,14 @@ SEED_ZONE_EXAMPLE = Path(__file__).parent / "cases" / "invalid" / "rule-zone-gpu
 
 
 @pytest.fixture
-def newer_catalog(tmp_path: Path) -> Path:
+def newer_catalog(user_catalog) -> Path:
     """The built-in catalog plus 2022's change: T4 in us-central1-c (with the K80 and P100)."""
-    data = json.loads(json.dumps(DATA))
-    data["regions"]["regions"]["us-central1"]["zones"]["us-central1-c"].append("NVIDIA_TESLA_T4")
-    data["regions"]["source"]["as_of"] = "2022-06-01"
-    path = tmp_path / "catalog-2022.json"
-    path.write_text(json.dumps(data), encoding="utf-8")
-    return path
+    def edit(data: dict) -> None:
+        data["regions"]["regions"]["us-central1"]["zones"]["us-central1-c"].append(
+            "NVIDIA_TESLA_T4")
+        data["regions"]["source"]["as_of"] = "2022-06-01"
+
+    return user_catalog(edit, "catalog-2022.json")
 
 
 def test_a_newer_catalog_changes_the_verdict(cli, newer_catalog):
@@ -137,12 +140,12 @@ def test_a_catalog_may_be_yaml(cli, tmp_path, newer_catalog):
     assert cli("validate", "--catalog", path, SEED_ZONE_EXAMPLE).code == 0
 
 
-def test_a_broken_catalog_is_a_usage_error_with_positions(cli, tmp_path):
-    data = json.loads(json.dumps(DATA))
-    data["gpu_types"]["types"]["NVIDIA_TESLA_T4"]["count"] = [1]
-    del data["regions"]["source"]
-    path = tmp_path / "bad.json"
-    path.write_text(json.dumps(data, indent=1), encoding="utf-8")
+def test_a_broken_catalog_is_a_usage_error_with_positions(cli, user_catalog):
+    def edit(data: dict) -> None:
+        data["gpu_types"]["types"]["NVIDIA_TESLA_T4"]["count"] = [1]
+        del data["regions"]["source"]
+
+    path = user_catalog(edit, "bad.json", indent=1)
     result = cli("validate", "--catalog", path, SEED_ZONE_EXAMPLE)
     assert result.code == 2
     assert result.out == ""
@@ -150,19 +153,82 @@ def test_a_broken_catalog_is_a_usage_error_with_positions(cli, tmp_path):
     assert "gpu_types.types.NVIDIA_TESLA_T4.count: unknown key 'count'" in result.err
     assert "regions: missing required key 'source'" in result.err
     assert f"{path}:" in result.err  # positioned
+    # the hint names the flag that exists and the schema where this installation has it
+    schema_file = schema_path("catalog.ai-platform.schema.json")
+    assert schema_file.is_file()
+    assert (f"hint: start from gpujob's own (`gpujob gpus --export-catalog` prints it) and keep "
+            f"its shape: {schema_file}") in result.err
 
 
-def test_a_catalog_naming_an_undefined_gpu_is_refused(cli, tmp_path):
-    data = json.loads(json.dumps(DATA))
-    data["regions"]["regions"]["us-west1"]["zones"]["us-west1-a"].append("NVIDIA_L4")
-    path = tmp_path / "l4.json"
-    path.write_text(json.dumps(data), encoding="utf-8")
+def test_a_catalog_naming_an_undefined_gpu_is_refused(cli, user_catalog):
+    path = user_catalog(lambda data: data["regions"]["regions"]["us-west1"]["zones"][
+        "us-west1-a"].append("NVIDIA_L4"), "l4.json")
     result = cli("validate", "--catalog", path, SEED_ZONE_EXAMPLE)
     assert result.code == 2
     assert "regions.regions.us-west1.zones.us-west1-a: unknown GPU type NVIDIA_L4" in result.err
+
+
+def test_a_catalog_of_another_service_is_refused(cli, user_catalog):
+    path = user_catalog(lambda data: data.update(service="vertex"), "vertex.json")
+    result = cli("validate", "--catalog", path, SEED_ZONE_EXAMPLE)
+    assert result.code == 2
+    assert (f"error: --catalog {path} is the catalog of service 'vertex', not of 'ai-platform'"
+            in result.err)
 
 
 def test_a_missing_catalog_file_is_a_usage_error(cli, tmp_path):
     result = cli("validate", "--catalog", tmp_path / "none.json", SEED_ZONE_EXAMPLE)
     assert result.code == 2
     assert "does not exist" in result.err
+
+
+# -- a catalog owns the names a config may use ---------------------------------------------------
+
+def add_l4(data: dict) -> None:
+    """An NVIDIA L4 on g2-standard-8, built in as A100s are on a2, offered in us-central1-a."""
+    data["gpu_types"]["types"]["NVIDIA_L4"] = {"name": "L4", "counts": [1, 2, 4, 8],
+                                               "built_in_only": True}
+    data["machine_types"]["types"]["g2-standard-8"] = {
+        "family": "g2", "vcpus": 8, "memory_gb": 32, "gpus": {"NVIDIA_L4": [1]},
+        "built_in": {"type": "NVIDIA_L4", "count": 1}}
+    data["regions"]["regions"]["us-central1"]["zones"]["us-central1-a"].append("NVIDIA_L4")
+
+
+L4_JOB = """\
+trainingInput:
+  scaleTier: CUSTOM
+  region: us-central1
+  runtimeVersion: '2.11'
+  masterType: g2-standard-8
+  masterConfig:
+    acceleratorConfig: {count: COUNT, type: NVIDIA_L4}
+"""
+
+
+def test_a_new_gpu_type_in_a_users_catalog_is_listed_and_accepted(cli, user_catalog, write):
+    catalog_file = user_catalog(add_l4, "l4.json")
+    listed = cli("gpus", "--catalog", catalog_file, "--gpu", "l4", "--format", "json")
+    assert listed.code == 0, listed.err
+    (offer,) = json.loads(listed.out)["offerings"]
+    assert (offer["gpu"], offer["counts"], offer["machine_types"], offer["built_in"],
+            offer["zones"]) == ("NVIDIA_L4", [1], ["g2-standard-8"], True, ["us-central1-a"])
+
+    config = write(L4_JOB.replace("COUNT", "1"))
+    validated = cli("validate", "--catalog", catalog_file, config)
+    assert (validated.code, validated.out) == (0, ""), validated.out
+    # the built-in catalog knows neither the GPU nor the machine
+    without = cli("validate", config)
+    assert without.code == 1
+    assert ("7:41: trainingInput.masterConfig.acceleratorConfig.type: 'NVIDIA_L4' is not a "
+            "valid type [schema.enum]") in without.out
+    assert "'g2-standard-8' is not a machine type AI Platform Training offers" in without.out
+
+
+def test_gpus_built_into_a_machine_are_known_from_the_data_not_its_name(cli, user_catalog,
+                                                                         write):
+    """g2-standard-8's L4 is built in as a2's A100s are: the count is the machine's."""
+    catalog_file = user_catalog(add_l4, "l4.json")
+    result = cli("validate", "--catalog", catalog_file, write(L4_JOB.replace("COUNT", "2")))
+    assert result.code == 1
+    assert ("7:32: trainingInput.masterConfig.acceleratorConfig.count: g2-standard-8 has exactly "
+            "1 × L4, not 2 [gpu.count]\n  hint: set count: 1\n") in result.out

@@ -14,7 +14,7 @@ from gpujob.check import CheckOptions, check_document
 from gpujob.config.load import loads
 from gpujob.report import render_json
 
-CAT = load()
+CAT = load("ai-platform")
 NAMES = sorted(CAT.machine_types) + sorted(CAT.gpu_types) + sorted(CAT.regions) + [
     "CUSTOM", "BASIC", "BASIC_GPU", "BASIC_TPU", "STANDARD_1", "2.11", "1.15", "3.7", "2.7",
     "gs://b/t.tar.gz", "gcr.io/p/i:1", "600s", "7200s", "trainer.task", ""]

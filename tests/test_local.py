@@ -256,13 +256,9 @@ def test_machine_types_with_built_in_gpus_and_basic_gpu_bring_their_gpus(local):
     assert seen(job_dir)["chief-0"]["env"]["CUDA_VISIBLE_DEVICES"] == "0,1"
 
 
-def test_built_in_gpus_come_from_the_catalog_in_use(local, tmp_path):
-    from gpujob.catalog import BUILT_IN
-
-    data = json.loads(BUILT_IN.read_text())
-    data["legacy_machine_types"]["types"]["standard_gpu"]["built_in"]["count"] = 2
-    newer = tmp_path / "newer-catalog.json"
-    newer.write_text(json.dumps(data))
+def test_built_in_gpus_come_from_the_catalog_in_use(local, user_catalog):
+    newer = user_catalog(lambda data: data["legacy_machine_types"]["types"]["standard_gpu"][
+        "built_in"].update(count=2), "newer-catalog.json")
     legacy = {**ALONE, "scaleTier": "CUSTOM", "masterType": "standard_gpu"}
     result, job_dir = local(legacy, "--catalog", str(newer), gpus="0,1,2")
     assert result.code == 0, result.err

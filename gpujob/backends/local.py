@@ -61,7 +61,7 @@ class LocalOptions:
     None means the built-in catalog (machine types' built-in GPUs, scale tiers)."""
 
     package_path: str | None = None
-    catalog: str | None = None
+    catalog: Catalog | None = None
     max_replicas: int = DEFAULT_MAX_REPLICAS
     grace_period: float = DEFAULT_GRACE_PERIOD
     gpus: list[str] | None = None
@@ -105,9 +105,9 @@ def replicas_of(training_input: Mapping[str, Any],
     evaluators), with the GPUs each asks for; and warnings about what is not emulated. The config
     is read as the compatibility rules read it (``rules.replicas``)."""
     tier_name = training_input.get("scaleTier", "BASIC")
-    tier = cat.scale_tiers.get(tier_name, {})
+    tier = cat.scale_tiers.get(tier_name)
     warnings = []
-    if tier.get("custom"):
+    if tier and tier.custom:
         replicas = []
         for kind in rules.replicas(dict(training_input)):
             task = _TASKS[kind.kind]
@@ -118,12 +118,11 @@ def replicas_of(training_input: Mapping[str, Any],
                 continue
             replicas += [Replica(task, i, _gpus(cat, kind)) for i in range(count)]
         return replicas, warnings
-    if tier.get("tpu"):
+    if tier and tier.tpu:
         warnings.append(f"the Cloud TPU of scale tier {tier_name} is not emulated locally")
-    gpu = tier.get("gpu")
-    return ([Replica("master", 0, gpu["count"] if gpu else 0)]
-            + [Replica("worker", i) for i in range(tier.get("workers", 0))]
-            + [Replica("ps", i) for i in range(tier.get("parameter_servers", 0))]), warnings
+    return ([Replica("master", 0, tier.gpu[1] if tier and tier.gpu else 0)]
+            + [Replica("worker", i) for i in range(tier.workers if tier else 0)]
+            + [Replica("ps", i) for i in range(tier.parameter_servers if tier else 0)]), warnings
 
 
 def _shape(replicas: Sequence[Replica]) -> str:
@@ -316,7 +315,9 @@ def plan(doc: Document, options: LocalOptions,
                          "-m MODULE) or trainingInput.pythonModule; a custom container's own "
                          "command is not run locally")
     root, module_warning = _package_root(options.package_path, module)
-    replicas, warnings = replicas_of(ti, catalog.load(options.catalog))
+    cat = options.catalog if options.catalog is not None else catalog.load(
+        catalog.DEFAULT_SERVICE)
+    replicas, warnings = replicas_of(ti, cat)
     replicas, trimmed = trim(replicas, options.max_replicas)
     if options.gpus is None:
         available, source = discover_gpus(environ)

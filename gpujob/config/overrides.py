@@ -8,13 +8,12 @@ the document. Syntax errors raise ``UsageError`` (exit 2); values that parse but
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from gpujob.errors import UsageError
 from gpujob.findings import JsonPath, Location
-
-SCALE_TIERS = ("BASIC", "STANDARD_1", "PREMIUM_1", "BASIC_GPU", "BASIC_TPU", "CUSTOM")
 
 
 @dataclass(frozen=True)
@@ -36,10 +35,11 @@ def enum_name(text: str) -> str:
     return text.strip().replace("-", "_").upper()
 
 
-def parse_scale_tier(text: str) -> str:
+def parse_scale_tier(text: str, tiers: Sequence[str]) -> str:
+    """``basic-gpu`` -> ``BASIC_GPU``, if the catalog in use has that tier (``tiers``)."""
     name = enum_name(text)
-    if name not in SCALE_TIERS:
-        choices = ", ".join(t.lower().replace("_", "-") for t in SCALE_TIERS)
+    if name not in tiers:
+        choices = ", ".join(t.lower().replace("_", "-") for t in tiers)
         raise UsageError(f"--scale-tier: {text!r} is not a scale tier",
                          f"choose one of {choices} (any case, '-' or '_')")
     return name
