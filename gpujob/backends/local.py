@@ -1,6 +1,8 @@
 """Run a checked Job on this machine: one process per replica, each seeing what the service sets.
 
-As ``gcloud ai-platform local train --distributed`` does (FACTS §6), every replica runs
+As ``gcloud ai-platform local train --distributed`` does (its reference page,
+https://cloud.google.com/sdk/gcloud/reference/ai-platform/local/train, and the Cloud SDK's
+``command_lib/ml_engine/local_train.py``), every replica runs
 ``python -m MODULE ARGS --job-dir DIR`` from the parent of ``--package-path``, on free localhost
 ports, with ``TF_CONFIG`` and ``CLUSTER_SPEC``; PyTorch trainers also get ``MASTER_ADDR``,
 ``MASTER_PORT``, ``WORLD_SIZE`` and ``RANK``. Unlike gcloud, the cluster is the config's (scale
@@ -22,11 +24,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gpujob import catalog, rules
+from gpujob import catalog
 from gpujob.backends.processes import Spec, describe_exit, supervise
 from gpujob.catalog import Catalog
 from gpujob.config.document import Document
 from gpujob.errors import JobFailed, UsageError
+from gpujob.job import TI
+from gpujob.job import Replica as ConfigReplica
+from gpujob.job import view as job_view
 
 DEFAULT_MAX_REPLICAS = 8
 DEFAULT_GRACE_PERIOD = 10.0
@@ -36,7 +41,7 @@ HOST = "localhost"
 _NAMES = {"master": ("master", "masters"), "worker": ("worker", "workers"),
           "ps": ("parameter server", "parameter servers"), "evaluator": ("evaluator", "evaluators")}
 
-# the config's replica kinds (as rules.replicas reads them) -> the service's task names
+# the config's replica kinds (as the job view names them) -> the service's task names
 _TASKS = {"master": "master", "worker": "worker", "parameterServer": "ps",
           "evaluator": "evaluator"}
 
@@ -86,7 +91,7 @@ class Plan:
 
 # -- the cluster ------------------------------------------------------------------------------
 
-def _gpus(cat: Catalog, replica: rules.Replica) -> int:
+def _gpus(cat: Catalog, replica: ConfigReplica) -> int:
     """The GPUs a replica asks for: its acceleratorConfig's, else those built into its machine
     type (legacy GPU types, a2-*), as the catalog says."""
     if replica.accel_type is not None:
@@ -103,13 +108,13 @@ def replicas_of(training_input: Mapping[str, Any],
                 cat: Catalog) -> tuple[list[Replica], list[str]]:
     """The replicas the service would start, in order (master, workers, parameter servers,
     evaluators), with the GPUs each asks for; and warnings about what is not emulated. The config
-    is read as the compatibility rules read it (``rules.replicas``)."""
+    is read through the job view, as the compatibility rules read it."""
     tier_name = training_input.get("scaleTier", "BASIC")
     tier = cat.scale_tiers.get(tier_name)
     warnings = []
     if tier and tier.custom:
         replicas = []
-        for kind in rules.replicas(dict(training_input)):
+        for kind in job_view({TI: dict(training_input)}).replicas:
             task = _TASKS[kind.kind]
             count = 1 if task == "master" else kind.count
             machine = cat.machine_types.get(kind.machine or "")

@@ -1,0 +1,115 @@
+"""A typed, read-only view of a job: its replicas in the service's order (machine type, count,
+accelerators), its region, its scale tier. The rules, the local runner and translators read a
+job through it instead of through the dict.
+
+The view reads a config defensively: a value of the wrong type reads as None (the schema
+reports it), so whatever reads the view never meets a surprise. Each replica carries the JSON
+paths of its fields, so a finding can point at what the user wrote.
+NamedTuples, not dataclasses: ``gpujob validate`` makes one view per file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, NamedTuple
+
+from gpujob.findings import JsonPath
+
+TI = "trainingInput"
+# the replica kinds of an AI Platform Job, in the service's order, with their names in prose
+KINDS = (("master", "master"), ("worker", "worker"), ("parameterServer", "parameter server"),
+         ("evaluator", "evaluator"))
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+def as_int(value: Any) -> int | None:
+    """An int64 field's value (an integer, or a string of digits), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.isdigit():
+        return int(value)
+    return None
+
+
+def as_str(value: Any) -> str | None:
+    """A non-empty string, else None."""
+    return value if isinstance(value, str) and value else None
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return MappingProxyType(value) if isinstance(value, dict) else _EMPTY
+
+
+class Replica(NamedTuple):
+    """One kind of replica as the config describes it."""
+
+    kind: str  # master, worker, parameterServer, evaluator
+    label: str  # "parameter server"
+    machine: str | None
+    count: int  # the master: 1 when its machine type is set
+    config: Mapping[str, Any]  # its ReplicaConfig ({} when absent)
+    accel_type: str | None
+    accel_count: int | None
+    type_path: JsonPath
+    count_path: JsonPath
+    config_path: JsonPath
+    accel_path: JsonPath
+
+    @property
+    def image(self) -> str | None:
+        """Its custom container image, if it names one."""
+        return as_str(self.config.get("imageUri"))
+
+
+class JobView(NamedTuple):
+    data: Mapping[str, Any]  # the whole job
+    training_input: Mapping[str, Any]  # {} when absent or not a mapping
+    scale_tier: str | None
+    region: str | None
+    runtime_version: str | None
+    python_version: str | None
+    replicas: tuple[Replica, ...]  # every kind, in the service's order; the master first
+
+    @property
+    def master(self) -> Replica:
+        return self.replicas[0]
+
+    def active(self) -> list[Replica]:
+        """The replicas that will run: a machine type and a count above 0."""
+        return [r for r in self.replicas if r.count > 0 and r.machine]
+
+    def has(self, path: JsonPath) -> bool:
+        """Whether the job sets ``path`` (to any value)."""
+        node: Any = self.data
+        for key in path:
+            if not isinstance(node, Mapping) or key not in node:
+                return False
+            node = node[key]
+        return True
+
+
+def _replica(ti: Mapping[str, Any], kind: str, label: str) -> Replica:
+    config = _mapping(ti.get(f"{kind}Config"))
+    accel = _mapping(config.get("acceleratorConfig"))
+    machine = as_str(ti.get(f"{kind}Type"))
+    count = (1 if machine else 0) if kind == "master" else (as_int(ti.get(f"{kind}Count")) or 0)
+    config_path = (TI, f"{kind}Config")
+    return Replica(kind, label, machine, count, config, as_str(accel.get("type")),
+                   as_int(accel.get("count")), (TI, f"{kind}Type"), (TI, f"{kind}Count"),
+                   config_path, (*config_path, "acceleratorConfig"))
+
+
+def view(data: Mapping[str, Any]) -> JobView:
+    """The view of an AI Platform Job (a config as loaded and merged)."""
+    ti = _mapping(data.get(TI)) if isinstance(data, Mapping) else _EMPTY
+    return JobView(
+        data=MappingProxyType(data) if isinstance(data, dict) else _EMPTY,
+        training_input=ti,
+        scale_tier=as_str(ti.get("scaleTier")),
+        region=as_str(ti.get("region")),
+        runtime_version=as_str(ti.get("runtimeVersion")),
+        python_version=as_str(ti.get("pythonVersion")),
+        replicas=tuple(_replica(ti, kind, label) for kind, label in KINDS))
