@@ -9,6 +9,7 @@ from gpujob.catalog import DEFAULT_SERVICE, Catalog, load
 from gpujob.config.document import Document
 from gpujob.config.load import load_file
 from gpujob.findings import Finding
+from gpujob.job import view
 
 
 class CheckOptions(NamedTuple):
@@ -54,8 +55,12 @@ def check_document(doc: Document, options: CheckOptions) -> list[Finding]:
     """Schema findings, then the compatibility rules', in file order."""
     from gpujob import rules
 
-    findings = schema.check(doc, choices=options.catalog_in_use().choices)
-    findings += rules.check(doc, options, findings)
+    cat = options.catalog_in_use()
+    findings = schema.check(doc, choices=cat.choices)
+    refused = {f.path for f in findings if f.is_error}
+    findings += rules.check(view(doc.data), cat, doc.locate, refused,
+                            submit=options.submit and not options.local,
+                            relax_region=options.local or not options.region_check)
     return sorted(findings, key=schema.position_key)
 
 

@@ -51,17 +51,13 @@ class Replica(NamedTuple):
     machine: str | None
     count: int  # the master: 1 when its machine type is set
     config: Mapping[str, Any]  # its ReplicaConfig ({} when absent)
+    image: str | None  # its custom container image (config.imageUri), if it names one
     accel_type: str | None
     accel_count: int | None
     type_path: JsonPath
     count_path: JsonPath
     config_path: JsonPath
     accel_path: JsonPath
-
-    @property
-    def image(self) -> str | None:
-        """Its custom container image, if it names one."""
-        return as_str(self.config.get("imageUri"))
 
 
 class JobView(NamedTuple):
@@ -91,15 +87,22 @@ class JobView(NamedTuple):
         return True
 
 
+# per kind: the keys of its fields, and their paths (type, count, config, acceleratorConfig)
+_FIELDS = {kind: ((f"{kind}Type", f"{kind}Count", f"{kind}Config"),
+                  ((TI, f"{kind}Type"), (TI, f"{kind}Count"), (TI, f"{kind}Config"),
+                   (TI, f"{kind}Config", "acceleratorConfig"))) for kind, _ in KINDS}
+
+
 def _replica(ti: Mapping[str, Any], kind: str, label: str) -> Replica:
-    config = _mapping(ti.get(f"{kind}Config"))
-    accel = _mapping(config.get("acceleratorConfig"))
-    machine = as_str(ti.get(f"{kind}Type"))
-    count = (1 if machine else 0) if kind == "master" else (as_int(ti.get(f"{kind}Count")) or 0)
-    config_path = (TI, f"{kind}Config")
-    return Replica(kind, label, machine, count, config, as_str(accel.get("type")),
-                   as_int(accel.get("count")), (TI, f"{kind}Type"), (TI, f"{kind}Count"),
-                   config_path, (*config_path, "acceleratorConfig"))
+    (type_key, count_key, config_key), paths = _FIELDS[kind]
+    config = _mapping(ti.get(config_key))
+    accel = config.get("acceleratorConfig")
+    accel = accel if isinstance(accel, dict) else _EMPTY
+    machine = as_str(ti.get(type_key))
+    count = (1 if machine else 0) if kind == "master" else (as_int(ti.get(count_key)) or 0)
+    return Replica(kind, label, machine, count, config, as_str(config.get("imageUri")),
+                   as_str(accel.get("type")),
+                   as_int(accel.get("count")), *paths)
 
 
 def view(data: Mapping[str, Any]) -> JobView:

@@ -10,19 +10,14 @@ import pytest
 
 from gpujob.check import CheckOptions, check_document
 from gpujob.config.load import load_file
+from gpujob.rules import RULES
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "tests" / "cases"
 ZONE_MIX = CASES / "invalid" / "rule-zone-gpu-mix.yaml"
-RULES_SOURCE = (ROOT / "gpujob" / "rules.py").read_text(encoding="utf-8")
 
 # rules only a submission checks: their cases are the dry-run tests below
 SUBMIT_RULES = {"submit.region", "submit.packages", "submit.module", "submit.job-dir"}
-
-
-def rule_ids_in_source() -> set[str]:
-    return set(re.findall(r'"((?:tier|replica|machine|gpu|tpu|container|runtime|scheduling|'
-                          r'region|zone|submit)\.[a-z0-9-]+)"', RULES_SOURCE))
 
 
 def rule_ids_in_cases() -> set[str]:
@@ -35,9 +30,33 @@ def rule_ids_in_cases() -> set[str]:
 
 
 def test_every_rule_has_a_case_with_its_expected_message():
-    ids = rule_ids_in_source()
+    ids = set(RULES)
     assert len(ids) > 30
+    assert {r.id for r in RULES.values() if r.submit} == SUBMIT_RULES
     assert ids - SUBMIT_RULES - rule_ids_in_cases() == set()
+
+
+def test_every_rule_says_what_it_checks_and_where_it_applies():
+    for rule in RULES.values():
+        assert re.fullmatch(r"[a-z]+\.[a-z0-9-]+", rule.id), rule.id
+        assert rule.doc.endswith(".") and "\n" not in rule.doc and len(rule.doc) < 120, rule.id
+        assert rule.services == ("ai-platform",), rule.id
+        assert rule.severity in ("error", "warning"), rule.id
+    assert {r.id for r in RULES.values() if r.region} == {
+        "region.unknown", "region.no-gpus", "region.gpu", "zone.gpu-mix"}
+
+
+def test_the_cases_report_each_rule_at_its_severity():
+    """A warning rule never fails a file; an error rule does (unless region checks are off)."""
+    seen = {}
+    for path in CASES.rglob("*.yaml"):
+        text = path.read_bytes().decode("utf-8", "replace")
+        for warned, rule_id in re.findall(r"^# expect: \S+ [^ ]+: (warning: )?.*\[([a-z0-9.-]+)\]$",
+                                          text, re.MULTILINE):
+            if rule_id in RULES:
+                seen[rule_id] = "warning" if warned else "error"
+                assert RULES[rule_id].severity == seen[rule_id], (path.name, rule_id)
+    assert len(seen) > 25 and "warning" in seen.values()
 
 
 BASE = """\

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpujob.catalog.records import Cap, Catalog, GpuType, MachineType, ScaleTier
+from gpujob.catalog.records import Cap, Catalog, GpuType, MachineType, ScaleTier, schema_choices
 
 SERVICE = "ai-platform"
 DATA_FILE = "ai-platform.json"
@@ -49,18 +49,20 @@ def _scale_tiers(section: dict[str, Any]) -> dict[str, ScaleTier]:
 def build(data: dict[str, Any], path: str) -> Catalog:
     """The records of a catalog file already checked against its schema and ``integrity``."""
     runtimes = data["runtime_versions"]
+    gpus, tiers = _gpu_types(data["gpu_types"]), _scale_tiers(data["scale_tiers"])
+    python = tuple(runtimes["python_versions"])
     return Catalog(
         service=data["service"], service_name=data["service_name"], path=path,
-        gpu_types=_gpu_types(data["gpu_types"]), machine_types=_machine_types(data),
-        scale_tiers=_scale_tiers(data["scale_tiers"]),
+        gpu_types=gpus, machine_types=_machine_types(data), scale_tiers=tiers,
         regions={r: {z: frozenset(t) for z, t in v["zones"].items()}
                  for r, v in data["regions"]["regions"].items()},
         runtime_versions={v: tuple(d["python"]) for v, d in runtimes["versions"].items()},
-        python_versions=tuple(runtimes["python_versions"]),
+        python_versions=python,
         max_wait_minimum_s=data["scheduling"]["max_wait_time_minimum_s"],
         preferred_gpus=tuple(data["suggestions"]["preferred_gpus"]),
         example_machine_types=tuple(data["suggestions"]["machine_types"]),
-        sources={k: v["source"] for k, v in data.items() if isinstance(v, dict) and "source" in v})
+        sources={k: v["source"] for k, v in data.items() if isinstance(v, dict) and "source" in v},
+        choices=schema_choices(gpus, python, tiers))
 
 
 def integrity(data: dict[str, Any]) -> list[str]:

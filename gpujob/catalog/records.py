@@ -86,6 +86,14 @@ class ScaleTier(NamedTuple):
     custom: bool
 
 
+def schema_choices(gpu_types: Mapping[str, GpuType], python_versions: tuple[str, ...],
+                   scale_tiers: Mapping[str, ScaleTier]) -> tuple[tuple[str, tuple[str, ...]],
+                                                              ...]:
+    """The value of ``Catalog.choices``."""
+    return (("accelerator_types", tuple(gpu_types)), ("python_versions", python_versions),
+            ("scale_tiers", tuple(scale_tiers)))
+
+
 def _number(value: float) -> str:
     return f"{value:g}"
 
@@ -104,14 +112,9 @@ class Catalog(NamedTuple):
     preferred_gpus: tuple[str, ...]  # what to use instead of a deprecated GPU
     example_machine_types: tuple[str, ...]  # Compute Engine types to name in advice
     sources: Mapping[str, Mapping[str, Any]]  # section -> {as_of, urls, notes}
-
-    @property
-    def choices(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
-        """The lists of names the job schema takes from the catalog in use (its ``x-catalog``
-        fields), hashable so that a validator can be kept per catalog."""
-        return (("accelerator_types", tuple(self.gpu_types)),
-                ("python_versions", self.python_versions),
-                ("scale_tiers", tuple(self.scale_tiers)))
+    # the lists of names the job schema takes from this catalog (its x-catalog fields), by
+    # name; hashable, so that a validator can be kept per catalog (``schema_choices``)
+    choices: tuple[tuple[str, tuple[str, ...]], ...]
 
     # -- names ---------------------------------------------------------------------------------
 

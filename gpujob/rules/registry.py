@@ -1,0 +1,99 @@
+"""The registry of rules: each rule is a small function with its id, the services it applies
+to, its severity, whether it is a region rule, and a one-line doc. ``gpujob rules`` lists them.
+
+The engine runs the rules' checks in the order they are registered. A check either looks at the
+whole job (``check(ctx)``) or at one replica (``check(ctx, replica)``, registered with a
+``pass_`` name): consecutive replica checks of one pass run replica by replica, so that the
+findings about each replica come together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from gpujob.findings import Severity
+
+if TYPE_CHECKING:
+    from gpujob.rules.context import Context
+
+AI_PLATFORM = ("ai-platform",)
+Check = Callable[..., None]  # (Context) or (Context, Replica)
+
+
+class Rule(NamedTuple):
+    id: str  # gpu.count: the family, then what it checks
+    services: tuple[str, ...]
+    severity: Severity
+    region: bool  # a region/zone rule: a warning with --no-region-check and for local runs
+    submit: bool  # checked only for a job about to be sent to the service
+    doc: str
+
+    def applies(self, service: str, submit: bool) -> bool:
+        return service in self.services and (submit or not self.submit)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The stable shape of ``gpujob rules --format json`` (``version`` 1)."""
+        return {"id": self.id, "severity": self.severity, "services": list(self.services),
+                "region": self.region, "submit": self.submit, "doc": self.doc}
+
+
+class Step(NamedTuple):
+    """One check of a rule, where it runs: over the job, or in a pass over the replicas."""
+
+    rule: Rule
+    check: Check
+    pass_: str | None
+
+
+RULES: dict[str, Rule] = {}
+STEPS: list[Step] = []
+
+
+def rule(rule_id: str, doc: str, *, services: tuple[str, ...] = AI_PLATFORM,
+         severity: Severity = "error", region: bool = False, submit: bool = False,
+         pass_: str | None = None) -> Callable[[Check], Check]:
+    """Register the decorated function as the check of rule ``rule_id``."""
+    if rule_id in RULES:
+        raise ValueError(f"rule {rule_id} is registered twice")
+    RULES[rule_id] = Rule(rule_id, services, severity, region, submit, doc)
+    return also(rule_id, pass_=pass_)
+
+
+def also(rule_id: str, *, pass_: str | None = None) -> Callable[[Check], Check]:
+    """Register the decorated function as a further check of rule ``rule_id``, run where it
+    stands (a GPU a replica attaches is checked with the replica; one its machine type or
+    the scale tier brings, with the region)."""
+    def register(check: Check) -> Check:
+        STEPS.append(Step(RULES[rule_id], check, pass_))
+        return check
+
+    return register
+
+
+@cache
+def plan(service: str, submit: bool) -> tuple[tuple[Step, ...], ...]:
+    """The steps that apply, in order, in groups: a job step alone, or a pass's steps."""
+    groups: list[list[Step]] = []
+    for step in STEPS:
+        if not step.rule.applies(service, submit):
+            continue
+        if step.pass_ is not None and groups and groups[-1][0].pass_ == step.pass_:
+            groups[-1].append(step)
+        else:
+            groups.append([step])
+    return tuple(tuple(group) for group in groups)
+
+
+def run(ctx: Context, service: str, *, submit: bool) -> None:
+    """Every check that applies, in order; a pass's checks replica by replica."""
+    for group in plan(service, submit):
+        if group[0].pass_ is None:
+            ctx.rule = group[0].rule
+            group[0].check(ctx)
+            continue
+        for replica in ctx.replicas:
+            for step in group:
+                ctx.rule = step.rule
+                step.check(ctx, replica)
