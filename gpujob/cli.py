@@ -206,6 +206,30 @@ def gpus(gpu: str | None, machine_type: str | None, count: int | None, region: s
     return command.run(cat, filters, fmt)
 
 
+# -- rules -----------------------------------------------------------------------------------
+
+@cli.command("rules", context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="A table for people, or JSON (version 1) for programs.")
+def rules_command(fmt: str) -> int:
+    """List the compatibility rules: id, severity, services and what each checks.
+
+    Findings name the rule that made them ([gpu.count]). Region rules report warnings with
+    --no-region-check and in local runs; submit rules run only when a job is submitted.
+    (Findings from the schema and the loader carry schema.* and load.* ids.)
+
+    \b
+    Examples:
+      gpujob rules
+      gpujob rules --format json | jq -r '.rules[] | select(.region) | .id'
+    """
+    from gpujob.rules import RULES
+    from gpujob.rules.listing import REPORTERS
+
+    sys.stdout.write(REPORTERS[fmt](list(RULES.values())))
+    return EXIT_OK
+
+
 # -- submit ----------------------------------------------------------------------------------
 
 # (flag, JSON path, parser, environment variable, help). Every one defaults to "not given": a

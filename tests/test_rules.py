@@ -3,6 +3,7 @@ never block, region checks can be downgraded."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -157,3 +158,30 @@ def test_a_schema_mistake_is_reported_once():
     doc = load_file(str(CASES / "invalid" / "wrong-enum-values.yaml")).document
     rules = {f.rule for f in check_document(doc, CheckOptions())}
     assert rules == {"schema.enum"}
+
+
+def test_gpujob_rules_lists_the_registry(cli):
+    result = cli("rules")
+    assert result.code == 0 and result.err == ""
+    lines = result.out.splitlines()
+    assert lines[0].split() == ["ID", "SEVERITY", "SERVICES", "NOTE", "CHECKS"]
+    rows = {line.split()[0]: line.split() for line in lines[1:len(RULES) + 1]}
+    assert list(rows) == list(RULES)
+    assert rows["gpu.count"][1:3] == ["error", "ai-platform"]
+    assert rows["gpu.deprecated"][1] == "warning"
+    assert rows["zone.gpu-mix"][3] == "region" and rows["submit.region"][3] == "submit"
+    assert ("region: a warning with --no-region-check and for local runs" in lines)
+
+
+def test_gpujob_rules_as_json_has_a_versioned_shape(cli):
+    result = cli("rules", "--format", "json")
+    assert result.code == 0
+    report = json.loads(result.out)
+    assert report["version"] == 1
+    assert [r["id"] for r in report["rules"]] == list(RULES)
+    assert report["rules"][0] == {
+        "id": "tier.cluster-fields", "severity": "error", "services": ["ai-platform"],
+        "region": False, "submit": False,
+        "doc": "Machine types, counts and accelerators are set only with the custom scale tier."}
+    assert {r["id"] for r in report["rules"] if r["region"]} == {
+        "region.unknown", "region.no-gpus", "region.gpu", "zone.gpu-mix"}
