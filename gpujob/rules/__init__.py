@@ -9,22 +9,21 @@ mistake gives one message.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
+from functools import cache
 
 from gpujob.catalog import Catalog
 from gpujob.findings import Finding, JsonPath, Location
 from gpujob.job import JobView
+from gpujob.rules import accelerators, cluster, program, submission, tpu, where
 from gpujob.rules.context import Context
-from gpujob.rules.registry import RULES, Rule, run
+from gpujob.rules.registry import RULES, STEPS, Rule, Step, arrange
 
 __all__ = ["RULES", "Context", "Rule", "check"]
 
-# The modules that register rules, in the order their rules run (the order of findings at one
-# place in a file is the order they are found in).
-RULE_MODULES = ("cluster", "accelerators", "tpu", "program", "where", "submission")
-for _module in RULE_MODULES:
-    importlib.import_module(f"{__name__}.{_module}")
+# The order the rules run in, and are listed in: findings at one place in a file come in the
+# order they are found.
+arrange(cluster, accelerators, tpu, program, where, submission)
 
 
 def check(job: JobView, catalog: Catalog, locate: Callable[..., Location],
@@ -41,3 +40,30 @@ def check(job: JobView, catalog: Catalog, locate: Callable[..., Location],
     ctx = Context(job, catalog, locate, refused, relax_region=relax_region)
     run(ctx, catalog.service, submit=submit)
     return ctx.findings
+
+
+@cache
+def _plan(service: str, submit: bool) -> tuple[tuple[Step, ...], ...]:
+    """The steps that apply, in order, in groups: a job step alone, or a pass's steps."""
+    groups: list[list[Step]] = []
+    for step in STEPS:
+        if not step.rule.applies(service, submit):
+            continue
+        if step.pass_ is not None and groups and groups[-1][0].pass_ == step.pass_:
+            groups[-1].append(step)
+        else:
+            groups.append([step])
+    return tuple(tuple(group) for group in groups)
+
+
+def run(ctx: Context, service: str, *, submit: bool) -> None:
+    """Every check that applies, in order; a pass's checks replica by replica."""
+    for group in _plan(service, submit):
+        if group[0].pass_ is None:
+            ctx.rule = group[0].rule
+            group[0].check(ctx)
+            continue
+        for replica in ctx.replicas:
+            for step in group:
+                ctx.rule = step.rule
+                step.check(ctx, replica)

@@ -4,15 +4,12 @@ finds into findings at the place the user wrote."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from gpujob.catalog import Catalog, ScaleTier
 from gpujob.findings import Finding, JsonPath, Location
 from gpujob.job import TI, JobView, Replica
+from gpujob.rules.registry import Rule
 from gpujob.suggest import did_you_mean
-
-if TYPE_CHECKING:
-    from gpujob.rules.registry import Rule
 
 REGION_CHECKS_OFF = "(a warning: region checks are off)"
 

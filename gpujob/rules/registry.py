@@ -1,7 +1,7 @@
 """The registry of rules: each rule is a small function with its id, the services it applies
 to, its severity, whether it is a region rule, and a one-line doc. ``gpujob rules`` lists them.
 
-The engine runs the rules' checks in the order they are registered. A check either looks at the
+Checks run in the order they are registered (``rules.check``). A check either looks at the
 whole job (``check(ctx)``) or at one replica (``check(ctx, replica)``, registered with a
 ``pass_`` name): consecutive replica checks of one pass run replica by replica, so that the
 findings about each replica come together.
@@ -10,13 +10,10 @@ findings about each replica come together.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
-from typing import TYPE_CHECKING, Any, NamedTuple
+from types import ModuleType
+from typing import Any, NamedTuple
 
 from gpujob.findings import Severity
-
-if TYPE_CHECKING:
-    from gpujob.rules.context import Context
 
 AI_PLATFORM = ("ai-platform",)
 Check = Callable[..., None]  # (Context) or (Context, Replica)
@@ -72,28 +69,13 @@ def also(rule_id: str, *, pass_: str | None = None) -> Callable[[Check], Check]:
     return register
 
 
-@cache
-def plan(service: str, submit: bool) -> tuple[tuple[Step, ...], ...]:
-    """The steps that apply, in order, in groups: a job step alone, or a pass's steps."""
-    groups: list[list[Step]] = []
+def arrange(*modules: ModuleType) -> None:
+    """Order the checks by their module in ``modules`` (each module's in the order they are
+    defined), and the rules as their first checks."""
+    order = {module.__name__: i for i, module in enumerate(modules)}
+    STEPS.sort(key=lambda step: order[step.check.__module__])
+    ordered: dict[str, Rule] = {}
     for step in STEPS:
-        if not step.rule.applies(service, submit):
-            continue
-        if step.pass_ is not None and groups and groups[-1][0].pass_ == step.pass_:
-            groups[-1].append(step)
-        else:
-            groups.append([step])
-    return tuple(tuple(group) for group in groups)
-
-
-def run(ctx: Context, service: str, *, submit: bool) -> None:
-    """Every check that applies, in order; a pass's checks replica by replica."""
-    for group in plan(service, submit):
-        if group[0].pass_ is None:
-            ctx.rule = group[0].rule
-            group[0].check(ctx)
-            continue
-        for replica in ctx.replicas:
-            for step in group:
-                ctx.rule = step.rule
-                step.check(ctx, replica)
+        ordered.setdefault(step.rule.id, step.rule)
+    RULES.clear()
+    RULES.update(ordered)
