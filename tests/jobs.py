@@ -1,5 +1,11 @@
 """Job configs that several test modules share."""
 
+from pathlib import Path
+
+# The seed's own example of a refused job: T4, K80 and P100 in us-central1, which no zone offered
+# together in 2021 (a newer catalog accepts it).
+ZONE_MIX = Path(__file__).parent / "cases" / "invalid" / "rule-zone-gpu-mix.yaml"
+
 # A custom-container job on a T4 machine: valid for validate, dry-runs and the fake API.
 CONTAINER_JOB = """\
 trainingInput:

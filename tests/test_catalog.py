@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from jobs import ZONE_MIX
 from jsonschema import Draft202012Validator
 
 from gpujob import catalog
@@ -101,7 +102,6 @@ def test_gpu_names_in_every_spelling(name):
 
 # -- a user's own catalog ------------------------------------------------------------------------
 
-SEED_ZONE_EXAMPLE = Path(__file__).parent / "cases" / "invalid" / "rule-zone-gpu-mix.yaml"
 
 
 @pytest.fixture
@@ -116,10 +116,10 @@ def newer_catalog(user_catalog) -> Path:
 
 
 def test_a_newer_catalog_changes_the_verdict(cli, newer_catalog):
-    assert cli("validate", SEED_ZONE_EXAMPLE).code == 1
-    result = cli("validate", "--catalog", newer_catalog, SEED_ZONE_EXAMPLE)
+    assert cli("validate", ZONE_MIX).code == 1
+    result = cli("validate", "--catalog", newer_catalog, ZONE_MIX)
     assert result.code == 0, result.out
-    assert cli("validate", SEED_ZONE_EXAMPLE, env={"GPUJOB_CATALOG": str(newer_catalog)}).code == 0
+    assert cli("validate", ZONE_MIX, env={"GPUJOB_CATALOG": str(newer_catalog)}).code == 0
 
 
 def test_the_exported_catalog_is_the_one_in_use_and_round_trips(cli, tmp_path, newer_catalog):
@@ -127,7 +127,7 @@ def test_the_exported_catalog_is_the_one_in_use_and_round_trips(cli, tmp_path, n
     assert json.loads(exported) == DATA
     again = tmp_path / "again.json"
     again.write_text(exported, encoding="utf-8")
-    assert cli("validate", "--catalog", again, SEED_ZONE_EXAMPLE).code == 1
+    assert cli("validate", "--catalog", again, ZONE_MIX).code == 1
     assert json.loads(cli("gpus", "--export-catalog", "--catalog", newer_catalog).out)[
         "regions"]["source"]["as_of"] == "2022-06-01"
 
@@ -137,7 +137,7 @@ def test_a_catalog_may_be_yaml(cli, tmp_path, newer_catalog):
 
     path = tmp_path / "catalog.yaml"
     path.write_text(yaml.safe_dump(json.loads(newer_catalog.read_text())), encoding="utf-8")
-    assert cli("validate", "--catalog", path, SEED_ZONE_EXAMPLE).code == 0
+    assert cli("validate", "--catalog", path, ZONE_MIX).code == 0
 
 
 def test_a_broken_catalog_is_a_usage_error_with_positions(cli, user_catalog):
@@ -146,7 +146,7 @@ def test_a_broken_catalog_is_a_usage_error_with_positions(cli, user_catalog):
         del data["regions"]["source"]
 
     path = user_catalog(edit, "bad.json", indent=1)
-    result = cli("validate", "--catalog", path, SEED_ZONE_EXAMPLE)
+    result = cli("validate", "--catalog", path, ZONE_MIX)
     assert result.code == 2
     assert result.out == ""
     assert f"error: --catalog {path} is not a valid catalog:" in result.err
@@ -163,21 +163,21 @@ def test_a_broken_catalog_is_a_usage_error_with_positions(cli, user_catalog):
 def test_a_catalog_naming_an_undefined_gpu_is_refused(cli, user_catalog):
     path = user_catalog(lambda data: data["regions"]["regions"]["us-west1"]["zones"][
         "us-west1-a"].append("NVIDIA_L4"), "l4.json")
-    result = cli("validate", "--catalog", path, SEED_ZONE_EXAMPLE)
+    result = cli("validate", "--catalog", path, ZONE_MIX)
     assert result.code == 2
     assert "regions.regions.us-west1.zones.us-west1-a: unknown GPU type NVIDIA_L4" in result.err
 
 
 def test_a_catalog_of_another_service_is_refused(cli, user_catalog):
     path = user_catalog(lambda data: data.update(service="vertex"), "vertex.json")
-    result = cli("validate", "--catalog", path, SEED_ZONE_EXAMPLE)
+    result = cli("validate", "--catalog", path, ZONE_MIX)
     assert result.code == 2
     assert (f"error: --catalog {path} is the catalog of service 'vertex', not of 'ai-platform'"
             in result.err)
 
 
 def test_a_missing_catalog_file_is_a_usage_error(cli, tmp_path):
-    result = cli("validate", "--catalog", tmp_path / "none.json", SEED_ZONE_EXAMPLE)
+    result = cli("validate", "--catalog", tmp_path / "none.json", ZONE_MIX)
     assert result.code == 2
     assert "does not exist" in result.err
 

@@ -10,11 +10,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gpujob.catalog import load
-from gpujob.check import CheckOptions, check_document
+from gpujob.check import CheckOptions, FileResult, check_document
 from gpujob.config.load import loads
-from gpujob.report import render_json
+from gpujob.findings import finding_line
+from gpujob.report import render_github, render_json, render_text
+from gpujob.rules import RULES
 
 CAT = load("ai-platform")
+KNOWN_RULES = set(RULES)
 NAMES = sorted(CAT.machine_types) + sorted(CAT.gpu_types) + sorted(CAT.regions) + [
     "CUSTOM", "BASIC", "BASIC_GPU", "BASIC_TPU", "STANDARD_1", "2.11", "1.15", "3.7", "2.7",
     "gs://b/t.tar.gz", "gcr.io/p/i:1", "600s", "7200s", "trainer.task", ""]
@@ -52,11 +55,24 @@ def test_the_engine_never_crashes_and_always_says_where(document, opts):
     findings = check_document(loaded.document, opts)
     for f in findings:
         assert f.severity in ("error", "warning")
-        assert f.rule and f.message
+        assert f.rule in KNOWN_RULES or f.rule.startswith(("schema.", "load.")), f.rule
+        assert f.message
         assert f.location is not None and f.location.source in ("random.yaml",)
         assert f.location.line is not None and f.location.line >= 1
-    json.loads(render_json([]))  # the reporters take any findings
-    assert all(isinstance(f.as_dict(), dict) for f in findings)
+    # every reporter renders every finding, whatever its text holds
+    result = FileResult("random.yaml", findings)
+    report = json.loads(render_json([result]))
+    assert report["files"][0]["valid"] == (not result.errors)
+    rendered = report["files"][0]["errors"] + report["files"][0]["warnings"]
+    assert sorted((d["line"], d["column"], d["rule"], d["message"]) for d in rendered) == sorted(
+        (f.location.line, f.location.column, f.rule, f.message) for f in findings)
+    text = render_text([result])
+    assert [line for line in text.split("\n")[:-1] if not line.startswith("  hint: ")] == [
+        finding_line(f).split("\n")[0] for f in findings]
+    annotations = render_github([result]).splitlines()
+    assert len(annotations) == len(findings)
+    assert all(a.startswith(("::error file=random.yaml,", "::warning file=random.yaml,"))
+               for a in annotations)
 
 
 @settings(max_examples=200, deadline=None, derandomize=True)

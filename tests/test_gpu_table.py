@@ -12,7 +12,10 @@ from pathlib import Path
 
 import pytest
 
-# FACTS.md §2, verbatim.
+# The machine type x GPU table of Google's "Using GPUs for training models in the cloud" page
+# (https://cloud.google.com/ai-platform/training/docs/using-gpus), its columns aligned as in the
+# machine-readable copies of tensorflow/cloud (src/python/tensorflow_cloud/core/gcp.py) and
+# GoogleCloudPlatform/jupyter-extensions (jupyterlab_gcpscheduler/src/data.ts).
 TABLE = """
 | n1-standard-4 | — | 1, 2, 4, 8 | 1, 2, 4 | 1, 2, 4 | 1, 2, 4 | 1, 2, 4, 8 |
 | n1-standard-8 | — | 1, 2, 4, 8 | 1, 2, 4 | 1, 2, 4 | 1, 2, 4 | 1, 2, 4, 8 |
@@ -40,7 +43,10 @@ TABLE = """
 COLUMNS = ["NVIDIA_TESLA_A100", "NVIDIA_TESLA_K80", "NVIDIA_TESLA_P4", "NVIDIA_TESLA_P100",
            "NVIDIA_TESLA_T4", "NVIDIA_TESLA_V100"]
 
-# FACTS.md §4: GPU types per training region (from the zone table), and regions without GPUs.
+# GPU types per training region, from Compute Engine's "GPU regions and zones" table as it stood
+# in late 2021 (https://cloud.google.com/compute/docs/gpus/gpu-regions-zones, as transcribed in
+# DataBiosphere/terra-ui src/data/machines.js of 2021-10-25), and the training regions without
+# GPUs (https://cloud.google.com/ai-platform/training/docs/regions and the release notes).
 REGION_GPUS = {
     "us-west1": "K80 P100 T4 V100 A100", "us-west2": "P4 T4",
     "us-central1": "K80 P4 P100 T4 V100 A100", "us-east1": "K80 P100 T4 V100 A100",

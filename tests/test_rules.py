@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from jobs import ZONE_MIX
 
 from gpujob.check import CheckOptions, check_document
 from gpujob.config.load import load_file
@@ -15,7 +16,6 @@ from gpujob.rules import RULES
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "tests" / "cases"
-ZONE_MIX = CASES / "invalid" / "rule-zone-gpu-mix.yaml"
 
 # rules only a submission checks: their cases are the dry-run tests below
 SUBMIT_RULES = {"submit.region", "submit.packages", "submit.module", "submit.job-dir"}
