@@ -122,3 +122,19 @@ def test_every_object_refuses_unknown_keys():
     for name, node in [("#", SCHEMA), *SCHEMA["$defs"].items()]:
         if node.get("type") == "object" and "properties" in node:
             assert node.get("additionalProperties") is False, name
+
+
+def test_the_catalog_in_use_owns_the_lists_of_names():
+    """Accelerator types, scale tiers and Python versions are not listed in the schema (it keeps
+    their type and pattern): the catalog in use lists them (``x-catalog``)."""
+    marked = {}
+    for name, node in [("#", SCHEMA), *SCHEMA["$defs"].items()]:
+        for prop, sub in node.get("properties", {}).items():
+            if "x-catalog" in sub:
+                marked[f"{name}.{prop}"] = sub["x-catalog"]
+                assert "enum" not in sub and sub["type"] == "string" and sub["pattern"]
+    assert marked == {"TrainingInput.scaleTier": "scale_tiers",
+                      "TrainingInput.pythonVersion": "python_versions",
+                      "AcceleratorConfig.type": "accelerator_types"}
+    assert set(marked.values()) == set(CHOICES)
+    assert "enum" not in json.dumps(SCHEMA["$defs"]["AcceleratorConfig"])
