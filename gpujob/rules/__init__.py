@@ -57,13 +57,15 @@ def _plan(service: str, submit: bool) -> tuple[tuple[Step, ...], ...]:
 
 
 def run(ctx: Context, service: str, *, submit: bool) -> None:
-    """Every check that applies, in order; a pass's checks replica by replica."""
+    """Every check that applies, in order; a pass's checks replica by replica, over the replica
+    kinds the config mentions (a rule about one it leaves out checks the job)."""
+    mentioned = [r for r in ctx.replicas if r.machine or r.count or r.config]
     for group in _plan(service, submit):
         if group[0].pass_ is None:
             ctx.rule = group[0].rule
             group[0].check(ctx)
             continue
-        for replica in ctx.replicas:
+        for replica in mentioned:
             for step in group:
                 ctx.rule = step.rule
                 step.check(ctx, replica)
