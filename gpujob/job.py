@@ -101,8 +101,7 @@ def _replica(ti: Mapping[str, Any], kind: str, label: str) -> Replica:
     machine = as_str(ti.get(type_key))
     count = (1 if machine else 0) if kind == "master" else (as_int(ti.get(count_key)) or 0)
     return Replica(kind, label, machine, count, config, as_str(config.get("imageUri")),
-                   as_str(accel.get("type")),
-                   as_int(accel.get("count")), *paths)
+                   as_str(accel.get("type")), as_int(accel.get("count")), *paths)
 
 
 def view(data: Mapping[str, Any]) -> JobView:
