@@ -1,7 +1,5 @@
 """The checking engine that ``validate``, ``submit`` and ``--dry-run`` share: schema, then rules."""
 
-from __future__ import annotations
-
 from typing import NamedTuple
 
 from gpujob import schema

@@ -1,7 +1,5 @@
 """What the checks report: one ``Finding`` per problem, pointing at where the user wrote it."""
 
-from __future__ import annotations
-
 import json
 import re
 from typing import Literal, NamedTuple

@@ -5,10 +5,9 @@ job through it instead of through the dict.
 The view reads a config defensively: a value of the wrong type reads as None (the schema
 reports it), so whatever reads the view never meets a surprise. Each replica carries the JSON
 paths of its fields, so a finding can point at what the user wrote.
-NamedTuples, not dataclasses: ``gpujob validate`` makes one view per file.
+NamedTuples, not dataclasses: ``gpujob validate`` makes one view per file (and annotations
+that are not strings: see ``catalog/records.py``).
 """
-
-from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType

@@ -18,7 +18,7 @@ CAT = catalog.load("ai-platform")
 
 
 def test_the_shipped_catalog_holds_to_its_schema():
-    schema = load_schema(SERVICE.schema)
+    schema = load_schema(SERVICE.SCHEMA)
     Draft202012Validator.check_schema(schema)
     errors = [e.message for e in Draft202012Validator(schema).iter_errors(DATA)]
     assert errors == []

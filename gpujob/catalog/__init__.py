@@ -6,7 +6,7 @@ and ``gpujob gpus`` query. Every compatibility fact lives in the data; code only
 """
 
 from gpujob.catalog.records import Cap, Catalog, Category, GpuType, MachineType, ScaleTier
-from gpujob.catalog.services import DEFAULT_SERVICE, SERVICES, Service, data_file, load
+from gpujob.catalog.services import DEFAULT_SERVICE, SERVICES, data_file, load
 
 __all__ = ["DEFAULT_SERVICE", "SERVICES", "Cap", "Catalog", "Category", "GpuType", "MachineType",
-           "ScaleTier", "Service", "data_file", "load"]
+           "ScaleTier", "data_file", "load"]

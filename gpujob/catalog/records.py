@@ -3,10 +3,9 @@
 A service's data file is read into these records by that service's builder (``ai_platform.py``
 today); the rules and ``gpujob gpus`` read only the records. NamedTuples, not dataclasses:
 ``gpujob validate`` builds them on every run, and a dataclass costs about a millisecond to
-create.
+create. No ``from __future__ import annotations`` in the modules that define NamedTuples:
+typing.NamedTuple compiles string annotations one by one, which start-up pays for.
 """
-
-from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any, Literal, NamedTuple

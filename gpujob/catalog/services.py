@@ -1,13 +1,18 @@
 """One catalog per service: its data file (shipped in this package), the JSON Schema that
-describes it, and the builder that reads it into the catalog's records."""
+describes it, and the builder that reads it into the catalog's records.
+
+A service's catalog is a module of this package (``ai_platform``) that defines ``SERVICE`` (its
+name), ``DATA_FILE``, ``SCHEMA`` (in ``schemas/``), ``build(data, path) -> Catalog`` and
+``integrity(data) -> list[str]`` (the cross-references its schema cannot state).
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from functools import cache
 from pathlib import Path
-from typing import Any, NamedTuple
+from types import ModuleType
+from typing import Any
 
 from gpujob.catalog import ai_platform
 from gpujob.catalog.records import Catalog
@@ -18,22 +23,12 @@ from gpujob.resources import schema_path
 HERE = Path(__file__).resolve().parent
 
 
-class Service(NamedTuple):
-    name: str
-    data_file: str  # in gpujob/catalog/
-    schema: str  # in schemas/
-    build: Callable[[dict[str, Any], str], Catalog]
-    integrity: Callable[[dict[str, Any]], list[str]]
-
-
-SERVICES = {s.name: s for s in [
-    Service(ai_platform.SERVICE, ai_platform.DATA_FILE, ai_platform.SCHEMA, ai_platform.build,
-            ai_platform.integrity),
-]}
+SERVICES: dict[str, ModuleType] = {m.SERVICE: m for m in [ai_platform]}
 DEFAULT_SERVICE = ai_platform.SERVICE
 
 
-def service(name: str) -> Service:
+def service(name: str) -> ModuleType:
+    """The catalog module of service ``name``."""
     if name not in SERVICES:
         raise UsageError(f"no catalog for service {name!r}",
                          f"services with a catalog: {', '.join(SERVICES)}")
@@ -42,7 +37,7 @@ def service(name: str) -> Service:
 
 def data_file(name: str) -> Path:
     """The built-in catalog file of a service."""
-    return HERE / service(name).data_file
+    return HERE / service(name).DATA_FILE
 
 
 def load(name: str, path: str | None = None) -> Catalog:
@@ -52,7 +47,7 @@ def load(name: str, path: str | None = None) -> Catalog:
     call, never cached."""
     spec = service(name)
     if path is None:
-        return _built_in(spec.name)
+        return _built_in(name)
     return spec.build(_read_user_catalog(spec, path), path)
 
 
@@ -60,11 +55,11 @@ def load(name: str, path: str | None = None) -> Catalog:
 def _built_in(name: str) -> Catalog:
     """A built-in catalog is package data: it cannot change while gpujob runs."""
     spec = SERVICES[name]
-    with (HERE / spec.data_file).open(encoding="utf-8") as fh:
-        return spec.build(json.load(fh), str(HERE / spec.data_file))
+    with (HERE / spec.DATA_FILE).open(encoding="utf-8") as fh:
+        return spec.build(json.load(fh), str(HERE / spec.DATA_FILE))
 
 
-def _read_user_catalog(spec: Service, path: str) -> dict[str, Any]:
+def _read_user_catalog(spec: ModuleType, path: str) -> dict[str, Any]:
     """A user's catalog file read as configs are (safe YAML, positions, the same limits) and
     checked against the service's catalog schema, then for cross-references."""
     from gpujob import schema
@@ -74,13 +69,13 @@ def _read_user_catalog(spec: Service, path: str) -> dict[str, Any]:
     findings = list(loaded.findings)
     data = loaded.document.data if loaded.document is not None else None
     if isinstance(data, dict) and isinstance(data.get("service"), str) and \
-            data["service"] != spec.name:
+            data["service"] != spec.SERVICE:
         raise UsageError(f"--catalog {path} is the catalog of service {data['service']!r}, "
-                         f"not of {spec.name!r}",
-                         f"pass a catalog of {spec.name} (`gpujob gpus --export-catalog` "
+                         f"not of {spec.SERVICE!r}",
+                         f"pass a catalog of {spec.SERVICE} (`gpujob gpus --export-catalog` "
                          "prints the built-in one)")
     if loaded.document is not None:
-        findings += schema.check(loaded.document, spec.schema)
+        findings += schema.check(loaded.document, spec.SCHEMA)
     if not findings and loaded.document is not None:
         problems = spec.integrity(loaded.document.data)
         if problems:
@@ -92,4 +87,4 @@ def _read_user_catalog(spec: Service, path: str) -> dict[str, Any]:
     details = "\n".join(finding_line(f) for f in findings if f.is_error)
     raise UsageError(f"--catalog {path} is not a valid catalog:\n{details}",
                      "start from gpujob's own (`gpujob gpus --export-catalog` prints it) and "
-                     f"keep its shape: {schema_path(spec.schema)}")
+                     f"keep its shape: {schema_path(spec.SCHEMA)}")

@@ -11,8 +11,8 @@ through a constructor, so:
 
 Problems are returned as findings; a fatal one (syntax, limits, encoding) stops loading that file.
 """
-
-from __future__ import annotations
+# (no ``from __future__ import annotations``: typing.NamedTuple would compile each string
+# annotation at start-up)
 
 import math
 import re

@@ -47,9 +47,10 @@ def _plan(service: str, submit: bool) -> tuple[tuple[Step, ...], ...]:
     """The steps that apply, in order, in groups: a job step alone, or a pass's steps."""
     groups: list[list[Step]] = []
     for step in STEPS:
-        if not step.rule.applies(service, submit):
+        pass_ = step[2]
+        if not step[0].applies(service, submit):
             continue
-        if step.pass_ is not None and groups and groups[-1][0].pass_ == step.pass_:
+        if pass_ is not None and groups and groups[-1][0][2] == pass_:
             groups[-1].append(step)
         else:
             groups.append([step])
@@ -61,11 +62,11 @@ def run(ctx: Context, service: str, *, submit: bool) -> None:
     kinds the config mentions (a rule about one it leaves out checks the job)."""
     mentioned = [r for r in ctx.replicas if r.machine or r.count or r.config]
     for group in _plan(service, submit):
-        if group[0].pass_ is None:
-            ctx.rule = group[0].rule
-            group[0].check(ctx)
+        if group[0][2] is None:
+            ctx.rule, check, _ = group[0]
+            check(ctx)
             continue
         for replica in mentioned:
-            for step in group:
-                ctx.rule = step.rule
-                step.check(ctx, replica)
+            for rule, check, _ in group:
+                ctx.rule = rule
+                check(ctx, replica)

@@ -7,8 +7,6 @@ whole job (``check(ctx)``) or at one replica (``check(ctx, replica)``, registere
 findings about each replica come together.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any, NamedTuple
@@ -36,13 +34,9 @@ class Rule(NamedTuple):
                 "region": self.region, "submit": self.submit, "doc": self.doc}
 
 
-class Step(NamedTuple):
-    """One check of a rule, where it runs: over the job, or in a pass over the replicas."""
-
-    rule: Rule
-    check: Check
-    pass_: str | None
-
+# one check of a rule, and where it runs: over the job (None), or in the named pass over the
+# replicas (a plain tuple: ``gpujob validate`` imports this on every run)
+Step = tuple[Rule, Check, "str | None"]
 
 RULES: dict[str, Rule] = {}
 STEPS: list[Step] = []
@@ -63,7 +57,7 @@ def also(rule_id: str, *, pass_: str | None = None) -> Callable[[Check], Check]:
     stands (a GPU a replica attaches is checked with the replica; one its machine type or
     the scale tier brings, with the region)."""
     def register(check: Check) -> Check:
-        STEPS.append(Step(RULES[rule_id], check, pass_))
+        STEPS.append((RULES[rule_id], check, pass_))
         return check
 
     return register
@@ -73,9 +67,9 @@ def arrange(*modules: ModuleType) -> None:
     """Order the checks by their module in ``modules`` (each module's in the order they are
     defined), and the rules as their first checks."""
     order = {module.__name__: i for i, module in enumerate(modules)}
-    STEPS.sort(key=lambda step: order[step.check.__module__])
+    STEPS.sort(key=lambda step: order[step[1].__module__])
     ordered: dict[str, Rule] = {}
-    for step in STEPS:
-        ordered.setdefault(step.rule.id, step.rule)
+    for rule_, _, _ in STEPS:
+        ordered.setdefault(rule_.id, rule_)
     RULES.clear()
     RULES.update(ordered)
