@@ -127,7 +127,9 @@ class _Wanted:
             raise staging.no_location_error()
         files = list(self.files)
         if self.package_dir is not None:
-            built = packaging.build_sdist(self.package_dir, workdir, _echo)
+            module = ti.get("pythonModule") if isinstance(ti, dict) and not self.uris else None
+            built = packaging.build_sdist(self.package_dir, workdir, _echo,
+                                          verbose=settings.gcp.verbose, module=module)
             files.append(built)
             staging.check_unique_names(files)
         uploads = [staging.upload_for(path, location) for path in files]
