@@ -52,6 +52,10 @@ class Notes:
             return (loc.line or 0, loc.column or 0) if loc else (0, 0)
         return sorted(self.findings, key=key)
 
+    def key(self, path: JsonPath) -> Location:
+        """Where the key of ``path`` was written (for a finding about a whole section)."""
+        return self.doc.locate(path, key=True)
+
     def flag(self, name: str) -> Location:
         """Where a command-line option's value came from."""
         return Location(self.doc.source, flag=name)

@@ -51,7 +51,7 @@ def _metric(hp: dict[str, Any], notes: Notes) -> dict[str, Any]:
     if goal is None:
         goal = "MAXIMIZE"
         notes.note("hyperparameters", PATH, "goal is not set: MAXIMIZE, AI Platform's default, "
-                   "is sent (Vertex requires a goal)")
+                   "is sent (Vertex requires a goal)", location=notes.key(PATH))
     metric = text(hp.get("hyperparameterMetricTag"))
     if metric is None:
         metric = DEFAULT_METRIC
@@ -59,7 +59,7 @@ def _metric(hp: dict[str, Any], notes: Notes) -> dict[str, Any]:
                    f"sent is AI Platform's default {DEFAULT_METRIC!r}, and whether Vertex "
                    "accepts '/' in a metric id is unverified",
                    "set hyperparameterMetricTag to the name the trainer reports its metric "
-                   "under with cloudml-hypertune")
+                   "under with cloudml-hypertune", location=notes.key(PATH))
     elif "/" in metric:
         notes.warn("hyperparameters", (*PATH, "hyperparameterMetricTag"), f"metric {metric!r}: "
                    "whether Vertex accepts '/' in a metric id is unverified",
