@@ -225,3 +225,21 @@ def test_unused_and_missing_replica_types():
         "7:15 warning dropped: workerType is not sent: workerCount is not set, so there are no "
         "workers",
         "8:25 error pool: parameterServerCount is 2 but parameterServerType is not set"]
+
+
+def test_cluster_fields_a_scale_tier_overrides_are_reported_as_dropped():
+    t = run("trainingInput:\n  scaleTier: BASIC\n  masterType: n1-standard-8\n  workerCount: 2\n"
+            "  masterConfig:\n    imageUri: g/t:1\n"
+            "    acceleratorConfig: {type: NVIDIA_TESLA_T4, count: 1}\n")
+    assert pools(t) == [("n1-standard-4", None, None, "1")]
+    assert shown(t) == [
+        "2:14 note scale-tier: scaleTier BASIC became pool 0: 1 × n1-standard-4",
+        "3:15 warning dropped: masterType is not sent: scaleTier BASIC sets the machines",
+        "4:16 warning dropped: workerCount is not sent: scaleTier BASIC sets the machines",
+        "7:24 warning dropped: acceleratorConfig is not sent: scaleTier BASIC sets the machines"]
+
+
+def test_custom_without_a_master():
+    t = run("trainingInput:\n  scaleTier: CUSTOM\n  workerCount: 1\n  workerType: n1-standard-4\n")
+    assert shown(t) == ["2:14 error pool: scaleTier CUSTOM needs masterType"]
+    assert t.body["jobSpec"]["workerPoolSpecs"] == []

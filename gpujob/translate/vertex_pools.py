@@ -71,6 +71,8 @@ def _tier(ti: dict[str, Any], name: str, cat: VertexCatalog, today: date,
         config = mapping(ti.get(f"{kind}Config"))
         pools.append(Pool(index, kind, machine, accel, tp.count, config, path))
         parts.append(f"pool {index}: {tp.count} × {machine}{_with(accel)}")
+    for kind in KINDS:
+        _not_used_with_tier(ti, kind, name, notes)
     message = (f"scaleTier {name}{'' if written else ' (the default)'} became "
                + ", ".join(parts))
     if tier.changed:
@@ -83,12 +85,27 @@ def _tier(ti: dict[str, Any], name: str, cat: VertexCatalog, today: date,
     return pools
 
 
+def _not_used_with_tier(ti: dict[str, Any], kind: str, tier: str, notes: Notes) -> None:
+    """Cluster fields that a scale tier other than CUSTOM overrides."""
+    config = mapping(ti.get(f"{kind}Config"))
+    paths = [(TI, key) for key in (f"{kind}Type", f"{kind}Count") if key in ti]
+    if "acceleratorConfig" in config:
+        paths.append((TI, f"{kind}Config", "acceleratorConfig"))
+    for path in paths:
+        notes.warn("dropped", path, f"{path[-1]} is not sent: scaleTier {tier} sets the "
+                   "machines", "set scaleTier: CUSTOM to choose them yourself")
+
+
 def _custom(ti: dict[str, Any], cat: VertexCatalog, today: date, notes: Notes) -> list[Pool]:
     pools = []
     for index, kind in enumerate(KINDS):
         type_path, count_path = (TI, f"{kind}Type"), (TI, f"{kind}Count")
         machine = text(ti.get(f"{kind}Type"))
-        count = (1 if machine else 0) if kind == "master" else integer(ti.get(f"{kind}Count"))
+        if kind == "master" and machine is None:
+            notes.error("pool", (TI, "scaleTier"), "scaleTier CUSTOM needs masterType",
+                        "set masterType to the master's machine type")
+            return []
+        count = 1 if kind == "master" else integer(ti.get(f"{kind}Count"))
         if not count:
             if machine and kind != "master":
                 notes.warn("dropped", type_path, f"{kind}Type is not sent: {kind}Count is "
@@ -96,10 +113,9 @@ def _custom(ti: dict[str, Any], cat: VertexCatalog, today: date, notes: Notes) -
                            f"{LABELS[kind]}")
             continue
         if machine is None:
-            if kind != "master":
-                notes.error("pool", count_path, f"{kind}Count is {count} but {kind}Type is "
-                            "not set", f"set {kind}Type to the machine type of the "
-                            f"{LABELS[kind]}")
+            notes.error("pool", count_path, f"{kind}Count is {count} but {kind}Type is "
+                        "not set", f"set {kind}Type to the machine type of the "
+                        f"{LABELS[kind]}")
             continue
         config = mapping(ti.get(f"{kind}Config"))
         translated = _machine(machine, config, kind, cat, today, notes)
