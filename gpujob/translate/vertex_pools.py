@@ -67,7 +67,8 @@ def _tier(ti: dict[str, Any], name: str, cat: VertexCatalog, today: date,
             machine, accel, _ = _legacy_choice(legacy, cat, today)
             if legacy.unverified:
                 unverified.append(legacy.unverified)
-        assert machine is not None  # the schema: a legacy or a Vertex machine type
+        if machine is None:
+            continue  # the catalog's schema requires one of the two
         config = mapping(ti.get(f"{kind}Config"))
         pools.append(Pool(index, kind, machine, accel, tp.count, config, path))
         parts.append(f"pool {index}: {tp.count} × {machine}{_with(accel)}")
