@@ -12,12 +12,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gpujob.backends import DEFAULT_SERVICE
-from gpujob.backends.follow import Follow
-from gpujob.config.overrides import Override
-from gpujob.gcp.settings import GcpSettings
 
 if TYPE_CHECKING:
     from gpujob.check import CheckOptions
+    from gpujob.config.overrides import Override
+    from gpujob.gcp.settings import GcpSettings
+
+
+def _gcp() -> GcpSettings:
+    from gpujob.gcp.settings import GcpSettings  # imported by the commands that talk to Google
+
+    return GcpSettings()
 
 
 @dataclass(frozen=True)
@@ -75,9 +80,11 @@ class SubmitSettings:
     dry_run: bool = False
     local: bool = False
     check: CheckSettings = field(default_factory=CheckSettings)
-    gcp: GcpSettings = field(default_factory=GcpSettings)  # its project: ``project`` above
+    gcp: GcpSettings = field(default_factory=_gcp)  # its project: ``project`` above
     output_format: str = "text"
-    follow: Follow = field(default_factory=Follow)
+    wait: bool = False  # after submitting: wait for the job's end,
+    stream_logs: bool = False  # or print its logs until then,
+    poll_interval: float = 10.0  # looking every this many seconds
     package_path: str | None = None  # --package-path: built and staged, or run from (local)
     staging_bucket: str | None = None  # --staging-bucket gs://BUCKET
     # local runs (--local, gpujob local); None: the local backend's default

@@ -230,6 +230,7 @@ def _send(settings: SubmitSettings, prepared: Prepared, backend: Backend) -> int
         session.echo(f"Staging {count} package{'s' if count > 1 else ''} in "
                      f"{prepared.location.url}:")
         StorageClient(session).stage(prepared.uploads, session.echo)
-    return remote.submit(backend, prepared.doc.data, gcp, settings.output_format,
-                         settings.follow, session=session,
+    follow = remote.Follow(settings.wait, settings.stream_logs, settings.poll_interval)
+    return remote.submit(backend, prepared.doc.data, gcp, settings.output_format, follow,
+                         session=session,
                          warnings=[f.as_dict() for f in prepared.warnings])

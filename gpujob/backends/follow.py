@@ -7,21 +7,11 @@ log lines to stdout.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from gpujob.backends.base import Backend, JobClient, JobRef
 from gpujob.console import CONSOLE
 from gpujob.errors import EXIT_INTERRUPTED, EXIT_OK, JobFailed, RemoteError
-
-
-@dataclass(frozen=True)
-class Follow:
-    """What to do after submitting: return at once, wait for the end, or stream the logs."""
-
-    wait: bool = False
-    stream_logs: bool = False
-    poll_interval: float = 10.0
 
 
 def outcome(backend: Backend, raw: dict[str, Any], project: str) -> int:

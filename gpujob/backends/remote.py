@@ -7,14 +7,22 @@ lines); progress, links and next steps go to stderr.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob.backends import follow as following
 from gpujob.backends import output
 from gpujob.backends.base import Backend, JobClient, JobRef, Request
-from gpujob.backends.follow import Follow
 from gpujob.console import CONSOLE
 from gpujob.errors import EXIT_INTERRUPTED, EXIT_OK
+
+
+class Follow(NamedTuple):
+    """After submitting: return at once, ``wait`` for the end, or ``stream_logs``, polling
+    every ``poll_interval`` seconds."""
+
+    wait: bool = False
+    stream_logs: bool = False
+    poll_interval: float = 10.0
 
 if TYPE_CHECKING:
     from gpujob.gcp.session import Session
@@ -58,9 +66,10 @@ def submit(backend: Backend, body: dict[str, Any], gcp: GcpSettings, output_form
            follow: Follow | None = None, session: Session | None = None,
            warnings: list[dict[str, Any]] | None = None) -> int:
     """Create the job ``body`` (the request the dry-run prints) and report it; then follow it
-    when asked. Exit 0, 3 (remote failure), 4 (``--wait``/``--stream-logs``: the job failed) or
-    130. ``session``: one already open (the one that staged the packages), else a new one.
-    ``warnings``: the checks' warnings, for the JSON envelope."""
+    when asked (``follow``: wait for its end, or stream its logs; polling every
+    ``poll_interval`` seconds). Exit 0, 3 (remote failure), 4 (``--wait``/``--stream-logs``: the
+    job failed) or 130. ``session``: one already open (the one that staged the packages), else
+    a new one. ``warnings``: the checks' warnings, for the JSON envelope."""
     follow = follow or Follow()
     client = backend.client(gcp, session)
     project = client.project

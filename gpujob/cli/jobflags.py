@@ -14,7 +14,6 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from gpujob.backends.follow import Follow
 from gpujob.cli.options import (
     check_options,
     check_settings,
@@ -192,8 +191,8 @@ def submit_settings(ctx: click.Context, params: dict[str, Any], *, local: bool) 
     cloud: dict[str, Any] = {}
     if "wait" in params:
         cloud = {"gcp": gcp_settings(params), "output_format": params["fmt"],
-                 "follow": Follow(wait=params["wait"], stream_logs=params["stream_logs"],
-                                  poll_interval=params["poll_interval"])}
+                 "wait": params["wait"], "stream_logs": params["stream_logs"],
+                 "poll_interval": params["poll_interval"]}
     return SubmitSettings(
         config=params["config"],
         overrides=overrides(ctx, params),

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from click.core import ParameterSource
 
 from gpujob.backends import DEFAULT_SERVICE, SERVICES
-from gpujob.gcp.settings import GcpSettings, RetryPolicy
 from gpujob.settings import CheckSettings, JobSettings
+
+if TYPE_CHECKING:
+    from gpujob.gcp.settings import GcpSettings
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
@@ -117,7 +119,7 @@ def gcp_settings(params: dict[str, Any]) -> GcpSettings:
     flag)."""
     from gpujob.gcp import settings as gcp
 
-    return GcpSettings(
+    return gcp.GcpSettings(
         project=params.get("project"),
         credentials_file=params["credentials_file"],
         impersonate_service_account=params["impersonate_service_account"],
@@ -126,7 +128,7 @@ def gcp_settings(params: dict[str, Any]) -> GcpSettings:
         iam_endpoint=os.environ.get("GPUJOB_IAM_ENDPOINT") or gcp.IAM_CREDENTIALS_ENDPOINT,
         storage_endpoint=gcp.storage_endpoint(os.environ),
         request_timeout=params["request_timeout"],
-        retry=RetryPolicy(max_attempts=params["max_attempts"],
+        retry=gcp.RetryPolicy(max_attempts=params["max_attempts"],
                           deadline=params["retry_deadline"]),
         verbose=params["verbose"],
     )
