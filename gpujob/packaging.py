@@ -30,6 +30,7 @@ import tarfile
 from collections.abc import Callable
 from pathlib import Path
 
+from gpujob.console import CONSOLE
 from gpujob.errors import BuildFailed, UsageError
 
 CANONICAL_MTIME = 315532800  # 1980-01-01T00:00:00Z, the earliest time a zip file can hold
@@ -124,9 +125,8 @@ def _run_build(project: Path, out: Path, what: str) -> None:
     except OSError as exc:
         raise BuildFailed(f"could not run the build of {what}: {exc}") from None
     if result.returncode != 0:
-        sys.stderr.write(result.stdout if result.stdout.endswith("\n") or not result.stdout
-                         else result.stdout + "\n")
-        sys.stderr.flush()
+        if result.stdout:
+            CONSOLE.err(result.stdout.removesuffix("\n"))
         raise BuildFailed(
             f"building the trainer package from {what} failed (python -m build exited "
             f"{result.returncode}); its output is above",
