@@ -16,13 +16,15 @@ class CheckOptions(NamedTuple):
     ``submit``: the job is about to be sent, so what the service needs at creation (a region, the
     trainer's packages) must be there. ``local``: it runs on this machine instead (region checks
     become warnings). ``catalog``: a catalog file to use instead of the built-in one.
-    ``region_check``: False turns region and zone findings into warnings.
+    ``region_check``: False turns region and zone findings into warnings. ``service``: the
+    service the job is for (``--service``).
     """
 
     submit: bool = False
     local: bool = False
     catalog: str | None = None
     region_check: bool = True
+    service: str = "ai-platform"
 
 
 class FileResult:

@@ -32,6 +32,7 @@ import tarfile
 from collections.abc import Callable
 from pathlib import Path
 
+from gpujob.console import CONSOLE
 from gpujob.errors import BuildFailed, InvalidConfig, UsageError
 
 CANONICAL_MTIME = 315532800  # 1980-01-01T00:00:00Z, the earliest time a zip file can hold
@@ -163,8 +164,8 @@ def _run_build(project: Path, out: Path, what: str, verbose: bool) -> None:
         raise BuildFailed(f"could not run the build of {what}: {exc}") from None
     if result.returncode != 0:
         shown = result.stdout.splitlines() if verbose else build_errors(result.stdout)
-        sys.stderr.write("".join(f"{line}\n" for line in shown))
-        sys.stderr.flush()
+        if shown:
+            CONSOLE.err("\n".join(shown))
         above = "its output is above" if verbose else \
             "the errors it reported are above (its whole output with --verbose)"
         raise BuildFailed(

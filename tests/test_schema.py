@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
-import googleapiclient
 import pytest
+from googleapiclient.discovery_cache import get_static_doc
 from jsonschema import Draft202012Validator
 
 from gpujob.resources import schema_path
 
 SCHEMA = json.loads(schema_path("job.schema.json").read_text(encoding="utf-8"))
-DISCOVERY = json.loads(
-    (Path(googleapiclient.__file__).parent / "discovery_cache" / "documents" / "ml.v1.json")
-    .read_text(encoding="utf-8"))
+DISCOVERY = json.loads(get_static_doc("ml", "v1"))
 
 # our definition -> the discovery document's schema it describes
 PAIRS = {

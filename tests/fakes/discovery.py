@@ -12,12 +12,10 @@ from __future__ import annotations
 import json
 import re
 from functools import cache
-from pathlib import Path
 from typing import Any
 
-import googleapiclient
+from googleapiclient.discovery_cache import get_static_doc
 
-DOCUMENTS = Path(googleapiclient.__file__).parent / "discovery_cache" / "documents"
 _INT64 = {"int64", "uint64"}
 _DURATION = re.compile(r"-?\d+(\.\d{1,9})?s")
 _DATETIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?(Z|[+-]\d\d:\d\d)")
@@ -25,8 +23,12 @@ _DATETIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?(Z|[+-]\d\d:\
 
 @cache
 def document(name: str) -> dict[str, Any]:
-    """``ml.v1`` or ``logging.v2``."""
-    return json.loads((DOCUMENTS / f"{name}.json").read_text(encoding="utf-8"))
+    """``ml.v1`` or ``logging.v2``: the document google-api-python-client ships, read through its
+    own accessor for them."""
+    api, _, version = name.partition(".")
+    text = get_static_doc(api, version)
+    assert text is not None, f"google-api-python-client ships no discovery document {name}"
+    return json.loads(text)
 
 
 def method(doc: str, *path: str) -> dict[str, Any]:

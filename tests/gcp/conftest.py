@@ -4,6 +4,7 @@ clock that never really sleeps."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from jobs import CONTAINER_JOB
 from gpujob.gcp import clock as gpujob_clock
 
 PROJECT = "proj-a"
-BUCKET = "staging-bkt"  # the gcs fixture's bucket
+_BUCKETS = itertools.count(1)  # the gcs fixture's buckets: staging-bkt-1, -2, …
 ACCOUNT = f"trainer@{PROJECT}.iam.gserviceaccount.com"
 
 CONFIG = CONTAINER_JOB + "  enableWebAccess: false\nlabels: {team: vision}\n"
@@ -42,18 +43,30 @@ def key(google: FakeGoogle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     return made
 
 
+@pytest.fixture(scope="session")
+def gcs_emulator() -> Iterator[Emulator]:
+    """One GCS emulator for the whole run (stopping one takes half a second)."""
+    emulator = Emulator()
+    try:
+        yield emulator
+    finally:
+        emulator.stop()
+
+
 @pytest.fixture
-def gcs(google: FakeGoogle, monkeypatch: pytest.MonkeyPatch) -> Iterator[StorageFront]:
-    """Cloud Storage: the emulator with the bucket BUCKET, behind the front that checks the fake
-    Google's tokens; gpujob's storage endpoint points at the front."""
-    emulator = Emulator(BUCKET)
-    front = StorageFront(google, emulator)
+def gcs(google: FakeGoogle, gcs_emulator: Emulator, monkeypatch: pytest.MonkeyPatch
+        ) -> Iterator[StorageFront]:
+    """Cloud Storage: the shared emulator, with a new bucket for this test (``gcs.bucket``),
+    behind a front that checks the fake Google's tokens; gpujob's storage endpoint points at
+    the front."""
+    bucket = f"staging-bkt-{next(_BUCKETS)}"
+    gcs_emulator.create_bucket(bucket)
+    front = StorageFront(google, gcs_emulator, bucket)
     monkeypatch.setenv("GPUJOB_STORAGE_ENDPOINT", front.url)
     try:
         yield front
     finally:
         front.stop()
-        emulator.stop()
 
 
 @pytest.fixture

@@ -39,11 +39,17 @@ def test_submit_tells_the_job_its_links_and_the_next_commands(cli, google, key, 
     ]
 
 
-def test_format_json_prints_the_api_job_on_stdout(cli, google, key, config):
+def test_format_json_prints_the_job_envelope_on_stdout(cli, google, key, config):
     result = cli("submit", config, "--job-id", "j1", "--format", "json")
     assert result.code == 0
-    job = json.loads(result.out)
+    envelope = json.loads(result.out)
+    job = envelope["raw"]
     assert job == google.jobs[("proj-a", "j1")]
+    assert envelope == {
+        "version": 1, "service": "ai-platform",
+        "job": {"id": "j1", "state": "QUEUED", "done": False, "succeeded": False, "message": "",
+                "createTime": job["createTime"]},
+        "raw": job, "warnings": []}
     # the service's own form: int64 as a string, false left out, its fields added
     assert job["trainingInput"]["masterConfig"]["acceleratorConfig"] == {
         "count": "4", "type": "NVIDIA_TESLA_T4"}
