@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import click
 from click.core import ParameterSource
 
-from gpujob import __version__
+from gpujob import __version__, params
 from gpujob.errors import (
     EXIT_BROKEN_PIPE,
     EXIT_INTERNAL,
@@ -169,7 +169,7 @@ def _load_catalog(path: str | None) -> Any:
 @cli.command(context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
 @click.option("--gpu", help="A GPU type: T4, nvidia-tesla-t4 or NVIDIA_TESLA_T4.")
 @click.option("--machine-type", help="A machine type, e.g. n1-highcpu-16.")
-@click.option("--count", type=click.IntRange(min=1), help="GPUs per machine.")
+@click.option("--count", type=params.Count(min=1), help="GPUs per machine.")
 @click.option("--region", help="A training region, e.g. us-central1.")
 @click.option("--zone", help="A zone, e.g. us-central1-a.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
@@ -336,14 +336,14 @@ def _gcp_options(with_project: bool) -> Callable[[Callable[..., Any]], Callable[
         click.option("--api-endpoint", metavar="URL", envvar="GPUJOB_API_ENDPOINT",
                      show_envvar=True, help="ml v1 API address (default "
                      "https://ml.googleapis.com/), for private endpoints."),
-        click.option("--max-attempts", type=click.IntRange(min=1), default=5,
+        click.option("--max-attempts", type=params.Count(min=1), default=5,
                      show_default=True, envvar="GPUJOB_MAX_ATTEMPTS", show_envvar=True,
                      help="Tries per API call on 429, 5xx, resets and timeouts."),
-        click.option("--retry-deadline", type=click.FloatRange(min=0), default=120.0,
+        click.option("--retry-deadline", type=params.Seconds(min=0), default=120.0,
                      show_default=True, envvar="GPUJOB_RETRY_DEADLINE", show_envvar=True,
                      metavar="SECONDS", help="No retry starts later than this after the "
                                              "first try."),
-        click.option("--request-timeout", type=click.FloatRange(min=0, min_open=True),
+        click.option("--request-timeout", type=params.Seconds(min=0, min_open=True),
                      default=60.0, show_default=True, envvar="GPUJOB_REQUEST_TIMEOUT",
                      show_envvar=True, metavar="SECONDS", help="Timeout of one HTTP request."),
         click.option("--verbose", is_flag=True,
@@ -404,19 +404,19 @@ def _packaging_options(func: Callable[..., Any]) -> Callable[..., Any]:
 
 _FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
                        show_default=True, help="json prints the API's Job on stdout.")
-_POLL = click.option("--poll-interval", type=click.FloatRange(min=1), default=10.0,
+_POLL = click.option("--poll-interval", type=params.Seconds(min=1), default=10.0,
                      show_default=True, metavar="SECONDS", help="Seconds between checks.")
 
 
 def _local_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """How a job runs on this machine: ``gpujob local`` and ``gpujob submit --local``."""
     for decorate in reversed([
-        click.option("--max-local-replicas", type=click.IntRange(min=1), metavar="N",
+        click.option("--max-local-replicas", type=params.Count(min=1), metavar="N",
                      envvar="GPUJOB_MAX_LOCAL_REPLICAS", show_envvar=True,
                      help="Local runs: run at most N replicas, trimming the largest groups "
                           "of workers, parameter servers and evaluators (with a warning). "
                           "Default: 8."),
-        click.option("--grace-period", type=click.FloatRange(min=0), metavar="SECONDS",
+        click.option("--grace-period", type=params.Seconds(min=0), metavar="SECONDS",
                      envvar="GPUJOB_GRACE_PERIOD", show_envvar=True,
                      help="Local runs: how long replicas being stopped get after SIGTERM "
                           "before SIGKILL. Default: 10."),
@@ -593,7 +593,7 @@ def describe(job: str, fmt: str, **params: Any) -> int:
 @cli.command("list", context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
 @click.option("--filter", "filter_", metavar="EXPR",
               help="The API's filter, e.g. 'state=RUNNING' or 'labels.team=vision'.")
-@click.option("--limit", type=click.IntRange(min=1), help="Show at most this many jobs.")
+@click.option("--limit", type=params.Count(min=1), help="Show at most this many jobs.")
 @_FORMAT
 @_gcp_options(with_project=True)
 def list_(filter_: str | None, limit: int | None, fmt: str, **params: Any) -> int:
@@ -627,7 +627,7 @@ def cancel(job: str, **params: Any) -> int:
 @cli.command(context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
 @_JOB
 @_POLL
-@click.option("--timeout", type=click.FloatRange(min=0), metavar="SECONDS",
+@click.option("--timeout", type=params.Seconds(min=0), metavar="SECONDS",
               help="Stop waiting after this long (exit 3; the job keeps running).")
 @_FORMAT
 @_gcp_options(with_project=True)
