@@ -177,6 +177,23 @@ def test_non_finite_numbers_are_errors_json_cannot_carry(text):
     assert [f.rule for f in result.findings] == ["load.number"]
 
 
+def test_integers_too_long_to_read_are_findings_not_crashes():
+    """Python's int() raises for decimal text over 4,300 digits (exit 70 before); base 16 has no
+    such limit, but a 4,800-digit value could then not be printed."""
+    raw = (b"trainingInput:\n  workerCount: " + b"9" * 5000
+           + b"\n  args: [0x" + b"f" * 4000 + b", 12, " + b"9" * 308 + b"]\n")
+    result = loads(raw, "c.yaml")
+    assert [(f.rule, f.message, str(f.location), f.path) for f in result.findings] == [
+        ("load.number", "number too large (5,000 digits)", "c.yaml:2:16",
+         ("trainingInput", "workerCount")),
+        ("load.number", "number too large (more than 308 digits)", "c.yaml:3:10",
+         ("trainingInput", "args", 0)),
+    ]
+    assert result.findings[0].hint == ("no field of a Job holds a number this long; counts are "
+                                       "int64, at most 9223372036854775807")
+    assert result.document.data["trainingInput"]["args"][1:] == [12, int("9" * 308)]
+
+
 def test_keys_are_kept_as_written():
     doc = loads(b"labels: {1: a, true: b, null: c, on: d}\n", "c").document
     assert list(doc.data["labels"]) == ["1", "true", "null", "on"]

@@ -31,6 +31,16 @@ def test_text_report_points_at_the_line_with_a_hint(cli, write):
     assert result.err == "1 file checked: 0 valid, 1 invalid (1 error, 0 warnings)\n"
 
 
+def test_a_number_too_long_for_python_is_one_finding_at_its_place(cli, write):
+    path = write(VALID + "  workerCount: " + "9" * 5000 + "\n")
+    result = cli("validate", path)
+    assert result.code == 1
+    assert result.out == (
+        f"{path}:4:16: trainingInput.workerCount: number too large (5,000 digits) [load.number]\n"
+        "  hint: no field of a Job holds a number this long; counts are int64, at most "
+        "9223372036854775807\n")
+
+
 def test_json_report_has_the_stable_shape(cli, write):
     good, bad = write(VALID, "good.yaml"), write(TYPO, "bad.yaml")
     result = cli("validate", "--format", "json", good, bad)

@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 
 import yaml
 
+from gpujob import numbers
 from gpujob.config.document import Document
 from gpujob.findings import Finding, JsonPath, Location, error
 
@@ -179,11 +180,11 @@ class _Builder:
         if text in _BOOL:
             return _BOOL[text]
         if _INT.match(text):
-            return int(text)
+            return self.whole(text, text, 10, loc)
         if _INT_OCT.match(text):
-            return int(text[2:], 8)
+            return self.whole(text, text[2:], 8, loc)
         if _INT_HEX.match(text):
-            return int(text[2:], 16)
+            return self.whole(text, text[2:], 16, loc)
         if _FLOAT.match(text) or _FLOAT_SPECIAL.match(text):
             value = float(text.replace(".inf", "inf").replace(".Inf", "inf").replace(".INF", "inf")
                           .replace(".nan", "nan").replace(".NaN", "nan").replace(".NAN", "nan"))
@@ -194,6 +195,17 @@ class _Builder:
                     "quoted string"))
             return value
         return text
+
+    def whole(self, text: str, digits: str, base: int, loc: Location) -> int | str:
+        """An integer's value; its text where it is too long to be one (with a finding)."""
+        try:
+            return numbers.whole(digits, base)
+        except numbers.NumberError as exc:
+            self.findings.append(error(
+                "load.number", str(exc), self.child_path(), loc,
+                f"no field of a Job holds a number this long; counts are int64, at most "
+                f"{numbers.INT64_MAX}"))
+            return text
 
     def add(self, value: Any, loc: Location) -> JsonPath:
         """Attach a finished value at the current position; returns its path."""
