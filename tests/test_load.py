@@ -162,6 +162,23 @@ def test_unreadable_input_gets_one_clear_message(raw, rule, text):
     assert finding.hint
 
 
+@pytest.mark.parametrize("raw, where, message", [
+    (b"trainingInput:\n  region: us-cen\x07tral1\n", (2, 17),
+     "control character U+0007 is not allowed in YAML"),
+    # the position counts characters, and lines as editors count them: libyaml's reader also
+    # breaks lines at U+0085 and U+2028, and gives a byte offset
+    ("a: [é\u0085\u2028, x\x1b]\n".encode(), (1, 11),
+     "control character U+001B is not allowed in YAML"),
+    ("a: ok\nb: \ufffe\n".encode(), (2, 4), "character U+FFFE is not allowed in YAML"),
+])
+def test_characters_yaml_does_not_allow_are_reported_at_their_place(raw, where, message):
+    finding = only(loads(raw, "c.yaml"))
+    assert finding.rule == "load.syntax"
+    assert finding.message == message
+    assert (finding.location.line, finding.location.column) == where
+    assert finding.hint.startswith("delete it (most editors do not show it)")
+
+
 def test_non_utf8_position_is_reported():
     finding = only(loads("a: ok\nb: caf\xe9\n".encode("latin-1"), "c.yaml"))
     assert (finding.location.line, finding.location.column) == (2, 7)

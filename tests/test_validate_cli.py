@@ -41,6 +41,16 @@ def test_a_number_too_long_for_python_is_one_finding_at_its_place(cli, write):
         "9223372036854775807\n")
 
 
+def test_a_control_character_is_one_line_at_its_place(cli, write):
+    path = write(b"trainingInput:\n  scaleTier: BASIC\n  region: us-cen\x07tral1\n")
+    result = cli("validate", path)
+    assert result.code == 1
+    assert result.out == (
+        f"{path}:3:17: control character U+0007 is not allowed in YAML [load.syntax]\n"
+        "  hint: delete it (most editors do not show it), or write it as an escape such as "
+        "\\u0007 inside a double-quoted string\n")
+
+
 def test_json_report_has_the_stable_shape(cli, write):
     good, bad = write(VALID, "good.yaml"), write(TYPO, "bad.yaml")
     result = cli("validate", "--format", "json", good, bad)

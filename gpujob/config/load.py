@@ -28,7 +28,10 @@ from gpujob.findings import Finding, JsonPath, Location, error
 
 try:  # libyaml's parser: about ten times faster than the pure-Python one
     from yaml._yaml import CParser as _Parser
+
+    _READER_COUNTS_BYTES = True  # its reader errors give a UTF-8 byte offset
 except ImportError:  # pragma: no cover - PyYAML built without libyaml
+    _READER_COUNTS_BYTES = False  # a character offset
     from yaml.parser import Parser as _PyParser
     from yaml.reader import Reader as _Reader
     from yaml.scanner import Scanner as _Scanner
@@ -418,6 +421,23 @@ def _syntax_error(exc: yaml.MarkedYAMLError, text: str, builder: _Builder) -> Fi
     return error("load.syntax", f"YAML syntax error: {problem}", path, where, hint)
 
 
+def _reader_error(exc: yaml.reader.ReaderError, text: str, builder: _Builder) -> Finding:
+    """``FILE:3:15: control character U+0007 is not allowed``: lines counted as editors count
+    them (libyaml also breaks lines at U+0085 and U+2028)."""
+    import unicodedata
+
+    char = exc.character if isinstance(exc.character, int) else ord(exc.character[:1] or "?")
+    raw = text.encode("utf-8", "surrogatepass")
+    offset = exc.position if _READER_COUNTS_BYTES else len(
+        text[:exc.position].encode("utf-8", "surrogatepass"))
+    where = _location_of_offset(raw, offset, builder.source)
+    kind = "control character" if unicodedata.category(chr(char)) == "Cc" else "character"
+    path = builder.stack[-1].path if builder.stack else ()
+    return error("load.syntax", f"{kind} U+{char:04X} is not allowed in YAML", path, where,
+                 "delete it (most editors do not show it), or write it as an escape such as "
+                 f"\\u{char:04x} inside a double-quoted string")
+
+
 def parse_text(text: str, source: str) -> tuple[Any, _Builder]:
     """Parse YAML/JSON text into plain data; raises ``_Fatal``. Used for files and ``--set``."""
     builder = _Builder(source)
@@ -430,8 +450,11 @@ def parse_text(text: str, source: str) -> tuple[Any, _Builder]:
             builder.feed(event)
     except yaml.MarkedYAMLError as exc:
         raise _Fatal(_syntax_error(exc, text, builder)) from None
-    except yaml.YAMLError as exc:  # reader errors: control characters and the like
-        raise _Fatal(error("load.syntax", f"YAML error: {exc}", (), Location(source))) from None
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow anywhere
+        raise _Fatal(_reader_error(exc, text, builder)) from None
+    except yaml.YAMLError as exc:  # pragma: no cover - PyYAML raises only the two above
+        message = " ".join(str(exc).split())
+        raise _Fatal(error("load.syntax", f"YAML error: {message}", (), Location(source))) from None
     return builder.root, builder
 
 
