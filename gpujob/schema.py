@@ -129,6 +129,16 @@ def _noun(path: JsonPath, key: bool = False) -> str:
     return str(path[-1]) if path else "value"
 
 
+# Patterns end in ``$(?!\n)``: the whole string must match, in Python (whose ``$`` also matches
+# before a final newline, and jsonschema uses re.search) as in editors (ECMA-262, where ``\Z``
+# would be a literal Z, or an error with the u flag). Messages show the plain ``$``.
+_END = "$(?!\n)"
+
+
+def _shown_pattern(pattern: str) -> str:
+    return pattern[:-len(_END) + 1] if pattern.endswith(_END) else pattern
+
+
 _TYPE_NAMES = {"string": "a string", "integer": "a whole number", "number": "a number",
                "boolean": "true or false", "array": "a list", "object": "a mapping"}
 
@@ -235,7 +245,8 @@ class _Reporter:
 
     def pattern(self, path: JsonPath, err: Any, *, key: bool = False) -> None:
         self.add("schema.pattern", path, f"{err.instance!r} is not a valid {_noun(path, key)}",
-                 err.schema.get("x-hint") or f"it must match {err.validator_value}", key=key)
+                 err.schema.get("x-hint") or f"it must match {_shown_pattern(err.validator_value)}",
+                 key=key)
 
     def any_of(self, path: JsonPath, err: Any) -> None:
         # int64 fields and counts: an integer, or a string of digits
