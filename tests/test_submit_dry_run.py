@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import datetime, timezone
 
 import pytest
 from jobs import CONTAINER_JOB as BASE
+
+from gpujob.config.merge import generate_job_id
 
 # A runtime-version job (no container), for the flags that conflict with an image.
 RUNTIME = """\
@@ -252,8 +255,20 @@ def test_job_id_from_flag_then_file_then_generated(cli, write):
 
     assert job_id("--job-id", "flag_id", config="jobId: file_id\n" + BASE) == "flag_id"
     assert job_id(config="jobId: file_id\n" + BASE) == "file_id"
-    assert re.fullmatch(r"My_Config_v2_\d{8}_\d{6}", job_id())
-    assert re.fullmatch(r"job_2024_\d{8}_\d{6}", job_id(name="2024.yaml"))
+    assert re.fullmatch(r"My_Config_v2_\d{8}_\d{6}_\d{3}_[0-9a-f]{6}", job_id())
+    assert re.fullmatch(r"job_2024_\d{8}_\d{6}_\d{3}_[0-9a-f]{6}", job_id(name="2024.yaml"))
+
+
+def test_generated_job_ids_differ_for_submits_started_together():
+    """The ID used to be FILE-STEM_YYYYMMDD_HHMMSS: parallel submits shared it and the service
+    kept one job for all of them."""
+    now = datetime(2026, 11, 21, 22, 52, 0, 123999, tzinfo=timezone.utc)
+    ids = {generate_job_id("my-config.yaml", now) for _ in range(20)}
+    assert len(ids) == 20
+    assert all(re.fullmatch(r"my_config_20261121_225200_123_[0-9a-f]{6}", i) for i in ids)
+    longest = generate_job_id("x" * 300 + ".yaml", now)
+    assert len(longest) == 128
+    assert re.fullmatch(r"[A-Za-z][A-Za-z0-9_]{0,127}", longest)  # the service's ID rule
 
 
 def test_submit_needs_a_region(cli, write):
