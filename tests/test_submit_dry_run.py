@@ -211,6 +211,25 @@ def test_malformed_flags_are_usage_errors(cli, write, flags, message):
     assert message in result.err
 
 
+@pytest.mark.parametrize("value, message", [
+    ("9223372036854775808",
+     "trainingInput.workerCount: 9223372036854775808 is more than the maximum, "
+     "9223372036854775807 [schema.range]"),
+    ("'9223372036854775808'", "trainingInput.workerCount: 9223372036854775808 is more than the "
+                              "maximum"),
+    ("2.0", "trainingInput.workerCount: expected a whole number of at least 0, found the number "
+            "2.0 [schema.type]"),
+    ('"3\\n"', "trainingInput.workerCount: expected a whole number of at least 0, found the "
+               "string '3\\n'"),
+])
+def test_counts_set_on_the_command_line_are_checked_like_the_files(cli, write, value, message):
+    result = cli("submit", write(BASE), "--dry-run", "--set", f"trainingInput.workerCount={value}",
+                 "--worker-machine-type", "n1-highcpu-16")
+    assert result.code == 1, result.err
+    assert result.out == ""
+    assert f"command line (--set trainingInput.workerCount): {message}" in result.err
+
+
 def test_a_short_kms_key_is_completed_from_the_other_flags(dry_run):
     body, _ = dry_run("--kms-key", "k", "--kms-keyring", "r", "--kms-location", "us",
                       "--project", "p")

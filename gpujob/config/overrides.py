@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from gpujob import numbers
 from gpujob.errors import UsageError
 from gpujob.findings import JsonPath, Location
 
@@ -73,9 +74,9 @@ def parse_accelerator(text: str, flag: str) -> dict[str, Any]:
         raise UsageError(f"{flag}: {missing[0]} is missing",
                          f"give both, as in {flag} count=4,type=nvidia-tesla-t4")
     try:
-        count = int(found["count"])
-    except ValueError:
-        raise UsageError(f"{flag}: count {found['count']!r} is not a whole number") from None
+        count = numbers.parse_count(found["count"])
+    except numbers.NumberError as exc:
+        raise UsageError(f"{flag}: count {exc}") from None
     if count <= 0:
         raise UsageError(f"{flag}: the count must be greater than 0")
     return {"type": enum_name(found["type"]), "count": count}
@@ -104,12 +105,9 @@ def parse_bool(text: str, flag: str) -> bool:
 
 def parse_count(text: str, flag: str) -> int:
     try:
-        value = int(text)
-    except ValueError:
-        raise UsageError(f"{flag}: {text!r} is not a whole number") from None
-    if value < 0:
-        raise UsageError(f"{flag}: must not be negative")
-    return value
+        return numbers.parse_count(text)
+    except numbers.NumberError as exc:
+        raise UsageError(f"{flag}: {exc}") from None
 
 
 def kms_key_name(key: str | None, keyring: str | None, location: str | None,
