@@ -211,6 +211,23 @@ def test_malformed_flags_are_usage_errors(cli, write, flags, message):
     assert message in result.err
 
 
+LONG = {"huge-number": "9" * 5000, "deep-path": "labels" + ".a" * 10000, "long-name": "x" * 300}
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--staging-bucket", "gs://bkt", "--packages", LONG["long-name"] + ".whl"],
+     f"error: --packages: cannot read {LONG['long-name']}.whl: File name too long"),
+    (["--package-path", LONG["long-name"]],
+     f"error: --package-path: cannot read {LONG['long-name']}: File name too long"),
+], ids=["packages", "package-path"])
+def test_over_long_file_names_are_usage_errors(cli, write, flags, message):
+    """Python 3.11's Path.exists() raises ENAMETOOLONG: it ended in an internal error."""
+    result = cli("submit", write(BASE), "--dry-run", *flags)
+    assert result.code == 2, result.err
+    assert result.out == ""
+    assert message in result.err
+
+
 @pytest.mark.parametrize("value, message", [
     ("9223372036854775808",
      "trainingInput.workerCount: 9223372036854775808 is more than the maximum, "
