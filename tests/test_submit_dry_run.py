@@ -215,6 +215,36 @@ LONG = {"huge-number": "9" * 5000, "deep-path": "labels" + ".a" * 10000, "long-n
 
 
 @pytest.mark.parametrize("flags, message", [
+    (["--set", "trainingInput.workerCount=" + LONG["huge-number"]],
+     "error: --set trainingInput.workerCount: number too large (5,000 digits)"),
+    (["--set", 'labels["\\u"]=x'],
+     "error: --set: 'labels[\"\\\\u\"]' is not a path: an invalid escape in a quoted key"),
+    (["--set", 'labels["\\x41"]=x'], "is not a path: an invalid escape in a quoted key"),
+    (["--set", 'labels["\\ud800"]=x'], "is not a path: a quoted key that is not valid Unicode"),
+    (["--set", "trainingInput.args[٣]=x"], "error: --set: 'trainingInput.args[٣]' is not a path"),
+    (["--set", f"trainingInput.args[{LONG['huge-number']}]=x"],
+     "is not a path: 99999999999999999999…9999 (5,000 characters) is more than the maximum"),
+    (["--set", LONG["deep-path"] + "=1"], "(20,006 characters)' is deeper than 32 levels"),
+    (["--set", "labels" + ".a" * 32 + "=1"], "is deeper than 32 levels"),
+    (["--worker-count", "9223372036854775808"],
+     "error: --worker-count: 9223372036854775808 is more than the maximum, 9223372036854775807"),
+    (["--worker-count", "٣"], "error: --worker-count: '٣' is not a whole number"),
+    (["--worker-count", "2.0"], "error: --worker-count: '2.0' is not a whole number"),
+    (["--master-accelerator", "count=²,type=t4"],
+     "error: --master-accelerator: count '²' is not a whole number"),
+], ids=["huge-number", "bad-escape-u", "bad-escape-x", "lone-surrogate", "arabic-index",
+        "huge-index", "10000-levels", "33-levels", "int64", "arabic-digit", "float",
+        "superscript"])
+def test_hostile_flag_values_are_usage_errors(cli, write, flags, message):
+    """Each of these ended in an internal error (exit 70) or passed unchecked."""
+    result = cli("submit", write(BASE), "--dry-run", *flags)
+    assert result.code == 2, result.err
+    assert result.out == ""
+    assert message in result.err
+    assert "internal error" not in result.err
+
+
+@pytest.mark.parametrize("flags, message", [
     (["--staging-bucket", "gs://bkt", "--packages", LONG["long-name"] + ".whl"],
      f"error: --packages: cannot read {LONG['long-name']}.whl: File name too long"),
     (["--package-path", LONG["long-name"]],
@@ -226,6 +256,12 @@ def test_over_long_file_names_are_usage_errors(cli, write, flags, message):
     assert result.code == 2, result.err
     assert result.out == ""
     assert message in result.err
+
+
+def test_a_set_path_may_be_as_deep_as_a_file(cli, write):
+    result = cli("submit", write(BASE), "--dry-run", "--set", "labels" + ".a" * 31 + "=1")
+    assert result.code == 1  # read, then refused by the schema: a label value is a string
+    assert "labels.a: expected a string, found a mapping" in result.err
 
 
 @pytest.mark.parametrize("value, message", [
