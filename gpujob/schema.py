@@ -13,7 +13,7 @@ from typing import Any
 
 from gpujob import numbers
 from gpujob.config.document import Document
-from gpujob.findings import Finding, JsonPath, error
+from gpujob.findings import MAX_OF_A_KIND, Finding, JsonPath, error
 from gpujob.resources import load_schema
 
 SCHEMA_FILE = "job.schema.json"
@@ -177,12 +177,11 @@ class _Reporter:
 
     def unknown_keys(self, path: JsonPath, err: Any) -> None:
         known = list(err.schema.get("properties", {}))
-        for key in err.instance:
-            if key in known:
-                continue
-            where = (*path, key)
-            self.add("schema.unknown-key", where, f"unknown key {key!r}", self.key_hint(
-                path, key, known, err.instance), key=True)
+        unknown = [key for key in err.instance if key not in known]
+        for n, key in enumerate(unknown):
+            # hints are the costly part; the report shows MAX_OF_A_KIND of a kind per file
+            hint = self.key_hint(path, key, known, err.instance) if n < MAX_OF_A_KIND else None
+            self.add("schema.unknown-key", (*path, key), f"unknown key {key!r}", hint, key=True)
 
     def key_hint(self, path: JsonPath, key: str, known: list[str], mapping: dict) -> str | None:
         if self.is_job and path == () and key in _OUTPUT_ONLY:

@@ -17,7 +17,7 @@ from gpujob.config.load import load_file
 from gpujob.config.merge import apply, generate_job_id
 from gpujob.config.overrides import Override
 from gpujob.errors import InvalidConfig, UsageError
-from gpujob.findings import Finding, Location
+from gpujob.findings import Finding, Location, capped
 from gpujob.gcp.settings import GcpSettings, base_url
 from gpujob.report import finding_line
 from gpujob.staging import Location as StagingLocation
@@ -53,7 +53,7 @@ class SubmitSettings:
 
 
 def _print_findings(findings: list[Finding]) -> None:
-    for finding in findings:
+    for finding in capped(findings):
         print(finding_line(finding), file=sys.stderr)
 
 
