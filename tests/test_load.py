@@ -198,13 +198,16 @@ def test_integers_too_long_to_read_are_findings_not_crashes():
     """Python's int() raises for decimal text over 4,300 digits (exit 70 before); base 16 has no
     such limit, but a 4,800-digit value could then not be printed."""
     raw = (b"trainingInput:\n  workerCount: " + b"9" * 5000
-           + b"\n  args: [0x" + b"f" * 4000 + b", 12, " + b"9" * 308 + b"]\n")
+           + b"\n  args: [0x" + b"f" * 4000 + b", 12, " + b"9" * 308 + b"]\n"
+           + b"  evaluatorCount: !!int " + b"9" * 400 + b"\n")
     result = loads(raw, "c.yaml")
     assert [(f.rule, f.message, str(f.location), f.path) for f in result.findings] == [
         ("load.number", "number too large (5,000 digits)", "c.yaml:2:16",
          ("trainingInput", "workerCount")),
         ("load.number", "number too large (more than 308 digits)", "c.yaml:3:10",
          ("trainingInput", "args", 0)),
+        ("load.number", "number too large (400 digits)", "c.yaml:4:19",
+         ("trainingInput", "evaluatorCount")),
     ]
     assert result.findings[0].hint == ("no field of a Job holds a number this long; counts are "
                                        "int64, at most 9223372036854775807")

@@ -167,7 +167,10 @@ class _Builder:
         kind = tag[len(_TAG):]
         if kind == "str":
             return text
+        found = len(self.findings)
         value = self.resolve_plain(text, loc)
+        if len(self.findings) > found:  # a number too large or not finite: that finding says so
+            return value
         wanted = {"int": int, "float": (int, float), "bool": bool, "null": type(None)}.get(kind)
         if wanted is None:
             raise self.fatal("load.tag", f"tag !!{kind} is not allowed", event.start_mark,
@@ -193,7 +196,8 @@ class _Builder:
                           .replace(".nan", "nan").replace(".NaN", "nan").replace(".NAN", "nan"))
             if not math.isfinite(value):
                 self.findings.append(error(
-                    "load.number", f"{text} is not a finite number", self.child_path(), loc,
+                    "load.number", f"{numbers.shown(text)} is not a finite number",
+                    self.child_path(), loc,
                     "JSON, and so the API, cannot carry infinity or NaN; write a number or a "
                     "quoted string"))
             return value
