@@ -451,6 +451,16 @@ def test_the_config_is_checked_first(local):
     assert not (job_dir / "seen").exists()
 
 
+def test_a_float_count_is_refused_not_read_as_0(local):
+    """``workerCount: 2.0`` passed the schema and ran the master alone: the rules read it as 0."""
+    result, job_dir = local({**CLUSTER, "workerCount": 2.0})
+    assert result.code == 1
+    assert ("trainingInput.workerCount: expected a whole number of at least 0, found the number "
+            "2.0 [schema.type]") in result.err
+    assert "nothing was run" in result.err
+    assert not (job_dir / "seen").exists()
+
+
 def test_no_region_is_needed_locally(local):
     result, _ = local({k: v for k, v in ALONE.items() if k != "region"})
     assert result.code == 0, result.err

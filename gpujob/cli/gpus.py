@@ -8,6 +8,7 @@ from gpujob.cli.common import CONTEXT, EXIT_CODES_HELP, load_catalog
 from gpujob.cli.options import format_option, service_option
 from gpujob.console import CONSOLE
 from gpujob.errors import EXIT_OK
+from gpujob.params import Count
 from gpujob.settings import CheckSettings, GpusSettings
 
 
@@ -29,7 +30,7 @@ def execute(settings: GpusSettings) -> int:
 @click.command(context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
 @click.option("--gpu", help="A GPU type: T4, nvidia-tesla-t4 or NVIDIA_TESLA_T4.")
 @click.option("--machine-type", help="A machine type, e.g. n1-highcpu-16.")
-@click.option("--count", type=click.IntRange(min=1), help="GPUs per machine.")
+@click.option("--count", type=Count(min=1), help="GPUs per machine.")
 @click.option("--region", help="A training region, e.g. us-central1.")
 @click.option("--zone", help="A zone, e.g. us-central1-a.")
 @format_option(("text", "json"), "A table for people, or JSON (version 1) for programs.")

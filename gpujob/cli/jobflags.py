@@ -22,6 +22,7 @@ from gpujob.cli.options import (
     service_option,
     stack,
 )
+from gpujob.params import Count, Seconds
 from gpujob.settings import SubmitSettings
 
 # (flag, JSON path, parser, environment variable, help). Every one defaults to "not given": a
@@ -74,7 +75,7 @@ _FIELD_FLAGS: list[tuple[str, tuple[str, ...], str, str | None, str]] = [
     ("--use-chief-in-tf-config", (_TI, "useChiefInTfConfig"), "bool", None,
      "Name the primary 'chief' in TF_CONFIG (true or false; alone means true)."),
     ("--job-id", ("jobId",), "str", None,
-     "The job's ID (default: the file's jobId, else FILE-STEM_YYYYMMDD_HHMMSS in UTC)."),
+     "The job's ID (default: the file's jobId, else FILE-STEM_YYYYMMDD_HHMMSS_MMM_RANDOM, UTC)."),
 ]
 
 
@@ -174,12 +175,12 @@ def job_options(func: Callable[..., Any]) -> Callable[..., Any]:
 def local_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """How a job runs on this machine: ``gpujob local`` and ``gpujob submit --local``."""
     return stack(
-        click.option("--max-local-replicas", type=click.IntRange(min=1), metavar="N",
+        click.option("--max-local-replicas", type=Count(min=1), metavar="N",
                      envvar="GPUJOB_MAX_LOCAL_REPLICAS", show_envvar=True,
                      help="Local runs: run at most N replicas, trimming the largest groups "
                           "of workers, parameter servers and evaluators (with a warning). "
                           "Default: 8."),
-        click.option("--grace-period", type=click.FloatRange(min=0), metavar="SECONDS",
+        click.option("--grace-period", type=Seconds(min=0), metavar="SECONDS",
                      envvar="GPUJOB_GRACE_PERIOD", show_envvar=True,
                      help="Local runs: how long replicas being stopped get after SIGTERM "
                           "before SIGKILL. Default: 10."),

@@ -20,6 +20,7 @@ from gpujob.cli.options import (
     service_option,
     stack,
 )
+from gpujob.params import Count, Seconds
 from gpujob.settings import JobSettings
 
 
@@ -80,7 +81,7 @@ def describe(job: str, **params: Any) -> int:
 @click.command("list", context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
 @click.option("--filter", "filter_", metavar="EXPR",
               help="The API's filter, e.g. 'state=RUNNING' or 'labels.team=vision'.")
-@click.option("--limit", type=click.IntRange(min=1), help="Show at most this many jobs.")
+@click.option("--limit", type=Count(min=1), help="Show at most this many jobs.")
 @format_option(FORMATS, "json prints {version: 1, service, project, jobs: [envelope, …]} on "
                         "stdout.")
 @remote_options
@@ -111,7 +112,7 @@ def cancel(job: str, **params: Any) -> int:
 @click.command(context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
 @_JOB
 @poll_option
-@click.option("--timeout", type=click.FloatRange(min=0), metavar="SECONDS",
+@click.option("--timeout", type=Seconds(min=0), metavar="SECONDS",
               help="Stop waiting after this long (exit 3; the job keeps running).")
 @_FORMAT
 @remote_options
