@@ -209,6 +209,43 @@ def test_max_local_replicas_trims_the_largest_groups_with_a_warning(local):
     assert {r["env"]["WORLD_SIZE"] for r in records.values()} == {"3"}
 
 
+def _gpujob_in_1_gib(*args: str) -> subprocess.CompletedProcess[str]:
+    """``gpujob ARGS`` in a process that may use 1 GiB of address space, its replicas too: a
+    list of a million replicas would end it (MemoryError) rather than the machine."""
+    limited = ("import resource, runpy, sys; "
+               "resource.setrlimit(resource.RLIMIT_AS, (2**30, 2**30)); "
+               "sys.argv = ['gpujob', *sys.argv[1:]]; "
+               "runpy.run_module('gpujob', run_name='__main__')")
+    return subprocess.run([sys.executable, "-c", limited, *args], capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "GPUJOB_LOCAL_GPUS": ""})
+
+
+MANY = {**ALONE, "scaleTier": "CUSTOM", "masterType": "n1-standard-4",
+        "workerType": "n1-standard-4", "workerCount": "100000000000"}
+
+
+def test_a_huge_worker_count_is_trimmed_before_any_replica_is_made(job):
+    config, job_dir = job(MANY)
+    result = _gpujob_in_1_gib("local", config, "--package-path", str(RECORDER), "--job-dir",
+                              str(job_dir), "--max-local-replicas", "3", "--", "--expect", "3")
+    assert result.returncode == 0, result.stderr
+    assert ("warning: the job has 100000000001 replicas (1 master, 100000000000 workers); "
+            "running 3 here (1 master, 2 workers): raise --max-local-replicas to run more"
+            ) in result.stderr
+    assert sorted(seen(job_dir)) == ["chief-0", "worker-0", "worker-1"]
+
+
+def test_more_replicas_than_a_machine_runs_are_refused_at_once(job):
+    config, job_dir = job(MANY)
+    result = _gpujob_in_1_gib("local", config, "--package-path", str(RECORDER), "--job-dir",
+                              str(job_dir), "--max-local-replicas", "1000000")
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.endswith(
+        "error: the job would run 1000000 replicas here; at most 512 run on one machine\n"
+        "  hint: give --max-local-replicas 512 or less (the largest groups are trimmed)\n")
+    assert not (job_dir / "seen").exists()
+
+
 def test_a_cloud_tpu_worker_is_not_run(local):
     tpu = {**ALONE, "scaleTier": "CUSTOM", "masterType": "n1-standard-8", "workerCount": 1,
            "workerType": "cloud_tpu"}

@@ -29,6 +29,7 @@ from gpujob.config.document import Document
 from gpujob.errors import JobFailed, UsageError
 
 DEFAULT_MAX_REPLICAS = 8
+MAX_REPLICAS = 512  # more processes than one machine runs sensibly (file descriptors, threads)
 DEFAULT_GRACE_PERIOD = 10.0
 GPUS_VARIABLE = "GPUJOB_LOCAL_GPUS"
 HOST = "localhost"
@@ -53,6 +54,16 @@ class Replica:
     def name(self) -> str:
         """The name the service's logs give it: ``worker-replica-0``."""
         return f"{self.task}-replica-{self.index}"
+
+
+@dataclass(frozen=True)
+class Group:
+    """``count`` like replicas of one task (the master, the workers, …), each asking for
+    ``gpus``: a million workers are one Group until trimmed."""
+
+    task: str
+    count: int
+    gpus: int = 0
 
 
 @dataclass
@@ -100,10 +111,10 @@ def _gpus(cat: Catalog, replica: rules.Replica) -> int:
 
 
 def replicas_of(training_input: Mapping[str, Any],
-                cat: Catalog) -> tuple[list[Replica], list[str]]:
+                cat: Catalog) -> tuple[list[Group], list[str]]:
     """The replicas the service would start, in order (master, workers, parameter servers,
-    evaluators), with the GPUs each asks for; and warnings about what is not emulated. The config
-    is read as the compatibility rules read it (``rules.replicas``)."""
+    evaluators) as groups, with the GPUs each asks for; and warnings about what is not
+    emulated. The config is read as the compatibility rules read it (``rules.replicas``)."""
     tier_name = training_input.get("scaleTier", "BASIC")
     tier = cat.scale_tiers.get(tier_name, {})
     warnings = []
@@ -116,37 +127,51 @@ def replicas_of(training_input: Mapping[str, Any],
             if count and machine and machine.category == "tpu":
                 warnings.append(f"the Cloud TPU {_NAMES[task][0]} is not emulated locally")
                 continue
-            replicas += [Replica(task, i, _gpus(cat, kind)) for i in range(count)]
+            replicas.append(Group(task, count, _gpus(cat, kind)))
         return replicas, warnings
     if tier.get("tpu"):
         warnings.append(f"the Cloud TPU of scale tier {tier_name} is not emulated locally")
     gpu = tier.get("gpu")
-    return ([Replica("master", 0, gpu["count"] if gpu else 0)]
-            + [Replica("worker", i) for i in range(tier.get("workers", 0))]
-            + [Replica("ps", i) for i in range(tier.get("parameter_servers", 0))]), warnings
+    return [Group("master", 1, gpu["count"] if gpu else 0),
+            Group("worker", tier.get("workers", 0)),
+            Group("ps", tier.get("parameter_servers", 0))], warnings
 
 
-def _shape(replicas: Sequence[Replica]) -> str:
+def _shape(counts: Mapping[str, int]) -> str:
     """``1 master, 4 workers, 3 parameter servers``."""
-    counts = Counter(r.task for r in replicas)
-    return ", ".join(f"{n} {_NAMES[t][n != 1]}" for t in _NAMES if (n := counts[t]))
+    return ", ".join(f"{n} {_NAMES[t][n != 1]}" for t in _NAMES if (n := counts.get(t, 0)))
 
 
-def trim(replicas: list[Replica], bound: int) -> tuple[list[Replica], str | None]:
-    """At most ``bound`` replicas: the master stays; the largest group of the others loses one
-    at a time (on a tie evaluators first, then parameter servers, then workers)."""
-    kept = Counter(r.task for r in replicas)
+def trim(groups: Sequence[Group], bound: int) -> tuple[list[Replica], str | None]:
+    """The replicas to run, at most ``bound``: the master stays; the largest group of the others
+    loses one at a time (on a tie evaluators first, then parameter servers, then workers).
+    Counted, not listed: only the replicas kept are ever made."""
+    counts = Counter[str]()
+    for group in groups:
+        counts[group.task] += group.count
+    total = sum(counts.values())
+    if min(total, bound) > MAX_REPLICAS:
+        raise UsageError(f"the job would run {min(total, bound)} replicas here; at most "
+                         f"{MAX_REPLICAS} run on one machine",
+                         f"give --max-local-replicas {MAX_REPLICAS} or less (the largest "
+                         "groups are trimmed)")
+    # a group above ``bound`` is cut down to it before any other loses one: start from there
+    kept = Counter({t: n if t == "master" else min(n, bound) for t, n in counts.items()})
     while sum(kept.values()) > bound:
         task = max(("evaluator", "ps", "worker"), key=lambda t: kept[t])
         if not kept[task]:
             break
         kept[task] -= 1
-    result = [r for r in replicas if r.index < kept[r.task]]
-    if len(result) == len(replicas):
-        return result, None
-    return result, (f"the job has {len(replicas)} replicas ({_shape(replicas)}); running "
-                    f"{len(result)} here ({_shape(result)}): raise --max-local-replicas to run "
-                    "more")
+    replicas, made = [], Counter[str]()
+    for group in groups:
+        for _ in range(min(group.count, kept[group.task] - made[group.task])):
+            replicas.append(Replica(group.task, made[group.task], group.gpus))
+            made[group.task] += 1
+    if len(replicas) == total:
+        return replicas, None
+    return replicas, (f"the job has {total} replicas ({_shape(counts)}); running "
+                      f"{len(replicas)} here ({_shape(kept)}): raise --max-local-replicas to "
+                      "run more")
 
 
 def primary_name(training_input: Mapping[str, Any]) -> str:
@@ -316,8 +341,8 @@ def plan(doc: Document, options: LocalOptions,
                          "-m MODULE) or trainingInput.pythonModule; a custom container's own "
                          "command is not run locally")
     root, module_warning = _package_root(options.package_path, module)
-    replicas, warnings = replicas_of(ti, catalog.load(options.catalog))
-    replicas, trimmed = trim(replicas, options.max_replicas)
+    groups, warnings = replicas_of(ti, catalog.load(options.catalog))
+    replicas, trimmed = trim(groups, options.max_replicas)
     if options.gpus is None:
         available, source = discover_gpus(environ)
     else:
