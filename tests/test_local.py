@@ -347,6 +347,45 @@ def test_gpus_are_found_with_nvidia_smi(cli, job, tmp_path, monkeypatch, script,
     assert {k: r["env"]["CUDA_VISIBLE_DEVICES"] for k, r in seen(job_dir).items()} == devices
 
 
+GPU_JOB = {**ALONE, "scaleTier": "CUSTOM", "masterType": "n1-standard-8",
+           "masterConfig": {"acceleratorConfig": {"count": 1, "type": "NVIDIA_TESLA_T4"}},
+           "workerCount": 2, "workerType": "n1-standard-8",
+           "workerConfig": {"acceleratorConfig": {"count": 1, "type": "NVIDIA_TESLA_T4"}}}
+
+
+@pytest.mark.parametrize("variables, smi, message, hint", [
+    ({"GPUJOB_LOCAL_GPUS": "0,0,0"}, None,
+     "GPUJOB_LOCAL_GPUS names GPU 0 more than once (0,0,0)", "GPUJOB_LOCAL_GPUS=0"),
+    ({"CUDA_VISIBLE_DEVICES": "1,2,01"}, None,
+     "CUDA_VISIBLE_DEVICES names GPU 01 more than once (1,2,01)", "GPUJOB_LOCAL_GPUS=1,2"),
+    ({}, "printf '0\\n1\\n0\\n'", "nvidia-smi lists GPU 0 more than once (0,1,0)",
+     "GPUJOB_LOCAL_GPUS=0,1"),
+])
+def test_a_gpu_named_twice_is_refused(cli, job, tmp_path, monkeypatch, variables, smi, message,
+                                      hint):
+    """Each GPU goes to one replica: a list that names one twice would give it to two."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    if smi:
+        (bin_dir / "nvidia-smi").write_text(f"#!/bin/sh\n{smi}\n")
+        (bin_dir / "nvidia-smi").chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    config, job_dir = job(GPU_JOB)
+    result = cli("local", config, "--package-path", RECORDER, "--job-dir", job_dir,
+                 env=variables)
+    assert result.code == 2
+    assert result.err.endswith(f"error: {message}: each GPU goes to one replica only\n"
+                               f"  hint: list each GPU once: {hint}\n")
+    assert not (job_dir / "seen").exists()
+
+
+def test_a_gpu_named_twice_does_not_matter_to_a_job_without_gpus(local):
+    result, job_dir = local(ALONE, gpus="1,1")
+    assert result.code == 0, result.err
+    assert seen(job_dir)["chief-0"]["env"]["CUDA_VISIBLE_DEVICES"] == ""
+
+
 def test_the_plan_takes_gpus_and_an_environment_as_parameters(tmp_path):
     """Programs (and tests) can plan a run without this machine's GPUs or environment."""
     from gpujob.backends.local import LocalOptions, plan

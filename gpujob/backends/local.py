@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import subprocess
 import sys
 import tempfile
 from collections import Counter
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from gpujob import catalog, rules
+from gpujob.backends.local_gpus import assign_gpus, check_distinct, discover_gpus
 from gpujob.backends.processes import Spec, describe_exit, supervise
 from gpujob.catalog import Catalog
 from gpujob.config.document import Document
@@ -31,7 +31,6 @@ from gpujob.errors import JobFailed, UsageError
 DEFAULT_MAX_REPLICAS = 8
 MAX_REPLICAS = 512  # more processes than one machine runs sensibly (file descriptors, threads)
 DEFAULT_GRACE_PERIOD = 10.0
-GPUS_VARIABLE = "GPUJOB_LOCAL_GPUS"
 HOST = "localhost"
 
 _NAMES = {"master": ("master", "masters"), "worker": ("worker", "workers"),
@@ -238,61 +237,6 @@ def environments(replicas: Sequence[Replica], training_input: Mapping[str, Any],
     return result
 
 
-# -- GPUs -------------------------------------------------------------------------------------
-
-def _id_list(text: str) -> list[str]:
-    """``0,1`` -> ["0", "1"]; as CUDA does, an entry such as -1 ends the list."""
-    ids = []
-    for item in (part.strip() for part in text.split(",")):
-        if not item:
-            continue
-        if item.startswith("-"):
-            break
-        ids.append(item)
-    return ids
-
-
-def discover_gpus(environ: Mapping[str, str]) -> tuple[list[str], str]:
-    """The GPUs the replicas may be given, and where that list came from.
-
-    ``GPUJOB_LOCAL_GPUS`` (comma-separated IDs; empty for none) comes first, then
-    ``CUDA_VISIBLE_DEVICES`` (it already limits what gpujob's children may use), then what
-    ``nvidia-smi`` lists; without nvidia-smi, none.
-    """
-    for name in (GPUS_VARIABLE, "CUDA_VISIBLE_DEVICES"):
-        if name in environ:
-            return _id_list(environ[name]), name
-    try:
-        listed = subprocess.run(["nvidia-smi", "--query-gpu=index", "--format=csv,noheader"],
-                                capture_output=True, text=True, timeout=60, check=True).stdout
-    except FileNotFoundError:
-        return [], "no nvidia-smi"
-    except (OSError, subprocess.SubprocessError):
-        return [], "nvidia-smi failed"
-    return _id_list(",".join(listed.split())), "nvidia-smi"
-
-
-def assign_gpus(replicas: Sequence[Replica], available: Sequence[str],
-                source: str) -> tuple[dict[str, list[str]], str | None]:
-    """Disjoint GPUs for each replica, in replica order, as many as it asks for while they last;
-    a warning when there are fewer than asked."""
-    pool = list(available)
-    given = {}
-    for r in replicas:
-        given[r.name], pool = pool[:r.gpus], pool[r.gpus:]
-    asked = sum(r.gpus for r in replicas)
-    if asked <= len(available):
-        return given, None
-    wanted = f"the job asks for {asked} GPU{'s' if asked != 1 else ''}"
-    if not available:
-        return given, (f"{wanted} and none are available ({source}): the replicas run on the "
-                       "CPU (CUDA_VISIBLE_DEVICES is empty)")
-    short = ", ".join(f"{r.name} gets {len(given[r.name])} of {r.gpus}"
-                      for r in replicas if len(given[r.name]) < r.gpus)
-    return given, (f"{wanted} and {len(available)} are available ({source}): {short}; a replica "
-                   "with none runs on the CPU (CUDA_VISIBLE_DEVICES is empty)")
-
-
 # -- the plan and the run ---------------------------------------------------------------------
 
 def _package_root(package_path: str | None, module: str) -> tuple[Path, str | None]:
@@ -347,6 +291,8 @@ def plan(doc: Document, options: LocalOptions,
         available, source = discover_gpus(environ)
     else:
         available, source = list(options.gpus), "given"
+    if any(r.gpus for r in replicas):
+        check_distinct(available, source)
     gpus, short = assign_gpus(replicas, available, source)
     warnings += [w for w in (module_warning, trimmed, short) if w]
     job_dir, fresh = _job_dir(ti, str(doc.data.get("jobId", "job")))
