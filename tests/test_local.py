@@ -88,13 +88,18 @@ def alive(pid: int) -> bool:
 
 
 def still_alive(records: dict[str, dict[str, Any]], within: float = 10.0) -> list[int]:
-    """The replicas and the processes they started that are still running once ``within``
-    seconds have passed (a killed process may take a moment to go)."""
-    pids = [p for r in records.values() for p in (r["pid"], r["grandchild"]) if p]
+    """The replicas and the processes they started (``--spawn``: in their process group, in a
+    session of their own, a daemon) that are still running once ``within`` seconds have passed
+    (a killed process may take a moment to go). Those are then killed: a failing test leaves
+    nothing behind."""
+    pids = [p for r in records.values() for p in (r["pid"], *r["grandchildren"])]
     deadline = time.monotonic() + within
     while any(alive(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
-    return [p for p in pids if alive(p)]
+    survivors = [p for p in pids if alive(p)]
+    for pid in survivors:
+        os.kill(pid, signal.SIGKILL)
+    return survivors
 
 
 # -- what each replica sees -------------------------------------------------------------------
@@ -664,12 +669,13 @@ def test_ctrl_c_again_kills_at_once(job):
 
 
 def test_a_killed_gpujob_takes_its_replicas_along(job):
-    """SIGKILL (the OOM killer, say) cannot be handled: on Linux the replicas die with gpujob.
-    Processes the replicas started themselves are out of reach then."""
+    """SIGKILL (the OOM killer, say) cannot be handled: on Linux the replicas die with gpujob,
+    and so does everything they started, in whatever session (each replica's supervisor sees
+    gpujob go)."""
     if not sys.platform.startswith("linux"):
-        pytest.skip("PR_SET_PDEATHSIG is Linux's")
+        pytest.skip("whole process trees are stopped on Linux (PR_SET_CHILD_SUBREAPER)")
     config, job_dir = job(CLUSTER)
-    proc = _start(job_dir, config, "--master", "sleep", "--others", "sleep")
+    proc = _start(job_dir, config, "--master", "sleep", "--others", "sleep", "--spawn")
     records = _wait_for_replicas(proc, job_dir, 5)
     proc.kill()
     proc.communicate(timeout=60)
