@@ -7,6 +7,7 @@ JOB_DIR/seen/TASK-INDEX.json, prints a line, and then exits, sleeps or ignores S
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import signal
@@ -495,6 +496,38 @@ def test_without_package_path_the_module_runs_from_the_current_directory(cli, jo
     assert record["cwd"] == str(RECORDER.parent)
 
 
+def test_without_package_path_a_module_not_found_is_refused_before_any_replica_starts(
+        cli, job, tmp_path, monkeypatch):
+    config, job_dir = job(ALONE)
+    monkeypatch.chdir(tmp_path)
+    result = cli("local", config, "--job-dir", job_dir, env={"GPUJOB_LOCAL_GPUS": ""})
+    assert result.code == 2
+    assert result.err == (
+        f"error: no module named recorder here, so python -m recorder.task would fail in every "
+        f"replica (they run from {tmp_path})\n"
+        f"  hint: give --package-path PATH/TO/recorder (the directory with the package's "
+        f"__init__.py), or run gpujob from the directory that holds recorder/\n")
+    assert not (job_dir / "seen").exists()
+    monkeypatch.chdir(RECORDER.parent)
+    result = cli("local", config, "--job-dir", job_dir, "--module-name", "recorder.tsk")
+    assert result.code == 2
+    assert ("error: no module named recorder.tsk here, so python -m recorder.tsk would fail in "
+            "every replica") in result.err
+    assert ("  hint: check the module's name (--module-name or trainingInput.pythonModule)\n"
+            ) in result.err
+
+
+def test_without_package_path_the_runs_pythonpath_finds_the_module(cli, job, tmp_path,
+                                                                    monkeypatch):
+    config, job_dir = job(ALONE)
+    monkeypatch.chdir(tmp_path)
+    result = cli("local", config, "--job-dir", job_dir,
+                 env={"GPUJOB_LOCAL_GPUS": "", "PYTHONPATH": str(RECORDER.parent)})
+    assert result.code == 0, result.err
+    (record,) = seen(job_dir).values()
+    assert record["cwd"] == str(tmp_path)
+
+
 @pytest.mark.parametrize("package, message", [
     ("missing", "--package-path {p}: no such directory"),
     ("", "--package-path: [{p}] is not a valid Python package because it does not contain an "
@@ -515,6 +548,21 @@ def test_a_module_outside_the_package_is_a_warning(local):
             "--package-path") in result.err
     assert result.code == 4  # python -m other.task: No module named 'other'
     assert "No module named other" in result.out or "No module named 'other'" in result.out
+
+
+@pytest.mark.parametrize("grace", [math.nan, math.inf, -1.0])
+def test_a_grace_period_that_is_not_a_number_of_seconds_is_refused(tmp_path, grace):
+    """Not even Ctrl-C twice would end a wait of nan seconds."""
+    from gpujob.backends.local import LocalOptions, run_local
+    from gpujob.config.document import Document
+    from gpujob.errors import UsageError
+
+    doc = Document("job.yaml", {"jobId": "j", "trainingInput": {
+        **ALONE, "jobDir": str(tmp_path / "out")}})
+    with pytest.raises(UsageError) as refused:
+        run_local(doc, LocalOptions(package_path=str(RECORDER), grace_period=grace))
+    assert refused.value.message == f"--grace-period {grace}: not a number of seconds"
+    assert not (tmp_path / "out" / "seen").exists()
 
 
 def test_a_job_without_a_module_is_a_usage_error(local):

@@ -11,6 +11,7 @@ among the replicas with ``CUDA_VISIBLE_DEVICES``.
 from __future__ import annotations
 
 import json
+import math
 import os
 import socket
 import sys
@@ -23,6 +24,7 @@ from typing import Any
 
 from gpujob import catalog, rules
 from gpujob.backends.local_gpus import assign_gpus, check_distinct, discover_gpus
+from gpujob.backends.module_check import check_module
 from gpujob.backends.processes import Spec, describe_exit, supervise
 from gpujob.catalog import Catalog
 from gpujob.config.document import Document
@@ -321,7 +323,16 @@ def run_local(doc: Document, options: LocalOptions) -> int:
     """Run the job here; 0 when its master succeeds, else ``JobFailed`` (exit 4)."""
     if os.name != "posix":
         raise UsageError("local runs need Linux or macOS (process groups and signals)")
+    if not 0 <= options.grace_period < math.inf:  # nan included
+        raise UsageError(f"--grace-period {options.grace_period}: not a number of seconds",
+                         "give --grace-period SECONDS, e.g. 10")
     job_id = str(doc.data.get("jobId", "job"))
+    # no stale RANK from the caller for the replicas that get none
+    base = {k: v for k, v in os.environ.items() if k != "RANK"}
+    base["PYTHONUNBUFFERED"] = "1"  # lines arrive as they are printed, as in the service's logs
+    module = doc.data["trainingInput"].get("pythonModule")
+    if options.package_path is None and module:
+        check_module(module, Path.cwd(), base)
     the_plan = plan(doc, options)
     for warning in the_plan.warnings:
         _say(f"warning: {warning}")
@@ -331,9 +342,6 @@ def run_local(doc: Document, options: LocalOptions) -> int:
          f"{the_plan.package_root}")
     _say(f"Job dir: {the_plan.job_dir}"
          + (" (new; give --job-dir DIR to choose one)" if the_plan.fresh_job_dir else ""))
-    # no stale RANK from the caller for the replicas that get none
-    base = {k: v for k, v in os.environ.items() if k != "RANK"}
-    base["PYTHONUNBUFFERED"] = "1"  # lines arrive as they are printed, as in the service's logs
     specs = [Spec(r.name, the_plan.command(), {**base, **the_plan.environments[r.name]},
                   str(the_plan.package_root)) for r in the_plan.replicas]
     code = supervise(specs, grace=options.grace_period)
