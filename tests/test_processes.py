@@ -137,10 +137,13 @@ def test_without_supervisors_the_process_group_is_stopped_and_gpujob_says_so(tmp
     """Where PR_SET_CHILD_SUBREAPER or /proc is missing (macOS), gpujob stops each replica's
     process group, warns that this is all it stops, and still shows the output."""
     monkeypatch.setattr(processes, "TREES", False)
-    sleeper = ("import subprocess, sys, time\n"
+    started = tmp_path / "grandchild"  # the worker's grandchild's pid, once it runs
+    sleeper = ("import os, subprocess, sys, time\n"
                "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
-               "print('grandchild', p.pid, flush=True)\ntime.sleep(600)\n")
-    master = "print('hello from the master')\nraise SystemExit(1)\n"  # stop the others now
+               f"open({str(started)!r} + '.tmp', 'w').write(str(p.pid))\n"
+               f"os.replace({str(started)!r} + '.tmp', {str(started)!r})\ntime.sleep(600)\n")
+    master = (f"import os, time\nwhile not os.path.exists({str(started)!r}): time.sleep(0.01)\n"
+              "print('hello from the master')\nraise SystemExit(1)\n")  # stops the others
     code, out, notes = run([spec("master-replica-0", master, tmp_path),
                             spec("worker-replica-0", sleeper, tmp_path)])
     assert code == 1
@@ -149,9 +152,8 @@ def test_without_supervisors_the_process_group_is_stopped_and_gpujob_says_so(tmp
                         "what it starts in a new session or process group, and everything if "
                         "gpujob itself is killed, may be left running (whole process trees are "
                         "stopped on Linux)")
-    lines = out.decode().splitlines()
-    assert "master-replica-0 | hello from the master" in lines
-    (grandchild,) = [int(s.split()[-1]) for s in lines if "grandchild" in s]
+    assert out.decode() == "master-replica-0 | hello from the master\n"
+    grandchild = int(started.read_text())
     deadline = time.monotonic() + 10
     while running(grandchild) and time.monotonic() < deadline:
         time.sleep(0.05)
