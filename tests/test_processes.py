@@ -28,7 +28,7 @@ def running(pid: int) -> bool:
     """Running, not merely a zombie waiting to be reaped."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):  # gone, or going as we read (ESRCH)
         return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
@@ -158,3 +158,22 @@ def test_without_supervisors_the_process_group_is_stopped_and_gpujob_says_so(tmp
     while running(grandchild) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not running(grandchild)
+
+
+def test_without_supervisors_output_held_open_by_an_escaped_process_is_given_up_with_a_warning(
+        tmp_path, monkeypatch):
+    """A grandchild in a session of its own, beyond the process group's reach, keeps the
+    replica's output open: gpujob gives up on it once it has been quiet for _AFTER_KILL
+    seconds, and says so rather than cutting it silently."""
+    monkeypatch.setattr(processes, "TREES", False)
+    monkeypatch.setattr(processes, "_AFTER_KILL", 0.2)
+    code = ("import subprocess, sys\n"
+            "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'], "
+            "start_new_session=True)\nprint('escaped', p.pid, flush=True)\n")
+    status, out, notes = run([spec("master-replica-0", code, tmp_path)])
+    escaped = int(out.decode().split()[-1])
+    os.kill(escaped, signal.SIGKILL)
+    assert status == 0
+    assert out.decode() == f"master-replica-0 | escaped {escaped}\n"
+    assert notes[-1] == ("warning: not waiting for the rest of the output of master-replica-0: "
+                         "a process it started outside its process group holds it open")

@@ -330,9 +330,16 @@ def _stop(running: list[_Running], box: Outbox[_Running], write: Sink, notify: N
     # with supervisors every writer has gone now: the output ends; without, a process outside
     # the groups may hold a pipe open, and is given up on once it has been quiet a while
     drained = False
-    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C here: leave the rest unwritten
+    try:
         drained = _pump(box, write, until=lambda: all(r.eof for r in running),
                         quiet=None if TREES else _AFTER_KILL)
+    except KeyboardInterrupt:  # Ctrl-C here: leave the rest unwritten
+        pass
+    else:
+        if not drained:
+            held = ", ".join(r.spec.name for r in running if not r.eof)
+            notify(f"warning: not waiting for the rest of the output of {held}: a process "
+                   "it started outside its process group holds it open")
     if not drained:
         box.discard()  # no reader waits for room that will never come
 
