@@ -36,6 +36,7 @@ COMMANDS = {
     "cancel": "lifecycle:cancel",
     "wait": "lifecycle:wait",
     "logs": "lifecycle:logs",
+    "schema": "schemas:schema",
 }
 
 
