@@ -37,6 +37,7 @@ COMMANDS = {
     "wait": "lifecycle:wait",
     "logs": "lifecycle:logs",
     "schema": "schemas:schema",
+    "completion": "completion:completion",
 }
 
 

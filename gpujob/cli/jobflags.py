@@ -14,6 +14,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
+from gpujob.cli import candidates
 from gpujob.cli.options import (
     check_options,
     check_settings,
@@ -102,7 +103,7 @@ def field_options(func: Callable[..., Any]) -> Callable[..., Any]:
             extra = {"is_flag": False, "flag_value": "true"}
         func = click.option(flag, _param_name(flag), default=None, envvar=env,
                             show_envvar=bool(env), metavar=_metavar(kind), help=text,
-                            **extra)(func)
+                            shell_complete=candidates.JOB_FLAGS.get(flag), **extra)(func)
     return func
 
 
