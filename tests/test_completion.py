@@ -221,3 +221,10 @@ def test_completion_imports_no_google_library():
     assert result.returncode == 0
     assert "plain,count=1,type=nvidia-tesla-t4" in result.stdout.splitlines()
     assert result.stderr == "[]\n"
+
+
+def test_config_files_are_completed_by_the_shell():
+    """CONFIG (or JOB) and --config: the shell completes file names."""
+    assert protocol("bash", "gpujob submit con") == "file,con\n"
+    assert protocol("bash", "gpujob submit training j1 --config con") == "file,con\n"
+    assert protocol("bash", "gpujob local ") == "file,\n"

@@ -14,7 +14,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from gpujob.cli import candidates
+from gpujob.cli import candidates, gcloud
 from gpujob.cli.options import (
     check_options,
     check_settings,
@@ -142,8 +142,7 @@ def overrides(ctx: click.Context, params: dict[str, Any]) -> list[Any]:
 def job_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """CONFIG and every option that describes the job: ``submit``'s and ``local``'s."""
     return stack(
-        click.argument("config", metavar="CONFIG",
-                       type=click.Path(exists=True, dir_okay=False, allow_dash=True)),
+        gcloud.config_arguments,  # CONFIG, or gcloud's JOB --config CONFIG
         service_option,
         field_options,
         click.option(
