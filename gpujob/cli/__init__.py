@@ -36,6 +36,8 @@ COMMANDS = {
     "cancel": "lifecycle:cancel",
     "wait": "lifecycle:wait",
     "logs": "lifecycle:logs",
+    "schema": "schemas:schema",
+    "completion": "completion:completion",
 }
 
 

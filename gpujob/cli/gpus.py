@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from gpujob.cli import candidates
 from gpujob.cli.common import CONTEXT, EXIT_CODES_HELP, load_catalog
 from gpujob.cli.options import format_option, service_option
 from gpujob.console import CONSOLE
@@ -28,11 +29,14 @@ def execute(settings: GpusSettings) -> int:
 
 
 @click.command(context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
-@click.option("--gpu", help="A GPU type: T4, nvidia-tesla-t4 or NVIDIA_TESLA_T4.")
-@click.option("--machine-type", help="A machine type, e.g. n1-highcpu-16.")
+@click.option("--gpu", shell_complete=candidates.gpu,
+              help="A GPU type: T4, nvidia-tesla-t4 or NVIDIA_TESLA_T4.")
+@click.option("--machine-type", shell_complete=candidates.machine_type,
+              help="A machine type, e.g. n1-highcpu-16.")
 @click.option("--count", type=Count(min=1), help="GPUs per machine.")
-@click.option("--region", help="A training region, e.g. us-central1.")
-@click.option("--zone", help="A zone, e.g. us-central1-a.")
+@click.option("--region", shell_complete=candidates.region,
+              help="A training region, e.g. us-central1.")
+@click.option("--zone", shell_complete=candidates.zone, help="A zone, e.g. us-central1-a.")
 @format_option(("text", "json"), "A table for people, or JSON (version 1) for programs.")
 @service_option
 @click.option("--catalog", type=click.Path(exists=True, dir_okay=False), envvar="GPUJOB_CATALOG",

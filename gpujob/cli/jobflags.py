@@ -14,6 +14,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
+from gpujob.cli import candidates, gcloud
 from gpujob.cli.options import (
     check_options,
     check_settings,
@@ -103,7 +104,7 @@ def field_options(func: Callable[..., Any]) -> Callable[..., Any]:
             extra = {"is_flag": False, "flag_value": "true"}
         func = click.option(flag, _param_name(flag), default=None, envvar=env,
                             show_envvar=bool(env), metavar=_metavar(kind), help=text,
-                            **extra)(func)
+                            shell_complete=candidates.JOB_FLAGS.get(flag), **extra)(func)
     return func
 
 
@@ -142,8 +143,7 @@ def overrides(ctx: click.Context, params: dict[str, Any]) -> list[Any]:
 def job_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """CONFIG and every option that describes the job: ``submit``'s and ``local``'s."""
     return stack(
-        click.argument("config", metavar="CONFIG",
-                       type=click.Path(exists=True, dir_okay=False, allow_dash=True)),
+        gcloud.config_arguments,  # CONFIG, or gcloud's JOB --config CONFIG
         service_option,
         field_options,
         click.option(

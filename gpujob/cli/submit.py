@@ -12,6 +12,7 @@ import click
 from click.core import ParameterSource
 
 from gpujob.backends.output import FORMATS
+from gpujob.cli import gcloud
 from gpujob.cli.common import CONTEXT, EXIT_CODES_HELP
 from gpujob.cli.jobflags import job_options, local_options, submit_settings
 from gpujob.cli.options import format_option, gcp_options, poll_option, stack
@@ -63,6 +64,7 @@ def cloud_options(func: Any) -> Any:
         click.option("--stream-logs", is_flag=True,
                      help="After submitting, print the job's logs until it ends (exit 4 if it "
                           "fails)."),
+        gcloud.async_option,
         poll_option,
         format_option(FORMATS, "json prints the JSON envelope of the job (version 1: service, "
                                "job, raw: the API's object, findings) on stdout, and an "
@@ -71,7 +73,8 @@ def cloud_options(func: Any) -> Any:
     )(func)
 
 
-_CLOUD_ONLY = (("--wait", "wait"), ("--stream-logs", "stream_logs"), ("--format", "fmt"),
+_CLOUD_ONLY = (("--wait", "wait"), ("--stream-logs", "stream_logs"), ("--async", "async_"),
+               ("--format", "fmt"),
                ("--poll-interval", "poll_interval"), ("--staging-bucket", "staging_bucket"))
 
 
@@ -86,7 +89,8 @@ def submit(ctx: click.Context, **params: Any) -> int:
     CONFIG is a Job resource in YAML or JSON (- reads standard input). Flags override the file
     field by field, as gcloud ai-platform jobs submit training does; arguments after -- are
     passed to the trainer unchanged (they replace the file's args). Settings come from the flag,
-    else the environment variable shown, else the file.
+    else the environment variable shown, else the file. gcloud's command line works as it is:
+    gpujob submit [training] JOB --config CONFIG [FLAGS] [--async] -- ARGS.
 
     \b
     Examples:
@@ -98,17 +102,20 @@ def submit(ctx: click.Context, **params: Any) -> int:
       gpujob submit config.yaml --package-path trainer --module-name trainer.task \\
           --staging-bucket gs://my-bucket
       gpujob submit config.yaml --local --package-path trainer/ -- --epochs 1
+      gpujob submit training my_job_1 --config config.yaml --region us-central1 --async
     """
     from gpujob.backends.base import refuse_flags
     from gpujob.submit import run
 
+    params = gcloud.take_config(ctx, params, word="training")
+    gcloud.check_async(params)
     if params["local"]:
         refuse_flags((flag for flag, name in _CLOUD_ONLY
                       if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE),
                      "for jobs in the cloud, not with --local",
                      "a local run uses the package where it is, streams its replicas' output "
                      "and exits with the master's status")
-    return run(submit_settings(ctx, params, local=params["local"]))
+    return run(gcloud.adjust(submit_settings(ctx, params, local=params["local"]), params))
 
 
 @click.command("local", cls=UserArgsCommand, context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
@@ -135,5 +142,6 @@ def local_command(ctx: click.Context, **params: Any) -> int:
     """
     from gpujob.submit import run
 
-    return run(submit_settings(ctx, params, local=True))
+    params = gcloud.take_config(ctx, params, word=None)
+    return run(gcloud.adjust(submit_settings(ctx, params, local=True), params))
 
