@@ -6,10 +6,10 @@ describes it (AIP-160 syntax):
 - ``create_time`` (also ``createTime``): ``= != < <= > >=``, an RFC 3339 timestamp;
 - ``labels.KEY``: ``=``/``!=`` a value (``labels.team=vision`` or ``labels.team="vision"``),
   ``labels.KEY:*`` (the label is set);
-- combined with ``AND``, ``OR``, ``NOT`` (or ``-``) and parentheses; as in AIP-160, ``OR``
-  binds tighter than ``AND``.
+- combined with ``AND``, ``OR``, ``NOT`` and parentheses; as in AIP-160, ``OR``
+  binds tighter than ``AND`` (terms side by side without ``AND`` are refused here).
 
-Values may be quoted (``"..."``, with ``\\"`` escapes) or bare. Anything else is a ``Invalid``
+Values may be quoted (``"..."``, with ``\\"`` escapes) or bare. Anything else is ``Invalid``
 (400 INVALID_ARGUMENT), so a client that sends a filter the service would not take notices.
 """
 
@@ -91,7 +91,7 @@ class _Parser:
         return lambda job: any(p(job) for p in parts)
 
     def factor(self) -> Predicate:
-        if self.peek() in ("NOT", "-"):
+        if self.peek() == "NOT":
             self.take()
             inner = self.factor()
             return lambda job: not inner(job)

@@ -122,17 +122,33 @@ def vertex_job(vertex: VertexAI):
 
 
 @pytest.fixture
-def aiplatform(google: FakeGoogle, key: ServiceAccountKey):
-    """google-api-python-client's aiplatform v1, built from its bundled document, pointed at the
-    fake, authorized by ``key`` through google-auth (as a Vertex client of gpujob would be)."""
+def authorized_http(key: ServiceAccountKey):
+    """google-auth's httplib2 transport with ``key``'s service account credentials (tokens from
+    the fake's token endpoint)."""
     import google_auth_httplib2
     import httplib2
     from google.oauth2 import service_account
-    from googleapiclient.discovery import build_from_document
-    from googleapiclient.discovery_cache import get_static_doc
 
     credentials = service_account.Credentials.from_service_account_info(
         key.info, scopes=[CLOUD_PLATFORM])
-    http = google_auth_httplib2.AuthorizedHttp(credentials, http=httplib2.Http(timeout=10))
-    return build_from_document(get_static_doc("aiplatform", "v1"), http=http,
-                               client_options={"api_endpoint": google.url})
+    return google_auth_httplib2.AuthorizedHttp(credentials, http=httplib2.Http(timeout=10))
+
+
+@pytest.fixture
+def discovery_client(google: FakeGoogle, authorized_http):
+    """``discovery_client("aiplatform", "v1")``: google-api-python-client's client built from
+    its bundled document, pointed at the fake, authorized by ``key``."""
+    from googleapiclient.discovery import build_from_document
+    from googleapiclient.discovery_cache import get_static_doc
+
+    def build(api: str, version: str, http=None):
+        return build_from_document(get_static_doc(api, version), http=http or authorized_http,
+                                   client_options={"api_endpoint": google.url})
+
+    return build
+
+
+@pytest.fixture
+def aiplatform(discovery_client):
+    """aiplatform v1 against the fake (as a Vertex client of gpujob would be built)."""
+    return discovery_client("aiplatform", "v1")

@@ -24,8 +24,6 @@ from fakes.errors import (
 )
 from fakes.faults import Drop, Reply, Stall, Trickle
 from fakes.vertex import Step, trial
-from googleapiclient.discovery import build_from_document
-from googleapiclient.discovery_cache import get_static_doc
 from googleapiclient.errors import HttpError
 from vertex_jobs import custom_job, tuning_job
 
@@ -59,35 +57,29 @@ def _id(job: dict[str, Any]) -> str:
 
 # -- who may call ------------------------------------------------------------------------------
 
-def test_calls_without_a_token_the_fake_issued_are_unauthenticated(google, vertex):
-    anonymous = build_from_document(get_static_doc("aiplatform", "v1"), http=httplib2.Http(),
-                                    client_options={"api_endpoint": google.url})
+def test_calls_without_a_token_the_fake_issued_are_unauthenticated(discovery_client, vertex):
+    from google.oauth2.credentials import Credentials
+    from google_auth_httplib2 import AuthorizedHttp
+
+    anonymous = discovery_client("aiplatform", "v1", httplib2.Http())
     status, error = _refusal(_custom(anonymous).create(parent=PARENT, body=custom_job()))
     assert (status, error["status"]) == (401, "UNAUTHENTICATED")
-    forged = httplib2.Http()
-    forged.request = _with_header(forged.request, "Bearer ya29.forged")  # type: ignore
-    client = build_from_document(get_static_doc("aiplatform", "v1"), http=forged,
-                                 client_options={"api_endpoint": google.url})
-    assert _refusal(_custom(client).list(parent=PARENT))[0] == 401
+    forged = AuthorizedHttp(Credentials("ya29.forged"), refresh_status_codes=())
+    client = discovery_client("aiplatform", "v1", forged)
+    assert _refusal(_custom(client).list(parent=PARENT))[:1] == (401,)
     assert vertex.jobs == {}
 
 
-def _with_header(request, value: str):
-    def send(uri, method="GET", body=None, headers=None, **kwargs):
-        return request(uri, method, body, {**(headers or {}), "authorization": value}, **kwargs)
-    return send
-
-
-def test_the_caller_is_the_key_account_and_ml_and_vertex_share_the_server(google, aiplatform):
+def test_the_caller_is_the_key_account_and_ml_and_vertex_share_the_server(google, aiplatform,
+                                                                          discovery_client):
     _custom(aiplatform).create(parent=PARENT, body=custom_job()).execute()
     (call,) = google.calls("customJobs.create")
     assert call.principal == ACCOUNT
     assert call.path == f"/v1/{PARENT}/customJobs"
-    token = call.headers["authorization"].split()[1]
-    conn = http.client.HTTPConnection(google.url.split("/")[2], timeout=5)
-    conn.request("GET", f"/v1/projects/{PROJECT}/jobs",
-                 headers={"Authorization": f"Bearer {token}"})
-    assert conn.getresponse().status == 200  # the same token opens ml v1 on the same port
+    ml = discovery_client("ml", "v1")
+    assert ml.projects().jobs().list(parent=f"projects/{PROJECT}").execute() == {"jobs": []}
+    (listed,) = google.calls("jobs.list")  # same port, same token
+    assert listed.headers["authorization"] == call.headers["authorization"]
 
 
 def test_an_unknown_project_is_refused_naming_the_permission(aiplatform, vertex):
@@ -352,9 +344,8 @@ def test_a_tuning_job_reports_its_trials(aiplatform, vertex, vertex_job):
 # -- logs --------------------------------------------------------------------------------------
 
 @pytest.fixture
-def logging_client(google, aiplatform):
-    return build_from_document(get_static_doc("logging", "v2"), http=aiplatform._http,
-                               client_options={"api_endpoint": google.url})
+def logging_client(discovery_client):
+    return discovery_client("logging", "v2")
 
 
 def _read(client, text: str, project: str = PROJECT) -> list[str]:
@@ -493,16 +484,14 @@ def test_an_answer_that_trickles_in_arrives_whole(google, aiplatform, vertex_job
     assert time.monotonic() - started >= 0.5
 
 
-def test_a_stalled_create_times_out_with_the_job_made(google, key, vertex):
+def test_a_stalled_create_times_out_with_the_job_made(google, key, vertex, discovery_client):
     from google.oauth2 import service_account
     from google_auth_httplib2 import AuthorizedHttp
 
     credentials = service_account.Credentials.from_service_account_info(
         key.info, scopes=["https://www.googleapis.com/auth/cloud-platform"])
-    impatient = build_from_document(
-        get_static_doc("aiplatform", "v1"),
-        http=AuthorizedHttp(credentials, http=httplib2.Http(timeout=0.3)),
-        client_options={"api_endpoint": google.url})
+    impatient = discovery_client("aiplatform", "v1",
+                                 AuthorizedHttp(credentials, http=httplib2.Http(timeout=0.3)))
     google.inject("customJobs.create", Stall(1.0))
     with pytest.raises(TimeoutError):
         _custom(impatient).create(parent=PARENT, body=custom_job()).execute()
