@@ -66,7 +66,7 @@ def test_calls_without_a_token_the_fake_issued_are_unauthenticated(discovery_cli
     assert (status, error["status"]) == (401, "UNAUTHENTICATED")
     forged = AuthorizedHttp(Credentials("ya29.forged"), refresh_status_codes=())
     client = discovery_client("aiplatform", "v1", forged)
-    assert _refusal(_custom(client).list(parent=PARENT))[:1] == (401,)
+    assert _refusal(_custom(client).list(parent=PARENT))[0] == 401
     assert vertex.jobs == {}
 
 
