@@ -30,6 +30,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from datetime import timedelta
 from pathlib import Path
+from typing import TextIO
 
 import torch
 import torch.distributed as dist
@@ -107,8 +108,8 @@ def local_devices(forced: int | None, environ: Mapping[str, str]) -> Devices:
     if given:
         why = (f"built without CUDA (torch {torch.__version__})" if torch.version.cuda is None
                else "no usable GPU driver")
-        return Devices(len(given), False, f"one per GPU of CUDA_VISIBLE_DEVICES={','.join(given)}"
-                       f", on the CPU: this torch is {why}")
+        return Devices(len(given), False, f"on the CPU, one per GPU in CUDA_VISIBLE_DEVICES="
+                       f"{','.join(given)}: this torch is {why}")
     return Devices(1, False, "no GPU")
 
 
@@ -161,12 +162,12 @@ def run(forced: int | None, argv: list[str],
     try:
         replica = cluster.replica(os.environ)
     except cluster.NotInWorld as exc:
-        print(f"{exc}: nothing to do", flush=True)
+        say(f"{exc}: nothing to do")
         return 0
     devices = local_devices(forced, os.environ)
     store = open_store(replica, devices.processes)
     layout = rendezvous(store, replica, devices)
-    print(describe(replica, devices, layout), flush=True)
+    say(describe(replica, devices, layout))
     port = store.port if isinstance(store, dist.TCPStore) else 0
     processes = [Process(layout.first + i, layout.world, i, devices.processes, replica.rank,
                          replica.count, layout.cuda, replica.address or "127.0.0.1", port)
@@ -209,13 +210,19 @@ def supervise(processes: list[Process], argv: list[str]) -> int:
     if failed is None and not caught:
         failed = next((i for i, c in enumerate(children) if c.returncode != 0), None)
     if failed is not None and not caught:
-        print(f"process {failed} (rank {processes[failed].rank}) "
-              f"{_exit(children[failed].returncode)}: stopping the others", file=sys.stderr,
-              flush=True)
+        say(f"process {failed} (rank {processes[failed].rank}) "
+            f"{_exit(children[failed].returncode)}: stopping the others", sys.stderr)
     _stop(children)
     if caught:
         return 128 + caught[0]
     return 0 if failed is None else _code(children[failed].returncode)
+
+
+def say(line: str, stream: TextIO | None = None) -> None:
+    """Print ``line`` in one write: the lines of processes that share an output never mix."""
+    stream = sys.stdout if stream is None else stream
+    stream.write(line + "\n")
+    stream.flush()
 
 
 def _start(process: Process, argv: list[str], threads: int) -> subprocess.Popen[bytes]:

@@ -30,6 +30,7 @@ from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DistributedSampler
 
 from trainer import checkpoints, data, launch, loop
+from trainer.launch import say
 from trainer.model import MLP
 
 
@@ -84,7 +85,7 @@ def resume(directory: Path, model: nn.Module, optimizer: torch.optim.Optimizer,
     model.load_state_dict(state["model"])
     optimizer.load_state_dict(state["optimizer"])
     if dist.get_rank() == 0:
-        print(f"resuming from {path} ({state['epoch']} epochs done)", flush=True)
+        say(f"resuming from {path} ({state['epoch']} epochs done)")
     return state["epoch"], state["history"]
 
 
@@ -92,9 +93,9 @@ def train(args: argparse.Namespace, process: launch.Process, store: dist.Store |
     device = launch.join(process, store)
     rank, world = process.rank, process.world
     dtype = loop.mixed_precision(device) if args.amp else None
-    print(f"rank {rank} of {world} (replica {process.replica}, local rank "
-          f"{process.local_rank}), training on {device} ({process.backend}"
-          f"{', bfloat16 autocast' if dtype else ''})", flush=True)
+    say(f"rank {rank} of {world} (replica {process.replica}, local rank "
+        f"{process.local_rank}), training on {device} ({process.backend}"
+        f"{', bfloat16 autocast' if dtype else ''})")
     job_dir = checkpoints.local_path(args.job_dir)
 
     torch.manual_seed(args.seed)
@@ -111,7 +112,7 @@ def train(args: argparse.Namespace, process: launch.Process, store: dist.Store |
     test_order = torch.tensor(list(DistributedSampler(range(args.test_size), world, rank,
                                                       shuffle=False)), device=device)
     if start >= args.epochs:
-        print(f"rank {rank}: nothing to do, {start} of {args.epochs} epochs done", flush=True)
+        say(f"rank {rank}: nothing to do, {start} of {args.epochs} epochs done")
     for epoch in range(start, args.epochs):
         began = time.monotonic()
         sampler.set_epoch(epoch)  # a different shuffle each epoch, the same in every process
@@ -119,8 +120,8 @@ def train(args: argparse.Namespace, process: launch.Process, store: dist.Store |
         loss_sum = loop.train_epoch(ddp, optimizer, *train_set, order, args.batch_size, dtype)
         loss_sum_value = loss_sum.item()  # waits for the device to finish the epoch
         (seconds,) = sums([time.monotonic() - began], device, dist.ReduceOp.MAX)
-        print(f"rank {rank}: epoch {epoch + 1} trained on {len(order)} of {args.train_size} "
-              "images", flush=True)
+        say(f"rank {rank}: epoch {epoch + 1} trained on {len(order)} of {args.train_size} "
+            "images")
         loss, samples = sums([loss_sum_value, len(order)], device)
         right, seen = sums([loop.correct(model, *test_set, test_order, dtype).item(),
                             len(test_order)], device)
@@ -143,9 +144,8 @@ def save(job_dir: Path, model: nn.Module, optimizer: torch.optim.Optimizer,
         "optimizer": optimizer.state_dict(), "history": history})
     checkpoints.write_json(job_dir / "metrics.json", {
         "world_size": process.world, "replicas": process.replicas, "epochs": history})
-    print(f"epoch {last['epoch']}/{epochs}: loss {last['loss']:.4f}, test accuracy "
-          f"{last['accuracy']:.3f}, {last['samples_per_second']:.0f} samples/s; saved {saved}",
-          flush=True)
+    say(f"epoch {last['epoch']}/{epochs}: loss {last['loss']:.4f}, test accuracy "
+        f"{last['accuracy']:.3f}, {last['samples_per_second']:.0f} samples/s; saved {saved}")
 
 
 def main(argv: list[str] | None = None) -> None:
