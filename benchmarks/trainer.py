@@ -11,8 +11,9 @@ count, the scaling efficiency) and (b)/(c). Every process takes --batch-size sam
 DataParallel takes that times the GPUs, the same global batch as DDP over all of them. All run the
 trainer's own model and step (trainer.loop.step: bfloat16 autocast on GPUs of compute capability
 8.0+), on the trainer's generated images, kept on the device; --steps steps are timed after
---warmup. On the CPU a process stands for a GPU: each has --threads threads (default: the CPUs
-shared out among the most processes of (b)), and (c) has as many as all of (b)'s processes.
+--warmup (the median of --rounds rounds). On the CPU a process stands for a GPU: each has
+--threads threads (default: the CPUs shared out among the most processes of (b)); (c) is one
+such process, as DataParallel uses one device when it has no GPU.
 
 Usage: python benchmarks/trainer.py [--batch-size 256] [--steps 200] [--processes N]
 """
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import os
 import socket
+import statistics
 import sys
 import time
 import warnings
@@ -48,8 +50,9 @@ class Settings:
     steps: int
     warmup: int
     images: int
+    rounds: int
     amp: bool
-    threads: int  # CPU threads of one process (of (a) and of each of (b))
+    threads: int  # CPU threads of one process (of (a), (c) and each of (b))
 
 
 def _device(cuda: bool, index: int = 0) -> torch.device:
@@ -64,21 +67,42 @@ def _sync(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
+class Autocast(nn.Module):
+    """``module`` run under autocast to ``dtype`` inside its forward: nn.DataParallel's threads
+    take the caller's autocast on or off, but not its dtype (they would compute in float16)."""
+
+    def __init__(self, module: nn.Module, dtype: torch.dtype | None) -> None:
+        super().__init__()
+        self.module, self.dtype = module, dtype
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        with loop.autocast(x.device, self.dtype):
+            return self.module(x)
+
+
+def _dtype(device: torch.device, s: Settings) -> torch.dtype | None:
+    return loop.mixed_precision(device) if s.amp else None
+
+
 def timed(model: nn.Module, device: torch.device, batch: int, s: Settings) -> float:
-    """Seconds for ``s.steps`` training steps of ``batch`` images after ``s.warmup`` untimed."""
+    """Seconds for ``s.steps`` training steps of ``batch`` images, after ``s.warmup`` untimed:
+    the median of ``s.rounds`` rounds (a shared machine's other work skews single rounds)."""
     images, labels = (loop.to_device(t, device) for t in data.digits(s.images, seed=0))
     order = torch.randint(s.images, (s.warmup + s.steps, batch),
                           generator=torch.Generator().manual_seed(1)).to(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
-    dtype = loop.mixed_precision(device) if s.amp else None
+    dtype = _dtype(device, s)
     for batch_order in order[:s.warmup]:
         loop.step(model, optimizer, images[batch_order], labels[batch_order], dtype)
-    _sync(device)
-    start = time.perf_counter()
-    for batch_order in order[s.warmup:]:
-        loop.step(model, optimizer, images[batch_order], labels[batch_order], dtype)
-    _sync(device)
-    return time.perf_counter() - start
+    rounds = []
+    for _ in range(s.rounds):
+        _sync(device)
+        start = time.perf_counter()
+        for batch_order in order[s.warmup:]:
+            loop.step(model, optimizer, images[batch_order], labels[batch_order], dtype)
+        _sync(device)
+        rounds.append(time.perf_counter() - start)
+    return statistics.median(rounds)
 
 
 def single(cuda: bool, s: Settings) -> float:
@@ -91,11 +115,12 @@ def single(cuda: bool, s: Settings) -> float:
 
 def data_parallel(processes: int, cuda: bool, s: Settings) -> float:
     """(c): samples/s of nn.DataParallel over ``processes`` GPUs, on the batch of as many DDP
-    processes (on the CPU it has nothing to split over: the model as it is, on that batch)."""
-    torch.set_num_threads(s.threads * processes)
+    processes (on the CPU it has nothing to split over: the model as it is, on that batch, in
+    one process like (a))."""
+    torch.set_num_threads(s.threads)
     device = _device(cuda)
     torch.manual_seed(0)
-    model = nn.DataParallel(MLP(s.hidden).to(device),
+    model = nn.DataParallel(Autocast(MLP(s.hidden).to(device), _dtype(device, s)),
                             device_ids=list(range(processes)) if cuda else None)
     batch = s.batch_size * processes
     return s.steps * batch / timed(model, device, batch, s)
@@ -150,7 +175,7 @@ def measure(cuda: bool, most: int, s: Settings) -> None:
         print(f"(b) DDP, {_plural(n, 'process', 'processes'):13}: {b[n]:10,.0f} samples/s"
               f"   (b)/(a) {b[n] / a:.2f}, scaling efficiency {b[n] / a / n:.0%}", flush=True)
     c = data_parallel(most, cuda, s)
-    split = f"over {most} GPUs" if cuda else "(no GPU to split over)"
+    split = f"over {most} GPUs" if cuda else "(no GPU to split over: one process, as (a))"
     print(f"(c) nn.DataParallel {split}, batch {s.batch_size * most}: {c:,.0f} samples/s",
           flush=True)
     print(f"(b)/(c), {_plural(most, 'GPU' if cuda else 'process', None if cuda else 'processes')}"
@@ -164,6 +189,8 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=200, help="timed steps (default 200)")
     parser.add_argument("--warmup", type=int, default=20, help="untimed steps first (default 20)")
     parser.add_argument("--images", type=int, default=8192, help="generated images (8192)")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="timed rounds of --steps, the median counts (default 3)")
     parser.add_argument("--no-amp", dest="amp", action="store_false",
                         help="float32 even where the GPU computes in bfloat16")
     parser.add_argument("--processes", type=int, metavar="N",
@@ -176,7 +203,8 @@ def main() -> None:
     cuda = torch.cuda.is_available()
     gpus = torch.cuda.device_count() if cuda else 0
     most = min(args.processes or gpus, gpus) if cuda else (args.processes or cpus)
-    s = Settings(args.batch_size, args.hidden, args.steps, args.warmup, args.images, args.amp,
+    s = Settings(args.batch_size, args.hidden, args.steps, args.warmup, args.images, args.rounds,
+                 args.amp,
                  threads=args.threads or max(1, cpus // most))
     if cuda:
         name, capability = torch.cuda.get_device_name(0), torch.cuda.get_device_capability(0)
@@ -186,8 +214,9 @@ def main() -> None:
         print(f"torch {torch.__version__}, {cpus} CPUs, no GPU (torch.cuda.is_available() is "
               f"False): (d) = (a), (b), (c) on CPU processes with gloo, "
               f"{_plural(s.threads, 'thread')} each")
-    dtype = loop.mixed_precision(torch.device("cuda", 0)) if cuda and s.amp else None
-    print(f"batch {s.batch_size} per process, {s.steps} timed steps after {s.warmup}, MLP 784-"
+    dtype = _dtype(torch.device("cuda", 0), s) if cuda else None
+    print(f"batch {s.batch_size} per process, median of {s.rounds} rounds of {s.steps} steps "
+          f"after {s.warmup}, MLP 784-"
           f"{s.hidden}-10, {'bfloat16 autocast' if dtype else 'float32'}", flush=True)
     start = time.perf_counter()
     measure(cuda, most, s)
