@@ -305,5 +305,6 @@ def test_the_example_is_a_package_that_builds(tmp_path: Path):
                    check=True, capture_output=True, timeout=300)
     (wheel,) = tmp_path.glob("mlp_trainer-0.1.0-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    for module in ("__init__", "task", "model", "data", "checkpoints"):
+    for module in ("__init__", "task", "launch", "cluster", "loop", "model", "data",
+                   "checkpoints"):
         assert f"trainer/{module}.py" in names
