@@ -106,10 +106,10 @@ def local_devices(forced: int | None, environ: Mapping[str, str]) -> Devices:
         return Devices(forced, False, "--nproc-per-replica, on the CPU")
     given = visible_devices(environ)
     if given:
-        why = (f"built without CUDA (torch {torch.__version__})" if torch.version.cuda is None
-               else "no usable GPU driver")
+        why = (f"torch {torch.__version__} is built without CUDA" if torch.version.cuda is None
+               else "torch finds no usable GPU")
         return Devices(len(given), False, f"on the CPU, one per GPU in CUDA_VISIBLE_DEVICES="
-                       f"{','.join(given)}: this torch is {why}")
+                       f"{','.join(given)}: {why}")
     return Devices(1, False, "no GPU")
 
 
