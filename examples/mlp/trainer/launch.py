@@ -29,7 +29,6 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from datetime import timedelta
-from pathlib import Path
 from typing import TextIO
 
 import torch
@@ -40,7 +39,6 @@ from trainer import cluster
 PROCESS_VARIABLE = "MLP_TRAINER_PROCESS"
 TIMEOUT = timedelta(minutes=30)  # Vertex AI may start the replicas minutes apart
 GRACE = 10.0  # seconds the other processes get to stop when one failed
-_ROOT = Path(__file__).resolve().parent.parent  # where the trainer package is
 
 
 @dataclass(frozen=True)
@@ -226,8 +224,9 @@ def say(line: str, stream: TextIO | None = None) -> None:
 
 
 def _start(process: Process, argv: list[str], threads: int) -> subprocess.Popen[bytes]:
-    path = os.pathsep.join(filter(None, [str(_ROOT), os.environ.get("PYTHONPATH")]))
-    env = {**os.environ, PROCESS_VARIABLE: json.dumps(asdict(process)), "PYTHONPATH": path,
+    """``python -m trainer.task ARGV`` as ``process``: it finds the package where this one did
+    (the same directory, environment and installed packages)."""
+    env = {**os.environ, PROCESS_VARIABLE: json.dumps(asdict(process)),
            "OMP_NUM_THREADS": str(threads)}
     return subprocess.Popen([sys.executable, "-m", f"{__package__}.task", *argv], env=env)
 
