@@ -15,7 +15,7 @@ trainer's own model and step (trainer.loop.step: bfloat16 autocast on GPUs of co
 --threads threads (default: the CPUs shared out among the most processes of (b)); (c) is one
 such process, as DataParallel uses one device when it has no GPU.
 
-Usage: python benchmarks/trainer.py [--batch-size 256] [--steps 200] [--processes N]
+Usage: python benchmarks/trainer.py [--batch-size 256] [--steps N] [--processes N] [--no-amp]
 """
 
 from __future__ import annotations
@@ -183,11 +183,13 @@ def measure(cuda: bool, most: int, s: Settings) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--batch-size", type=int, default=256, help="per process (default 256)")
     parser.add_argument("--hidden", type=int, default=128, help="hidden units (default 128)")
-    parser.add_argument("--steps", type=int, default=200, help="timed steps (default 200)")
-    parser.add_argument("--warmup", type=int, default=20, help="untimed steps first (default 20)")
+    parser.add_argument("--steps", type=int,
+                        help="timed steps a round (default: 1000 on GPUs, 100 on the CPU)")
+    parser.add_argument("--warmup", type=int, default=10, help="untimed steps first (default 10)")
     parser.add_argument("--images", type=int, default=8192, help="generated images (8192)")
     parser.add_argument("--rounds", type=int, default=3,
                         help="timed rounds of --steps, the median counts (default 3)")
@@ -203,7 +205,8 @@ def main() -> None:
     cuda = torch.cuda.is_available()
     gpus = torch.cuda.device_count() if cuda else 0
     most = min(args.processes or gpus, gpus) if cuda else (args.processes or cpus)
-    s = Settings(args.batch_size, args.hidden, args.steps, args.warmup, args.images, args.rounds,
+    steps = args.steps or (1000 if cuda else 100)
+    s = Settings(args.batch_size, args.hidden, steps, args.warmup, args.images, args.rounds,
                  args.amp,
                  threads=args.threads or max(1, cpus // most))
     if cuda:
