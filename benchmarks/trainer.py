@@ -168,11 +168,12 @@ def _plural(count: int, one: str, many: str | None = None) -> str:
 def measure(cuda: bool, most: int, s: Settings) -> None:
     """Measure (a), (b) for each count up to ``most`` processes, and (c); print as it goes."""
     a = single(cuda, s)
-    print(f"(a) 1 process, no DDP:        {a:10,.0f} samples/s", flush=True)
+    print(f"{'(a) 1 process, no DDP:':26}{a:10,.0f} samples/s", flush=True)
     b = {}
     for n in counts(most):
         b[n] = ddp(n, cuda, s)
-        print(f"(b) DDP, {_plural(n, 'process', 'processes'):13}: {b[n]:10,.0f} samples/s"
+        label = f"(b) DDP, {_plural(n, 'process', 'processes')}:"
+        print(f"{label:26}{b[n]:10,.0f} samples/s"
               f"   (b)/(a) {b[n] / a:.2f}, scaling efficiency {b[n] / a / n:.0%}", flush=True)
     c = data_parallel(most, cuda, s)
     split = f"over {most} GPUs" if cuda else "(no GPU to split over: one process, as (a))"
