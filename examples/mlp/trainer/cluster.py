@@ -43,6 +43,9 @@ class Replica:
 
 def replica(environ: Mapping[str, str]) -> Replica:
     """This replica's place in the job, from ``environ`` (see the module's docstring)."""
+    if "TORCHELASTIC_RUN_ID" in environ:  # torchrun's RANK and WORLD_SIZE count processes
+        raise SystemExit("started by torchrun: this trainer starts a process per GPU itself; run "
+                         "it as python -m trainer.task")
     if "RANK" in environ:
         return _from_torch(environ)
     for name in ("CLUSTER_SPEC", "TF_CONFIG"):
