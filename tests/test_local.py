@@ -332,18 +332,10 @@ def test_cuda_visible_devices_limits_the_gpus_when_gpujob_local_gpus_is_unset(cl
     (None, {"chief-0": "", "worker-0": ""},
      "the job asks for 3 GPUs and none are available (no nvidia-smi)"),
 ])
-def test_gpus_are_found_with_nvidia_smi(cli, job, tmp_path, monkeypatch, script, devices,
-                                        warning):
+def test_gpus_are_found_with_nvidia_smi(cli, job, nvidia_smi, script, devices, warning):
     """Without GPUJOB_LOCAL_GPUS or CUDA_VISIBLE_DEVICES, gpujob asks nvidia-smi (here a script
     standing in for it on PATH)."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    if script:
-        smi = bin_dir / "nvidia-smi"
-        smi.write_text(f"#!/bin/sh\n{script}\n")
-        smi.chmod(0o755)
-    monkeypatch.setenv("PATH", str(bin_dir))  # the replicas run sys.executable: no PATH needed
-    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    nvidia_smi(script)
     config, job_dir = job({**CLUSTER, "workerCount": 1, "parameterServerCount": 0,
                            "evaluatorCount": 0})
     result = cli("local", config, "--package-path", RECORDER, "--job-dir", job_dir, "--",
