@@ -16,17 +16,18 @@ class CheckOptions(NamedTuple):
     ``submit``: the job is about to be sent, so what the service needs at creation (a region, the
     trainer's packages) must be there. ``local``: it runs on this machine instead (region checks
     become warnings). ``catalog``: the catalog to check against (None: the built-in one of
-    the default service); its service chooses the rules. ``region_check``: False turns region
-    and zone findings into warnings.
+    ``service``); its service chooses the rules. ``region_check``: False turns region and zone
+    findings into warnings. ``service``: the service the job is for (``--service``).
     """
 
     submit: bool = False
     local: bool = False
     catalog: Catalog | None = None
     region_check: bool = True
+    service: str = DEFAULT_SERVICE
 
     def catalog_in_use(self) -> Catalog:
-        return self.catalog if self.catalog is not None else load(DEFAULT_SERVICE)
+        return self.catalog if self.catalog is not None else load(self.service)
 
 
 class FileResult:

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+from gpujob import numbers
 from gpujob.findings import JsonPath
 
 TI = "trainingInput"
@@ -23,14 +24,9 @@ _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
 def as_int(value: Any) -> int | None:
-    """An int64 field's value (an integer, or a string of digits), else None."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str) and value.isdigit():
-        return int(value)
-    return None
+    """An int64 field's value (an integer, or a string of ASCII digits, within int64), else
+    None: the one number rule (``gpujob.numbers``), so the view reads what the schema accepts."""
+    return numbers.as_count(value)
 
 
 def as_str(value: Any) -> str | None:

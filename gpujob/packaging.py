@@ -9,7 +9,8 @@ of DIR (nothing is written beside the user's files).
 The build is ``python -m build --sdist`` (pypa/build): the build backend runs in a fresh virtual
 environment, apart from gpujob's own, into which pip installs the project's ``build-system``
 requirements; pip's own configuration applies there (``PIP_INDEX_URL``, ``PIP_FIND_LINKS``,
-``pip.conf``). When the build fails, its output is shown.
+``pip.conf``). When the build fails, what it reported as errors is shown (its whole output, with
+its own tracebacks, under ``--verbose``).
 
 Reproducible archives. An sdist records each file's modification time and owner, and its gzip
 header the time it was written, so two builds of unchanged sources differ byte for byte. gpujob
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -30,7 +32,8 @@ import tarfile
 from collections.abc import Callable
 from pathlib import Path
 
-from gpujob.errors import BuildFailed, UsageError
+from gpujob.console import CONSOLE
+from gpujob.errors import BuildFailed, InvalidConfig, UsageError
 
 CANONICAL_MTIME = 315532800  # 1980-01-01T00:00:00Z, the earliest time a zip file can hold
 GENERATED_VERSION = "0.0.0"  # what setuptools gives gcloud's generated setup.py
@@ -62,11 +65,16 @@ def check_package_path(path: str | os.PathLike[str], flag: str = "--package-path
 
     For every command that takes a trainer package (``submit``, local runs)."""
     directory = Path(path).expanduser()
-    if not directory.exists():
+    try:  # Python 3.11's exists() raises for a name over the system's limit
+        exists, is_dir = directory.exists(), directory.is_dir()
+        is_package = is_dir and (directory / "__init__.py").is_file()
+    except OSError as exc:
+        raise UsageError(f"{flag}: cannot read {path}: {exc.strerror}", _PACKAGE_HINT) from None
+    if not exists:
         raise UsageError(f"{flag} {path}: no such directory", _PACKAGE_HINT)
-    if not directory.is_dir():
+    if not is_dir:
         raise UsageError(f"{flag} {path} is a file, not a directory", _PACKAGE_HINT)
-    if not (directory / "__init__.py").is_file():
+    if not is_package:
         raise UsageError(f"{flag}: [{path}] is not a valid Python package because it does not "
                          "contain an `__init__.py` file", _PACKAGE_HINT)
     return directory.resolve()
@@ -80,11 +88,12 @@ def project_config(package_dir: Path) -> Path | None:
     return None
 
 
-def build_sdist(package_dir: Path, workdir: Path,
-                echo: Callable[[str], None]) -> Path:
+def build_sdist(package_dir: Path, workdir: Path, echo: Callable[[str], None], *,
+                verbose: bool = False, module: str | None = None) -> Path:
     """Build the trainer package in DIR into ``workdir`` and return its canonical sdist.
 
-    ``BuildFailed`` (exit 1) when the build fails, after its output went to stderr."""
+    ``BuildFailed`` (exit 1) when the build fails, after what it reported went to stderr;
+    ``InvalidConfig`` (exit 1) when ``module`` (the job's pythonModule) is not in the sdist."""
     config = project_config(package_dir)
     if config is not None:
         project = package_dir.parent
@@ -94,14 +103,49 @@ def build_sdist(package_dir: Path, workdir: Path,
         what = f"{package_dir} (with a generated build config)"
     echo(f"Building the trainer package from {what} in an isolated environment…")
     out = workdir / "dist"
-    _run_build(project, out, what)
+    _run_build(project, out, what, verbose)
     built = sorted(out.glob("*.tar.gz"))
     if len(built) != 1:
         raise BuildFailed(f"building {what} made {len(built)} .tar.gz files instead of one",
                           "check the build config")
     canonical = workdir / built[0].name
     normalize_sdist(built[0], canonical)
+    if module is not None:
+        check_module(canonical, module, what)
     return canonical
+
+
+def modules_in(sdist: Path) -> list[str]:
+    """The Python modules an sdist holds, dotted (``trainer``, ``trainer.task``), whether its
+    packages sit at its top or under ``src/``."""
+    found = set()
+    with tarfile.open(sdist, "r:gz") as archive:
+        for name in archive.getnames():
+            parts = name.split("/")[1:]  # below NAME-VERSION/
+            if parts[:1] == ["src"]:
+                parts = parts[1:]
+            if len(parts) < 1 or not parts[-1].endswith(".py") or "-" in "".join(parts):
+                continue
+            parts[-1] = parts[-1][:-3]
+            if parts[-1] == "__init__":
+                parts.pop()
+            if parts and parts[0] not in ("setup", "tests", "test"):
+                found.add(".".join(parts))
+    return sorted(found)
+
+
+def check_module(sdist: Path, module: str, what: str) -> None:
+    """``InvalidConfig`` unless ``module`` is one the sdist holds: a misspelt --module-name
+    otherwise shows only when the job starts in the cloud, after the upload and the wait."""
+    modules = modules_in(sdist)
+    if module in modules:
+        return
+    shown = ", ".join(modules[:12]) + (f" and {len(modules) - 12} more" if len(modules) > 12
+                                       else "")
+    raise InvalidConfig(
+        f"the trainer package built from {what} has no module {module}; "
+        f"its modules: {shown or 'none'}",
+        "set --module-name (pythonModule) to the module to run, as for python -m MODULE")
 
 
 def generate_project(package_dir: Path, root: Path) -> Path:
@@ -115,7 +159,7 @@ def generate_project(package_dir: Path, root: Path) -> Path:
     return root
 
 
-def _run_build(project: Path, out: Path, what: str) -> None:
+def _run_build(project: Path, out: Path, what: str, verbose: bool) -> None:
     command = [sys.executable, "-m", "build", "--sdist", "--outdir", str(out), str(project)]
     try:
         result = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -124,15 +168,49 @@ def _run_build(project: Path, out: Path, what: str) -> None:
     except OSError as exc:
         raise BuildFailed(f"could not run the build of {what}: {exc}") from None
     if result.returncode != 0:
-        sys.stderr.write(result.stdout if result.stdout.endswith("\n") or not result.stdout
-                         else result.stdout + "\n")
-        sys.stderr.flush()
+        shown = result.stdout.splitlines() if verbose else build_errors(result.stdout)
+        if shown:
+            CONSOLE.err("\n".join(shown))
+        above = "its output is above" if verbose else \
+            "the errors it reported are above (its whole output with --verbose)"
         raise BuildFailed(
             f"building the trainer package from {what} failed (python -m build exited "
-            f"{result.returncode}); its output is above",
+            f"{result.returncode}); {above}",
             "fix what it reports; the build runs in a fresh environment holding only the "
             "build-system requirements, which pip must be able to install (pip's index and "
             "PIP_INDEX_URL / PIP_FIND_LINKS apply)")
+
+
+_ERROR = re.compile(r"\berror\b", re.IGNORECASE)
+_MAX_LINES = 12
+_MAX_WIDTH = 300
+
+
+def build_errors(output: str) -> list[str]:
+    """What a failed build reported, without the frames of Python tracebacks: each traceback's
+    exception line, the lines that say error (with the indented lines that continue them),
+    else the last lines; each clipped to a screen's width or so."""
+    picked: list[str] = []
+    plain: list[str] = []
+    inside = follows = False
+    for line in output.splitlines():
+        if line.startswith("Traceback (most recent call last):"):
+            inside = follows = False
+        elif inside and line.startswith((" ", "\t")):
+            continue  # a frame
+        elif inside:
+            inside = False
+            picked.append(line)  # the exception, e.g. ModuleNotFoundError: No module named 'x'
+        elif _ERROR.search(line) or (follows and line.startswith("  ")):
+            picked.append(line)
+            follows = True
+        else:
+            follows = False
+            if line.strip() and not line.startswith("During handling of the above exception"):
+                plain.append(line)
+        inside = inside or line.startswith("Traceback (most recent call last):")
+    return [line if len(line) <= _MAX_WIDTH else line[:_MAX_WIDTH] + "…"
+            for line in (picked or plain)[-_MAX_LINES:]]
 
 
 def normalize_sdist(source: Path, dest: Path) -> None:

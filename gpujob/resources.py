@@ -9,6 +9,18 @@ from typing import Any
 
 _PACKAGE = Path(__file__).resolve().parent
 
+# The schemas by the names ``gpujob schema`` takes. Each has a stable ``$id``
+# (``urn:gpujob:schema:NAME:VERSION``): a name, not an address to fetch it from; editors are
+# pointed at the installed file (``gpujob schema --path NAME``).
+SCHEMAS = {
+    "job": "job.schema.json",  # a Job config (validate, submit, local)
+    "ai-platform-catalog": "catalog.ai-platform.schema.json",  # a --catalog file for ai-platform
+    "vertex-catalog": "vertex-catalog.schema.json",  # a Vertex AI catalog file
+}
+# Other names ``gpujob schema`` takes: ``catalog``, from before there was a catalog per service,
+# still means the ai-platform one (the default service's).
+SCHEMA_ALIASES = {"catalog": "ai-platform-catalog"}
+
 
 def schema_path(name: str) -> Path:
     """Path of ``schemas/NAME``.

@@ -3,59 +3,41 @@ run locally."""
 
 from __future__ import annotations
 
-import json
-import sys
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gpujob.backends.aiplatform import Follow
-from gpujob.catalog import Catalog
-from gpujob.check import CheckOptions, check_document, combine
+from gpujob.check import FileResult, check_document, combine
 from gpujob.config.document import Document
 from gpujob.config.load import load_file
 from gpujob.config.merge import apply, generate_job_id
 from gpujob.config.overrides import Override
+from gpujob.console import CONSOLE
 from gpujob.errors import InvalidConfig, UsageError
-from gpujob.findings import Finding, Location
-from gpujob.gcp.settings import GcpSettings, base_url
-from gpujob.report import finding_line
+from gpujob.findings import Finding, Location, capped
+from gpujob.report import REPORTERS, finding_line
+from gpujob.settings import SubmitSettings
 from gpujob.staging import Location as StagingLocation
 from gpujob.staging import Upload
+
+if TYPE_CHECKING:
+    from gpujob.backends.base import Backend
 
 PACKAGE_URIS = ("trainingInput", "packageUris")
 
 
-@dataclass
-class SubmitSettings:
-    """Everything ``submit`` was asked to do, resolved from flags, environment and defaults."""
-
-    config: str
-    overrides: list[Override] = field(default_factory=list)
-    user_args: list[str] | None = None
-    project: str | None = None
-    dry_run: bool = False
-    local: bool = False
-    catalog: Catalog | None = None  # None: the built-in one
-    region_check: bool = True
-    gcp: GcpSettings = field(default_factory=GcpSettings)  # its project: ``project`` above
-    output_format: str = "text"
-    follow: Follow = field(default_factory=Follow)
-    package_path: str | None = None  # --package-path: built and staged, or run from (local)
-    staging_bucket: str | None = None  # --staging-bucket gs://BUCKET
-    # local runs (--local, gpujob local); None: the local backend's default
-    max_local_replicas: int | None = None
-    grace_period: float | None = None
-
-    def check_options(self) -> CheckOptions:
-        return CheckOptions(submit=True, local=self.local, catalog=self.catalog,
-                            region_check=self.region_check)
-
-
-def _print_findings(findings: list[Finding]) -> None:
-    for finding in findings:
-        print(finding_line(finding), file=sys.stderr)
+def _report(settings: SubmitSettings, findings: list[Finding], valid: bool) -> None:
+    """The checks' findings: lines on stderr; with ``--format json``, an invalid config's as
+    ``validate --format json`` prints them, on stdout (the valid one's warnings go into the JSON
+    envelope of the job, or, for a dry-run, whose stdout is the body, on stderr)."""
+    if settings.output_format == "json" and not valid:
+        CONSOLE.out(REPORTERS["json"]([FileResult(settings.config, findings)]))
+        return
+    if settings.output_format == "json" and not (settings.dry_run or settings.local):
+        return
+    for finding in capped(findings):
+        CONSOLE.err(finding_line(finding))
 
 
 def _check_user_args(args: list[str]) -> None:
@@ -69,11 +51,13 @@ def _check_user_args(args: list[str]) -> None:
 
 @dataclass
 class Prepared:
-    """The checked Job, and the packages to stage before it is sent (their URIs are in it)."""
+    """The checked Job, the packages to stage before it is sent (their URIs are in it), and
+    the checks' warnings."""
 
     doc: Document
     uploads: list[Upload] = field(default_factory=list)
     location: StagingLocation | None = None
+    warnings: list[Finding] = field(default_factory=list)
 
 
 class _Wanted:
@@ -90,7 +74,7 @@ class _Wanted:
         if settings.package_path and self.uris and not self.origin.flag:
             # the package flags set the job's packages, as gcloud's do: the file's are replaced
             # (without either flag they are kept, unlike gcloud)
-            _echo(f"note: --package-path replaces the config's packageUris "
+            CONSOLE.err(f"note: --package-path replaces the config's packageUris "
                   f"({', '.join(map(str, self.uris))}); add them with --packages to keep them")
             self.uris = []
         # only entries given on the command line may be local files; the file's must be gs://
@@ -128,12 +112,14 @@ class _Wanted:
             raise staging.no_location_error()
         files = list(self.files)
         if self.package_dir is not None:
-            built = packaging.build_sdist(self.package_dir, workdir, _echo)
+            module = ti.get("pythonModule") if isinstance(ti, dict) and not self.uris else None
+            built = packaging.build_sdist(self.package_dir, workdir, CONSOLE.err,
+                                          verbose=settings.gcp.verbose, module=module)
             files.append(built)
             staging.check_unique_names(files)
         uploads = [staging.upload_for(path, location) for path in files]
         if self.package_dir is not None:
-            _echo(f"Built {uploads[-1].name} ({staging.human_size(uploads[-1].digest.size)}, "
+            CONSOLE.err(f"Built {uploads[-1].name} ({staging.human_size(uploads[-1].digest.size)}, "
                   f"sha256 {uploads[-1].digest.sha256[:12]}…)")
         uris = list(self.uris)
         for i, upload in zip(self.local, uploads[:len(self.local)], strict=True):
@@ -145,21 +131,17 @@ class _Wanted:
         return Prepared(apply(doc, [Override(PACKAGE_URIS, uris, origin)]), uploads, location)
 
 
-def _echo(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
-
-
 def prepare_job(settings: SubmitSettings, workdir: Path) -> Prepared:
     """The Job to send: the file, with overrides and user args applied, a job ID, checked, and
     the trainer's packages built (into ``workdir``) and given their staging URIs; nothing is
-    uploaded. Findings go to stderr; any error raises ``InvalidConfig`` (exit 1) after all are
-    shown.
+    uploaded. Findings are shown (``_report``); any error raises ``InvalidConfig`` (exit 1)
+    after all are.
 
     Order: the command line (exit 2), then the checks (exit 1), then the staging location
     (exit 2) and the build (exit 1), so no build starts for a job that cannot be sent."""
     loaded = load_file(settings.config)
     if loaded.document is None:
-        _print_findings(loaded.findings)
+        _report(settings, loaded.findings, valid=False)
         raise InvalidConfig(f"{settings.config} cannot be read as a Job config")
     overrides = list(settings.overrides)
     if settings.user_args is not None:
@@ -173,17 +155,14 @@ def prepare_job(settings: SubmitSettings, workdir: Path) -> Prepared:
     wanted = None if settings.local else _Wanted(doc, settings)
     checked = apply(doc, [wanted.for_check()]) if wanted else doc
     findings = combine(loaded.findings, check_document(checked, settings.check_options()))
-    _print_findings(findings)
     errors = sum(f.is_error for f in findings)
+    _report(settings, findings, valid=not errors)
     if errors:
         raise InvalidConfig(f"{settings.config}: {errors} problem{'s' if errors > 1 else ''}; "
                             f"nothing was {'run' if settings.local else 'submitted'}")
-    return wanted.stage(doc, settings, workdir) if wanted else Prepared(doc)
-
-
-def request_body(doc: Document) -> dict[str, Any]:
-    """The Job resource exactly as it is POSTed to ``projects/PROJECT/jobs``."""
-    return doc.data
+    prepared = wanted.stage(doc, settings, workdir) if wanted else Prepared(doc)
+    prepared.warnings = findings
+    return prepared
 
 
 def _check_local_flags(settings: SubmitSettings) -> None:
@@ -206,31 +185,41 @@ def run_local(settings: SubmitSettings, doc: Document) -> int:
 
 
 def run(settings: SubmitSettings) -> int:
+    """Check the job, then run it here, print its request (``--dry-run``), or send it."""
+    from gpujob import backends
+    from gpujob.backends.base import check_flags
+
     _check_local_flags(settings)
+    backend = backends.get(settings.service)
+    check_flags(backend, settings.given_flags)
     with tempfile.TemporaryDirectory(prefix="gpujob-build-") as workdir:
         prepared = prepare_job(settings, Path(workdir))
         if settings.local:
             return run_local(settings, prepared.doc)
-        return _run(settings, prepared)
+        if settings.dry_run:
+            return _dry_run(settings, prepared, backend)
+        return _send(settings, prepared, backend)
 
 
-def _run(settings: SubmitSettings, prepared: Prepared) -> int:
-    body = request_body(prepared.doc)
-    if settings.dry_run:
-        from gpujob.staging import human_size
+def _dry_run(settings: SubmitSettings, prepared: Prepared, backend: Backend) -> int:
+    """Say what would be staged and sent (stderr), and print the request's body (stdout)."""
+    from gpujob.staging import human_size
 
-        for upload in prepared.uploads:
-            print(f"Dry run: would stage {upload.path.name} ({human_size(upload.digest.size)}) "
-                  f"at {upload.uri} unless it is there already (nothing uploaded)",
-                  file=sys.stderr)
-        parent = f"projects/{settings.project or 'PROJECT'}"
-        endpoint = base_url(settings.gcp.api_endpoint)
-        print(f"Dry run: would POST this Job to {endpoint}v1/{parent}/jobs (nothing sent)"
-              + ("" if settings.project else "; no project given (--project or GPUJOB_PROJECT)"),
-              file=sys.stderr)
-        sys.stdout.write(json.dumps(body, indent=2, ensure_ascii=False) + "\n")
-        return 0
-    from gpujob.backends import aiplatform
+    for upload in prepared.uploads:
+        CONSOLE.err(f"Dry run: would stage {upload.path.name} "
+                    f"({human_size(upload.digest.size)}) at {upload.uri} unless it is there "
+                    "already (nothing uploaded)")
+    request = backend.request(prepared.doc.data, settings.gcp, settings.project)
+    CONSOLE.err(f"Dry run: would {request.method} this {request.noun} to {request.url} "
+                "(nothing sent)"
+                + ("" if settings.project else "; no project given (--project or GPUJOB_PROJECT)"))
+    CONSOLE.json(request.body)
+    return 0
+
+
+def _send(settings: SubmitSettings, prepared: Prepared, backend: Backend) -> int:
+    """Stage the packages, then create the job in the service and follow it as asked."""
+    from gpujob.backends import remote
 
     gcp = replace(settings.gcp, project=settings.project)
     session = None
@@ -243,4 +232,7 @@ def _run(settings: SubmitSettings, prepared: Prepared) -> int:
         session.echo(f"Staging {count} package{'s' if count > 1 else ''} in "
                      f"{prepared.location.url}:")
         StorageClient(session).stage(prepared.uploads, session.echo)
-    return aiplatform.submit(body, gcp, settings.output_format, settings.follow, session=session)
+    follow = remote.Follow(settings.wait, settings.stream_logs, settings.poll_interval)
+    return remote.submit(backend, prepared.doc.data, gcp, settings.output_format, follow,
+                         session=session,
+                         warnings=[f.as_dict() for f in prepared.warnings])

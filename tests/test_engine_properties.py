@@ -9,7 +9,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gpujob.catalog import load
+from gpujob.catalog import SERVICES, load
 from gpujob.check import CheckOptions, FileResult, check_document
 from gpujob.config.load import loads
 from gpujob.findings import finding_line
@@ -42,7 +42,7 @@ documents = st.fixed_dictionaries(
     optional={"labels": st.dictionaries(st.text(max_size=6), scalars, max_size=3),
               "jobId": scalars, "state": scalars})
 options = st.builds(CheckOptions, submit=st.booleans(), local=st.booleans(), catalog=st.none(),
-                    region_check=st.booleans())
+                    region_check=st.booleans(), service=st.sampled_from(sorted(SERVICES)))
 
 
 @settings(max_examples=400, deadline=None, derandomize=True,

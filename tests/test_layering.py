@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "gpujob"
 
 # modules any stage may import: they import nothing of gpujob's but each other
 FOUNDATION = {"gpujob", "gpujob.errors", "gpujob.findings", "gpujob.suggest", "gpujob.resources",
-              "gpujob.gsuri"}
+              "gpujob.gsuri", "gpujob.numbers"}  # numbers: the one rule for counts, everywhere
 
 
 def module_name(path: Path) -> str:
@@ -104,8 +104,8 @@ def test_the_schema_checker_takes_the_catalogs_lists_as_data():
     assert closure("gpujob.schema") <= FOUNDATION | {"gpujob.config.document"}
 
 
-def test_the_job_view_reads_only_findings():
-    assert deps("gpujob.job") <= {"gpujob.findings"}
+def test_the_job_view_reads_only_findings_and_the_number_rule():
+    assert deps("gpujob.job") <= {"gpujob.findings", "gpujob.numbers"}
 
 
 def test_rules_import_only_the_catalog_the_job_view_findings_and_suggestions():

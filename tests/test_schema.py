@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
-import googleapiclient
 import pytest
+from googleapiclient.discovery_cache import get_static_doc
 from jsonschema import Draft202012Validator
 
 from gpujob.catalog import load
 from gpujob.resources import schema_path
 
 SCHEMA = json.loads(schema_path("job.schema.json").read_text(encoding="utf-8"))
-DISCOVERY = json.loads(
-    (Path(googleapiclient.__file__).parent / "discovery_cache" / "documents" / "ml.v1.json")
-    .read_text(encoding="utf-8"))
+DISCOVERY = json.loads(get_static_doc("ml", "v1"))
 
 # our definition -> the discovery document's schema it describes
 PAIRS = {
@@ -138,3 +135,25 @@ def test_the_catalog_in_use_owns_the_lists_of_names():
                       "AcceleratorConfig.type": "accelerator_types"}
     assert set(marked.values()) == set(CHOICES)
     assert "enum" not in json.dumps(SCHEMA["$defs"]["AcceleratorConfig"])
+
+
+def _patterns(node: Any, where: str = "#") -> list[tuple[str, str]]:
+    if isinstance(node, dict):
+        found = [(where, node["pattern"])] if isinstance(node.get("pattern"), str) else []
+        return found + [p for k, v in node.items() for p in _patterns(v, f"{where}/{k}")]
+    if isinstance(node, list):
+        return [p for i, v in enumerate(node) for p in _patterns(v, f"{where}/{i}")]
+    return []
+
+
+@pytest.mark.parametrize("name", ["job.schema.json", "catalog.ai-platform.schema.json"])
+def test_patterns_match_whole_strings_in_python_and_in_editors(name: str):
+    """jsonschema applies a pattern with re.search, and Python's ``$`` also matches before a final
+    newline: ``jobId: "my_job\\n"`` passed. ``\\Z`` would fix Python but is a literal Z (or, with
+    the u flag, an error) in editors' ECMA-262 engines; ``$(?!\\n)`` ends the string in both."""
+    schema = json.loads(schema_path(name).read_text(encoding="utf-8"))
+    patterns = [(w, p) for w, p in _patterns(schema) if p != "^https://"]  # a prefix on purpose
+    assert patterns
+    for where, pattern in patterns:
+        assert pattern.startswith("^") and pattern.endswith("$(?!\\n)"), where
+        assert "\\Z" not in pattern and "\\A" not in pattern and "(?P" not in pattern, where

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from jobs import RUNTIME_JOB_WITHOUT_PACKAGES
 
-from gpujob.packaging import CANONICAL_MTIME, normalize_sdist
+from gpujob.packaging import CANONICAL_MTIME, modules_in, normalize_sdist
 
 CONFIG = RUNTIME_JOB_WITHOUT_PACKAGES
 URI = re.compile(r"gs://bkt/packages/(?P<sha>[0-9a-f]{64})/(?P<name>[^/]+)")
@@ -103,20 +103,37 @@ def test_the_projects_own_build_config_is_used(cli, config, trainer, offline_bui
             "an isolated environment…") in result.err
 
 
-def test_a_failing_build_shows_its_output_and_exits_1(cli, config, trainer, offline_builds):
+BUILD_HINT = ("  hint: fix what it reports; the build runs in a fresh environment holding only the "
+              "build-system requirements, which pip must be able to install (pip's index and "
+              "PIP_INDEX_URL / PIP_FIND_LINKS apply)")
+
+
+def test_a_failing_build_shows_what_it_reported_and_exits_1(cli, config, trainer,
+                                                             offline_builds):
     # click is installed beside gpujob, but the build's environment is its own
     package = trainer({"setup.py": "import click\nfrom setuptools import setup\nsetup()\n"})
     result, _ = dry_run(cli, config, "--package-path", package, "--staging-bucket", "gs://bkt")
     assert result.code == 1
     assert result.out == ""
-    assert "ModuleNotFoundError: No module named 'click'" in result.err
+    # the setup.py's exception and build's error line, without the frames of either traceback
+    assert result.err.splitlines()[1:] == [
+        "ModuleNotFoundError: No module named 'click'",
+        "ERROR Backend subprocess exited when trying to invoke get_requires_for_build_sdist",
+        f"error: building the trainer package from {package.parent} (with its setup.py) failed "
+        "(python -m build exited 1); the errors it reported are above (its whole output with "
+        "--verbose)",
+        BUILD_HINT,
+    ]
+
+    # --verbose: build's whole output, tracebacks included
+    result, _ = dry_run(cli, config, "--package-path", package, "--staging-bucket", "gs://bkt",
+                        "--verbose")
+    assert result.code == 1
+    assert "Traceback (most recent call last):" in result.err
+    assert "* Getting build dependencies for sdist..." in result.err
     assert result.err.splitlines()[-2:] == [
         f"error: building the trainer package from {package.parent} (with its setup.py) failed "
-        "(python -m build exited 1); its output is above",
-        "  hint: fix what it reports; the build runs in a fresh environment holding only the "
-        "build-system requirements, which pip must be able to install (pip's index and "
-        "PIP_INDEX_URL / PIP_FIND_LINKS apply)",
-    ]
+        "(python -m build exited 1); its output is above", BUILD_HINT]
 
 
 def test_a_build_that_cannot_get_its_backend_says_so(cli, config, trainer, monkeypatch):
@@ -126,8 +143,37 @@ def test_a_build_that_cannot_get_its_backend_says_so(cli, config, trainer, monke
     result, _ = dry_run(cli, config, "--package-path", trainer(), "--staging-bucket",
                         "gs://bkt")
     assert result.code == 1
-    assert "setuptools" in result.err
+    assert "ERROR: No matching distribution found for setuptools>=61" in result.err
     assert "error: building the trainer package from" in result.err
+    # pypa/build's own traceback is not shown, nor any line wider than a screen or so
+    assert "Traceback" not in result.err and 'File "' not in result.err
+    assert max(map(len, result.err.splitlines())) <= 301
+
+
+def test_the_module_to_run_must_be_in_the_built_package(cli, write, trainer, offline_builds):
+    path = write(CONFIG.replace("trainer.task", "trainer.tsk"))
+    package = trainer({"trainer/data/__init__.py": "", "trainer/data/mnist.py": ""})
+    result, _ = dry_run(cli, path, "--package-path", package, "--staging-bucket", "gs://bkt")
+    assert result.code == 1
+    assert result.err.splitlines()[-2:] == [
+        f"error: the trainer package built from {package} (with a generated build config) has "
+        "no module trainer.tsk; its modules: trainer, trainer.data, trainer.data.mnist, "
+        "trainer.task",
+        "  hint: set --module-name (pythonModule) to the module to run, as for python -m MODULE"]
+    # the flag that names it is checked the same way, and the right name builds
+    result, _ = dry_run(cli, path, "--package-path", package, "--staging-bucket", "gs://bkt",
+                        "--module-name", "trainer.data.mnist")
+    assert result.code == 0, result.err
+
+
+def test_modules_are_found_in_a_src_layout(tmp_path):
+    sdist = tmp_path / "proj-1.0.tar.gz"
+    with tarfile.open(sdist, "w:gz") as archive:
+        for name in ("proj-1.0/setup.py", "proj-1.0/src/pkg/__init__.py",
+                     "proj-1.0/src/pkg/train.py", "proj-1.0/README.md",
+                     "proj-1.0/src/proj.egg-info/PKG-INFO"):
+            archive.addfile(tarfile.TarInfo(name), io.BytesIO(b""))
+    assert modules_in(sdist) == ["pkg", "pkg.train"]
 
 
 def test_config_problems_are_reported_before_anything_is_built(cli, write, trainer):

@@ -1,5 +1,15 @@
-"""Talking to Google Cloud: credentials, the API clients, retries, error messages, logs.
+"""Talking to Google Cloud, in two parts.
 
-Every module here imports google-auth and google-api-python-client inside its functions, so that
-importing ``gpujob.gcp.settings`` (as ``cli.py`` does) costs nothing.
+Transport, shared by every service: ``settings`` (addresses, retry policy), ``credentials``,
+``http`` (the authorized HTTP object), ``session`` (one command's credentials, project and HTTP,
+and the one way a call is made), ``retry``, ``errors`` (a failure as one line and a hint),
+``clock``, ``proto3`` (JSON as an API understands it), ``storage`` (staging in Cloud Storage) and
+``logs`` (reading and tailing Cloud Logging).
+
+One client module per training API: ``ml`` (AI Platform Training, ml v1). Each states, call by
+call, the permission, role and service its errors advise about and whether the call may be
+retried; its address (per region, where the API has regional ones); its jobs' log filter.
+
+Every module imports google-auth and google-api-python-client inside its functions, so that
+importing any of them (as the command line does) costs nothing.
 """

@@ -10,33 +10,34 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from gpujob.errors import RemoteError
 
-SHUTDOWN_HINT = (
-    "legacy AI Platform Training (ml.googleapis.com) was shut down on 2025-01-31 and accepts no "
-    "new jobs; its successor is Vertex AI custom training "
-    "(https://cloud.google.com/vertex-ai/docs/training/create-custom-job). gpujob validate and "
-    "gpujob submit --dry-run still check the config and print the exact Job")
-_SHUTDOWN = re.compile(r"Cloud AI Platform has been deprecated|AI Platform Training has been "
-                       r"(deprecated|shut ?down)", re.IGNORECASE)
-
 
 @dataclass(frozen=True)
 class Action:
-    """What gpujob was doing, to say so in messages: ``what`` reads "submitting job j1"."""
+    """What gpujob was doing, to say so in messages: ``what`` reads "submitting job j1".
+
+    Each API client states, call by call, the permission, the predefined ``role`` that grants it
+    and the ``service`` (as ``gcloud services enable`` names it) for the advice in errors, and
+    whether the call may be sent again after a failure that may have reached the service
+    (``retry_safe``). ``advice``: the API's own reading of an error, tried before the general
+    one (ml v1 says when the service has been shut down)."""
 
     what: str
     project: str
     permission: str  # the IAM permission the call needs
-    role: str = "roles/ml.developer"  # a predefined role that grants it
-    service: str = "ml.googleapis.com"
+    role: str  # a predefined role that grants it
+    service: str  # the API, e.g. ml.googleapis.com
+    retry_safe: bool  # True: a repeated call cannot do anything twice
     not_found_hint: str = ""
     identity: str | None = None  # who the credentials are, when known
     resource: str = ""  # what the permission is needed on, when not the project ("bucket gs://b")
     refused_hint: str = ""  # for a 400 without field violations, when the default does not fit
+    advice: Callable[[ServiceError], str | None] | None = None
 
 
 @dataclass
@@ -100,8 +101,9 @@ def json_path(field_name: str) -> str:
 
 def _hint(error: ServiceError, action: Action, attempts: int) -> str:
     project = action.project
-    if _SHUTDOWN.search(error.message):
-        return SHUTDOWN_HINT
+    advised = action.advice(error) if action.advice is not None else None
+    if advised:
+        return advised
     disabled = error.reason("SERVICE_DISABLED")
     if disabled is not None or (error.status == 403 and "it is disabled" in error.message):
         meta = (disabled or {}).get("metadata") or {}
@@ -197,7 +199,10 @@ def explain(exc: BaseException, action: Action) -> RemoteError | None:
         return RemoteError(f"{action.what} failed: network error: "
                            f"{_one_line(exc) or type(exc).__name__}{suffix}",
                            "check the network and the endpoint; the request may be retried "
-                           "safely")
+                           "safely" if action.retry_safe else
+                           f"check the network and the endpoint; the request may have reached "
+                           f"the service: see what it holds (gpujob list --project "
+                           f"{action.project}) before trying again")
     return None
 
 

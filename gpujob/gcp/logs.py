@@ -1,24 +1,18 @@
-"""A job's logs from Cloud Logging (``logging v2 entries.list``), read once or followed.
+"""Log entries from Cloud Logging (``logging v2 entries.list``), read once or followed.
 
-The filter is gcloud's (``command_lib/ml_engine/log_utils.py``): AI Platform writes a training
-job's logs under the ``ml_job`` resource (``cloudml_job`` in older projects) labelled with the
-job ID.
+Which entries belong to a job is the training API's to say: each API client module gives the
+filter (``gpujob.gcp.ml.log_filter``); this module reads the entries it selects, page by page,
+and tails them.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from gpujob.gcp.session import Session
 from gpujob.gcp.settings import base_url
-
-
-def job_filter(job_id: str, since: str | None = None) -> str:
-    text = ('(resource.type="ml_job" OR resource.type="cloudml_job") AND '
-            f'resource.labels.job_id="{job_id}"')
-    return text + (f' AND timestamp>="{since}"' if since else "")
 
 
 def format_entry(entry: dict[str, Any]) -> str:
@@ -37,7 +31,7 @@ def format_entry(entry: dict[str, Any]) -> str:
 
 
 class LogsClient:
-    """Log entries of one project's training jobs."""
+    """Log entries of one project."""
 
     def __init__(self, session: Session) -> None:
         from googleapiclient.discovery import build
@@ -48,15 +42,15 @@ class LogsClient:
                             "api_endpoint": base_url(session.settings.logging_endpoint)})
         self._entries = service.entries()
 
-    def entries(self, job_id: str, since: str | None = None) -> Iterator[dict[str, Any]]:
-        """Entries of ``job_id`` from ``since`` (an RFC 3339 time) on, oldest first."""
+    def entries(self, filter_: str, what: str) -> Iterator[dict[str, Any]]:
+        """The entries ``filter_`` selects, oldest first; ``what`` names them in errors ("the
+        logs of job j1")."""
         action = self.session.action(
-            f"reading the logs of job {job_id}", "logging.logEntries.list",
-            role="roles/logging.viewer", service="logging.googleapis.com",
+            f"reading {what}", "logging.logEntries.list", role="roles/logging.viewer",
+            service="logging.googleapis.com", retry_safe=True,
             not_found_hint=f"check --project (now {self.session.project})")
         body: dict[str, Any] = {"resourceNames": [f"projects/{self.session.project}"],
-                                "filter": job_filter(job_id, since),
-                                "orderBy": "timestamp asc", "pageSize": 1000}
+                                "filter": filter_, "orderBy": "timestamp asc", "pageSize": 1000}
         while True:
             page = self.session.execute(action, lambda body=dict(body): self._entries.list(
                 body=body))
@@ -68,21 +62,22 @@ class LogsClient:
 
 
 class Tail:
-    """The entries of a job's log not seen before, poll after poll.
+    """The entries of a log not seen before, poll after poll.
 
-    Each poll asks for ``timestamp >= since``, the newest timestamp seen, so only entries at that
-    very timestamp can come again: those are the only ones remembered, and following a long
-    job's log takes no more memory as it grows."""
+    ``read(since)`` gives the entries stamped at or after ``since`` (an RFC 3339 time; None: all),
+    oldest first. Each poll asks from the newest timestamp seen, so only entries at that very
+    timestamp can come again: those are the only ones remembered, and following a long job's log
+    takes no more memory as it grows."""
 
-    def __init__(self, client: LogsClient, job_id: str, since: str | None) -> None:
-        self.client = client
-        self.job_id = job_id
+    def __init__(self, read: Callable[[str | None], Iterable[dict[str, Any]]],
+                 since: str | None) -> None:
+        self.read = read
         self.since = since
         self._seen: set[str] = set()  # keys of the entries stamped ``since``
 
     def poll(self) -> list[dict[str, Any]]:
         new = []
-        for entry in self.client.entries(self.job_id, self.since):
+        for entry in self.read(self.since):
             key = _key(entry)
             if key not in self._seen:
                 self._seen.add(key)

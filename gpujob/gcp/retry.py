@@ -4,7 +4,8 @@ Retried: HTTP 429, 500, 502, 503 and 504, and transport failures where the reque
 been answered (connection reset or refused, closed without a response, timed out). Never
 retried: any other 4xx, and failures a new try cannot fix (an unknown host, bad credentials).
 
-A retried create may reach the service twice; the job ID makes that safe (see ``api.py``).
+Whether a call may be retried at all is its own (``Action.retry_safe``): ml v1's create may
+reach the service twice, and its client-chosen job ID makes that safe (see ``ml.py``).
 """
 
 from __future__ import annotations

@@ -1,12 +1,13 @@
 """One session with Google Cloud: resolved credentials and project, the authorized HTTP object,
-and the one way every API call is made (retried by policy, failures explained)."""
+and the one way every API call is made (retried when the call says it may be, failures
+explained)."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from gpujob.console import CONSOLE
 from gpujob.gcp import clock, retry
 from gpujob.gcp.credentials import resolve
 from gpujob.gcp.errors import Action, raise_explained
@@ -16,14 +17,10 @@ from gpujob.gcp.settings import GcpSettings
 T = TypeVar("T")
 
 
-def echo_stderr(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
-
-
 class Session:
-    """Credentials, project, HTTP and clock shared by the ml and logging clients."""
+    """Credentials, project, HTTP and clock shared by the API clients of one command."""
 
-    def __init__(self, settings: GcpSettings, echo: Callable[[str], None] = echo_stderr) -> None:
+    def __init__(self, settings: GcpSettings, echo: Callable[[str], None] = CONSOLE.err) -> None:
         self.settings = settings
         self.echo = echo
         self.clock = clock.SYSTEM
@@ -33,13 +30,19 @@ class Session:
         if settings.verbose:
             echo(f"credentials: {self.auth.source}; project: {self.project}")
 
-    def action(self, what: str, permission: str, **extra: Any) -> Action:
-        return Action(what=what, project=self.project, permission=permission,
-                      identity=self.auth.identity, **extra)
+    def action(self, what: str, permission: str, *, role: str, service: str, retry_safe: bool,
+               **extra: Any) -> Action:
+        """An ``Action`` of this session's project and identity; the API client names the rest
+        (see ``Action``)."""
+        return Action(what=what, project=self.project, permission=permission, role=role,
+                      service=service, retry_safe=retry_safe, identity=self.auth.identity,
+                      **extra)
 
     def call(self, action: Action, fn: Callable[[], T]) -> T:
-        """``fn()`` under the retry policy; failures propagate as the libraries raise them
-        (``retry.GaveUp`` when retries ran out)."""
+        """``fn()``, under the retry policy when ``action.retry_safe``, else once; failures
+        propagate as the libraries raise them (``retry.GaveUp`` when retries ran out)."""
+        if not action.retry_safe:
+            return fn()
         policy = self.settings.retry
 
         def note(attempt: int, why: retry.Transient, delay: float) -> None:
@@ -49,7 +52,7 @@ class Session:
         return retry.call(fn, policy, self.clock, note)
 
     def execute_raw(self, action: Action, make_request: Callable[[], Any]) -> Any:
-        """Run ``make_request().execute()`` under the retry policy (``call``)."""
+        """Run ``make_request().execute()`` (``call``)."""
         return self.call(action, lambda: make_request().execute())
 
     def execute(self, action: Action, make_request: Callable[[], Any]) -> Any:

@@ -1,11 +1,15 @@
-"""How to reach Google Cloud, as resolved from flags and environment; no heavy imports."""
+"""How to reach Google Cloud, as resolved from flags and environment; no heavy imports.
+
+The addresses here are the transport's: Cloud Logging, IAM Credentials, Cloud Storage. Each
+training API's address is its client module's (``gpujob.gcp.ml``), given as a template that may
+name a region; ``--api-endpoint`` replaces it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-ML_ENDPOINT = "https://ml.googleapis.com/"
 LOGGING_ENDPOINT = "https://logging.googleapis.com/"
 IAM_CREDENTIALS_ENDPOINT = "https://iamcredentials.googleapis.com/"
 STORAGE_ENDPOINT = "https://storage.googleapis.com/"
@@ -29,13 +33,15 @@ class GcpSettings:
 
     ``project``: --project, else GPUJOB_PROJECT, GOOGLE_CLOUD_PROJECT or CLOUDSDK_CORE_PROJECT,
     else (when None) the credentials' project. ``credentials_file``: a key or credentials file
-    used instead of Application Default Credentials. Endpoints are base URLs ending in ``/``.
+    used instead of Application Default Credentials. ``api_endpoint``: the training API's
+    address when the user gave one (None: the API's own, see ``endpoint``). Endpoints are base
+    URLs ending in ``/``.
     """
 
     project: str | None = None
     credentials_file: str | None = None
     impersonate_service_account: str | None = None
-    api_endpoint: str = ML_ENDPOINT
+    api_endpoint: str | None = None
     logging_endpoint: str = LOGGING_ENDPOINT
     iam_endpoint: str = IAM_CREDENTIALS_ENDPOINT
     storage_endpoint: str = STORAGE_ENDPOINT
@@ -59,3 +65,11 @@ def storage_endpoint(environ: Mapping[str, str]) -> str:
 def base_url(url: str) -> str:
     """An endpoint as the client libraries join paths onto it: with one trailing ``/``."""
     return url.rstrip("/") + "/"
+
+
+def endpoint(override: str | None, default: str, region: str | None = None) -> str:
+    """An API's base URL: ``override`` when given, else ``default`` with ``{region}`` filled in
+    (``https://{region}-aiplatform.googleapis.com/`` for a regional API)."""
+    if override:
+        return base_url(override)
+    return base_url(default.format(region=region) if region else default)

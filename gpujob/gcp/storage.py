@@ -45,7 +45,8 @@ class StorageClient:
         bucket = upload.bucket
         return self.session.action(
             f"{what} {upload.uri}", permission, role=ROLE, service="storage.googleapis.com",
-            **extra,
+            # reads, and uploads to a content address: a repeated one stores the same bytes
+            retry_safe=True, **extra,
             resource=f"bucket gs://{bucket}",
             not_found_hint=f"the bucket gs://{bucket} does not exist: create it (gcloud storage "
                            f"buckets create gs://{bucket} --location REGION) or stage elsewhere "

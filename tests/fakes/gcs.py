@@ -51,10 +51,11 @@ class Seen:
 
 
 class Emulator:
-    """gcp-storage-emulator in this process, in memory, with one bucket."""
+    """gcp-storage-emulator in this process, in memory. Stopping it takes half a second, so the
+    tests share one and each makes its own bucket (``create_bucket``)."""
 
-    def __init__(self, bucket: str) -> None:
-        self.server = create_server("127.0.0.1", 0, in_memory=True, default_bucket=bucket)
+    def __init__(self) -> None:
+        self.server = create_server("127.0.0.1", 0, in_memory=True)
         self.server.start()
         # create_server takes port 0 (pick a free one) but has no public way to tell which: the
         # bound address is on its HTTP server. Binding first and passing a free port instead
@@ -66,14 +67,24 @@ class Emulator:
         self.server.stop()
 
     def get(self, path: str) -> tuple[int, bytes]:
+        return self._request("GET", path)
+
+    def _request(self, method: str, path: str, body: bytes | None = None) -> tuple[int, bytes]:
         host = urlsplit(self.url)
         conn = http.client.HTTPConnection(host.hostname, host.port, timeout=10)
         try:
-            conn.request("GET", path)
+            conn.request(method, path, body=body,
+                         headers={"Content-Type": "application/json"} if body else {})
             answer = conn.getresponse()
             return answer.status, answer.read()
         finally:
             conn.close()
+
+    def create_bucket(self, name: str) -> None:
+        """A new, empty bucket (made directly in the emulator, as a test's setup)."""
+        status, body = self._request("POST", "/storage/v1/b",
+                                     json.dumps({"name": name}).encode())
+        assert status == 200, (status, body)
 
     def objects(self, bucket: str) -> dict[str, dict[str, Any]]:
         """Every object of the bucket (name -> metadata), read from the emulator directly."""
@@ -91,9 +102,10 @@ class Emulator:
 class StorageFront:
     """Cloud Storage as gpujob meets it: the emulator, behind credentials and permissions."""
 
-    def __init__(self, google: FakeGoogle, emulator: Emulator) -> None:
+    def __init__(self, google: FakeGoogle, emulator: Emulator, bucket: str) -> None:
         self.google = google
         self.emulator = emulator
+        self.bucket = bucket  # the test's own bucket in the emulator
         self.lock = threading.Lock()
         self.seen: list[Seen] = []
         self.denied: set[tuple[str, str]] = set()

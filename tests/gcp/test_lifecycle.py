@@ -24,7 +24,11 @@ def test_describe_json_and_a_full_job_name(cli, google, key, submitted):
     stored = submitted("j1", project="proj-z")
     result = cli("describe", "projects/proj-z/jobs/j1", "--format", "json")
     assert result.code == 0, result.err
-    assert json.loads(result.out) == stored
+    assert json.loads(result.out) == {
+        "version": 1, "service": "ai-platform",
+        "job": {"id": "j1", "state": "QUEUED", "done": False, "succeeded": False, "message": "",
+                "createTime": stored["createTime"]},
+        "raw": stored}
     (get,) = google.calls("jobs.get")
     assert get.path == "/v1/projects/proj-z/jobs/j1"
 
@@ -54,9 +58,13 @@ def test_list_passes_the_filter_and_pages(cli, google, key, submitted):
     result = cli("list", "--filter", "state=RUNNING", "--format", "json")
     assert result.code == 0, result.err
     report = json.loads(result.out)
-    assert (report["version"], report["project"]) == (1, "proj-a")
-    jobs = report["jobs"]
+    assert (report["version"], report["service"], report["project"]) == (1, "ai-platform",
+                                                                         "proj-a")
+    jobs = [envelope["raw"] for envelope in report["jobs"]]
     assert len(jobs) == 65 and {j["state"] for j in jobs} == {"RUNNING"}
+    assert {(e["version"], e["service"], e["job"]["state"], e["job"]["done"])
+            for e in report["jobs"]} == {(1, "ai-platform", "RUNNING", False)}
+    assert [e["job"]["id"] for e in report["jobs"]] == [j["jobId"] for j in jobs]
     pages = google.calls("jobs.list")
     assert [p.query.get("pageToken") for p in pages] == [None]  # 65 fit in a page of 100
     assert pages[0].query["filter"] == ["state=RUNNING"]
@@ -128,7 +136,11 @@ def test_wait_exits_4_with_the_jobs_error_message(cli, google, key, submitted, c
     assert result.code == 4
     assert f"error: job j1 ended {state}: {message}" in result.err
     assert "hint: gpujob logs j1 --project proj-a shows what it wrote" in result.err
-    assert json.loads(result.out)["state"] == state
+    envelope = json.loads(result.out)
+    assert envelope["raw"]["state"] == state
+    assert envelope["job"] == {"id": "j1", "state": state, "done": True, "succeeded": False,
+                               "message": message,
+                               "createTime": google.jobs[("proj-a", "j1")]["createTime"]}
 
 
 def test_wait_gives_up_at_the_timeout_and_leaves_the_job_running(cli, google, key, submitted,

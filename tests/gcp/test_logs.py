@@ -98,12 +98,12 @@ def test_ctrl_c_during_submit_stream_logs(cli, google, key, config, clock):
 
 
 class _Entries:
-    """A stand-in for LogsClient: answers ``timestamp >= since`` from a growing log."""
+    """A stand-in for a job's log: answers ``timestamp >= since`` from a growing log."""
 
     def __init__(self) -> None:
         self.log: list[dict] = []
 
-    def entries(self, job_id: str, since: str | None = None):
+    def entries(self, since: str | None = None):
         return [e for e in self.log if since is None or e["timestamp"] >= since]
 
 
@@ -111,7 +111,7 @@ def test_following_shows_each_entry_once_and_remembers_only_the_newest_second():
     from gpujob.gcp.logs import Tail
 
     client = _Entries()
-    tail = Tail(client, "j1", None)
+    tail = Tail(client.entries, None)
     client.log += [{"insertId": "a", "timestamp": "2025-01-01T00:00:01Z"},
                    {"insertId": "b", "timestamp": "2025-01-01T00:00:02Z"}]
     assert [e["insertId"] for e in tail.poll()] == ["a", "b"]

@@ -12,9 +12,8 @@ import pytest
 from fakes.clock import FakeClock
 from googleapiclient.errors import HttpError
 
-from gpujob.gcp.api import parse_time
-from gpujob.gcp.compare import same_job
 from gpujob.gcp.errors import json_path
+from gpujob.gcp.ml import parse_time, same_job
 from gpujob.gcp.retry import GaveUp, backoff, call, parse_retry_after, transient
 from gpujob.gcp.settings import RetryPolicy
 

@@ -39,11 +39,17 @@ def test_submit_tells_the_job_its_links_and_the_next_commands(cli, google, key, 
     ]
 
 
-def test_format_json_prints_the_api_job_on_stdout(cli, google, key, config):
+def test_format_json_prints_the_job_envelope_on_stdout(cli, google, key, config):
     result = cli("submit", config, "--job-id", "j1", "--format", "json")
     assert result.code == 0
-    job = json.loads(result.out)
+    envelope = json.loads(result.out)
+    job = envelope["raw"]
     assert job == google.jobs[("proj-a", "j1")]
+    assert envelope == {
+        "version": 1, "service": "ai-platform",
+        "job": {"id": "j1", "state": "QUEUED", "done": False, "succeeded": False, "message": "",
+                "createTime": job["createTime"]},
+        "raw": job, "warnings": []}
     # the service's own form: int64 as a string, false left out, its fields added
     assert job["trainingInput"]["masterConfig"]["acceleratorConfig"] == {
         "count": "4", "type": "NVIDIA_TESLA_T4"}
@@ -92,6 +98,25 @@ def test_a_generated_job_id_is_sent(cli, google, key, config):
     (create,) = google.calls("jobs.create")
     assert result.out.strip() == create.body["jobId"]
     assert create.body["jobId"].startswith("config_")
+
+
+def test_identical_submits_started_together_each_create_their_job(google, key, config):
+    """Generated IDs used to be FILE-STEM_YYYYMMDD_HHMMSS: submits started in the same second
+    shared one ID; the service held one job, and the others said an earlier attempt of theirs
+    had created it."""
+    procs = [subprocess.Popen([sys.executable, "-m", "gpujob", "submit", config],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(4)]
+    results = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        results.append((proc.returncode, out, err))
+    assert [code for code, _, _ in results] == [0] * 4, [err for _, _, err in results]
+    printed = sorted(out.strip() for _, out, _ in results)
+    assert len(set(printed)) == 4
+    assert printed == sorted(job_id for _, job_id in google.jobs)
+    assert len(google.calls("jobs.create")) == 4
+    assert not [err for _, _, err in results if "already created" in err]
 
 
 def test_dry_run_and_the_new_commands_help_import_no_google_library(config):

@@ -1,4 +1,5 @@
-"""The AI Platform Training API (``ml v1``): create, get, list and cancel jobs.
+"""The AI Platform Training API (``ml v1``): create, get, list and cancel jobs; where its jobs'
+logs are; when two jobs are the same; what its errors mean (the 2025-01-31 shutdown).
 
 The client is built from the discovery document bundled with google-api-python-client
 (``static_discovery=True``): no discovery request is made. ``--api-endpoint`` replaces the
@@ -18,6 +19,7 @@ minus the time gpujob has spent submitting), so the two clocks need not agree.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -25,12 +27,22 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 from gpujob.errors import RemoteError
-from gpujob.gcp.compare import same_job
-from gpujob.gcp.errors import parse_http_error, raise_explained
+from gpujob.gcp.errors import Action, ServiceError, parse_http_error, raise_explained
+from gpujob.gcp.proto3 import canonical, schemas
 from gpujob.gcp.session import Session
-from gpujob.gcp.settings import base_url
+from gpujob.gcp.settings import GcpSettings, endpoint
 
+ENDPOINT = "https://ml.googleapis.com/"  # global: the API has no regional addresses
+SERVICE = "ml.googleapis.com"
+ROLE = "roles/ml.developer"  # grants every ml.jobs.* permission used here
 TERMINAL_STATES = frozenset({"SUCCEEDED", "FAILED", "CANCELLED"})
+SHUTDOWN_HINT = (
+    "legacy AI Platform Training (ml.googleapis.com) was shut down on 2025-01-31 and accepts no "
+    "new jobs; its successor is Vertex AI custom training "
+    "(https://cloud.google.com/vertex-ai/docs/training/create-custom-job). gpujob validate and "
+    "gpujob submit --dry-run still check the config and print the exact Job")
+_SHUTDOWN = re.compile(r"Cloud AI Platform has been deprecated|AI Platform Training has been "
+                       r"(deprecated|shut ?down)", re.IGNORECASE)
 # Leeway when telling whether a job was created during this submission: on the service's clock
 # (the Date header has whole seconds), or, without one, on ours (which may be off).
 SERVER_CLOCK_SLACK = timedelta(seconds=5)
@@ -44,6 +56,39 @@ class Created:
 
     job: dict[str, Any]
     recovered: bool = False
+
+
+def api_endpoint(settings: GcpSettings) -> str:
+    """The API's base URL: ``--api-endpoint`` when given, else ``ENDPOINT``."""
+    return endpoint(settings.api_endpoint, ENDPOINT)
+
+
+def jobs_url(settings: GcpSettings, project: str) -> str:
+    """Where a job is created (``POST``): the project's ``jobs`` collection."""
+    return f"{api_endpoint(settings)}v1/projects/{project}/jobs"
+
+
+def log_filter(job_id: str, since: str | None = None) -> str:
+    """gcloud's filter for a training job's logs (``command_lib/ml_engine/log_utils.py``): the
+    service writes them under the ``ml_job`` resource (``cloudml_job`` in older projects)
+    labelled with the job ID."""
+    text = ('(resource.type="ml_job" OR resource.type="cloudml_job") AND '
+            f'resource.labels.job_id="{job_id}"')
+    return text + (f' AND timestamp>="{since}"' if since else "")
+
+
+def shutdown_advice(error: ServiceError) -> str | None:
+    """The way forward when the service says it has been shut down."""
+    return SHUTDOWN_HINT if _SHUTDOWN.search(error.message) else None
+
+
+def same_job(sent: dict[str, Any], existing: dict[str, Any]) -> bool:
+    """True when ``existing`` has the ``trainingInput`` and ``labels`` that ``sent`` has,
+    compared as the API understands JSON (``proto3.canonical``)."""
+    job, types = {"$ref": "GoogleCloudMlV1__Job"}, schemas("ml", "v1")
+    mine = canonical({k: sent.get(k) for k in ("trainingInput", "labels")}, job, types)
+    theirs = canonical({k: existing.get(k) for k in ("trainingInput", "labels")}, job, types)
+    return mine == theirs
 
 
 def parse_time(text: Any) -> datetime | None:
@@ -93,8 +138,15 @@ class MlClient:
         self.project = session.project
         service = build("ml", "v1", http=session.http, static_discovery=True,
                         cache_discovery=False,
-                        client_options={"api_endpoint": base_url(session.settings.api_endpoint)})
+                        client_options={"api_endpoint": api_endpoint(session.settings)})
         self._jobs = service.projects().jobs()
+
+    def _action(self, what: str, permission: str, not_found_hint: str) -> Action:
+        # every call is safe to repeat: reads, a cancel (a second one is answered with the
+        # state), and a create, whose client-chosen job ID makes a second create a 409
+        return self.session.action(what, permission, role=ROLE, service=SERVICE,
+                                   retry_safe=True, not_found_hint=not_found_hint,
+                                   advice=shutdown_advice)
 
     @property
     def parent(self) -> str:
@@ -107,17 +159,24 @@ class MlClient:
         return (f"no job {job_id} in project {self.project}; gpujob list --project "
                 f"{self.project} shows its jobs")
 
-    def create_job(self, body: dict[str, Any]) -> Created:
-        """POST the Job ``body``: one create, retried safely (see the module's docstring)."""
+    def create_job(self, body: dict[str, Any], url: str) -> Created:
+        """POST the Job ``body`` to ``url`` (``jobs_url``, as the dry-run showed it): one create,
+        retried safely (see the module's docstring)."""
         job_id = body["jobId"]
         clock = self.session.clock
         started = clock.monotonic()
-        action = self.session.action(
-            f"submitting job {job_id}", "ml.jobs.create",
-            not_found_hint=f"check --project (now {self.project})")
+        action = self._action(f"submitting job {job_id}", "ml.jobs.create",
+                              f"check --project (now {self.project})")
+
+        def create() -> Any:
+            request = self._jobs.create(parent=self.parent, body=body)
+            if (request.method, request.uri.partition("?")[0]) != ("POST", url):
+                raise AssertionError(f"the create goes to {request.method} {request.uri}, "
+                                     f"not to POST {url}")
+            return request
+
         try:
-            return Created(self.session.execute_raw(
-                action, lambda: self._jobs.create(parent=self.parent, body=body)))
+            return Created(self.session.execute_raw(action, create))
         except Exception as exc:
             if not _already_exists(exc):
                 raise_explained(exc, action)
@@ -145,16 +204,14 @@ class MlClient:
         return Created(existing, recovered=True)
 
     def get_job(self, job_id: str) -> dict[str, Any]:
-        action = self.session.action(f"reading job {job_id}", "ml.jobs.get",
-                                     not_found_hint=self._not_found(job_id))
+        action = self._action(f"reading job {job_id}", "ml.jobs.get", self._not_found(job_id))
         return self.session.execute(action, lambda: self._jobs.get(name=self.name(job_id)))
 
     def list_jobs(self, filter_: str | None = None,
                   limit: int | None = None) -> Iterator[dict[str, Any]]:
         """The project's jobs, page by page, at most ``limit`` of them."""
-        action = self.session.action(f"listing the jobs of project {self.project}",
-                                     "ml.jobs.list",
-                                     not_found_hint=f"check --project (now {self.project})")
+        action = self._action(f"listing the jobs of project {self.project}", "ml.jobs.list",
+                              f"check --project (now {self.project})")
         token: str | None = None
         count = 0
         while True:
@@ -175,8 +232,8 @@ class MlClient:
         already being cancelled (a retried cancel, or a second ``gpujob cancel``)."""
         from googleapiclient.errors import HttpError
 
-        action = self.session.action(f"cancelling job {job_id}", "ml.jobs.cancel",
-                                     not_found_hint=self._not_found(job_id))
+        action = self._action(f"cancelling job {job_id}", "ml.jobs.cancel",
+                              self._not_found(job_id))
         try:
             self.session.execute_raw(
                 action, lambda: self._jobs.cancel(name=self.name(job_id), body={}))

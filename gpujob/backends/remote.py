@@ -1,0 +1,193 @@
+"""Jobs in a remote service, for every service: submit one and report it, describe, list,
+cancel, wait for and read the logs of jobs. Written over ``base.Backend``.
+
+Results go to stdout (the job ID, or the JSON envelope with ``--format json``; YAML; a table; log
+lines); progress, links and next steps go to stderr.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from gpujob.backends import follow as following
+from gpujob.backends import output
+from gpujob.backends.base import Backend, JobClient, JobRef, Request
+from gpujob.console import CONSOLE
+from gpujob.errors import EXIT_INTERRUPTED, EXIT_OK
+
+
+class Follow(NamedTuple):
+    """After submitting: return at once, ``wait`` for the end, or ``stream_logs``, polling
+    every ``poll_interval`` seconds."""
+
+    wait: bool = False
+    stream_logs: bool = False
+    poll_interval: float = 10.0
+
+if TYPE_CHECKING:
+    from gpujob.gcp.session import Session
+    from gpujob.gcp.settings import GcpSettings
+
+
+def _create(client: JobClient, request: Request, backend: Backend) -> Any:
+    """The create, or None after Ctrl-C (said on stderr: the job may exist)."""
+    try:
+        return client.create(request)
+    except KeyboardInterrupt:
+        CONSOLE.err()
+        if request.job_id:
+            CONSOLE.err(f"Interrupted while submitting job {request.job_id}: it may or may not "
+                        "have been created.")
+            CONSOLE.err(f"Check with: "
+                        f"{backend.commands(request.job_id, client.project).describe}")
+        else:
+            CONSOLE.err("Interrupted while submitting the job: it may or may not have been "
+                        "created.")
+            CONSOLE.err(f"Check with: gpujob list --project {client.project}")
+        return None
+
+
+def _announce(backend: Backend, raw: dict[str, Any], request: Request, project: str,
+              recovered: bool) -> str:
+    """Tell on stderr what was submitted, and where to see it; the job's ID."""
+    status = backend.status(raw)
+    job_id = status.id if status.id != "?" else (request.job_id or "?")
+    if recovered:
+        CONSOLE.err(f"note: job {job_id} was already created by an earlier attempt of this "
+                    "submission whose answer was lost; it was not submitted twice")
+    CONSOLE.err(f"Job [{job_id}] submitted to project [{project}]; state: {status.state}.")
+    links = backend.links(job_id, project)
+    CONSOLE.err(f"  console: {links.console}")
+    CONSOLE.err(f"  logs:    {links.logs}")
+    return job_id
+
+
+def submit(backend: Backend, body: dict[str, Any], gcp: GcpSettings, output_format: str = "text",
+           follow: Follow | None = None, session: Session | None = None,
+           warnings: list[dict[str, Any]] | None = None) -> int:
+    """Create the job ``body`` (the request the dry-run prints) and report it; then follow it
+    when asked (``follow``: wait for its end, or stream its logs; polling every
+    ``poll_interval`` seconds). Exit 0, 3 (remote failure), 4 (``--wait``/``--stream-logs``: the
+    job failed) or 130. ``session``: one already open (the one that staged the packages), else
+    a new one. ``warnings``: the checks' warnings, for the JSON envelope."""
+    follow = follow or Follow()
+    client = backend.client(gcp, session)
+    project = client.project
+    request = backend.request(body, gcp, project)
+    created = _create(client, request, backend)
+    if created is None:
+        return EXIT_INTERRUPTED
+    job_id = _announce(backend, created.raw, request, project, created.recovered)
+    ref = JobRef(job_id)
+    commands = backend.commands(job_id, project)
+    extra = {"warnings": warnings or []}
+    if output_format == "text":
+        CONSOLE.line(job_id)
+    if not (follow.wait or follow.stream_logs):
+        CONSOLE.err("Follow it with:")
+        for command in (commands.describe, commands.wait, commands.follow_logs):
+            CONSOLE.err(f"  {command}")
+        if output_format == "json":
+            CONSOLE.json(output.envelope(backend, created.raw, **extra))
+        return EXIT_OK
+    try:
+        if follow.stream_logs:
+            final = following.stream(backend, client, ref, created.raw, follow.poll_interval)
+        else:
+            final = following.wait(backend, client, ref, follow.poll_interval, None,
+                                   last_state=backend.status(created.raw).state)
+    except KeyboardInterrupt:
+        if follow.stream_logs:
+            return following.stopped("streaming the logs of", job_id, commands.follow_logs)
+        return following.stopped("waiting for", job_id, commands.wait)
+    if output_format == "json":
+        CONSOLE.json(output.envelope(backend, final, **extra))
+    return following.outcome(backend, final, project)
+
+
+def describe(backend: Backend, job: str, gcp: GcpSettings, output_format: str = "text") -> int:
+    """Print the job (YAML, or the envelope) and its links."""
+    ref = backend.parse_ref(job)
+    client = backend.client(_in_project(gcp, ref.project))
+    found = client.get(ref)
+    if output_format == "json":
+        CONSOLE.json(output.envelope(backend, found))
+    else:
+        import yaml
+
+        CONSOLE.out(yaml.safe_dump(found, sort_keys=False, allow_unicode=True, width=100))
+    links = backend.links(ref.id, client.project)
+    CONSOLE.err(f"console: {links.console}")
+    CONSOLE.err(f"logs:    {links.logs}")
+    return EXIT_OK
+
+
+def list_jobs(backend: Backend, gcp: GcpSettings, filter_: str | None, limit: int | None,
+              output_format: str = "text") -> int:
+    """Print the project's jobs (a table, or the envelopes)."""
+    client = backend.client(gcp)
+    jobs = list(client.list(filter_, limit))
+    if output_format == "json":
+        CONSOLE.json(output.job_list(backend, client.project, jobs))
+    elif not jobs:
+        CONSOLE.err(f"no jobs in project {client.project}"
+                    + (f" match {filter_}" if filter_ else ""))
+    else:
+        CONSOLE.out(output.job_table(backend, jobs))
+    return EXIT_OK
+
+
+def cancel(backend: Backend, job: str, gcp: GcpSettings) -> int:
+    """Ask for the job's cancellation; it ends CANCELLED shortly after (``gpujob wait``)."""
+    ref = backend.parse_ref(job)
+    client = backend.client(_in_project(gcp, ref.project))
+    state = client.cancel(ref)
+    if state:
+        CONSOLE.err(f"Job [{ref.id}] is already {state}.")
+    else:
+        CONSOLE.err(f"Cancellation of job [{ref.id}] requested; it ends CANCELLED shortly.")
+        CONSOLE.err(f"  {backend.commands(ref.id, client.project).wait}")
+    return EXIT_OK
+
+
+def wait(backend: Backend, job: str, gcp: GcpSettings, poll_interval: float,
+         timeout: float | None, output_format: str = "text") -> int:
+    """Wait for the job to end: exit 0 when it succeeded, 4 when it failed or was cancelled."""
+    ref = backend.parse_ref(job)
+    client = backend.client(_in_project(gcp, ref.project))
+    try:
+        final = following.wait(backend, client, ref, poll_interval, timeout)
+    except KeyboardInterrupt:
+        return following.stopped("waiting for", ref.id,
+                                 backend.commands(ref.id, client.project).wait)
+    if output_format == "json":
+        CONSOLE.json(output.envelope(backend, final))
+    return following.outcome(backend, final, client.project)
+
+
+def logs(backend: Backend, job: str, gcp: GcpSettings, follow: bool,
+         poll_interval: float) -> int:
+    """Print the job's log; with ``follow``, keep printing until the job ends."""
+    from gpujob.gcp.logs import format_entry
+
+    ref = backend.parse_ref(job)
+    client = backend.client(_in_project(gcp, ref.project))
+    found = client.get(ref)
+    if not follow:
+        for entry in client.log_entries(ref, backend.status(found).created):
+            CONSOLE.line(format_entry(entry))
+        return EXIT_OK
+    try:
+        final = following.stream(backend, client, ref, found, poll_interval)
+    except KeyboardInterrupt:
+        return following.stopped("following the logs of", ref.id,
+                                 backend.commands(ref.id, client.project).follow_logs)
+    CONSOLE.err(f"job {ref.id} ended {backend.status(final).state}")
+    return EXIT_OK
+
+
+def _in_project(gcp: GcpSettings, project: str | None) -> GcpSettings:
+    """``gcp`` in the project a full job name gave, which wins over --project."""
+    from dataclasses import replace
+
+    return replace(gcp, project=project) if project else gcp

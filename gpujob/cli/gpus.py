@@ -1,0 +1,67 @@
+"""``gpujob gpus``: which GPUs, on which machine types, how many, and where."""
+
+from __future__ import annotations
+
+import click
+
+from gpujob.cli import candidates
+from gpujob.cli.common import CONTEXT, EXIT_CODES_HELP, load_catalog
+from gpujob.cli.options import format_option, service_option
+from gpujob.console import CONSOLE
+from gpujob.errors import EXIT_OK
+from gpujob.params import Count
+from gpujob.settings import CheckSettings, GpusSettings
+
+
+def execute(settings: GpusSettings) -> int:
+    """The offerings that pass the filters (exit 1 when none), or the catalog itself."""
+    from pathlib import Path
+
+    from gpujob import gpus as command
+
+    cat = settings.check.catalog or load_catalog(settings.check.service, None)
+    if settings.export_catalog:
+        CONSOLE.out(Path(cat.path).read_text(encoding="utf-8"))
+        return EXIT_OK
+    filters = command.resolve_filters(cat, settings.gpu, settings.machine_type, settings.count,
+                                      settings.region, settings.zone)
+    return command.run(cat, filters, settings.output_format)
+
+
+@click.command(context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@click.option("--gpu", shell_complete=candidates.gpu,
+              help="A GPU type: T4, nvidia-tesla-t4 or NVIDIA_TESLA_T4.")
+@click.option("--machine-type", shell_complete=candidates.machine_type,
+              help="A machine type, e.g. n1-highcpu-16.")
+@click.option("--count", type=Count(min=1), help="GPUs per machine.")
+@click.option("--region", shell_complete=candidates.region,
+              help="A training region, e.g. us-central1.")
+@click.option("--zone", shell_complete=candidates.zone, help="A zone, e.g. us-central1-a.")
+@format_option(("text", "json"), "A table for people, or JSON (version 1) for programs.")
+@service_option
+@click.option("--catalog", type=click.Path(exists=True, dir_okay=False), envvar="GPUJOB_CATALOG",
+              show_envvar=True, help="A catalog file to use instead of the built-in one.")
+@click.option("--export-catalog", is_flag=True,
+              help="Print the catalog in use (JSON, with its sources and dates) and exit: a "
+                   "starting point for a newer one to pass with --catalog.")
+def gpus(gpu: str | None, machine_type: str | None, count: int | None, region: str | None,
+         zone: str | None, fmt: str, service: str, catalog: str | None,
+         export_catalog: bool) -> int:
+    """Which GPUs can I use, on which machine types, how many, and where?
+
+    Answers from gpujob's catalog (the AI Platform Training GPU table, regions and zones, with
+    their sources and dates). Filters combine; when nothing matches, gpujob says which filter
+    ruled it out and what matches without it (exit 1).
+
+    \b
+    Examples:
+      gpujob gpus
+      gpujob gpus --gpu t4 --region europe-west4
+      gpujob gpus --machine-type n1-standard-32 --gpu v100
+      gpujob gpus --gpu a100 --format json | jq '.offerings[].zones'
+      gpujob gpus --export-catalog > my-catalog.json   # edit, then --catalog my-catalog.json
+    """
+    return execute(GpusSettings(gpu, machine_type, count, region, zone, fmt,
+                                CheckSettings(service=service,
+                                              catalog=load_catalog(service, catalog)),
+                                export_catalog))

@@ -1,0 +1,149 @@
+"""``gpujob describe``, ``list``, ``cancel``, ``wait`` and ``logs``: following and managing jobs
+in the chosen service."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from gpujob.backends import remote
+from gpujob.backends.base import Backend
+from gpujob.backends.output import FORMATS
+from gpujob.cli.common import CONTEXT, EXIT_CODES_HELP
+from gpujob.cli.options import (
+    format_option,
+    gcp_options,
+    job_settings,
+    poll_option,
+    project_option,
+    service_option,
+    stack,
+)
+from gpujob.params import Count, Seconds
+from gpujob.settings import JobSettings
+
+
+def remote_options(func: Any) -> Any:
+    """The service, the project and how to reach Google: every command here has them."""
+    return stack(service_option, project_option, gcp_options)(func)
+
+
+_JOB = click.argument("job", metavar="JOB")
+_FORMAT = format_option(FORMATS, "json prints the job's JSON envelope (version 1: service, "
+                                 "job, raw: the API's object) on stdout.")
+
+
+def _backend(settings: JobSettings) -> Backend:
+    from gpujob import backends
+
+    return backends.get(settings.service)
+
+
+def execute_describe(s: JobSettings) -> int:
+    return remote.describe(_backend(s), s.job or "", s.gcp, s.output_format)
+
+
+def execute_list(s: JobSettings) -> int:
+    return remote.list_jobs(_backend(s), s.gcp, s.filter_, s.limit, s.output_format)
+
+
+def execute_cancel(s: JobSettings) -> int:
+    return remote.cancel(_backend(s), s.job or "", s.gcp)
+
+
+def execute_wait(s: JobSettings) -> int:
+    return remote.wait(_backend(s), s.job or "", s.gcp, s.poll_interval, s.timeout,
+                       s.output_format)
+
+
+def execute_logs(s: JobSettings) -> int:
+    return remote.logs(_backend(s), s.job or "", s.gcp, s.follow, s.poll_interval)
+
+
+@click.command(context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@_JOB
+@_FORMAT
+@remote_options
+def describe(job: str, **params: Any) -> int:
+    """Show a job: its state, its trainingInput, and links to it in the Cloud console.
+
+    JOB is a job ID, or projects/PROJECT/jobs/ID.
+
+    \b
+    Examples:
+      gpujob describe my_job_20250101_120000 --project my-proj
+      gpujob describe my_job --format json | jq -r .job.state
+    """
+    return execute_describe(job_settings(params, job))
+
+
+@click.command("list", context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@click.option("--filter", "filter_", metavar="EXPR",
+              help="The API's filter, e.g. 'state=RUNNING' or 'labels.team=vision'.")
+@click.option("--limit", type=Count(min=1), help="Show at most this many jobs.")
+@format_option(FORMATS, "json prints {version: 1, service, project, jobs: [envelope, …]} on "
+                        "stdout.")
+@remote_options
+def list_(**params: Any) -> int:
+    """List the project's training jobs.
+
+    \b
+    Examples:
+      gpujob list --project my-proj --limit 10
+      gpujob list --filter state=RUNNING --format json
+    """
+    return execute_list(job_settings(params))
+
+
+@click.command(context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@_JOB
+@remote_options
+def cancel(job: str, **params: Any) -> int:
+    """Cancel a job: it stops and ends CANCELLED.
+
+    \b
+    Examples:
+      gpujob cancel my_job --project my-proj
+    """
+    return execute_cancel(job_settings(params, job))
+
+
+@click.command(context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@_JOB
+@poll_option
+@click.option("--timeout", type=Seconds(min=0), metavar="SECONDS",
+              help="Stop waiting after this long (exit 3; the job keeps running).")
+@_FORMAT
+@remote_options
+def wait(job: str, **params: Any) -> int:
+    """Wait for a job to end, telling its state changes on stderr.
+
+    Exits 0 when the job SUCCEEDED, 4 when it FAILED or was CANCELLED (with its error
+    message). Ctrl-C stops waiting; the job keeps running.
+
+    \b
+    Examples:
+      gpujob wait my_job --project my-proj && echo trained
+      gpujob wait my_job --poll-interval 60 --timeout 7200
+    """
+    return execute_wait(job_settings(params, job))
+
+
+@click.command(context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@_JOB
+@click.option("--follow", "-f", is_flag=True, help="Keep printing new lines until the job ends.")
+@poll_option
+@remote_options
+def logs(job: str, **params: Any) -> int:
+    """Print a job's logs from Cloud Logging (TIMESTAMP SEVERITY TASK: MESSAGE).
+
+    Ctrl-C stops following; the job keeps running. GPUJOB_LOGGING_ENDPOINT replaces the
+    Cloud Logging address (https://logging.googleapis.com/).
+
+    \b
+    Examples:
+      gpujob logs my_job --project my-proj
+      gpujob logs my_job --follow
+    """
+    return execute_logs(job_settings(params, job))

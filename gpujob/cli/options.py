@@ -1,0 +1,150 @@
+"""Option groups shared by the commands, and the settings they build (``gpujob.settings``).
+
+Each group is a decorator; each ``*_settings`` function turns what click parsed into typed
+settings. Only click and gpujob's light modules are imported here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import click
+from click.core import ParameterSource
+
+from gpujob.backends import DEFAULT_SERVICE, SERVICES
+from gpujob.params import Count, Seconds
+from gpujob.settings import CheckSettings, JobSettings
+
+if TYPE_CHECKING:
+    from gpujob.gcp.settings import GcpSettings
+
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+def stack(*options: Decorator) -> Decorator:
+    """Several options as one decorator, shown in ``--help`` in the order given."""
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        for option in reversed(options):
+            func = option(func)
+        return func
+
+    return decorate
+
+
+def given_flags(ctx: click.Context) -> tuple[str, ...]:
+    """The options given on the command line (not from the environment or defaults), by their
+    first flag, in the command's order."""
+    return tuple(param.opts[0] for param in ctx.command.params
+                 if isinstance(param, click.Option) and param.name is not None
+                 and ctx.get_parameter_source(param.name) == ParameterSource.COMMANDLINE)
+
+
+# -- options shared by several commands --------------------------------------------------------
+
+service_option = click.option(
+    "--service", type=click.Choice(sorted(SERVICES)), default=DEFAULT_SERVICE,
+    show_default=True, envvar="GPUJOB_SERVICE", show_envvar=True,
+    help="The training service the job is for: its catalog and rules check the config, and its "
+         "API receives the job.")
+
+
+def check_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """--catalog and --no-region-check, of the commands that check configs."""
+    return stack(
+        click.option(
+            "--catalog", type=click.Path(exists=True, dir_okay=False), envvar="GPUJOB_CATALOG",
+            show_envvar=True, help="A compatibility catalog (JSON or YAML) to use instead of "
+            "the built-in one; `gpujob gpus --export-catalog` prints the built-in one to start "
+            "from."),
+        click.option(
+            "--no-region-check", "no_region_check", is_flag=True,
+            help="Report region and zone problems as warnings, for when you know better than "
+                 "the catalog's availability data."),
+    )(func)
+
+
+def check_settings(params: dict[str, Any]) -> CheckSettings:
+    """The service, its catalog (``--catalog`` or the built-in one, loaded here so that a bad
+    file is one usage error, not one per config) and whether region findings are errors."""
+    from gpujob.cli.common import load_catalog
+
+    service = params["service"]
+    return CheckSettings(service=service, catalog=load_catalog(service, params["catalog"]),
+                         region_check=not params.get("no_region_check", False))
+
+
+def format_option(choices: tuple[str, ...] | list[str], text: str,
+                  envvar: str | None = None) -> Decorator:
+    """--format, its choices from a reporter registry."""
+    return click.option("--format", "fmt", type=click.Choice(list(choices)), default="text",
+                        show_default=True, envvar=envvar, show_envvar=bool(envvar), help=text)
+
+
+poll_option = click.option("--poll-interval", type=Seconds(min=1), default=10.0,
+                           show_default=True, metavar="SECONDS", help="Seconds between checks.")
+
+project_option = click.option(
+    "--project", envvar=["GPUJOB_PROJECT", "GOOGLE_CLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT"],
+    show_envvar=True, help="Google Cloud project (default: the credentials' project).")
+
+
+def gcp_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """How to reach Google Cloud: the options of every command that talks to it."""
+    return stack(
+        click.option("--credentials-file", metavar="FILE", type=click.Path(dir_okay=False),
+                     help="Service account key or credentials file to use instead of "
+                          "Application Default Credentials."),
+        click.option("--impersonate-service-account", metavar="EMAIL",
+                     envvar="GPUJOB_IMPERSONATE_SERVICE_ACCOUNT", show_envvar=True,
+                     help="Act as this service account (needs Service Account Token Creator "
+                          "on it)."),
+        click.option("--api-endpoint", metavar="URL", envvar="GPUJOB_API_ENDPOINT",
+                     show_envvar=True, help="The service API's address, for private endpoints "
+                     "(default: the service's own; ai-platform: https://ml.googleapis.com/)."),
+        click.option("--max-attempts", type=Count(min=1), default=5,
+                     show_default=True, envvar="GPUJOB_MAX_ATTEMPTS", show_envvar=True,
+                     help="Tries per API call on 429, 5xx, resets and timeouts."),
+        click.option("--retry-deadline", type=Seconds(min=0), default=120.0,
+                     show_default=True, envvar="GPUJOB_RETRY_DEADLINE", show_envvar=True,
+                     metavar="SECONDS", help="No retry starts later than this after the "
+                                             "first try."),
+        click.option("--request-timeout", type=Seconds(min=0, min_open=True),
+                     default=60.0, show_default=True, envvar="GPUJOB_REQUEST_TIMEOUT",
+                     show_envvar=True, metavar="SECONDS", help="Timeout of one HTTP request."),
+        click.option("--verbose", is_flag=True,
+                     help="Show each HTTP request and where the credentials came from (never "
+                          "the tokens)."),
+    )(func)
+
+
+def gcp_settings(params: dict[str, Any]) -> GcpSettings:
+    """The GcpSettings the options describe (GPUJOB_LOGGING_ENDPOINT, GPUJOB_IAM_ENDPOINT and
+    GPUJOB_STORAGE_ENDPOINT or STORAGE_EMULATOR_HOST, for private endpoints and tests, have no
+    flag)."""
+    from gpujob.gcp import settings as gcp
+
+    return gcp.GcpSettings(
+        project=params.get("project"),
+        credentials_file=params["credentials_file"],
+        impersonate_service_account=params["impersonate_service_account"],
+        api_endpoint=params["api_endpoint"] or None,
+        logging_endpoint=os.environ.get("GPUJOB_LOGGING_ENDPOINT") or gcp.LOGGING_ENDPOINT,
+        iam_endpoint=os.environ.get("GPUJOB_IAM_ENDPOINT") or gcp.IAM_CREDENTIALS_ENDPOINT,
+        storage_endpoint=gcp.storage_endpoint(os.environ),
+        request_timeout=params["request_timeout"],
+        retry=gcp.RetryPolicy(max_attempts=params["max_attempts"],
+                          deadline=params["retry_deadline"]),
+        verbose=params["verbose"],
+    )
+
+
+def job_settings(params: dict[str, Any], job: str | None = None) -> JobSettings:
+    """The settings of the commands that follow and manage jobs."""
+    return JobSettings(
+        service=params["service"], gcp=gcp_settings(params), job=job,
+        output_format=params.get("fmt", "text"),
+        poll_interval=params.get("poll_interval", 10.0), timeout=params.get("timeout"),
+        follow=params.get("follow", False), filter_=params.get("filter_"),
+        limit=params.get("limit"))

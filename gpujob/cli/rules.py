@@ -1,0 +1,37 @@
+"""``gpujob rules``: the compatibility rules of a service, as linters list theirs."""
+
+from __future__ import annotations
+
+import click
+
+from gpujob.cli.common import CONTEXT, EXIT_CODES_HELP
+from gpujob.cli.options import format_option, service_option
+from gpujob.console import CONSOLE
+from gpujob.errors import EXIT_OK
+from gpujob.rules.listing import REPORTERS
+
+
+def execute(service: str, output_format: str) -> int:
+    """The registry's rules that apply to ``service``, in the order they run."""
+    from gpujob.rules import RULES
+
+    CONSOLE.out(REPORTERS[output_format]([r for r in RULES.values() if service in r.services]))
+    return EXIT_OK
+
+
+@click.command(context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@format_option(list(REPORTERS), "A table for people, or JSON (version 1) for programs.")
+@service_option
+def rules(fmt: str, service: str) -> int:
+    """List the compatibility rules: id, severity, services and what each checks.
+
+    Findings name the rule that made them ([gpu.count]). Region rules report warnings with
+    --no-region-check and in local runs; submit rules run only when a job is submitted.
+    (Findings from the schema and the loader carry schema.* and load.* ids.)
+
+    \b
+    Examples:
+      gpujob rules
+      gpujob rules --format json | jq -r '.rules[] | select(.region) | .id'
+    """
+    return execute(service, fmt)

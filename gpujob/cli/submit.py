@@ -1,0 +1,147 @@
+"""``gpujob submit`` and ``gpujob local``: one job, checked, then sent, dry-run or run here.
+
+Both take the options that describe the job (``jobflags.job_options``); ``submit`` adds the
+cloud's (where to send it, how to follow it, how to reach Google), ``local`` how to run it here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+from click.core import ParameterSource
+
+from gpujob.backends.output import FORMATS
+from gpujob.cli import gcloud
+from gpujob.cli.common import CONTEXT, EXIT_CODES_HELP
+from gpujob.cli.jobflags import job_options, local_options, submit_settings
+from gpujob.cli.options import format_option, gcp_options, poll_option, stack
+
+
+class UserArgsCommand(click.Command):
+    """Keeps everything after the first ``--`` out of option parsing, byte for byte: it is the
+    trainer's arguments (``ctx.meta["user_args"]``; None when there is no ``--``)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if "--" in args:
+            cut = args.index("--")
+            ctx.meta["user_args"] = args[cut + 1:]
+            args = args[:cut]
+        else:
+            ctx.meta["user_args"] = None
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as exc:
+            if exc.possibilities:
+                raise
+            raise click.NoSuchOption(
+                exc.option_name, ctx=ctx,
+                message=f"No such option: {exc.option_name}. Arguments for the trainer go "
+                        f"after --, as in: gpujob {ctx.info_name} CONFIG [FLAGS] -- "
+                        f"{exc.option_name} …") from None
+
+
+def cloud_options(func: Any) -> Any:
+    """What ``submit`` adds for a job in the cloud (and --local, to run it here instead)."""
+    return stack(
+        click.option("--dry-run", is_flag=True,
+                     help="Check the job and print the exact Job body it would POST, as JSON "
+                          "on stdout; send nothing. Needs no credentials."),
+        click.option("--local", is_flag=True,
+                     help="Run the job on this machine instead, one process per replica, as "
+                          "gpujob local does."),
+        click.option("--project", envvar=["GPUJOB_PROJECT", "GOOGLE_CLOUD_PROJECT",
+                                          "CLOUDSDK_CORE_PROJECT"], show_envvar=True,
+                     help="Google Cloud project to submit to."),
+        click.option(
+            "--staging-bucket", metavar="gs://BUCKET", envvar="GPUJOB_STAGING_BUCKET",
+            show_envvar=True,
+            help="Where local packages are staged: gs://BUCKET/packages/ (default: the job "
+                 "directory's packages/). Each goes to packages/SHA256/NAME, so an unchanged "
+                 "package is uploaded once."),
+        click.option("--wait", is_flag=True,
+                     help="After submitting, wait for the job to end (exit 4 if it fails)."),
+        click.option("--stream-logs", is_flag=True,
+                     help="After submitting, print the job's logs until it ends (exit 4 if it "
+                          "fails)."),
+        gcloud.async_option,
+        poll_option,
+        format_option(FORMATS, "json prints the JSON envelope of the job (version 1: service, "
+                               "job, raw: the API's object, findings) on stdout, and an "
+                               "invalid config's findings as validate --format json does."),
+        gcp_options,
+    )(func)
+
+
+_CLOUD_ONLY = (("--wait", "wait"), ("--stream-logs", "stream_logs"), ("--async", "async_"),
+               ("--format", "fmt"),
+               ("--poll-interval", "poll_interval"), ("--staging-bucket", "staging_bucket"))
+
+
+@click.command(cls=UserArgsCommand, context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@job_options
+@cloud_options
+@local_options
+@click.pass_context
+def submit(ctx: click.Context, **params: Any) -> int:
+    """Check CONFIG, apply the flags, and submit it as a training job.
+
+    CONFIG is a Job resource in YAML or JSON (- reads standard input). Flags override the file
+    field by field, as gcloud ai-platform jobs submit training does; arguments after -- are
+    passed to the trainer unchanged (they replace the file's args). Settings come from the flag,
+    else the environment variable shown, else the file. gcloud's command line works as it is:
+    gpujob submit [training] JOB --config CONFIG [FLAGS] [--async] -- ARGS.
+
+    \b
+    Examples:
+      gpujob submit config.yaml --dry-run
+      gpujob submit config.yaml --dry-run --worker-count 2 \\
+          --worker-accelerator count=2,type=nvidia-tesla-t4 -- --epochs 10
+      gpujob submit config.yaml --set trainingInput.scheduling.maxWaitTime=3600s --dry-run
+      gpujob submit config.yaml --project my-proj --stream-logs
+      gpujob submit config.yaml --package-path trainer --module-name trainer.task \\
+          --staging-bucket gs://my-bucket
+      gpujob submit config.yaml --local --package-path trainer/ -- --epochs 1
+      gpujob submit training my_job_1 --config config.yaml --region us-central1 --async
+    """
+    from gpujob.backends.base import refuse_flags
+    from gpujob.submit import run
+
+    params = gcloud.take_config(ctx, params, word="training")
+    gcloud.check_async(params)
+    if params["local"]:
+        refuse_flags((flag for flag, name in _CLOUD_ONLY
+                      if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE),
+                     "for jobs in the cloud, not with --local",
+                     "a local run uses the package where it is, streams its replicas' output "
+                     "and exits with the master's status")
+    return run(gcloud.adjust(submit_settings(ctx, params, local=params["local"]), params))
+
+
+@click.command("local", cls=UserArgsCommand, context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@job_options
+@local_options
+@click.pass_context
+def local_command(ctx: click.Context, **params: Any) -> int:
+    """Run CONFIG's job on this machine: one process per replica, the cluster emulated.
+
+    Each replica (the master, the workers, parameter servers and evaluators of the config) runs
+    python -m MODULE ARGS --job-dir DIR from the parent of --package-path, with the TF_CONFIG,
+    CLUSTER_SPEC, MASTER_ADDR, MASTER_PORT, WORLD_SIZE and RANK the service would set, on free
+    localhost ports, and its share of this machine's GPUs in CUDA_VISIBLE_DEVICES (set
+    GPUJOB_LOCAL_GPUS=0,1 to choose them). Their output is one stream, each line prefixed with
+    its replica. The master's exit ends the run: 0, else exit 4; the others are then stopped.
+
+    The config is checked as for the cloud first, and takes the same flags as submit; the job
+    dir may be a local directory (default: a new one).
+
+    \b
+    Examples:
+      gpujob local config.yaml --package-path trainer/ -- --epochs 1
+      gpujob local config.yaml --module-name trainer.task --job-dir out/ --worker-count 3
+    """
+    from gpujob.submit import run
+
+    params = gcloud.take_config(ctx, params, word=None)
+    return run(gcloud.adjust(submit_settings(ctx, params, local=True), params))
+

@@ -1,0 +1,1 @@
+"""Translations of a job into another service's request: AI Platform Training -> Vertex AI."""

@@ -1,0 +1,114 @@
+"""AI Platform ``hyperparameters`` as a Vertex ``HyperparameterTuningJob`` (VERTEX.md §9):
+the study (metric, goal, parameters, algorithm, early stopping) and the trial counts; the
+trials run the CustomJobSpec the rest of the translation builds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpujob.findings import JsonPath
+from gpujob.translate.notes import Notes, integer, mapping, text
+from gpujob.translate.vertex_pools import TI
+
+PATH: JsonPath = (TI, "hyperparameters")
+DEFAULT_METRIC = "training/hptuning/metric"  # AI Platform's default hyperparameterMetricTag
+_SCALES = {"NONE": "SCALE_TYPE_UNSPECIFIED", "UNIT_LINEAR_SCALE": "UNIT_LINEAR_SCALE",
+           "UNIT_LOG_SCALE": "UNIT_LOG_SCALE", "UNIT_REVERSE_LOG_SCALE": "UNIT_REVERSE_LOG_SCALE"}
+_ALGORITHMS = ("ALGORITHM_UNSPECIFIED", "GRID_SEARCH", "RANDOM_SEARCH")
+
+
+def build(hp: dict[str, Any], notes: Notes) -> dict[str, Any]:
+    """The HyperparameterTuningJob fields other than displayName, labels, encryption and the
+    trial job spec."""
+    if "resumePreviousJobId" in hp:
+        notes.error("hyperparameters", (*PATH, "resumePreviousJobId"), "Vertex cannot resume "
+                    "a previous hyperparameter tuning job: it has no resumePreviousJobId",
+                    "remove resumePreviousJobId: the job starts a new study")
+    study: dict[str, Any] = {"metrics": [_metric(hp, notes)], "parameters": _parameters(hp,
+                                                                                       notes)}
+    algorithm = text(hp.get("algorithm"))
+    if algorithm in _ALGORITHMS:
+        study["algorithm"] = algorithm
+    if hp.get("enableTrialEarlyStopping") is True:
+        study["decayCurveStoppingSpec"] = {}
+        notes.note("hyperparameters", (*PATH, "enableTrialEarlyStopping"),
+                   "enableTrialEarlyStopping became decay-curve stopping "
+                   "(decayCurveStoppingSpec): Vertex has no on/off switch and asks for one of "
+                   "three stopping rules")
+    body: dict[str, Any] = {"studySpec": study}
+    for legacy, vertex in (("maxTrials", "maxTrialCount"),
+                           ("maxParallelTrials", "parallelTrialCount")):
+        value = integer(hp.get(legacy))
+        body[vertex] = value if value is not None else 1  # both AI Platform defaults are 1
+    failed = integer(hp.get("maxFailedTrials"))
+    if failed is not None:
+        body["maxFailedTrialCount"] = failed
+    return body
+
+
+def _metric(hp: dict[str, Any], notes: Notes) -> dict[str, Any]:
+    goal = text(hp.get("goal"))
+    if goal is None:
+        goal = "MAXIMIZE"
+        notes.note("hyperparameters", PATH, "goal is not set: MAXIMIZE, AI Platform's default, "
+                   "is sent (Vertex requires a goal)", location=notes.key(PATH))
+    metric = text(hp.get("hyperparameterMetricTag"))
+    if metric is None:
+        metric = DEFAULT_METRIC
+        notes.warn("hyperparameters", PATH, "hyperparameterMetricTag is not set: the metric "
+                   f"sent is AI Platform's default {DEFAULT_METRIC!r}, and whether Vertex "
+                   "accepts '/' in a metric id is unverified",
+                   "set hyperparameterMetricTag to the name the trainer reports its metric "
+                   "under with cloudml-hypertune", location=notes.key(PATH))
+    elif "/" in metric:
+        notes.warn("hyperparameters", (*PATH, "hyperparameterMetricTag"), f"metric {metric!r}: "
+                   "whether Vertex accepts '/' in a metric id is unverified",
+                   "report the metric under a name without '/' (cloudml-hypertune)")
+    return {"metricId": metric, "goal": goal}
+
+
+def _parameters(hp: dict[str, Any], notes: Notes) -> list[dict[str, Any]]:
+    params = hp.get("params")
+    if not isinstance(params, list):
+        return []
+    out = []
+    for index, param in enumerate(params):
+        spec = _parameter(mapping(param), (*PATH, "params", index), notes)
+        if spec is not None:
+            out.append(spec)
+    return out
+
+
+def _parameter(param: dict[str, Any], path: JsonPath, notes: Notes) -> dict[str, Any] | None:
+    name, kind = text(param.get("parameterName")), text(param.get("type"))
+    if name is None or kind is None:
+        return None  # the schema reports it
+    spec: dict[str, Any] = {"parameterId": name}
+    low, high = param.get("minValue"), param.get("maxValue")
+    if kind == "DOUBLE" and _number(low) and _number(high):
+        spec["doubleValueSpec"] = {"minValue": low, "maxValue": high}
+    elif kind == "INTEGER" and _whole(low) and _whole(high):
+        # int64 in the discovery document: sent as strings
+        spec["integerValueSpec"] = {"minValue": str(int(low)), "maxValue": str(int(high))}
+    elif kind == "CATEGORICAL" and isinstance(param.get("categoricalValues"), list):
+        spec["categoricalValueSpec"] = {"values": [str(v) for v in param["categoricalValues"]]}
+    elif kind == "DISCRETE" and isinstance(param.get("discreteValues"), list) and all(
+            _number(v) for v in param["discreteValues"]):
+        spec["discreteValueSpec"] = {"values": list(param["discreteValues"])}
+    else:
+        return None  # a malformed parameter: the schema and the rules report it
+    scale = text(param.get("scaleType"))
+    if scale is not None and kind == "CATEGORICAL":
+        notes.warn("dropped", (*path, "scaleType"), "scaleType is not sent: Vertex wants none "
+                   "on a CATEGORICAL parameter")
+    elif scale in _SCALES:
+        spec["scaleType"] = _SCALES[scale]
+    return spec
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _whole(value: Any) -> bool:
+    return _number(value) and float(value).is_integer()

@@ -1,0 +1,78 @@
+"""``--service``: every command that checks, sends or follows a job takes it, and a service
+refuses the flags it cannot honour in one usage error."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+from jobs import CONTAINER_JOB
+
+from gpujob import backends
+from gpujob.backends.base import check_flags
+from gpujob.errors import UsageError
+
+COMMANDS = ["submit", "local", "describe", "list", "cancel", "wait", "logs", "validate", "gpus"]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_takes_the_service(cli, command):
+    result = cli(command, "--help")
+    assert result.code == 0
+    assert "--service [ai-platform]" in result.out
+    assert "GPUJOB_SERVICE" in result.out
+
+
+@pytest.mark.parametrize("command", [["validate"], ["gpus"], ["list"], ["wait", "j1"],
+                                     ["submit", "--dry-run"], ["local"]])
+@pytest.mark.parametrize("how", ["flag", "environment"])
+def test_an_unknown_service_is_a_usage_error(cli, write, command, how):
+    args = [*command]
+    if command[0] in ("validate", "submit", "local"):
+        args.insert(1, write(CONTAINER_JOB))
+    if how == "flag":
+        result = cli(*args, "--service", "nope")
+    else:
+        result = cli(*args, env={"GPUJOB_SERVICE": "nope"})
+    assert result.code == 2
+    assert ("Error: Invalid value for '--service' (env var: 'GPUJOB_SERVICE'): 'nope' is not "
+            "'ai-platform'.") in result.err
+    assert result.out == ""
+
+
+def test_the_default_service_is_ai_platform(cli, write):
+    config = write(CONTAINER_JOB)
+    default = cli("submit", config, "--dry-run", "--job-id", "j1", "--project", "p")
+    named = cli("submit", config, "--dry-run", "--job-id", "j1", "--project", "p",
+                "--service", "ai-platform")
+    from_env = cli("submit", config, "--dry-run", "--job-id", "j1", "--project", "p",
+                   env={"GPUJOB_SERVICE": "ai-platform"})
+    assert default.code == named.code == from_env.code == 0
+    assert default.out == named.out == from_env.out
+    assert default.err == named.err == from_env.err
+    assert "would POST this Job to https://ml.googleapis.com/v1/projects/p/jobs" in default.err
+    assert backends.DEFAULT_SERVICE == "ai-platform"
+
+
+@dataclass(frozen=True)
+class _Service:
+    """Enough of a backend for ``check_flags``."""
+
+    name: str = "other"
+    title: str = "Another Service"
+    unsupported_flags: frozenset[str] = frozenset({"--scale-tier", "--runtime-version"})
+
+
+def test_unsupported_flags_are_refused_together():
+    with pytest.raises(UsageError) as refused:
+        check_flags(_Service(), ["--region", "--scale-tier", "--job-id", "--runtime-version"])
+    assert refused.value.message == ("--scale-tier and --runtime-version are not supported by "
+                                     "the other service (Another Service)")
+    assert refused.value.hint == "leave them out, or choose another service with --service"
+    check_flags(_Service(), ["--region", "--job-id"])  # nothing to refuse
+
+
+def test_ai_platform_honours_every_submit_flag(cli):
+    backend = backends.get("ai-platform")
+    assert backend.unsupported_flags == frozenset()
+    assert backend.name == "ai-platform"
