@@ -83,7 +83,8 @@ def test_bash_completes_through_the_script():
 def test_commands_and_their_choices():
     assert complete("gpujob s") == ["schema", "submit"]
     assert complete("gpujob completion ") == ["bash", "zsh", "fish"]
-    assert complete("gpujob schema ") == ["job", "catalog", "vertex-catalog"]
+    assert complete("gpujob schema ") == ["job", "ai-platform-catalog", "vertex-catalog",
+                                          "catalog"]
 
 
 # -- from the catalog ---------------------------------------------------------------------
