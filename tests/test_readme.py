@@ -5,8 +5,9 @@ A transcript is a ```console block: lines starting with ``$ `` are commands, the
 are what it prints (stdout and stderr, as a terminal shows them), and a last line ``[N]`` is its
 exit code when that is not 0 (cram's convention). ``…`` stands for text left out: a line of its own
 for any number of lines, or inside a line for any text. Each block runs in a fresh directory that
-holds the repository's ``configs/``, ``examples/`` and the files under ``docs/examples/``, and its
-path is shown as ``/home/me/gpujob``. No block reaches the network or needs credentials.
+holds the repository's ``configs/``, ``examples/``, ``benchmarks/`` and the files under
+``docs/examples/``, and its path is shown as ``/home/me/gpujob``. No block reaches the network
+or needs credentials.
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ def run_in(workdir: Path, command: str) -> tuple[str, int]:
 def workspace(tmp_path: Path) -> Path:
     workdir = tmp_path / "gpujob"
     workdir.mkdir()
-    for name in ("configs", "examples"):
+    for name in ("configs", "examples", "benchmarks"):
         shutil.copytree(ROOT / name, workdir / name,
                         ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     for path in (ROOT / "docs" / "examples").iterdir():
