@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from gpujob.cli.common import CONTEXT, EXIT_CODES_HELP, load_catalog
+from gpujob.cli.files import ExistingFile
 from gpujob.cli.options import format_option, service_option
 from gpujob.console import CONSOLE
 from gpujob.errors import EXIT_OK
@@ -34,7 +35,7 @@ def execute(settings: GpusSettings) -> int:
 @click.option("--zone", help="A zone, e.g. us-central1-a.")
 @format_option(("text", "json"), "A table for people, or JSON (version 1) for programs.")
 @service_option
-@click.option("--catalog", type=click.Path(exists=True, dir_okay=False), envvar="GPUJOB_CATALOG",
+@click.option("--catalog", type=ExistingFile(), envvar="GPUJOB_CATALOG",
               show_envvar=True, help="A catalog file to use instead of the built-in one.")
 @click.option("--export-catalog", is_flag=True,
               help="Print the catalog in use (JSON, with its sources and dates) and exit: a "

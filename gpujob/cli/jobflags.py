@@ -14,6 +14,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
+from gpujob.cli.files import ExistingFile
 from gpujob.cli.options import (
     check_options,
     check_settings,
@@ -142,7 +143,7 @@ def job_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """CONFIG and every option that describes the job: ``submit``'s and ``local``'s."""
     return stack(
         click.argument("config", metavar="CONFIG",
-                       type=click.Path(exists=True, dir_okay=False, allow_dash=True)),
+                       type=ExistingFile()),
         service_option,
         field_options,
         click.option(

@@ -14,6 +14,7 @@ import click
 from click.core import ParameterSource
 
 from gpujob.backends import DEFAULT_SERVICE, SERVICES
+from gpujob.cli.files import ExistingFile
 from gpujob.settings import CheckSettings, JobSettings
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ def check_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """--catalog and --no-region-check, of the commands that check configs."""
     return stack(
         click.option(
-            "--catalog", type=click.Path(exists=True, dir_okay=False), envvar="GPUJOB_CATALOG",
+            "--catalog", type=ExistingFile(), envvar="GPUJOB_CATALOG",
             show_envvar=True, help="A compatibility catalog (JSON or YAML) to use instead of "
             "the built-in one; `gpujob gpus --export-catalog` prints the built-in one to start "
             "from."),
