@@ -36,8 +36,11 @@ _PATTERNS = [
      rf"-----BEGIN \1PRIVATE KEY-----{MASK}-----END \1PRIVATE KEY-----"),
     # "access_token": "…", 'accessToken': '…', access_token=…, \"id_token\": \"…\"
     (re.compile(r"((?<![A-Za-z])(?:access_?token|id_?token|refresh_?token|private_?key(?!_id)"
-                r"|client_?secret|assertion|token)\\*[\"']?\s*[:=]\s*\\*[\"']?)" + _TOKEN,
+                r"|client_?secret|assertion)\\*[\"']?\s*[:=]\s*\\*[\"']?)" + _TOKEN,
                 re.IGNORECASE), rf"\1{MASK}"),
+    # "token": "…" (gcloud's credential files), quoted: "token: …" in a sentence is prose
+    (re.compile(r"(\\*[\"']token\\*[\"']\s*:\s*\\*[\"'])" + _TOKEN, re.IGNORECASE),
+     rf"\1{MASK}"),
     (re.compile(r"(\bBearer\s+)" + _TOKEN, re.IGNORECASE), rf"\1{MASK}"),
     (re.compile(r"\bya29\." + _TOKEN), MASK),
     (re.compile(r"\b1//[A-Za-z0-9_-]{16,}"), MASK),

@@ -149,6 +149,14 @@ class Stall:
     seconds: float
 
 
+@dataclass(frozen=True)
+class Drip:
+    """Handle the request, then send the headers at once and the body one byte every
+    ``interval`` seconds (a response that trickles in)."""
+
+    interval: float
+
+
 @dataclass
 class Recorded:
     route: str
@@ -358,6 +366,18 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
         self.wfile.flush()
 
+    def _drip(self, status: int, body: Any, interval: float) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json; charset=UTF-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.flush()
+        for i in range(len(data)):
+            self.wfile.write(data[i:i + 1])
+            self.wfile.flush()
+            time.sleep(interval)
+
     def _drop(self) -> None:
         self.close_connection = True
         with contextlib.suppress(OSError):
@@ -403,6 +423,9 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(fault, Stall):
             time.sleep(fault.seconds)
         try:
+            if isinstance(fault, Drip):
+                self._drip(status, answer, fault.interval)
+                return
             self._send(status, answer, extra)
         except OSError:
             self.close_connection = True  # the client gave up (a Stall)
