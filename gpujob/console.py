@@ -84,12 +84,13 @@ class Console:
         self.out(text + "\n")
 
     def json(self, value: Any) -> None:
-        """A result as indented JSON: UTF-8 text as it is, not escaped; a lone surrogate (a
-        byte that was not UTF-8) as a JSON escape, so that the document stays valid."""
-        text = json.dumps(value, indent=2, ensure_ascii=False)
-        if _SURROGATE.search(text):
-            text = json.dumps(value, indent=2)
-        self.out(text + "\n")
+        """A result as indented JSON (UTF-8 text as it is, not escaped)."""
+        self.json_text(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+
+    def json_text(self, text: str) -> None:
+        """A result that is JSON text: a lone surrogate in it (a byte that was not UTF-8, in a
+        file name) is written as its JSON escape, so that the document stays valid."""
+        self.out(_SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text))
 
     def err(self, text: str = "") -> None:
         """A diagnostic line on stderr (dropped when stderr is closed or broken: there is

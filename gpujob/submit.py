@@ -32,7 +32,7 @@ def _report(settings: SubmitSettings, findings: list[Finding], valid: bool) -> N
     ``validate --format json`` prints them, on stdout (the valid one's warnings go into the JSON
     envelope of the job, or, for a dry-run, whose stdout is the body, on stderr)."""
     if settings.output_format == "json" and not valid:
-        CONSOLE.out(REPORTERS["json"]([FileResult(settings.config, findings)]))
+        CONSOLE.json_text(REPORTERS["json"]([FileResult(settings.config, findings)]))
         return
     if settings.output_format == "json" and not (settings.dry_run or settings.local):
         return

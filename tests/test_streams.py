@@ -5,6 +5,7 @@ since closed descriptors and locales are the process's own."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -76,3 +77,48 @@ def test_debug_shows_the_traceback_and_keeps_the_exit_code(config, write, args, 
     assert error, plain.stderr
     assert debug.stderr.startswith(before)
     assert debug.stderr.endswith(b"error: " + error)
+
+
+# -- D17 ------------------------------------------------------------------------------------------
+
+STRICT = {"PYTHONIOENCODING": "utf-8:strict"}  # as Python is under a non-C UTF-8 locale
+
+
+@pytest.mark.parametrize("args, env, said", [
+    ([b"--set", b"trainingInput.jobDir=gs://b/\xff"], {},
+     "error: --set trainingInput.jobDir: 'gs://b/\\xff' is not valid UTF-8"),
+    ([b"--job-dir", b"gs://bucket/\xff"], {},
+     "error: --job-dir: 'gs://bucket/\\xff' is not valid UTF-8"),
+    ([b"--labels", b"team=vis\xe9ion"], {},
+     "error: --labels: 'team=vis\\xe9ion' is not valid UTF-8"),
+    ([], {b"GPUJOB_SERVICE_ACCOUNT": b"me\xff@p.iam.gserviceaccount.com"},
+     "error: --service-account (from the environment): 'me\\xff@p.iam.gserviceaccount.com' is "
+     "not valid UTF-8"),
+])
+def test_flag_values_that_are_not_utf8_are_refused(config, args, env, said):
+    environment = {**{k.encode(): v.encode() for k, v in os.environ.items()
+                      if not k.startswith("GPUJOB_")}, **env, b"PYTHONIOENCODING": b"utf-8:strict"}
+    result = subprocess.run([*GPUJOB, "submit", config, "--dry-run", *args], env=environment,
+                            capture_output=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stdout == b""
+    lines = result.stderr.decode("utf-8").splitlines()  # valid UTF-8
+    assert lines[0] == said
+    assert lines[1].startswith("  hint: the API takes text as UTF-8")
+
+
+def test_file_names_that_are_not_utf8_are_shown_escaped(tmp_path):
+    name = os.path.join(os.fsencode(tmp_path), b"na\xffme.yaml")
+    with open(name, "w") as fh:
+        fh.write(CONTAINER_JOB + "  bogus: 1\n")
+    text = run(["validate", name], env=STRICT)
+    assert text.returncode == 1
+    line = text.stdout.decode("utf-8").splitlines()[0]
+    assert line.startswith(f"{tmp_path}/na\\xffme.yaml:9:3: trainingInput.bogus: unknown key")
+    report = run(["validate", "--format", "json", name], env=STRICT)
+    assert report.returncode == 1
+    assert json.loads(report.stdout.decode("utf-8"))["files"][0]["path"] == \
+        f"{tmp_path}/na\udcffme.yaml"
+    dry = run(["submit", name, "--dry-run", "--format", "json"], env=STRICT)
+    assert dry.returncode == 1
+    assert json.loads(dry.stdout.decode("utf-8"))["files"][0]["errors"]

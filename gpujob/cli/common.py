@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import click
+
 EXIT_CODES_HELP = """\b
 Exit codes:
   0    success
@@ -26,3 +28,52 @@ def load_catalog(service: str, path: str | None) -> Any:
 
     del service  # one catalog today; catalog.load(service, path) takes it once it has more
     return catalog.load(path)
+
+
+# parameters that name files: any bytes the system allows are fine there (they are shown with
+# the bytes that are not UTF-8 escaped); every other value may reach the API, which takes UTF-8
+PATH_PARAMETERS = frozenset({"config", "files", "catalog", "credentials_file", "package_path"})
+
+
+def _not_utf8(value: Any) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def check_text(ctx: click.Context) -> None:
+    """``UsageError`` for the first value given that is not valid UTF-8 (Python holds the bytes
+    that are not as lone surrogates), naming its flag (or its environment variable)."""
+    from click.core import ParameterSource
+
+    from gpujob.console import safe
+    from gpujob.errors import UsageError
+
+    for param in ctx.command.params:
+        if param.name is None or param.name in PATH_PARAMETERS:
+            continue
+        value = ctx.params.get(param.name)
+        for item in value if isinstance(value, (tuple, list)) else (value,):
+            if not _not_utf8(item):
+                continue
+            flag = param.opts[0] if isinstance(param, click.Option) else param.human_readable_name
+            if ctx.get_parameter_source(param.name) == ParameterSource.ENVIRONMENT:
+                flag = f"{flag} (from the environment)"
+            shown = f"{item[:60]}…" if len(item) > 60 else item
+            if param.name == "set_":
+                flag, shown = f"--set {shown.partition('=')[0]}", shown.partition("=")[2]
+            raise UsageError(f"{flag}: '{safe(shown)}' is not valid UTF-8",
+                             "the API takes text as UTF-8; fix the value's encoding "
+                             "(iconv converts files, and a shell's $'…' writes bytes)")
+
+
+class GpujobCommand(click.Command):
+    """A command whose option values are checked before it runs (``check_text``)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        check_text(ctx)
+        return super().invoke(ctx)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from gpujob.cli.common import CONTEXT, EXIT_CODES_HELP, load_catalog
+from gpujob.cli.common import CONTEXT, EXIT_CODES_HELP, GpujobCommand, load_catalog
 from gpujob.cli.files import ExistingFile
 from gpujob.cli.options import format_option, service_option
 from gpujob.console import CONSOLE
@@ -27,7 +27,7 @@ def execute(settings: GpusSettings) -> int:
     return command.run(cat, filters, settings.output_format)
 
 
-@click.command(context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@click.command(cls=GpujobCommand, context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
 @click.option("--gpu", help="A GPU type: T4, nvidia-tesla-t4 or NVIDIA_TESLA_T4.")
 @click.option("--machine-type", help="A machine type, e.g. n1-highcpu-16.")
 @click.option("--count", type=click.IntRange(min=1), help="GPUs per machine.")

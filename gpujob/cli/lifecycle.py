@@ -10,7 +10,7 @@ import click
 from gpujob.backends import remote
 from gpujob.backends.base import Backend
 from gpujob.backends.output import FORMATS
-from gpujob.cli.common import CONTEXT, EXIT_CODES_HELP
+from gpujob.cli.common import CONTEXT, EXIT_CODES_HELP, GpujobCommand
 from gpujob.cli.options import (
     format_option,
     gcp_options,
@@ -60,7 +60,7 @@ def execute_logs(s: JobSettings) -> int:
     return remote.logs(_backend(s), s.job or "", s.gcp, s.follow, s.poll_interval)
 
 
-@click.command(context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@click.command(cls=GpujobCommand, context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
 @_JOB
 @_FORMAT
 @remote_options
@@ -77,7 +77,7 @@ def describe(job: str, **params: Any) -> int:
     return execute_describe(job_settings(params, job))
 
 
-@click.command("list", context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@click.command("list", cls=GpujobCommand, context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
 @click.option("--filter", "filter_", metavar="EXPR",
               help="The API's filter, e.g. 'state=RUNNING' or 'labels.team=vision'.")
 @click.option("--limit", type=click.IntRange(min=1), help="Show at most this many jobs.")
@@ -95,7 +95,7 @@ def list_(**params: Any) -> int:
     return execute_list(job_settings(params))
 
 
-@click.command(context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@click.command(cls=GpujobCommand, context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
 @_JOB
 @remote_options
 def cancel(job: str, **params: Any) -> int:
@@ -108,7 +108,7 @@ def cancel(job: str, **params: Any) -> int:
     return execute_cancel(job_settings(params, job))
 
 
-@click.command(context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@click.command(cls=GpujobCommand, context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
 @_JOB
 @poll_option
 @click.option("--timeout", type=click.FloatRange(min=0), metavar="SECONDS",
@@ -129,7 +129,7 @@ def wait(job: str, **params: Any) -> int:
     return execute_wait(job_settings(params, job))
 
 
-@click.command(context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@click.command(cls=GpujobCommand, context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
 @_JOB
 @click.option("--follow", "-f", is_flag=True, help="Keep printing new lines until the job ends.")
 @poll_option

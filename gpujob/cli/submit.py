@@ -12,12 +12,12 @@ import click
 from click.core import ParameterSource
 
 from gpujob.backends.output import FORMATS
-from gpujob.cli.common import CONTEXT, EXIT_CODES_HELP
+from gpujob.cli.common import CONTEXT, EXIT_CODES_HELP, GpujobCommand
 from gpujob.cli.jobflags import job_options, local_options, submit_settings
 from gpujob.cli.options import format_option, gcp_options, poll_option, stack
 
 
-class UserArgsCommand(click.Command):
+class UserArgsCommand(GpujobCommand):
     """Keeps everything after the first ``--`` out of option parsing, byte for byte: it is the
     trainer's arguments (``ctx.meta["user_args"]``; None when there is no ``--``)."""
 

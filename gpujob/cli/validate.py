@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from gpujob.cli.common import CONTEXT, EXIT_CODES_HELP, load_catalog
+from gpujob.cli.common import CONTEXT, EXIT_CODES_HELP, GpujobCommand, load_catalog
 from gpujob.cli.files import expand
 from gpujob.cli.options import check_options, check_settings, format_option, service_option
 from gpujob.console import CONSOLE
@@ -30,13 +30,14 @@ def execute(settings: ValidateSettings) -> int:
     results += [FileResult(path, [error("load.io", f"cannot read the directory: {why}", (),
                                         Location(path), "nothing under it was checked")])
                 for path, why in unreadable]
-    CONSOLE.out(REPORTERS[settings.output_format](results))
+    report = REPORTERS[settings.output_format](results)
+    (CONSOLE.json_text if settings.output_format == "json" else CONSOLE.out)(report)
     if settings.output_format == "text":
         CONSOLE.err(summary(results))
     return EXIT_OK if all(r.valid for r in results) else EXIT_INVALID
 
 
-@click.command(context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@click.command(cls=GpujobCommand, context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
 @format_option(list(REPORTERS), "text for people, json for programs (stable shape, version 1), "
                "github for GitHub Actions annotations.", envvar="GPUJOB_FORMAT")
