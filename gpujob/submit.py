@@ -40,6 +40,17 @@ def _report(settings: SubmitSettings, findings: list[Finding], valid: bool) -> N
         CONSOLE.err(finding_line(finding))
 
 
+def _note_removals(doc: Document, overrides: list[Override]) -> None:
+    """Say what each ``--unset`` removed, and where the file had it."""
+    from gpujob.config.merge import REMOVE
+    from gpujob.findings import format_path
+
+    for override in overrides:
+        if override.value is REMOVE:
+            CONSOLE.err(f"note: {override.origin.flag} removed {format_path(override.path)} "
+                        f"(set at {doc.locate(override.path)})")
+
+
 def _check_user_args(args: list[str]) -> None:
     for i, arg in enumerate(args):
         try:
@@ -149,6 +160,7 @@ def prepare_job(settings: SubmitSettings, workdir: Path) -> Prepared:
         overrides.append(Override(("trainingInput", "args"), list(settings.user_args),
                                   Location("command line", flag="-- user args")))
     doc = apply(loaded.document, overrides)
+    _note_removals(loaded.document, overrides)
     if "jobId" not in doc.data:
         doc = apply(doc, [Override(("jobId",), generate_job_id(settings.config),
                                    Location("generated", flag="file name and time"))])

@@ -6,17 +6,35 @@ from typing import Any
 
 import click
 
-EXIT_CODES_HELP = """\b
-Exit codes:
-  0    success
-  1    invalid config (or a validation that found problems, or a trainer package
-       that does not build)
-  2    usage error
-  3    the remote side failed (credentials, network, API, storage)
-  4    the job ended unsuccessfully (--wait, --local)
-  70   internal error (a bug in gpujob: please report it)
-  130  interrupted
-"""
+_EXIT_CODES = {
+    0: "success",
+    1: "invalid config (or a validation that found problems, or a trainer package that does "
+       "not build); also: standard output could not be written",
+    2: "usage error (a bad flag, a missing file)",
+    3: "the remote side failed (credentials, network, API, storage)",
+    4: "the job ended unsuccessfully",
+    70: "internal error (a bug in gpujob: please report it)",
+    130: "interrupted",
+}
+
+
+def exit_codes_help(*codes: int, **meanings: str) -> str:
+    """The exit codes one command can return, for its --help (70, a bug, is always added);
+    ``meanings``: what a code means for this command, as ``c1="…"``, when it is not the
+    general meaning."""
+    import textwrap
+
+    lines = ["\b", "Exit codes:"]
+    for code in sorted({*codes, 70}):
+        text = meanings.get(f"c{code}", _EXIT_CODES[code])
+        wrapped = textwrap.wrap(text, 80)
+        lines.append(f"  {code:<4} {wrapped[0]}")
+        lines += [f"       {more}" for more in wrapped[1:]]
+    return "\n".join(lines) + "\n"
+
+
+# the root command's: every code
+EXIT_CODES_HELP = exit_codes_help(0, 1, 2, 3, 4, 130)
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
-from gpujob.cli.common import CONTEXT, EXIT_CODES_HELP, GpujobCommand, load_catalog
+from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help, load_catalog
 from gpujob.cli.files import ExistingFile
-from gpujob.cli.options import format_option, service_option
+from gpujob.cli.options import format_option, service_option_of
 from gpujob.console import CONSOLE
 from gpujob.errors import EXIT_OK
 from gpujob.settings import CheckSettings, GpusSettings
@@ -27,14 +27,15 @@ def execute(settings: GpusSettings) -> int:
     return command.run(cat, filters, settings.output_format)
 
 
-@click.command(cls=GpujobCommand, context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@click.command(cls=GpujobCommand, context_settings=CONTEXT, epilog=exit_codes_help(
+    0, 1, 2, 130, c1="nothing matches the filters; also: standard output could not be written"))
 @click.option("--gpu", help="A GPU type: T4, nvidia-tesla-t4 or NVIDIA_TESLA_T4.")
 @click.option("--machine-type", help="A machine type, e.g. n1-highcpu-16.")
 @click.option("--count", type=click.IntRange(min=1), help="GPUs per machine.")
 @click.option("--region", help="A training region, e.g. us-central1.")
 @click.option("--zone", help="A zone, e.g. us-central1-a.")
 @format_option(("text", "json"), "A table for people, or JSON (version 1) for programs.")
-@service_option
+@service_option_of("The training service whose catalog answers.")
 @click.option("--catalog", type=ExistingFile(), envvar="GPUJOB_CATALOG",
               show_envvar=True, help="A catalog file to use instead of the built-in one.")
 @click.option("--export-catalog", is_flag=True,

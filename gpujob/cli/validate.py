@@ -6,9 +6,9 @@ from typing import Any
 
 import click
 
-from gpujob.cli.common import CONTEXT, EXIT_CODES_HELP, GpujobCommand, load_catalog
+from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help, load_catalog
 from gpujob.cli.files import expand
-from gpujob.cli.options import check_options, check_settings, format_option, service_option
+from gpujob.cli.options import check_options, check_settings, format_option, service_option_of
 from gpujob.console import CONSOLE
 from gpujob.errors import EXIT_INVALID, EXIT_OK
 from gpujob.report import REPORTERS
@@ -37,11 +37,14 @@ def execute(settings: ValidateSettings) -> int:
     return EXIT_OK if all(r.valid for r in results) else EXIT_INVALID
 
 
-@click.command(cls=GpujobCommand, context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@click.command(cls=GpujobCommand, context_settings=CONTEXT, epilog=exit_codes_help(
+    0, 1, 2, 130, c0="every config is valid (warnings do not count)",
+    c1="a config has problems, or could not be read; also: standard output could not be "
+       "written"))
 @click.argument("files", nargs=-1, required=True, metavar="FILE...")
 @format_option(list(REPORTERS), "text for people, json for programs (stable shape, version 1), "
                "github for GitHub Actions annotations.", envvar="GPUJOB_FORMAT")
-@service_option
+@service_option_of("The training service the configs are for: its catalog and rules check them.")
 @check_options
 def validate(files: tuple[str, ...], fmt: str, **params: Any) -> int:
     """Check configs against the Job schema and the GPU compatibility rules.
