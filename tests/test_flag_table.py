@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from jobs import CONTAINER_JOB
@@ -28,6 +29,11 @@ def _args(flag: str) -> list[str]:
 
 def _flags(mode: str, use: str) -> list[str]:
     return [flag for flag, uses in modes.table() if uses[mode] == use]
+
+
+def test_the_readme_shows_the_table():
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    assert modes.markdown() in readme
 
 
 def test_every_flag_of_the_table_has_a_value_here():
