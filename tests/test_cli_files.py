@@ -18,7 +18,8 @@ NO_SUCH_HINT = "  hint: check the paths (a quoted glob is not expanded by the sh
 
 @pytest.mark.parametrize("command", [["validate"], ["submit"], ["submit", "--dry-run"],
                                      ["local"], ["validate", "--catalog", "{missing}", "{ok}"],
-                                     ["gpus", "--catalog", "{missing}"]])
+                                     ["gpus", "--catalog", "{missing}"],
+                                     ["list", "--credentials-file", "{missing}"]])
 def test_a_missing_file_is_no_such_file_from_every_command(cli, write, tmp_path, command):
     ok = write(CONTAINER_JOB)
     missing = str(tmp_path / "nope.yaml")

@@ -16,7 +16,7 @@ from gpujob.cli import modes
 VALUES = {"--wait": None, "--stream-logs": None, "--poll-interval": "30",
           "--staging-bucket": "gs://b", "--format": "json", "--project": "p",
           "--api-endpoint": "https://ml.example.com/", "--verbose": None,
-          "--credentials-file": "key.json", "--impersonate-service-account": "a@p.iam.x.com",
+          "--credentials-file": __file__, "--impersonate-service-account": "a@p.iam.x.com",
           "--max-attempts": "2", "--retry-deadline": "5", "--request-timeout": "9",
           "--max-local-replicas": "2", "--grace-period": "1"}
 INVALID = "trainingInput: {scaleTier: HUGE}\n"  # stops a run after the flags were judged

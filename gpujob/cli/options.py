@@ -100,7 +100,7 @@ def gcp_options_of(hidden: bool = False) -> Decorator:
     """How to reach Google Cloud: the options of every command that talks to it (``hidden``:
     accepted, not shown, for ``gpujob local``, which refuses them with ``modes``' message)."""
     return stack(
-        click.option("--credentials-file", metavar="FILE", type=click.Path(dir_okay=False),
+        click.option("--credentials-file", metavar="FILE", type=ExistingFile(),
                      hidden=hidden,
                      help="Service account key or credentials file to use instead of "
                           "Application Default Credentials."),
