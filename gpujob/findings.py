@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from typing import Literal, NamedTuple
 
 Key = str | int
@@ -78,3 +79,29 @@ def error(rule: str, message: str, path: JsonPath = (), location: Location | Non
 def warning(rule: str, message: str, path: JsonPath = (), location: Location | None = None,
             hint: str | None = None) -> Finding:
     return Finding("warning", rule, message, path, location, hint)
+
+
+# A report shows at most this many findings of one kind (rule and severity) per file: a 1 MiB file
+# with 100,000 unknown keys would otherwise make a 50 MB report.
+MAX_OF_A_KIND = 50
+
+
+def capped(findings: Iterable[Finding], limit: int = MAX_OF_A_KIND) -> list[Finding]:
+    """One file's findings with at most ``limit`` of each kind; the others of a kind become one
+    finding, at the first of them, that says how many were left out."""
+    kept: list[Finding] = []
+    seen: dict[tuple[str, str], int] = {}
+    left_out: dict[tuple[str, str], tuple[int, Finding]] = {}
+    for finding in findings:
+        kind = (finding.severity, finding.rule)
+        seen[kind] = seen.get(kind, 0) + 1
+        if seen[kind] <= limit:
+            kept.append(finding)
+        else:
+            count, first = left_out.get(kind, (0, finding))
+            left_out[kind] = (count + 1, first)
+    for (severity, rule), (count, first) in left_out.items():
+        kept.append(Finding(severity, rule, f"{count:,} more like the {limit} above, left out",
+                            (), first.location,
+                            f"a report shows at most {limit} findings of a kind per file"))
+    return kept

@@ -65,11 +65,16 @@ def check_package_path(path: str | os.PathLike[str], flag: str = "--package-path
 
     For every command that takes a trainer package (``submit``, local runs)."""
     directory = Path(path).expanduser()
-    if not directory.exists():
+    try:  # Python 3.11's exists() raises for a name over the system's limit
+        exists, is_dir = directory.exists(), directory.is_dir()
+        is_package = is_dir and (directory / "__init__.py").is_file()
+    except OSError as exc:
+        raise UsageError(f"{flag}: cannot read {path}: {exc.strerror}", _PACKAGE_HINT) from None
+    if not exists:
         raise UsageError(f"{flag} {path}: no such directory", _PACKAGE_HINT)
-    if not directory.is_dir():
+    if not is_dir:
         raise UsageError(f"{flag} {path} is a file, not a directory", _PACKAGE_HINT)
-    if not (directory / "__init__.py").is_file():
+    if not is_package:
         raise UsageError(f"{flag}: [{path}] is not a valid Python package because it does not "
                          "contain an `__init__.py` file", _PACKAGE_HINT)
     return directory.resolve()

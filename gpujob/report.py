@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable, Sequence
 
 from gpujob.check import FileResult
-from gpujob.findings import Finding, format_path
+from gpujob.findings import Finding, capped, format_path
 
 REPORT_VERSION = 1
 
@@ -30,7 +30,7 @@ def finding_line(finding: Finding) -> str:
 
 
 def render_text(results: Sequence[FileResult]) -> str:
-    return "".join(finding_line(f) + "\n" for r in results for f in r.findings)
+    return "".join(finding_line(f) + "\n" for r in results for f in capped(r.findings))
 
 
 def summary(results: Sequence[FileResult]) -> str:
@@ -53,8 +53,8 @@ def render_json(results: Sequence[FileResult]) -> str:
         "files": [{
             "path": r.path,
             "valid": r.valid,
-            "errors": [f.as_dict() for f in r.errors],
-            "warnings": [f.as_dict() for f in r.warnings],
+            "errors": [f.as_dict() for f in capped(r.errors)],
+            "warnings": [f.as_dict() for f in capped(r.warnings)],
         } for r in results],
     }, indent=2, ensure_ascii=False) + "\n"
 
@@ -71,7 +71,7 @@ def render_github(results: Sequence[FileResult]) -> str:
     """GitHub Actions workflow commands: one ``::error``/``::warning`` annotation per finding."""
     out = []
     for r in results:
-        for f in r.findings:
+        for f in capped(r.findings):
             props = [f"file={_escape_property(r.path)}"]
             if f.location and f.location.line is not None:
                 props += [f"line={f.location.line}", f"col={f.location.column}"]

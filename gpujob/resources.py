@@ -9,6 +9,15 @@ from typing import Any
 
 _PACKAGE = Path(__file__).resolve().parent
 
+# The schemas by the names ``gpujob schema`` takes. Each has a stable ``$id``
+# (``urn:gpujob:schema:NAME:VERSION``): a name, not an address to fetch it from; editors are
+# pointed at the installed file (``gpujob schema --path NAME``).
+SCHEMAS = {
+    "job": "job.schema.json",  # a Job config (validate, submit, local)
+    "catalog": "catalog.schema.json",  # a --catalog file for ai-platform
+    "vertex-catalog": "vertex-catalog.schema.json",  # a Vertex AI catalog file
+}
+
 
 def schema_path(name: str) -> Path:
     """Path of ``schemas/NAME``.

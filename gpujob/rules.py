@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from gpujob import gsuri
+from gpujob import gsuri, numbers
 from gpujob.catalog import Catalog, _or, describe_list, load
 from gpujob.config.document import Document
 from gpujob.findings import Finding, JsonPath, Severity
@@ -53,13 +53,7 @@ class Replica(NamedTuple):
 
 
 def _int(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str) and value.isdigit():
-        return int(value)
-    return None
+    return numbers.as_count(value)  # the one number rule; None where the schema refuses it
 
 
 def _str(value: Any) -> str | None:

@@ -11,8 +11,9 @@ import difflib
 from functools import cache
 from typing import Any
 
+from gpujob import numbers
 from gpujob.config.document import Document
-from gpujob.findings import Finding, JsonPath, error
+from gpujob.findings import MAX_OF_A_KIND, Finding, JsonPath, error
 from gpujob.resources import load_schema
 
 SCHEMA_FILE = "job.schema.json"
@@ -37,10 +38,19 @@ def _inline(node: Any, defs: dict[str, Any]) -> Any:
 
 @cache
 def _validator(name: str) -> Any:
-    from jsonschema import Draft202012Validator
+    """Draft 2020-12 with gpujob's number rule (``gpujob.numbers``): ``integer`` means an int,
+    not a float with an integral value (``100.0``, ``1e2``), and ``format: int64`` is checked
+    (a string of digits beyond int64 is refused, not sent)."""
+    from jsonschema import Draft202012Validator, FormatChecker, validators
 
+    types = Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _checker, value: numbers.is_integer(value))
+    formats = FormatChecker(formats=())
+    formats.checks("int64")(lambda value: not isinstance(value, str)
+                            or numbers.is_count_text(value))
+    strict = validators.extend(Draft202012Validator, type_checker=types)
     schema = load_schema(name)
-    return Draft202012Validator(_inline(schema, schema["$defs"]))
+    return strict(_inline(schema, schema["$defs"]), format_checker=formats)
 
 
 def _norm(name: str) -> str:
@@ -129,6 +139,16 @@ def _noun(path: JsonPath, key: bool = False) -> str:
     return str(path[-1]) if path else "value"
 
 
+# Patterns end in ``$(?!\n)``: the whole string must match, in Python (whose ``$`` also matches
+# before a final newline, and jsonschema uses re.search) as in editors (ECMA-262, where ``\Z``
+# would be a literal Z, or an error with the u flag). Messages show the plain ``$``.
+_END = "$(?!\n)"
+
+
+def _shown_pattern(pattern: str) -> str:
+    return pattern[:-len(_END) + 1] if pattern.endswith(_END) else pattern
+
+
 _TYPE_NAMES = {"string": "a string", "integer": "a whole number", "number": "a number",
                "boolean": "true or false", "array": "a list", "object": "a mapping"}
 
@@ -157,12 +177,11 @@ class _Reporter:
 
     def unknown_keys(self, path: JsonPath, err: Any) -> None:
         known = list(err.schema.get("properties", {}))
-        for key in err.instance:
-            if key in known:
-                continue
-            where = (*path, key)
-            self.add("schema.unknown-key", where, f"unknown key {key!r}", self.key_hint(
-                path, key, known, err.instance), key=True)
+        unknown = [key for key in err.instance if key not in known]
+        for n, key in enumerate(unknown):
+            # hints are the costly part; the report shows MAX_OF_A_KIND of a kind per file
+            hint = self.key_hint(path, key, known, err.instance) if n < MAX_OF_A_KIND else None
+            self.add("schema.unknown-key", (*path, key), f"unknown key {key!r}", hint, key=True)
 
     def key_hint(self, path: JsonPath, key: str, known: list[str], mapping: dict) -> str | None:
         if self.is_job and path == () and key in _OUTPUT_ONLY:
@@ -235,16 +254,30 @@ class _Reporter:
 
     def pattern(self, path: JsonPath, err: Any, *, key: bool = False) -> None:
         self.add("schema.pattern", path, f"{err.instance!r} is not a valid {_noun(path, key)}",
-                 err.schema.get("x-hint") or f"it must match {err.validator_value}", key=key)
+                 err.schema.get("x-hint") or f"it must match {_shown_pattern(err.validator_value)}",
+                 key=key)
 
     def any_of(self, path: JsonPath, err: Any) -> None:
-        # int64 fields and counts: an integer, or a string of digits
+        # int64 fields and counts: an integer, or a string of digits (gpujob.numbers)
         value = err.instance
         minimum = min((s.get("minimum", 0) for s in err.validator_value if "minimum" in s),
                       default=0)
-        self.add("schema.type", path,
-                 f"expected a whole number of at least {minimum}, found {_describe(value)}",
-                 "write a number such as 4 (a string of digits such as '4' works too)")
+        if (numbers.is_integer(value) and value > numbers.INT64_MAX) or \
+                (isinstance(value, str) and numbers.is_digits(value)
+                 and not numbers.is_count_text(value)):
+            self.add("schema.range", path,
+                     f"{numbers.shown(self.written(path, value))} is more than the maximum, "
+                     f"{numbers.INT64_MAX}", "the API holds this field as an int64")
+            return
+        message = f"expected a whole number of at least {minimum}, found {_describe(value)}"
+        hint = "write a number such as 4 (a string of digits such as '4' works too)"
+        if isinstance(value, float) and value.is_integer() and minimum <= value <= 2**53:
+            written = self.doc.texts.get(path, "")
+            if written not in ("", repr(value), str(int(value))):
+                message += f" (written {written})"
+            hint = (f"write {int(value)}: a count is a whole number, without a decimal point, an "
+                    "exponent or a !!float tag")
+        self.add("schema.type", path, message, hint)
 
     def bound(self, path: JsonPath, err: Any) -> None:
         kw, limit, value = err.validator, err.validator_value, err.instance

@@ -116,10 +116,15 @@ def check_local_files(entries: list[str]) -> list[Path]:
     paths = []
     for entry in entries:
         path = Path(entry).expanduser()
-        if not path.exists():
+        try:  # Python 3.11's exists() raises for a name over the system's limit
+            exists, is_file = path.exists(), path.is_file()
+        except OSError as exc:
+            raise UsageError(f"--packages: cannot read {entry}: {exc.strerror}",
+                             "give local package files (.tar.gz, .whl) or gs:// URIs") from None
+        if not exists:
             raise UsageError(f"--packages: no such file: {entry}",
                              "give local package files (.tar.gz, .whl) or gs:// URIs")
-        if not path.is_file():
+        if not is_file:
             raise UsageError(f"--packages: {entry} is not a file",
                              "to build a package from a directory, pass --package-path DIR")
         paths.append(path)

@@ -15,7 +15,7 @@ from gpujob.config.merge import apply, generate_job_id
 from gpujob.config.overrides import Override
 from gpujob.console import CONSOLE
 from gpujob.errors import InvalidConfig, UsageError
-from gpujob.findings import Finding, Location
+from gpujob.findings import Finding, Location, capped
 from gpujob.report import REPORTERS, finding_line
 from gpujob.settings import SubmitSettings
 from gpujob.staging import Location as StagingLocation
@@ -36,7 +36,7 @@ def _report(settings: SubmitSettings, findings: list[Finding], valid: bool) -> N
         return
     if settings.output_format == "json" and not (settings.dry_run or settings.local):
         return
-    for finding in findings:
+    for finding in capped(findings):
         CONSOLE.err(finding_line(finding))
 
 

@@ -100,6 +100,25 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
 
 
 @pytest.fixture
+def nvidia_smi(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """``install(script)``: a shell script standing in for ``nvidia-smi``, alone on PATH (the
+    replicas run sys.executable: they need no PATH); None: no nvidia-smi at all. Unsets
+    CUDA_VISIBLE_DEVICES, so that ``gpujob local`` asks nvidia-smi for the GPUs."""
+
+    def install(script: str | None) -> None:
+        bin_dir = tmp_path / "bin"
+        bin_dir.mkdir(exist_ok=True)
+        if script:
+            smi = bin_dir / "nvidia-smi"
+            smi.write_text(f"#!/bin/sh\n{script}\n")
+            smi.chmod(0o755)
+        monkeypatch.setenv("PATH", str(bin_dir))
+        monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+
+    return install
+
+
+@pytest.fixture
 def write(tmp_path: Path):
     """Write a config file under tmp_path and return its path as a string."""
 

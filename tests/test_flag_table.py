@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from jobs import CONTAINER_JOB
 
-from gpujob.cli import modes
+from gpujob.cli import COMMANDS, modes
 
 # a value for each flag of the table (None: a switch)
-VALUES = {"--wait": None, "--stream-logs": None, "--poll-interval": "30",
+VALUES = {"--wait": None, "--stream-logs": None, "--async": None, "--poll-interval": "30",
           "--staging-bucket": "gs://b", "--format": "json", "--project": "p",
           "--api-endpoint": "https://ml.example.com/", "--verbose": None,
           "--credentials-file": __file__, "--impersonate-service-account": "a@p.iam.x.com",
@@ -187,7 +187,12 @@ EXIT_CODES = {"validate": {0, 1, 2, 70, 130}, "gpus": {0, 1, 2, 70, 130},
               "submit": {0, 1, 2, 3, 4, 70, 130}, "local": {0, 1, 2, 4, 70, 130},
               "describe": {0, 1, 2, 3, 70, 130}, "list": {0, 1, 2, 3, 70, 130},
               "cancel": {0, 1, 2, 3, 70, 130}, "wait": {0, 1, 2, 3, 4, 70, 130},
-              "logs": {0, 1, 2, 3, 70, 130}}
+              "logs": {0, 1, 2, 3, 70, 130}, "schema": {0, 1, 2, 70, 130},
+              "completion": {0, 1, 2, 70, 130}}
+
+
+def test_every_command_is_in_the_exit_code_test():
+    assert sorted(EXIT_CODES) == sorted(COMMANDS)
 
 
 @pytest.mark.parametrize("command", sorted(EXIT_CODES))

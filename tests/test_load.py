@@ -162,6 +162,23 @@ def test_unreadable_input_gets_one_clear_message(raw, rule, text):
     assert finding.hint
 
 
+@pytest.mark.parametrize("raw, where, message", [
+    (b"trainingInput:\n  region: us-cen\x07tral1\n", (2, 17),
+     "control character U+0007 is not allowed in YAML"),
+    # the position counts characters, and lines as editors count them: libyaml's reader also
+    # breaks lines at U+0085 and U+2028, and gives a byte offset
+    ("a: [é\u0085\u2028, x\x1b]\n".encode(), (1, 11),
+     "control character U+001B is not allowed in YAML"),
+    ("a: ok\nb: \ufffe\n".encode(), (2, 4), "character U+FFFE is not allowed in YAML"),
+])
+def test_characters_yaml_does_not_allow_are_reported_at_their_place(raw, where, message):
+    finding = only(loads(raw, "c.yaml"))
+    assert finding.rule == "load.syntax"
+    assert finding.message == message
+    assert (finding.location.line, finding.location.column) == where
+    assert finding.hint.startswith("delete it (most editors do not show it)")
+
+
 def test_non_utf8_position_is_reported():
     finding = only(loads("a: ok\nb: caf\xe9\n".encode("latin-1"), "c.yaml"))
     assert (finding.location.line, finding.location.column) == (2, 7)
@@ -175,6 +192,26 @@ def test_utf8_bom_is_accepted():
 def test_non_finite_numbers_are_errors_json_cannot_carry(text):
     result = loads(text.encode(), "c")
     assert [f.rule for f in result.findings] == ["load.number"]
+
+
+def test_integers_too_long_to_read_are_findings_not_crashes():
+    """Python's int() raises for decimal text over 4,300 digits (exit 70 before); base 16 has no
+    such limit, but a 4,800-digit value could then not be printed."""
+    raw = (b"trainingInput:\n  workerCount: " + b"9" * 5000
+           + b"\n  args: [0x" + b"f" * 4000 + b", 12, " + b"9" * 308 + b"]\n"
+           + b"  evaluatorCount: !!int " + b"9" * 400 + b"\n")
+    result = loads(raw, "c.yaml")
+    assert [(f.rule, f.message, str(f.location), f.path) for f in result.findings] == [
+        ("load.number", "number too large (5,000 digits)", "c.yaml:2:16",
+         ("trainingInput", "workerCount")),
+        ("load.number", "number too large (more than 308 digits)", "c.yaml:3:10",
+         ("trainingInput", "args", 0)),
+        ("load.number", "number too large (400 digits)", "c.yaml:4:19",
+         ("trainingInput", "evaluatorCount")),
+    ]
+    assert result.findings[0].hint == ("no field of a Job holds a number this long; counts are "
+                                       "int64, at most 9223372036854775807")
+    assert result.document.data["trainingInput"]["args"][1:] == [12, int("9" * 308)]
 
 
 def test_keys_are_kept_as_written():

@@ -7,6 +7,7 @@ JOB_DIR/seen/TASK-INDEX.json, prints a line, and then exits, sleeps or ignores S
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import signal
@@ -88,13 +89,18 @@ def alive(pid: int) -> bool:
 
 
 def still_alive(records: dict[str, dict[str, Any]], within: float = 10.0) -> list[int]:
-    """The replicas and the processes they started that are still running once ``within``
-    seconds have passed (a killed process may take a moment to go)."""
-    pids = [p for r in records.values() for p in (r["pid"], r["grandchild"]) if p]
+    """The replicas and the processes they started (``--spawn``: in their process group, in a
+    session of their own, a daemon) that are still running once ``within`` seconds have passed
+    (a killed process may take a moment to go). Those are then killed: a failing test leaves
+    nothing behind."""
+    pids = [p for r in records.values() for p in (r["pid"], *r["grandchildren"])]
     deadline = time.monotonic() + within
     while any(alive(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
-    return [p for p in pids if alive(p)]
+    survivors = [p for p in pids if alive(p)]
+    for pid in survivors:
+        os.kill(pid, signal.SIGKILL)
+    return survivors
 
 
 # -- what each replica sees -------------------------------------------------------------------
@@ -209,6 +215,43 @@ def test_max_local_replicas_trims_the_largest_groups_with_a_warning(local):
     assert {r["env"]["WORLD_SIZE"] for r in records.values()} == {"3"}
 
 
+def _gpujob_in_1_gib(*args: str) -> subprocess.CompletedProcess[str]:
+    """``gpujob ARGS`` in a process that may use 1 GiB of address space, its replicas too: a
+    list of a million replicas would end it (MemoryError) rather than the machine."""
+    limited = ("import resource, runpy, sys; "
+               "resource.setrlimit(resource.RLIMIT_AS, (2**30, 2**30)); "
+               "sys.argv = ['gpujob', *sys.argv[1:]]; "
+               "runpy.run_module('gpujob', run_name='__main__')")
+    return subprocess.run([sys.executable, "-c", limited, *args], capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "GPUJOB_LOCAL_GPUS": ""})
+
+
+MANY = {**ALONE, "scaleTier": "CUSTOM", "masterType": "n1-standard-4",
+        "workerType": "n1-standard-4", "workerCount": "100000000000"}
+
+
+def test_a_huge_worker_count_is_trimmed_before_any_replica_is_made(job):
+    config, job_dir = job(MANY)
+    result = _gpujob_in_1_gib("local", config, "--package-path", str(RECORDER), "--job-dir",
+                              str(job_dir), "--max-local-replicas", "3", "--", "--expect", "3")
+    assert result.returncode == 0, result.stderr
+    assert ("warning: the job has 100000000001 replicas (1 master, 100000000000 workers); "
+            "running 3 here (1 master, 2 workers): raise --max-local-replicas to run more"
+            ) in result.stderr
+    assert sorted(seen(job_dir)) == ["chief-0", "worker-0", "worker-1"]
+
+
+def test_more_replicas_than_a_machine_runs_are_refused_at_once(job):
+    config, job_dir = job(MANY)
+    result = _gpujob_in_1_gib("local", config, "--package-path", str(RECORDER), "--job-dir",
+                              str(job_dir), "--max-local-replicas", "1000000")
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.endswith(
+        "error: the job would run 1000000 replicas here; at most 512 run on one machine\n"
+        "  hint: give --max-local-replicas 512 or less (the largest groups are trimmed)\n")
+    assert not (job_dir / "seen").exists()
+
+
 def test_a_cloud_tpu_worker_is_not_run(local):
     tpu = {**ALONE, "scaleTier": "CUSTOM", "masterType": "n1-standard-8", "workerCount": 1,
            "workerType": "cloud_tpu"}
@@ -289,18 +332,10 @@ def test_cuda_visible_devices_limits_the_gpus_when_gpujob_local_gpus_is_unset(cl
     (None, {"chief-0": "", "worker-0": ""},
      "the job asks for 3 GPUs and none are available (no nvidia-smi)"),
 ])
-def test_gpus_are_found_with_nvidia_smi(cli, job, tmp_path, monkeypatch, script, devices,
-                                        warning):
+def test_gpus_are_found_with_nvidia_smi(cli, job, nvidia_smi, script, devices, warning):
     """Without GPUJOB_LOCAL_GPUS or CUDA_VISIBLE_DEVICES, gpujob asks nvidia-smi (here a script
     standing in for it on PATH)."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    if script:
-        smi = bin_dir / "nvidia-smi"
-        smi.write_text(f"#!/bin/sh\n{script}\n")
-        smi.chmod(0o755)
-    monkeypatch.setenv("PATH", str(bin_dir))  # the replicas run sys.executable: no PATH needed
-    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    nvidia_smi(script)
     config, job_dir = job({**CLUSTER, "workerCount": 1, "parameterServerCount": 0,
                            "evaluatorCount": 0})
     result = cli("local", config, "--package-path", RECORDER, "--job-dir", job_dir, "--",
@@ -308,6 +343,45 @@ def test_gpus_are_found_with_nvidia_smi(cli, job, tmp_path, monkeypatch, script,
     assert result.code == 0, result.err
     assert f"warning: {warning}" in result.err
     assert {k: r["env"]["CUDA_VISIBLE_DEVICES"] for k, r in seen(job_dir).items()} == devices
+
+
+GPU_JOB = {**ALONE, "scaleTier": "CUSTOM", "masterType": "n1-standard-8",
+           "masterConfig": {"acceleratorConfig": {"count": 1, "type": "NVIDIA_TESLA_T4"}},
+           "workerCount": 2, "workerType": "n1-standard-8",
+           "workerConfig": {"acceleratorConfig": {"count": 1, "type": "NVIDIA_TESLA_T4"}}}
+
+
+@pytest.mark.parametrize("variables, smi, message, hint", [
+    ({"GPUJOB_LOCAL_GPUS": "0,0,0"}, None,
+     "GPUJOB_LOCAL_GPUS names GPU 0 more than once (0,0,0)", "GPUJOB_LOCAL_GPUS=0"),
+    ({"CUDA_VISIBLE_DEVICES": "1,2,01"}, None,
+     "CUDA_VISIBLE_DEVICES names GPU 01 more than once (1,2,01)", "GPUJOB_LOCAL_GPUS=1,2"),
+    ({}, "printf '0\\n1\\n0\\n'", "nvidia-smi lists GPU 0 more than once (0,1,0)",
+     "GPUJOB_LOCAL_GPUS=0,1"),
+])
+def test_a_gpu_named_twice_is_refused(cli, job, tmp_path, monkeypatch, variables, smi, message,
+                                      hint):
+    """Each GPU goes to one replica: a list that names one twice would give it to two."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    if smi:
+        (bin_dir / "nvidia-smi").write_text(f"#!/bin/sh\n{smi}\n")
+        (bin_dir / "nvidia-smi").chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    config, job_dir = job(GPU_JOB)
+    result = cli("local", config, "--package-path", RECORDER, "--job-dir", job_dir,
+                 env=variables)
+    assert result.code == 2
+    assert result.err.endswith(f"error: {message}: each GPU goes to one replica only\n"
+                               f"  hint: list each GPU once: {hint}\n")
+    assert not (job_dir / "seen").exists()
+
+
+def test_a_gpu_named_twice_does_not_matter_to_a_job_without_gpus(local):
+    result, job_dir = local(ALONE, gpus="1,1")
+    assert result.code == 0, result.err
+    assert seen(job_dir)["chief-0"]["env"]["CUDA_VISIBLE_DEVICES"] == ""
 
 
 def test_the_plan_takes_gpus_and_an_environment_as_parameters(tmp_path):
@@ -414,6 +488,38 @@ def test_without_package_path_the_module_runs_from_the_current_directory(cli, jo
     assert record["cwd"] == str(RECORDER.parent)
 
 
+def test_without_package_path_a_module_not_found_is_refused_before_any_replica_starts(
+        cli, job, tmp_path, monkeypatch):
+    config, job_dir = job(ALONE)
+    monkeypatch.chdir(tmp_path)
+    result = cli("local", config, "--job-dir", job_dir, env={"GPUJOB_LOCAL_GPUS": ""})
+    assert result.code == 2
+    assert result.err == (
+        f"error: no module named recorder here, so python -m recorder.task would fail in every "
+        f"replica (they run from {tmp_path})\n"
+        f"  hint: give --package-path PATH/TO/recorder (the directory with the package's "
+        f"__init__.py), or run gpujob from the directory that holds recorder/\n")
+    assert not (job_dir / "seen").exists()
+    monkeypatch.chdir(RECORDER.parent)
+    result = cli("local", config, "--job-dir", job_dir, "--module-name", "recorder.tsk")
+    assert result.code == 2
+    assert ("error: no module named recorder.tsk here, so python -m recorder.tsk would fail in "
+            "every replica") in result.err
+    assert ("  hint: check the module's name (--module-name or trainingInput.pythonModule)\n"
+            ) in result.err
+
+
+def test_without_package_path_the_runs_pythonpath_finds_the_module(cli, job, tmp_path,
+                                                                    monkeypatch):
+    config, job_dir = job(ALONE)
+    monkeypatch.chdir(tmp_path)
+    result = cli("local", config, "--job-dir", job_dir,
+                 env={"GPUJOB_LOCAL_GPUS": "", "PYTHONPATH": str(RECORDER.parent)})
+    assert result.code == 0, result.err
+    (record,) = seen(job_dir).values()
+    assert record["cwd"] == str(tmp_path)
+
+
 @pytest.mark.parametrize("package, message", [
     ("missing", "--package-path {p}: no such directory"),
     ("", "--package-path: [{p}] is not a valid Python package because it does not contain an "
@@ -436,6 +542,21 @@ def test_a_module_outside_the_package_is_a_warning(local):
     assert "No module named other" in result.out or "No module named 'other'" in result.out
 
 
+@pytest.mark.parametrize("grace", [math.nan, math.inf, -1.0])
+def test_a_grace_period_that_is_not_a_number_of_seconds_is_refused(tmp_path, grace):
+    """Not even Ctrl-C twice would end a wait of nan seconds."""
+    from gpujob.backends.local import LocalOptions, run_local
+    from gpujob.config.document import Document
+    from gpujob.errors import UsageError
+
+    doc = Document("job.yaml", {"jobId": "j", "trainingInput": {
+        **ALONE, "jobDir": str(tmp_path / "out")}})
+    with pytest.raises(UsageError) as refused:
+        run_local(doc, LocalOptions(package_path=str(RECORDER), grace_period=grace))
+    assert refused.value.message == f"--grace-period {grace}: not a number of seconds"
+    assert not (tmp_path / "out" / "seen").exists()
+
+
 def test_a_job_without_a_module_is_a_usage_error(local):
     result, _ = local({k: v for k, v in ALONE.items() if k != "pythonModule"})
     assert result.code == 2
@@ -447,6 +568,16 @@ def test_the_config_is_checked_first(local):
     result, job_dir = local({**ALONE, "masterTyp": "n1-standard-4"})
     assert result.code == 1
     assert "unknown key 'masterTyp'" in result.err
+    assert "nothing was run" in result.err
+    assert not (job_dir / "seen").exists()
+
+
+def test_a_float_count_is_refused_not_read_as_0(local):
+    """``workerCount: 2.0`` passed the schema and ran the master alone: the rules read it as 0."""
+    result, job_dir = local({**CLUSTER, "workerCount": 2.0})
+    assert result.code == 1
+    assert ("trainingInput.workerCount: expected a whole number of at least 0, found the number "
+            "2.0 [schema.type]") in result.err
     assert "nothing was run" in result.err
     assert not (job_dir / "seen").exists()
 
@@ -588,12 +719,13 @@ def test_ctrl_c_again_kills_at_once(job):
 
 
 def test_a_killed_gpujob_takes_its_replicas_along(job):
-    """SIGKILL (the OOM killer, say) cannot be handled: on Linux the replicas die with gpujob.
-    Processes the replicas started themselves are out of reach then."""
+    """SIGKILL (the OOM killer, say) cannot be handled: on Linux the replicas die with gpujob,
+    and so does everything they started, in whatever session (each replica's supervisor sees
+    gpujob go)."""
     if not sys.platform.startswith("linux"):
-        pytest.skip("PR_SET_PDEATHSIG is Linux's")
+        pytest.skip("whole process trees are stopped on Linux (PR_SET_CHILD_SUBREAPER)")
     config, job_dir = job(CLUSTER)
-    proc = _start(job_dir, config, "--master", "sleep", "--others", "sleep")
+    proc = _start(job_dir, config, "--master", "sleep", "--others", "sleep", "--spawn")
     records = _wait_for_replicas(proc, job_dir, 5)
     proc.kill()
     proc.communicate(timeout=60)

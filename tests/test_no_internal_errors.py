@@ -57,6 +57,11 @@ COMMAND_LINES = [
     ["submit", "{c}", "--dry-run", "--job-dir", "gs://bucket/\udcff"],
     ["submit", "{c}", "--dry-run", "--labels", "team=vis\udce9ion"],
     ["submit", "{c}", "--dry-run", "--worker-count", "-1"],
+    ["submit", "{c}", "--dry-run", "--set", "trainingInput.workerCount=" + "9" * 5000],  # D13
+    ["submit", "{c}", "--dry-run", "--set", 'labels["\\u"]=x'],  # D15
+    ["submit", "{c}", "--dry-run", "--set", "labels" + ".a" * 10_000 + "=1"],  # D16
+    ["submit", "{c}", "--dry-run", "--staging-bucket", "gs://bkt", "--packages",
+     "x" * 300 + ".whl"],  # D18
     ["submit", "{c}", "--dry-run", "--worker-count", ""],
     ["submit", "{c}", "--dry-run", "--master-accelerator", "count=x,type=t4"],
     ["submit", "{c}", "--dry-run", "--master-accelerator", ",,,"],
@@ -113,19 +118,7 @@ COMMAND_LINES = [
     ["--version"],
     ["--help"],
 ]
-# inputs whose defects are fixed on other branches of issue 12 (input defects): they reach
-# exit 70 here until those are merged; strict, so that the merge shows they pass (then drop
-# the marks)
-_ELSEWHERE = [
-    ("D13", ["submit", "{c}", "--dry-run", "--set", "trainingInput.workerCount=" + "9" * 5000]),
-    ("D15", ["submit", "{c}", "--dry-run", "--set", 'labels["\\u"]=x']),
-    ("D16", ["submit", "{c}", "--dry-run", "--set", "labels" + ".a" * 10_000 + "=1"]),
-    ("D18", ["submit", "{c}", "--dry-run", "--staging-bucket", "gs://bkt", "--packages",
-             "x" * 300 + ".whl"]),
-]
-COMMAND_LINES += [pytest.param(args, marks=pytest.mark.xfail(
-    strict=True, reason=f"{defect}: fixed on the input-defects branch")) for defect, args in
-    _ELSEWHERE]
+
 
 
 @pytest.mark.parametrize("args", COMMAND_LINES, ids=lambda a: " ".join(a)[:60])

@@ -32,3 +32,12 @@ def test_the_wheel_ships_the_schema_and_uses_it(tmp_path: Path):
                             cwd=tmp_path, capture_output=True, text=True)
     assert result.returncode == 1
     assert "unknown key 'masterTyp'" in result.stdout
+    # `gpujob schema --path` names the wheel's own copy, for editors, from any directory
+    for name in ("job", "catalog", "vertex-catalog"):
+        where = subprocess.run([sys.executable, "-m", "gpujob", "schema", name, "--path"],
+                               env=env, cwd=tmp_path, check=True, capture_output=True,
+                               text=True).stdout
+        assert where == f"{tmp_path / 'site' / 'gpujob' / 'schemas' / name}.schema.json\n"
+        printed = subprocess.run([sys.executable, "-m", "gpujob", "schema", name], env=env,
+                                 cwd=tmp_path, check=True, capture_output=True).stdout
+        assert printed == (ROOT / "schemas" / f"{name}.schema.json").read_bytes()

@@ -114,3 +114,25 @@ def test_every_object_refuses_unknown_keys():
     for name, node in [("#", SCHEMA), *SCHEMA["$defs"].items()]:
         if node.get("type") == "object" and "properties" in node:
             assert node.get("additionalProperties") is False, name
+
+
+def _patterns(node: Any, where: str = "#") -> list[tuple[str, str]]:
+    if isinstance(node, dict):
+        found = [(where, node["pattern"])] if isinstance(node.get("pattern"), str) else []
+        return found + [p for k, v in node.items() for p in _patterns(v, f"{where}/{k}")]
+    if isinstance(node, list):
+        return [p for i, v in enumerate(node) for p in _patterns(v, f"{where}/{i}")]
+    return []
+
+
+@pytest.mark.parametrize("name", ["job.schema.json", "catalog.schema.json"])
+def test_patterns_match_whole_strings_in_python_and_in_editors(name: str):
+    """jsonschema applies a pattern with re.search, and Python's ``$`` also matches before a final
+    newline: ``jobId: "my_job\\n"`` passed. ``\\Z`` would fix Python but is a literal Z (or, with
+    the u flag, an error) in editors' ECMA-262 engines; ``$(?!\\n)`` ends the string in both."""
+    schema = json.loads(schema_path(name).read_text(encoding="utf-8"))
+    patterns = [(w, p) for w, p in _patterns(schema) if p != "^https://"]  # a prefix on purpose
+    assert patterns
+    for where, pattern in patterns:
+        assert pattern.startswith("^") and pattern.endswith("$(?!\\n)"), where
+        assert "\\Z" not in pattern and "\\A" not in pattern and "(?P" not in pattern, where

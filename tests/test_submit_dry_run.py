@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import datetime, timezone
 
 import pytest
 from jobs import CONTAINER_JOB as BASE
+
+from gpujob.config.merge import generate_job_id
 
 # A runtime-version job (no container), for the flags that conflict with an image.
 RUNTIME = """\
@@ -208,6 +211,78 @@ def test_malformed_flags_are_usage_errors(cli, write, flags, message):
     assert message in result.err
 
 
+LONG = {"huge-number": "9" * 5000, "deep-path": "labels" + ".a" * 10000, "long-name": "x" * 300}
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--set", "trainingInput.workerCount=" + LONG["huge-number"]],
+     "error: --set trainingInput.workerCount: number too large (5,000 digits)"),
+    (["--set", 'labels["\\u"]=x'],
+     "error: --set: 'labels[\"\\\\u\"]' is not a path: an invalid escape in a quoted key"),
+    (["--set", 'labels["\\x41"]=x'], "is not a path: an invalid escape in a quoted key"),
+    (["--set", 'labels["\\ud800"]=x'], "is not a path: a quoted key that is not valid Unicode"),
+    (["--set", "trainingInput.args[٣]=x"], "error: --set: 'trainingInput.args[٣]' is not a path"),
+    (["--set", f"trainingInput.args[{LONG['huge-number']}]=x"],
+     "is not a path: 99999999999999999999…9999 (5,000 characters) is more than the maximum"),
+    (["--set", LONG["deep-path"] + "=1"], "(20,006 characters)' is deeper than 32 levels"),
+    (["--set", "labels" + ".a" * 32 + "=1"], "is deeper than 32 levels"),
+    (["--worker-count", "9223372036854775808"],
+     "error: --worker-count: 9223372036854775808 is more than the maximum, 9223372036854775807"),
+    (["--worker-count", "٣"], "error: --worker-count: '٣' is not a whole number"),
+    (["--worker-count", "2.0"], "error: --worker-count: '2.0' is not a whole number"),
+    (["--master-accelerator", "count=²,type=t4"],
+     "error: --master-accelerator: count '²' is not a whole number"),
+], ids=["huge-number", "bad-escape-u", "bad-escape-x", "lone-surrogate", "arabic-index",
+        "huge-index", "10000-levels", "33-levels", "int64", "arabic-digit", "float",
+        "superscript"])
+def test_hostile_flag_values_are_usage_errors(cli, write, flags, message):
+    """Each of these ended in an internal error (exit 70) or passed unchecked."""
+    result = cli("submit", write(BASE), "--dry-run", *flags)
+    assert result.code == 2, result.err
+    assert result.out == ""
+    assert message in result.err
+    assert "internal error" not in result.err
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--staging-bucket", "gs://bkt", "--packages", LONG["long-name"] + ".whl"],
+     f"error: --packages: cannot read {LONG['long-name']}.whl: File name too long"),
+    (["--package-path", LONG["long-name"]],
+     f"error: --package-path: cannot read {LONG['long-name']}: File name too long"),
+], ids=["packages", "package-path"])
+def test_over_long_file_names_are_usage_errors(cli, write, flags, message):
+    """Python 3.11's Path.exists() raises ENAMETOOLONG: it ended in an internal error."""
+    result = cli("submit", write(BASE), "--dry-run", *flags)
+    assert result.code == 2, result.err
+    assert result.out == ""
+    assert message in result.err
+
+
+def test_a_set_path_may_be_as_deep_as_a_file(cli, write):
+    result = cli("submit", write(BASE), "--dry-run", "--set", "labels" + ".a" * 31 + "=1")
+    assert result.code == 1  # read, then refused by the schema: a label value is a string
+    assert "labels.a: expected a string, found a mapping" in result.err
+
+
+@pytest.mark.parametrize("value, message", [
+    ("9223372036854775808",
+     "trainingInput.workerCount: 9223372036854775808 is more than the maximum, "
+     "9223372036854775807 [schema.range]"),
+    ("'9223372036854775808'", "trainingInput.workerCount: 9223372036854775808 is more than the "
+                              "maximum"),
+    ("2.0", "trainingInput.workerCount: expected a whole number of at least 0, found the number "
+            "2.0 [schema.type]"),
+    ('"3\\n"', "trainingInput.workerCount: expected a whole number of at least 0, found the "
+               "string '3\\n'"),
+])
+def test_counts_set_on_the_command_line_are_checked_like_the_files(cli, write, value, message):
+    result = cli("submit", write(BASE), "--dry-run", "--set", f"trainingInput.workerCount={value}",
+                 "--worker-machine-type", "n1-highcpu-16")
+    assert result.code == 1, result.err
+    assert result.out == ""
+    assert f"command line (--set trainingInput.workerCount): {message}" in result.err
+
+
 def test_a_short_kms_key_is_completed_from_the_other_flags(dry_run):
     body, _ = dry_run("--kms-key", "k", "--kms-keyring", "r", "--kms-location", "us",
                       "--project", "p")
@@ -252,8 +327,20 @@ def test_job_id_from_flag_then_file_then_generated(cli, write):
 
     assert job_id("--job-id", "flag_id", config="jobId: file_id\n" + BASE) == "flag_id"
     assert job_id(config="jobId: file_id\n" + BASE) == "file_id"
-    assert re.fullmatch(r"My_Config_v2_\d{8}_\d{6}", job_id())
-    assert re.fullmatch(r"job_2024_\d{8}_\d{6}", job_id(name="2024.yaml"))
+    assert re.fullmatch(r"My_Config_v2_\d{8}_\d{6}_\d{3}_[0-9a-f]{6}", job_id())
+    assert re.fullmatch(r"job_2024_\d{8}_\d{6}_\d{3}_[0-9a-f]{6}", job_id(name="2024.yaml"))
+
+
+def test_generated_job_ids_differ_for_submits_started_together():
+    """The ID used to be FILE-STEM_YYYYMMDD_HHMMSS: parallel submits shared it and the service
+    kept one job for all of them."""
+    now = datetime(2026, 11, 21, 22, 52, 0, 123999, tzinfo=timezone.utc)
+    ids = {generate_job_id("my-config.yaml", now) for _ in range(20)}
+    assert len(ids) == 20
+    assert all(re.fullmatch(r"my_config_20261121_225200_123_[0-9a-f]{6}", i) for i in ids)
+    longest = generate_job_id("x" * 300 + ".yaml", now)
+    assert len(longest) == 128
+    assert re.fullmatch(r"[A-Za-z][A-Za-z0-9_]{0,127}", longest)  # the service's ID rule
 
 
 def test_submit_needs_a_region(cli, write):

@@ -31,6 +31,62 @@ def test_text_report_points_at_the_line_with_a_hint(cli, write):
     assert result.err == "1 file checked: 0 valid, 1 invalid (1 error, 0 warnings)\n"
 
 
+def test_a_number_too_long_for_python_is_one_finding_at_its_place(cli, write):
+    path = write(VALID + "  workerCount: " + "9" * 5000 + "\n")
+    result = cli("validate", path)
+    assert result.code == 1
+    assert result.out == (
+        f"{path}:4:16: trainingInput.workerCount: number too large (5,000 digits) [load.number]\n"
+        "  hint: no field of a Job holds a number this long; counts are int64, at most "
+        "9223372036854775807\n")
+
+
+def test_a_control_character_is_one_line_at_its_place(cli, write):
+    path = write(b"trainingInput:\n  scaleTier: BASIC\n  region: us-cen\x07tral1\n")
+    result = cli("validate", path)
+    assert result.code == 1
+    assert result.out == (
+        f"{path}:3:17: control character U+0007 is not allowed in YAML [load.syntax]\n"
+        "  hint: delete it (most editors do not show it), or write it as an escape such as "
+        "\\u0007 inside a double-quoted string\n")
+
+
+def _unknown_keys(count: int) -> str:
+    return "trainingInput: {" + ",".join(f'"k{i:x}":0' for i in range(count)) + "}\n"
+
+
+def test_a_report_shows_at_most_50_findings_of_a_kind_per_file(cli, write):
+    """100,000 unknown keys in a file under 1 MiB made a 50 MB report."""
+    text = _unknown_keys(100_000)
+    assert len(text) < 1024 * 1024
+    path = write(text)
+    result = cli("validate", path)
+    assert result.code == 1
+    assert len(result.out) < 30_000
+    lines = result.out.splitlines()
+    assert sum("[schema.unknown-key]" in line for line in lines) == 51
+    assert lines[-2:] == [
+        f"{path}:1:401: 99,950 more like the 50 above, left out [schema.unknown-key]",
+        "  hint: a report shows at most 50 findings of a kind per file"]
+    assert "missing required key 'scaleTier' [schema.required]" in result.out  # another kind
+    # the summary still counts every finding
+    assert result.err == "1 file checked: 0 valid, 1 invalid (100001 errors, 0 warnings)\n"
+
+
+def test_every_format_and_submit_cap_the_findings(cli, write):
+    path = write(_unknown_keys(60))
+    report = json.loads(cli("validate", "--format", "json", path).out)
+    errors = report["files"][0]["errors"]
+    assert len(errors) == 52  # 50 unknown keys, the missing scaleTier, and the note
+    assert errors[-1]["message"] == "10 more like the 50 above, left out"
+    github = cli("validate", "--format", "github", path).out
+    assert github.count("::error ") == 52
+    result = cli("submit", path, "--dry-run")
+    assert result.code == 1
+    assert result.err.count("[schema.unknown-key]") == 51
+    assert "10 more like the 50 above, left out [schema.unknown-key]" in result.err
+
+
 def test_json_report_has_the_stable_shape(cli, write):
     good, bad = write(VALID, "good.yaml"), write(TYPO, "bad.yaml")
     result = cli("validate", "--format", "json", good, bad)

@@ -11,9 +11,9 @@ among the replicas with ``CUDA_VISIBLE_DEVICES``.
 from __future__ import annotations
 
 import json
+import math
 import os
 import socket
-import subprocess
 import sys
 import tempfile
 from collections import Counter
@@ -23,14 +23,16 @@ from pathlib import Path
 from typing import Any
 
 from gpujob import catalog, rules
+from gpujob.backends.local_gpus import assign_gpus, check_distinct, discover_gpus
+from gpujob.backends.module_check import check_module
 from gpujob.backends.processes import Spec, describe_exit, supervise
 from gpujob.catalog import Catalog
 from gpujob.config.document import Document
 from gpujob.errors import JobFailed, UsageError
 
 DEFAULT_MAX_REPLICAS = 8
+MAX_REPLICAS = 512  # more processes than one machine runs sensibly (file descriptors, threads)
 DEFAULT_GRACE_PERIOD = 10.0
-GPUS_VARIABLE = "GPUJOB_LOCAL_GPUS"
 HOST = "localhost"
 
 _NAMES = {"master": ("master", "masters"), "worker": ("worker", "workers"),
@@ -53,6 +55,16 @@ class Replica:
     def name(self) -> str:
         """The name the service's logs give it: ``worker-replica-0``."""
         return f"{self.task}-replica-{self.index}"
+
+
+@dataclass(frozen=True)
+class Group:
+    """``count`` like replicas of one task (the master, the workers, …), each asking for
+    ``gpus``: a million workers are one Group until trimmed."""
+
+    task: str
+    count: int
+    gpus: int = 0
 
 
 @dataclass
@@ -100,10 +112,10 @@ def _gpus(cat: Catalog, replica: rules.Replica) -> int:
 
 
 def replicas_of(training_input: Mapping[str, Any],
-                cat: Catalog) -> tuple[list[Replica], list[str]]:
+                cat: Catalog) -> tuple[list[Group], list[str]]:
     """The replicas the service would start, in order (master, workers, parameter servers,
-    evaluators), with the GPUs each asks for; and warnings about what is not emulated. The config
-    is read as the compatibility rules read it (``rules.replicas``)."""
+    evaluators) as groups, with the GPUs each asks for; and warnings about what is not
+    emulated. The config is read as the compatibility rules read it (``rules.replicas``)."""
     tier_name = training_input.get("scaleTier", "BASIC")
     tier = cat.scale_tiers.get(tier_name, {})
     warnings = []
@@ -116,37 +128,51 @@ def replicas_of(training_input: Mapping[str, Any],
             if count and machine and machine.category == "tpu":
                 warnings.append(f"the Cloud TPU {_NAMES[task][0]} is not emulated locally")
                 continue
-            replicas += [Replica(task, i, _gpus(cat, kind)) for i in range(count)]
+            replicas.append(Group(task, count, _gpus(cat, kind)))
         return replicas, warnings
     if tier.get("tpu"):
         warnings.append(f"the Cloud TPU of scale tier {tier_name} is not emulated locally")
     gpu = tier.get("gpu")
-    return ([Replica("master", 0, gpu["count"] if gpu else 0)]
-            + [Replica("worker", i) for i in range(tier.get("workers", 0))]
-            + [Replica("ps", i) for i in range(tier.get("parameter_servers", 0))]), warnings
+    return [Group("master", 1, gpu["count"] if gpu else 0),
+            Group("worker", tier.get("workers", 0)),
+            Group("ps", tier.get("parameter_servers", 0))], warnings
 
 
-def _shape(replicas: Sequence[Replica]) -> str:
+def _shape(counts: Mapping[str, int]) -> str:
     """``1 master, 4 workers, 3 parameter servers``."""
-    counts = Counter(r.task for r in replicas)
-    return ", ".join(f"{n} {_NAMES[t][n != 1]}" for t in _NAMES if (n := counts[t]))
+    return ", ".join(f"{n} {_NAMES[t][n != 1]}" for t in _NAMES if (n := counts.get(t, 0)))
 
 
-def trim(replicas: list[Replica], bound: int) -> tuple[list[Replica], str | None]:
-    """At most ``bound`` replicas: the master stays; the largest group of the others loses one
-    at a time (on a tie evaluators first, then parameter servers, then workers)."""
-    kept = Counter(r.task for r in replicas)
+def trim(groups: Sequence[Group], bound: int) -> tuple[list[Replica], str | None]:
+    """The replicas to run, at most ``bound``: the master stays; the largest group of the others
+    loses one at a time (on a tie evaluators first, then parameter servers, then workers).
+    Counted, not listed: only the replicas kept are ever made."""
+    counts = Counter[str]()
+    for group in groups:
+        counts[group.task] += group.count
+    total = sum(counts.values())
+    if min(total, bound) > MAX_REPLICAS:
+        raise UsageError(f"the job would run {min(total, bound)} replicas here; at most "
+                         f"{MAX_REPLICAS} run on one machine",
+                         f"give --max-local-replicas {MAX_REPLICAS} or less (the largest "
+                         "groups are trimmed)")
+    # a group above ``bound`` is cut down to it before any other loses one: start from there
+    kept = Counter({t: n if t == "master" else min(n, bound) for t, n in counts.items()})
     while sum(kept.values()) > bound:
         task = max(("evaluator", "ps", "worker"), key=lambda t: kept[t])
         if not kept[task]:
             break
         kept[task] -= 1
-    result = [r for r in replicas if r.index < kept[r.task]]
-    if len(result) == len(replicas):
-        return result, None
-    return result, (f"the job has {len(replicas)} replicas ({_shape(replicas)}); running "
-                    f"{len(result)} here ({_shape(result)}): raise --max-local-replicas to run "
-                    "more")
+    replicas, made = [], Counter[str]()
+    for group in groups:
+        for _ in range(min(group.count, kept[group.task] - made[group.task])):
+            replicas.append(Replica(group.task, made[group.task], group.gpus))
+            made[group.task] += 1
+    if len(replicas) == total:
+        return replicas, None
+    return replicas, (f"the job has {total} replicas ({_shape(counts)}); running "
+                      f"{len(replicas)} here ({_shape(kept)}): raise --max-local-replicas to "
+                      "run more")
 
 
 def primary_name(training_input: Mapping[str, Any]) -> str:
@@ -213,61 +239,6 @@ def environments(replicas: Sequence[Replica], training_input: Mapping[str, Any],
     return result
 
 
-# -- GPUs -------------------------------------------------------------------------------------
-
-def _id_list(text: str) -> list[str]:
-    """``0,1`` -> ["0", "1"]; as CUDA does, an entry such as -1 ends the list."""
-    ids = []
-    for item in (part.strip() for part in text.split(",")):
-        if not item:
-            continue
-        if item.startswith("-"):
-            break
-        ids.append(item)
-    return ids
-
-
-def discover_gpus(environ: Mapping[str, str]) -> tuple[list[str], str]:
-    """The GPUs the replicas may be given, and where that list came from.
-
-    ``GPUJOB_LOCAL_GPUS`` (comma-separated IDs; empty for none) comes first, then
-    ``CUDA_VISIBLE_DEVICES`` (it already limits what gpujob's children may use), then what
-    ``nvidia-smi`` lists; without nvidia-smi, none.
-    """
-    for name in (GPUS_VARIABLE, "CUDA_VISIBLE_DEVICES"):
-        if name in environ:
-            return _id_list(environ[name]), name
-    try:
-        listed = subprocess.run(["nvidia-smi", "--query-gpu=index", "--format=csv,noheader"],
-                                capture_output=True, text=True, timeout=60, check=True).stdout
-    except FileNotFoundError:
-        return [], "no nvidia-smi"
-    except (OSError, subprocess.SubprocessError):
-        return [], "nvidia-smi failed"
-    return _id_list(",".join(listed.split())), "nvidia-smi"
-
-
-def assign_gpus(replicas: Sequence[Replica], available: Sequence[str],
-                source: str) -> tuple[dict[str, list[str]], str | None]:
-    """Disjoint GPUs for each replica, in replica order, as many as it asks for while they last;
-    a warning when there are fewer than asked."""
-    pool = list(available)
-    given = {}
-    for r in replicas:
-        given[r.name], pool = pool[:r.gpus], pool[r.gpus:]
-    asked = sum(r.gpus for r in replicas)
-    if asked <= len(available):
-        return given, None
-    wanted = f"the job asks for {asked} GPU{'s' if asked != 1 else ''}"
-    if not available:
-        return given, (f"{wanted} and none are available ({source}): the replicas run on the "
-                       "CPU (CUDA_VISIBLE_DEVICES is empty)")
-    short = ", ".join(f"{r.name} gets {len(given[r.name])} of {r.gpus}"
-                      for r in replicas if len(given[r.name]) < r.gpus)
-    return given, (f"{wanted} and {len(available)} are available ({source}): {short}; a replica "
-                   "with none runs on the CPU (CUDA_VISIBLE_DEVICES is empty)")
-
-
 # -- the plan and the run ---------------------------------------------------------------------
 
 def _package_root(package_path: str | None, module: str) -> tuple[Path, str | None]:
@@ -316,12 +287,14 @@ def plan(doc: Document, options: LocalOptions,
                          "-m MODULE) or trainingInput.pythonModule; a custom container's own "
                          "command is not run locally")
     root, module_warning = _package_root(options.package_path, module)
-    replicas, warnings = replicas_of(ti, catalog.load(options.catalog))
-    replicas, trimmed = trim(replicas, options.max_replicas)
+    groups, warnings = replicas_of(ti, catalog.load(options.catalog))
+    replicas, trimmed = trim(groups, options.max_replicas)
     if options.gpus is None:
         available, source = discover_gpus(environ)
     else:
         available, source = list(options.gpus), "given"
+    if any(r.gpus for r in replicas):
+        check_distinct(available, source)
     gpus, short = assign_gpus(replicas, available, source)
     warnings += [w for w in (module_warning, trimmed, short) if w]
     job_dir, fresh = _job_dir(ti, str(doc.data.get("jobId", "job")))
@@ -350,7 +323,16 @@ def run_local(doc: Document, options: LocalOptions) -> int:
     """Run the job here; 0 when its master succeeds, else ``JobFailed`` (exit 4)."""
     if os.name != "posix":
         raise UsageError("local runs need Linux or macOS (process groups and signals)")
+    if not 0 <= options.grace_period < math.inf:  # nan included
+        raise UsageError(f"--grace-period {options.grace_period}: not a number of seconds",
+                         "give --grace-period SECONDS, e.g. 10")
     job_id = str(doc.data.get("jobId", "job"))
+    # no stale RANK from the caller for the replicas that get none
+    base = {k: v for k, v in os.environ.items() if k != "RANK"}
+    base["PYTHONUNBUFFERED"] = "1"  # lines arrive as they are printed, as in the service's logs
+    module = doc.data["trainingInput"].get("pythonModule")
+    if options.package_path is None and module:
+        check_module(module, Path.cwd(), base)
     the_plan = plan(doc, options)
     for warning in the_plan.warnings:
         _say(f"warning: {warning}")
@@ -360,9 +342,6 @@ def run_local(doc: Document, options: LocalOptions) -> int:
          f"{the_plan.package_root}")
     _say(f"Job dir: {the_plan.job_dir}"
          + (" (new; give --job-dir DIR to choose one)" if the_plan.fresh_job_dir else ""))
-    # no stale RANK from the caller for the replicas that get none
-    base = {k: v for k, v in os.environ.items() if k != "RANK"}
-    base["PYTHONUNBUFFERED"] = "1"  # lines arrive as they are printed, as in the service's logs
     specs = [Spec(r.name, the_plan.command(), {**base, **the_plan.environments[r.name]},
                   str(the_plan.package_root)) for r in the_plan.replicas]
     code = supervise(specs, grace=options.grace_period)

@@ -1,10 +1,26 @@
 """Run replicas as child processes, show their output as one prefixed stream, stop them all.
 
-Each replica runs in a session of its own, so a Ctrl-C meant for gpujob does not reach the
-trainers half-way through: gpujob stops each replica's whole process group itself (SIGTERM, then
-SIGKILL after a grace period) when the primary ends, on Ctrl-C, SIGTERM or SIGHUP, and on any
-error of its own. On Linux the replicas are also killed when gpujob itself is killed (SIGKILL,
-the OOM killer); processes they started in sessions of their own are beyond its reach then.
+gpujob stops every replica (SIGTERM, then SIGKILL after a grace period) when the primary ends, on
+Ctrl-C, SIGTERM or SIGHUP, and on any error of its own; a replica that ends stops whatever it
+left behind, as a container's end does. "Stops" means the replica's whole process tree, including
+processes that moved to a session or process group of their own (``setsid``, a double fork, as
+daemonizing libraries and ``start_new_session=True`` do), and also when gpujob itself is killed
+(SIGKILL, the OOM killer).
+
+How, on Linux: each replica runs under a small supervisor process of its own (``subreaper.py``),
+a child subreaper (``prctl(PR_SET_CHILD_SUBREAPER)``): whatever the replica starts stays its
+descendant, reparented to it when orphaned, so it finds the whole tree in /proc and signals every
+process of it. gpujob holds the write end of a pipe whose read end every supervisor watches; when
+gpujob dies, however it dies, the supervisors see end of file and kill their trees. The
+alternatives fall short: a process group or session misses whatever leaves it; PR_SET_PDEATHSIG
+reaches only direct children (it is cleared on fork), so after a SIGKILL of gpujob every
+grandchild survived; gpujob as the subreaper catches orphans only while it lives; a cgroup would
+contain everything but is not writable by an ordinary process on most machines (CI included).
+Since a supervisor exits only once its tree is gone, end of file on a replica's output comes
+right after it, and gpujob reads every line before it reports an exit status.
+
+Elsewhere (macOS, no /proc), each replica runs in a session of its own, and that process group is
+what is stopped; gpujob says so with a warning when the run starts.
 """
 
 from __future__ import annotations
@@ -12,22 +28,41 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
-import queue
 import signal
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+
+from gpujob.backends import subreaper
+from gpujob.backends.replica_output import Outbox, read_lines
 
 Sink = Callable[[bytes], None]
 Notify = Callable[[str], None]
 
-_MAX_LINE = 64 * 1024  # a longer line is shown in pieces, each with its prefix
-_AFTER_KILL = 5.0  # seconds to collect output once every replica has been killed
+_AFTER_KILL = 5.0  # without a supervisor: how long to wait for more output once all were killed
 _SETTLE = 2.0  # after a master's success, seconds the others get to end by themselves
+_REAP = 10.0  # seconds a supervisor gets to kill its tree before it is killed itself
 _POLL = 0.1
+
+
+def _load_prctl() -> Callable[[int, int], int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl  # type: ignore[no-any-return]
+    except (OSError, AttributeError):
+        return None
+
+
+_PRCTL = _load_prctl()
+_PR_SET_PDEATHSIG = 1
+TREES = _PRCTL is not None and os.path.isdir("/proc/self")  # whole trees can be stopped
+LIMITED = ("on this system gpujob stops a replica's process group only: what it starts in "
+           "a new session or process group, and everything if gpujob itself is killed, may "
+           "be left running (whole process trees are stopped on Linux)")
 
 
 @dataclass(frozen=True)
@@ -46,54 +81,80 @@ class _Running:
     proc: subprocess.Popen[bytes]
     eof: bool = False
     reported: bool = False
-    reader: threading.Thread | None = field(default=None, repr=False)
 
     @property
     def prefix(self) -> bytes:
         return f"{self.spec.name} | ".encode()
 
+    def terminate(self) -> None:
+        """SIGTERM to the replica and what it started."""
+        if TREES:  # the supervisor passes it on to the whole tree
+            self.proc.send_signal(signal.SIGTERM)
+        else:
+            _signal_group(self, signal.SIGTERM)
+
+    def kill(self) -> None:
+        """SIGKILL to the replica and what it started."""
+        if TREES:
+            self.proc.send_signal(subreaper.KILL_TREE)
+        else:
+            _signal_group(self, signal.SIGKILL)
+
+    def reap(self) -> None:
+        """Wait until the replica (with a supervisor: its whole tree) has gone."""
+        try:
+            self.proc.wait(timeout=_REAP if TREES else None)
+        except subprocess.TimeoutExpired:  # a supervisor that is stuck (stopped, say)
+            self.proc.kill()
+            self.proc.wait()
+
 
 def supervise(specs: Sequence[Spec], *, grace: float, write: Sink | None = None,
               notify: Notify | None = None) -> int:
-    """Run every spec; return the first one's (the primary's) exit status once it has ended and
-    the others have been stopped. Raises ``KeyboardInterrupt`` on Ctrl-C, SIGTERM or SIGHUP,
-    after stopping everything."""
+    """Run every spec; return the first one's (the primary's) exit status once it has ended,
+    its output has been written and the others have been stopped. Raises ``KeyboardInterrupt``
+    on Ctrl-C, SIGTERM or SIGHUP, after stopping everything."""
     write = write or stdout_sink()
     notify = notify or _stderr
-    lines: queue.Queue[tuple[_Running, bytes | None]] = queue.Queue()
+    if not TREES:
+        notify(f"warning: {LIMITED}")
+    box: Outbox[_Running] = Outbox()
     running: list[_Running] = []
-    with _signals_interrupt():
+    with _signals_interrupt(), _lifeline() as lifeline:
         try:
             for spec in specs:
-                running.append(_start(spec))
-            for replica in running:  # after every fork: no reader thread exists during one
-                replica.reader = threading.Thread(target=_read, args=(replica, lines),
-                                                  name=f"gpujob-{replica.spec.name}",
-                                                  daemon=True)
-                replica.reader.start()
-            primary = running[0]
-
-            def primary_ended() -> bool:
-                _report_early_exits(running, notify)
-                return primary.proc.poll() is not None
-
-            _pump(lines, write, until=primary_ended)
-            if primary.proc.returncode == 0:  # workers of a finished job end with it, unasked
-                def all_ended() -> bool:
-                    _report_early_exits(running, notify)
-                    return all(r.proc.poll() is not None for r in running)
-
-                _pump(lines, write, until=all_ended, deadline=time.monotonic() + _SETTLE)
-            _stop(running, lines, write, notify, grace,
-                  why=f"{primary.spec.name} {describe_exit(primary.proc.returncode)}")
-            return primary.proc.returncode
+                running.append(_start(spec, lifeline))
+            _read(running, box)  # after every fork: no reader thread exists during one
+            return _run(running, box, write, notify, grace)
         except BaseException:
-            _stop(running, lines, _quiet(write), notify, grace, why="interrupted")
+            _read(running, box)
+            _stop(running, box, _quiet(write), notify, grace, why="interrupted")
             raise
 
 
+def _run(running: list[_Running], box: Outbox[_Running], write: Sink, notify: Notify,
+         grace: float) -> int:
+    primary = running[0]
+
+    def ended(replicas: list[_Running]) -> Callable[[], bool]:
+        def check() -> bool:
+            _report_early_exits(running, notify)
+            return all(r.proc.poll() is not None for r in replicas)
+
+        return check
+
+    _pump(box, write, until=ended([primary]))
+    # every line the primary wrote is out before its status decides anything
+    _pump(box, write, until=lambda: primary.eof, quiet=None if TREES else _AFTER_KILL)
+    if primary.proc.returncode == 0:  # workers of a finished job end with it, unasked
+        _pump(box, write, until=ended(running), deadline=time.monotonic() + _SETTLE)
+    _stop(running, box, write, notify, grace,
+          why=f"{primary.spec.name} {describe_exit(primary.proc.returncode)}")
+    return primary.proc.returncode
+
+
 def stdout_sink() -> Sink:
-    """Writes bytes to stdout as they came (its binary buffer when it has one), line by line."""
+    """Writes bytes to stdout as they came (its binary buffer when it has one)."""
     stream = sys.stdout
     buffer = getattr(stream, "buffer", None)
 
@@ -130,17 +191,16 @@ def _quiet(write: Sink) -> Sink:
 
 # -- starting ---------------------------------------------------------------------------------
 
-def _load_prctl() -> Callable[[int, int], int] | None:
-    if not sys.platform.startswith("linux"):
-        return None
+@contextlib.contextmanager
+def _lifeline() -> Iterator[int]:
+    """A pipe's read end for the supervisors; its write end, held by gpujob alone until the run
+    is over, closes when gpujob dies, however it dies."""
+    read, write = os.pipe()
     try:
-        return ctypes.CDLL(None, use_errno=True).prctl  # type: ignore[no-any-return]
-    except (OSError, AttributeError):
-        return None
-
-
-_PRCTL = _load_prctl()
-_PR_SET_PDEATHSIG = 1
+        yield read
+    finally:
+        os.close(read)
+        os.close(write)
 
 
 def _child_setup(parent: int) -> Callable[[], None] | None:
@@ -157,45 +217,57 @@ def _child_setup(parent: int) -> Callable[[], None] | None:
     return setup
 
 
-def _start(spec: Spec) -> _Running:
-    proc = subprocess.Popen(spec.argv, cwd=spec.cwd, env=spec.env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            start_new_session=True, preexec_fn=_child_setup(os.getpid()))
+def _start(spec: Spec, lifeline: int) -> _Running:
+    """Start the replica in a session of its own: under a supervisor that started it so, or
+    (without one) directly."""
+    if TREES:
+        argv = [sys.executable, "-I", "-S", subreaper.__file__, str(lifeline), *spec.argv]
+        proc = subprocess.Popen(argv, cwd=spec.cwd, env=spec.env, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                start_new_session=True, pass_fds=(lifeline,))
+    else:
+        proc = subprocess.Popen(spec.argv, cwd=spec.cwd, env=spec.env,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, start_new_session=True,
+                                preexec_fn=_child_setup(os.getpid()))
     return _Running(spec, proc)
-
-
-def _read(replica: _Running, lines: queue.Queue[tuple[_Running, bytes | None]]) -> None:
-    """Forward whole lines, as they arrive; ``None`` when the replica's output ends."""
-    pipe = replica.proc.stdout
-    assert pipe is not None
-    try:
-        with pipe:
-            for line in iter(lambda: pipe.readline(_MAX_LINE), b""):
-                lines.put((replica, line))
-    except (OSError, ValueError):  # the pipe was closed under us while stopping
-        pass
-    finally:
-        lines.put((replica, None))
 
 
 # -- output -----------------------------------------------------------------------------------
 
-def _pump(lines: queue.Queue[tuple[_Running, bytes | None]], write: Sink,
-          until: Callable[[], bool], deadline: float | None = None) -> bool:
-    """Write lines as they arrive until ``until()`` holds (True) or the deadline passes (False)."""
+def _read(running: list[_Running], box: Outbox[_Running]) -> None:
+    """Start a reader thread for each replica that has none yet."""
+    for replica in running:
+        if replica.proc.stdout is not None:
+            fd = os.dup(replica.proc.stdout.fileno())  # the reader closes its own
+            replica.proc.stdout.close()
+            replica.proc.stdout = None
+            threading.Thread(target=read_lines, args=(fd, replica, replica.prefix, box),
+                             name=f"gpujob-{replica.spec.name}", daemon=True).start()
+
+
+def _pump(box: Outbox[_Running], write: Sink, until: Callable[[], bool],
+          deadline: float | None = None, quiet: float | None = None) -> bool:
+    """Write output as it arrives until ``until()`` holds (True), or the deadline passes, or
+    (``quiet``) nothing has come for that many seconds (False)."""
+    last = time.monotonic()
     while True:
         if until():
             return True
-        if deadline is not None and time.monotonic() >= deadline:
+        now = time.monotonic()
+        if deadline is not None and now >= deadline:
             return False
-        try:
-            replica, line = lines.get(timeout=_POLL)
-        except queue.Empty:
+        if quiet is not None and now - last >= quiet:
+            return False
+        item = box.get(timeout=_POLL)
+        if item is None:
             continue
-        if line is None:
+        replica, data = item
+        if data is None:
             replica.eof = True
         else:
-            write(replica.prefix + line + (b"" if line.endswith(b"\n") else b"\n"))
+            write(data)
+        last = time.monotonic()
 
 
 def _report_early_exits(running: list[_Running], notify: Notify) -> None:
@@ -223,15 +295,15 @@ def describe_exit(code: int) -> str:
 # -- stopping ---------------------------------------------------------------------------------
 
 def _signal_group(replica: _Running, signum: int) -> None:
-    """Signal the replica's process group: the replica and what it started, even once the
+    """Signal the replica's process group: the replica and what it started there, even once the
     replica itself has exited (its leftovers)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(replica.proc.pid, signum)
 
 
-def _stop(running: list[_Running], lines: queue.Queue[tuple[_Running, bytes | None]],
-          write: Sink, notify: Notify, grace: float, why: str) -> None:
-    """SIGTERM every replica's group, SIGKILL what is left after ``grace`` seconds (or at a
+def _stop(running: list[_Running], box: Outbox[_Running], write: Sink, notify: Notify,
+          grace: float, why: str) -> None:
+    """SIGTERM every replica's tree, SIGKILL what is left after ``grace`` seconds (or at a
     second Ctrl-C), reap them, and write the output they still had."""
     if not running:
         return
@@ -241,8 +313,8 @@ def _stop(running: list[_Running], lines: queue.Queue[tuple[_Running, bytes | No
             notify(f"{why}: stopping {', '.join(live)}"
                    + (" (Ctrl-C again to kill now)" if why == "interrupted" else ""))
         for replica in running:
-            _signal_group(replica, signal.SIGTERM)
-        _pump(lines, write, until=lambda: all(r.proc.poll() is not None for r in running),
+            replica.terminate()
+        _pump(box, write, until=lambda: all(r.proc.poll() is not None for r in running),
               deadline=time.monotonic() + grace)
         for replica in running:
             if replica.proc.poll() is None:
@@ -252,13 +324,24 @@ def _stop(running: list[_Running], lines: queue.Queue[tuple[_Running, bytes | No
         pass
     finally:  # whatever happened above, nothing is left running
         for replica in running:
-            _signal_group(replica, signal.SIGKILL)
+            replica.kill()
         for replica in running:
-            replica.proc.wait()
-    # a pipe still held open by a process outside the groups leaves its (daemon) reader behind
-    with contextlib.suppress(KeyboardInterrupt):
-        _pump(lines, write, until=lambda: all(r.eof for r in running),
-              deadline=time.monotonic() + _AFTER_KILL)
+            replica.reap()
+    # with supervisors every writer has gone now: the output ends; without, a process outside
+    # the groups may hold a pipe open, and is given up on once it has been quiet a while
+    drained = False
+    try:
+        drained = _pump(box, write, until=lambda: all(r.eof for r in running),
+                        quiet=None if TREES else _AFTER_KILL)
+    except KeyboardInterrupt:  # Ctrl-C here: leave the rest unwritten
+        pass
+    else:
+        if not drained:
+            held = ", ".join(r.spec.name for r in running if not r.eof)
+            notify(f"warning: not waiting for the rest of the output of {held}: a process "
+                   "it started outside its process group holds it open")
+    if not drained:
+        box.discard()  # no reader waits for room that will never come
 
 
 # -- signals ----------------------------------------------------------------------------------

@@ -38,6 +38,8 @@ COMMANDS = {
     "cancel": "lifecycle:cancel",
     "wait": "lifecycle:wait",
     "logs": "lifecycle:logs",
+    "schema": "schemas:schema",
+    "completion": "completion:completion",
 }
 
 

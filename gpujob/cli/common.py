@@ -50,7 +50,8 @@ def load_catalog(service: str, path: str | None) -> Any:
 
 # parameters that name files: any bytes the system allows are fine there (they are shown with
 # the bytes that are not UTF-8 escaped); every other value may reach the API, which takes UTF-8
-PATH_PARAMETERS = frozenset({"config", "files", "catalog", "credentials_file", "package_path"})
+PATH_PARAMETERS = frozenset({"config", "config_file", "positional", "files", "catalog",
+                             "credentials_file", "package_path"})
 
 
 def _not_utf8(value: Any) -> bool:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import click
 
+from gpujob.cli import candidates
 from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help, load_catalog
 from gpujob.cli.files import ExistingFile
 from gpujob.cli.options import format_option, service_option_of
 from gpujob.console import CONSOLE
 from gpujob.errors import EXIT_OK
+from gpujob.params import Count
 from gpujob.settings import CheckSettings, GpusSettings
 
 
@@ -29,11 +31,14 @@ def execute(settings: GpusSettings) -> int:
 
 @click.command(cls=GpujobCommand, context_settings=CONTEXT, epilog=exit_codes_help(
     0, 1, 2, 130, c1="nothing matches the filters; also: standard output could not be written"))
-@click.option("--gpu", help="A GPU type: T4, nvidia-tesla-t4 or NVIDIA_TESLA_T4.")
-@click.option("--machine-type", help="A machine type, e.g. n1-highcpu-16.")
-@click.option("--count", type=click.IntRange(min=1), help="GPUs per machine.")
-@click.option("--region", help="A training region, e.g. us-central1.")
-@click.option("--zone", help="A zone, e.g. us-central1-a.")
+@click.option("--gpu", shell_complete=candidates.gpu,
+              help="A GPU type: T4, nvidia-tesla-t4 or NVIDIA_TESLA_T4.")
+@click.option("--machine-type", shell_complete=candidates.machine_type,
+              help="A machine type, e.g. n1-highcpu-16.")
+@click.option("--count", type=Count(min=1), help="GPUs per machine.")
+@click.option("--region", shell_complete=candidates.region,
+              help="A training region, e.g. us-central1.")
+@click.option("--zone", shell_complete=candidates.zone, help="A zone, e.g. us-central1-a.")
 @format_option(("text", "json"), "A table for people, or JSON (version 1) for programs.")
 @service_option_of("The training service whose catalog answers.")
 @click.option("--catalog", type=ExistingFile(), envvar="GPUJOB_CATALOG",

@@ -14,7 +14,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from gpujob.cli.files import ExistingFile
+from gpujob.cli import candidates, gcloud
 from gpujob.cli.options import (
     check_options,
     check_settings,
@@ -23,6 +23,7 @@ from gpujob.cli.options import (
     service_option,
     stack,
 )
+from gpujob.params import Count, Seconds
 from gpujob.settings import SubmitSettings
 
 # (flag, JSON path, parser, environment variable, help). Every one defaults to "not given": a
@@ -75,7 +76,7 @@ _FIELD_FLAGS: list[tuple[str, tuple[str, ...], str, str | None, str]] = [
     ("--use-chief-in-tf-config", (_TI, "useChiefInTfConfig"), "bool", None,
      "Name the primary 'chief' in TF_CONFIG (true or false; alone means true)."),
     ("--job-id", ("jobId",), "str", None,
-     "The job's ID (default: the file's jobId, else FILE-STEM_YYYYMMDD_HHMMSS in UTC)."),
+     "The job's ID (default: the file's jobId, else FILE-STEM_YYYYMMDD_HHMMSS_MMM_RANDOM, UTC)."),
 ]
 
 
@@ -105,7 +106,8 @@ def field_options(local: bool = False) -> Callable[[Callable[..., Any]], Callabl
                 extra = {"is_flag": False, "flag_value": "true"}
             func = click.option(flag, _param_name(flag), default=None, envvar=env,
                                 show_envvar=bool(env), metavar=_metavar(kind),
-                                help=_help(flag, text, local), **extra)(func)
+                                help=_help(flag, text, local),
+                                shell_complete=candidates.JOB_FLAGS.get(flag), **extra)(func)
         return func
 
     return decorate
@@ -170,7 +172,7 @@ def job_options(local: bool = False) -> Callable[[Callable[..., Any]], Callable[
     """CONFIG and every option that describes the job: ``submit``'s and ``local``'s (``local``:
     worded for ``gpujob local --help``)."""
     return stack(
-        click.argument("config", metavar="CONFIG", type=ExistingFile()),
+        gcloud.config_arguments,  # CONFIG, or gcloud's JOB --config CONFIG
         service_option,
         field_options(local),
         click.option(
@@ -209,12 +211,12 @@ def local_options(hidden: bool = False) -> Callable[[Callable[..., Any]], Callab
     """How a job runs on this machine: ``gpujob local`` and ``gpujob submit --local``
     (``hidden``: accepted, not shown, for submit's --help without --local)."""
     return stack(
-        click.option("--max-local-replicas", type=click.IntRange(min=1), metavar="N",
+        click.option("--max-local-replicas", type=Count(min=1), metavar="N",
                      envvar="GPUJOB_MAX_LOCAL_REPLICAS", show_envvar=True, hidden=hidden,
                      help="Local runs: run at most N replicas, trimming the largest groups "
                           "of workers, parameter servers and evaluators (with a warning). "
                           "Default: 8."),
-        click.option("--grace-period", type=click.FloatRange(min=0), metavar="SECONDS",
+        click.option("--grace-period", type=Seconds(min=0), metavar="SECONDS",
                      envvar="GPUJOB_GRACE_PERIOD", show_envvar=True, hidden=hidden,
                      help="Local runs: how long replicas being stopped get after SIGTERM "
                           "before SIGKILL. Default: 10."),

@@ -20,6 +20,7 @@ from gpujob.cli.options import (
     project_option,
     stack,
 )
+from gpujob.params import Count, Seconds
 from gpujob.settings import JobSettings
 
 
@@ -88,7 +89,7 @@ def describe(job: str, **params: Any) -> int:
 @click.command("list", cls=GpujobCommand, context_settings=CONTEXT, epilog=_EXITS)
 @click.option("--filter", "filter_", metavar="EXPR",
               help="The API's filter, e.g. 'state=RUNNING' or 'labels.team=vision'.")
-@click.option("--limit", type=click.IntRange(min=1), help="Show at most this many jobs.")
+@click.option("--limit", type=Count(min=1), help="Show at most this many jobs.")
 @format_option(FORMATS, 'json prints {"version": 1, "service", "project", "jobs": [ENVELOPE, '
                         '…]} on stdout, each ENVELOPE as describe --format json prints it.')
 @remote_options
@@ -119,7 +120,7 @@ def cancel(job: str, **params: Any) -> int:
 @click.command(cls=GpujobCommand, context_settings=CONTEXT, epilog=_WAIT_EXITS)
 @_JOB
 @poll_option
-@click.option("--timeout", type=click.FloatRange(min=0), metavar="SECONDS",
+@click.option("--timeout", type=Seconds(min=0), metavar="SECONDS",
               help="Stop waiting after this long (exit 3; the job keeps running).")
 @_FORMAT
 @remote_options

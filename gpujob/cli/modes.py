@@ -32,6 +32,8 @@ GROUPS: dict[str, tuple[tuple[str, ...], dict[Mode, Use]]] = {
                   {"submit": "applies", "dry-run": "refused", "local": "refused"}),
     "cloud output": (("--staging-bucket", "--format"),
                      {"submit": "applies", "dry-run": "applies", "local": "refused"}),
+    "not following": (("--async",),
+                      {"submit": "applies", "dry-run": "unused", "local": "refused"}),
     "address": (("--project", "--api-endpoint", "--verbose"),
                 {"submit": "applies", "dry-run": "applies", "local": "unused"}),
     "connection": (("--credentials-file", "--impersonate-service-account", "--max-attempts",
@@ -51,6 +53,10 @@ REFUSALS: dict[tuple[str, Mode], tuple[str, str]] = {
         "a local run uses the package where it is, streams its replicas' output and exits "
         "with the master's status"),
     ("cloud output", "local"): (
+        "for jobs in the cloud, not for local runs",
+        "a local run uses the package where it is, streams its replicas' output and exits "
+        "with the master's status"),
+    ("not following", "local"): (
         "for jobs in the cloud, not for local runs",
         "a local run uses the package where it is, streams its replicas' output and exits "
         "with the master's status"),

@@ -15,6 +15,7 @@ from click.core import ParameterSource
 
 from gpujob.backends import DEFAULT_SERVICE, SERVICES
 from gpujob.cli.files import ExistingFile
+from gpujob.params import Count, Seconds
 from gpujob.settings import CheckSettings, JobSettings
 
 if TYPE_CHECKING:
@@ -84,7 +85,7 @@ def format_option(choices: tuple[str, ...] | list[str], text: str,
 
 
 def poll_option_of(hidden: bool = False) -> Decorator:
-    return click.option("--poll-interval", type=click.FloatRange(min=1), default=10.0,
+    return click.option("--poll-interval", type=Seconds(min=1), default=10.0,
                         show_default=True, metavar="SECONDS", help="Seconds between checks.",
                         hidden=hidden)
 
@@ -113,14 +114,14 @@ def gcp_options_of(hidden: bool = False) -> Decorator:
                      show_envvar=True, hidden=hidden,
                      help="The service API's address, for private endpoints (default: the "
                           "service's own; ai-platform: https://ml.googleapis.com/)."),
-        click.option("--max-attempts", type=click.IntRange(min=1), default=5,
+        click.option("--max-attempts", type=Count(min=1), default=5,
                      show_default=True, envvar="GPUJOB_MAX_ATTEMPTS", show_envvar=True,
                      hidden=hidden, help="Tries per API call on 429, 5xx, resets and timeouts."),
-        click.option("--retry-deadline", type=click.FloatRange(min=0), default=120.0,
+        click.option("--retry-deadline", type=Seconds(min=0), default=120.0,
                      show_default=True, envvar="GPUJOB_RETRY_DEADLINE", show_envvar=True,
                      hidden=hidden, metavar="SECONDS",
                      help="No retry starts later than this after the first try."),
-        click.option("--request-timeout", type=click.FloatRange(min=0, min_open=True),
+        click.option("--request-timeout", type=Seconds(min=0, min_open=True),
                      default=60.0, show_default=True, envvar="GPUJOB_REQUEST_TIMEOUT",
                      show_envvar=True, hidden=hidden, metavar="SECONDS",
                      help="Time one HTTP request may take, from sending it to the last byte "

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from gpujob.backends.output import FORMATS
-from gpujob.cli import modes
+from gpujob.cli import gcloud, modes
 from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.cli.jobflags import job_options, local_options, submit_settings
 from gpujob.cli.options import format_option, gcp_options_of, given_flags, poll_option_of, stack
@@ -64,6 +64,8 @@ def cloud_options(hidden: bool = False) -> Any:
         click.option("--stream-logs", is_flag=True, hidden=hidden,
                      help="After submitting, print the job's logs until it ends (exit 4 if it "
                           "fails)."),
+        click.option("--async", "async_", is_flag=True, hidden=hidden,
+                     help=gcloud.async_option_help),
         poll_option_of(hidden),
         format_option(FORMATS, "json prints the JSON envelope of the job (version 1: service, "
                                "job, raw: the API's object, warnings) on stdout, and an "
@@ -86,7 +88,8 @@ def submit(ctx: click.Context, **params: Any) -> int:
     CONFIG is a Job resource in YAML or JSON (- reads standard input). Flags override the file
     field by field, as gcloud ai-platform jobs submit training does; arguments after -- are
     passed to the trainer unchanged (they replace the file's args). Settings come from the flag,
-    else the environment variable shown, else the file.
+    else the environment variable shown, else the file. gcloud's command line works as it is:
+    gpujob submit [training] JOB --config CONFIG [FLAGS] [--async] -- ARGS.
 
     \b
     Examples:
@@ -98,12 +101,15 @@ def submit(ctx: click.Context, **params: Any) -> int:
       gpujob submit config.yaml --package-path trainer --module-name trainer.task \\
           --staging-bucket gs://my-bucket
       gpujob submit config.yaml --local --package-path trainer/ -- --epochs 1
+      gpujob submit training my_job_1 --config config.yaml --region us-central1 --async
     """
     from gpujob.submit import run
 
+    params = gcloud.take_config(ctx, params, word="training")
     mode = modes.mode_of(params["local"], params["dry_run"])
     modes.check(mode, given_flags(ctx))
-    return run(submit_settings(ctx, params, local=mode == "local"))
+    gcloud.check_async(params)
+    return run(gcloud.adjust(submit_settings(ctx, params, local=mode == "local"), params))
 
 
 @click.command("local", cls=UserArgsCommand, context_settings=CONTEXT,
@@ -135,6 +141,7 @@ def local_command(ctx: click.Context, **params: Any) -> int:
     """
     from gpujob.submit import run
 
+    params = gcloud.take_config(ctx, params, word=None)
     modes.check(modes.mode_of(True, params["dry_run"]), given_flags(ctx))
-    return run(submit_settings(ctx, params, local=True))
+    return run(gcloud.adjust(submit_settings(ctx, params, local=True), params))
 

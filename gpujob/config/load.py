@@ -22,12 +22,16 @@ from typing import Any, NamedTuple
 
 import yaml
 
+from gpujob import numbers
 from gpujob.config.document import Document
 from gpujob.findings import Finding, JsonPath, Location, error
 
 try:  # libyaml's parser: about ten times faster than the pure-Python one
     from yaml._yaml import CParser as _Parser
+
+    _READER_COUNTS_BYTES = True  # its reader errors give a UTF-8 byte offset
 except ImportError:  # pragma: no cover - PyYAML built without libyaml
+    _READER_COUNTS_BYTES = False  # a character offset
     from yaml.parser import Parser as _PyParser
     from yaml.reader import Reader as _Reader
     from yaml.scanner import Scanner as _Scanner
@@ -163,7 +167,10 @@ class _Builder:
         kind = tag[len(_TAG):]
         if kind == "str":
             return text
+        found = len(self.findings)
         value = self.resolve_plain(text, loc)
+        if len(self.findings) > found:  # a number too large or not finite: that finding says so
+            return value
         wanted = {"int": int, "float": (int, float), "bool": bool, "null": type(None)}.get(kind)
         if wanted is None:
             raise self.fatal("load.tag", f"tag !!{kind} is not allowed", event.start_mark,
@@ -179,21 +186,33 @@ class _Builder:
         if text in _BOOL:
             return _BOOL[text]
         if _INT.match(text):
-            return int(text)
+            return self.whole(text, text, 10, loc)
         if _INT_OCT.match(text):
-            return int(text[2:], 8)
+            return self.whole(text, text[2:], 8, loc)
         if _INT_HEX.match(text):
-            return int(text[2:], 16)
+            return self.whole(text, text[2:], 16, loc)
         if _FLOAT.match(text) or _FLOAT_SPECIAL.match(text):
             value = float(text.replace(".inf", "inf").replace(".Inf", "inf").replace(".INF", "inf")
                           .replace(".nan", "nan").replace(".NaN", "nan").replace(".NAN", "nan"))
             if not math.isfinite(value):
                 self.findings.append(error(
-                    "load.number", f"{text} is not a finite number", self.child_path(), loc,
+                    "load.number", f"{numbers.shown(text)} is not a finite number",
+                    self.child_path(), loc,
                     "JSON, and so the API, cannot carry infinity or NaN; write a number or a "
                     "quoted string"))
             return value
         return text
+
+    def whole(self, text: str, digits: str, base: int, loc: Location) -> int | str:
+        """An integer's value; its text where it is too long to be one (with a finding)."""
+        try:
+            return numbers.whole(digits, base)
+        except numbers.NumberError as exc:
+            self.findings.append(error(
+                "load.number", str(exc), self.child_path(), loc,
+                f"no field of a Job holds a number this long; counts are int64, at most "
+                f"{numbers.INT64_MAX}"))
+            return text
 
     def add(self, value: Any, loc: Location) -> JsonPath:
         """Attach a finished value at the current position; returns its path."""
@@ -406,6 +425,23 @@ def _syntax_error(exc: yaml.MarkedYAMLError, text: str, builder: _Builder) -> Fi
     return error("load.syntax", f"YAML syntax error: {problem}", path, where, hint)
 
 
+def _reader_error(exc: yaml.reader.ReaderError, text: str, builder: _Builder) -> Finding:
+    """``FILE:3:15: control character U+0007 is not allowed``: lines counted as editors count
+    them (libyaml also breaks lines at U+0085 and U+2028)."""
+    import unicodedata
+
+    char = exc.character if isinstance(exc.character, int) else ord(exc.character[:1] or "?")
+    raw = text.encode("utf-8", "surrogatepass")
+    offset = exc.position if _READER_COUNTS_BYTES else len(
+        text[:exc.position].encode("utf-8", "surrogatepass"))
+    where = _location_of_offset(raw, offset, builder.source)
+    kind = "control character" if unicodedata.category(chr(char)) == "Cc" else "character"
+    path = builder.stack[-1].path if builder.stack else ()
+    return error("load.syntax", f"{kind} U+{char:04X} is not allowed in YAML", path, where,
+                 "delete it (most editors do not show it), or write it as an escape such as "
+                 f"\\u{char:04x} inside a double-quoted string")
+
+
 def parse_text(text: str, source: str) -> tuple[Any, _Builder]:
     """Parse YAML/JSON text into plain data; raises ``_Fatal``. Used for files and ``--set``."""
     builder = _Builder(source)
@@ -418,8 +454,11 @@ def parse_text(text: str, source: str) -> tuple[Any, _Builder]:
             builder.feed(event)
     except yaml.MarkedYAMLError as exc:
         raise _Fatal(_syntax_error(exc, text, builder)) from None
-    except yaml.YAMLError as exc:  # reader errors: control characters and the like
-        raise _Fatal(error("load.syntax", f"YAML error: {exc}", (), Location(source))) from None
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow anywhere
+        raise _Fatal(_reader_error(exc, text, builder)) from None
+    except yaml.YAMLError as exc:  # pragma: no cover - PyYAML raises only the two above
+        message = " ".join(str(exc).split())
+        raise _Fatal(error("load.syntax", f"YAML error: {message}", (), Location(source))) from None
     return builder.root, builder
 
 

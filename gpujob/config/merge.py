@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import re
+import secrets
 from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
@@ -99,10 +100,13 @@ _JOB_ID_BAD = re.compile(r"[^A-Za-z0-9_]+")
 
 
 def generate_job_id(source: str, now: datetime | None = None) -> str:
-    """``my-config.yaml`` at 2026-11-21 22:52:00 UTC -> ``my_config_20261121_225200``."""
+    """``my-config.yaml`` at 2026-11-21 22:52:00.123 UTC -> ``my_config_20261121_225200_123_c0ffee``
+    (the time to the millisecond, then six random hex digits), so that submits started together
+    (a sweep, a script run in parallel) get different IDs and each creates its own job."""
     stem = Path(source).stem if source != "<stdin>" else "job"
     stem = _JOB_ID_BAD.sub("_", stem).strip("_") or "job"
     if not stem[0].isalpha():
         stem = f"job_{stem}"
-    stamp = (now or datetime.now(timezone.utc)).strftime("%Y%m%d_%H%M%S")
+    now = now or datetime.now(timezone.utc)
+    stamp = f"{now:%Y%m%d_%H%M%S}_{now.microsecond // 1000:03d}_{secrets.token_hex(3)}"
     return f"{stem[:128 - len(stamp) - 1]}_{stamp}"

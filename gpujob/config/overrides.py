@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from gpujob import numbers
 from gpujob.errors import UsageError
 from gpujob.findings import JsonPath, Location
 
@@ -73,9 +74,9 @@ def parse_accelerator(text: str, flag: str) -> dict[str, Any]:
         raise UsageError(f"{flag}: {missing[0]} is missing",
                          f"give both, as in {flag} count=4,type=nvidia-tesla-t4")
     try:
-        count = int(found["count"])
-    except ValueError:
-        raise UsageError(f"{flag}: count {found['count']!r} is not a whole number") from None
+        count = numbers.parse_count(found["count"])
+    except numbers.NumberError as exc:
+        raise UsageError(f"{flag}: count {exc}") from None
     if count <= 0:
         raise UsageError(f"{flag}: the count must be greater than 0")
     return {"type": enum_name(found["type"]), "count": count}
@@ -104,12 +105,9 @@ def parse_bool(text: str, flag: str) -> bool:
 
 def parse_count(text: str, flag: str) -> int:
     try:
-        value = int(text)
-    except ValueError:
-        raise UsageError(f"{flag}: {text!r} is not a whole number") from None
-    if value < 0:
-        raise UsageError(f"{flag}: must not be negative")
-    return value
+        return numbers.parse_count(text)
+    except numbers.NumberError as exc:
+        raise UsageError(f"{flag}: {exc}") from None
 
 
 def kms_key_name(key: str | None, keyring: str | None, location: str | None,
@@ -127,13 +125,37 @@ def kms_key_name(key: str | None, keyring: str | None, location: str | None,
     return f"projects/{project}/locations/{location}/keyRings/{keyring}/cryptoKeys/{key}"
 
 
-_SEGMENT = re.compile(r'\.?([A-Za-z_][A-Za-z0-9_-]*)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]')
+_SEGMENT = re.compile(r'\.?([A-Za-z_][A-Za-z0-9_-]*)|\[([0-9]+)\]|\["((?:[^"\\]|\\.)*)"\]')
+_PATH_HINT = ("write a dotted path such as trainingInput.workerCount, trainingInput.args[0] or "
+              "labels[\"my.key\"]")
+
+
+def _segment(text: str, name: str | None, index: str | None, quoted: str) -> str | int:
+    """One matched path segment as a key or an index; a bad index or escape is a usage error."""
+    import json
+
+    if name is not None:
+        return name
+    try:
+        if index is not None:
+            return numbers.parse_count(index)
+        key = json.loads(f'"{quoted}"')
+        key.encode("utf-8")  # a lone surrogate (\ud800) is no text the API could take
+        return key
+    except (numbers.NumberError, ValueError) as exc:
+        why = str(exc) if isinstance(exc, numbers.NumberError) else (
+            "an invalid escape in a quoted key" if isinstance(exc, json.JSONDecodeError)
+            else "a quoted key that is not valid Unicode")
+        raise UsageError(f"--set: {text!r} is not a path: {why}",
+                         "inside [\"…\"] write the key's characters as they are, or JSON "
+                         "escapes such as \\\" and \\u00e9") from None
 
 
 def parse_path(text: str) -> JsonPath:
     """``trainingInput.hyperparameters.params[0].maxValue`` -> its JSON path (``format_path``'s
-    inverse); keys with other characters go in ``["…"]``."""
-    import json
+    inverse); keys with other characters go in ``["…"]``. At most ``MAX_DEPTH`` segments, the
+    nesting a config file may have."""
+    from gpujob.config.load import MAX_DEPTH
 
     path: list[str | int] = []
     pos = 0
@@ -143,14 +165,13 @@ def parse_path(text: str) -> JsonPath:
         dotted = bool(match) and match.group(0).startswith(".")
         if not match or (match.group(1) is not None and dotted != bool(path)):
             break
-        name, index, quoted = match.groups()
-        path.append(name if name is not None else int(index) if index is not None
-                    else json.loads(f'"{quoted}"'))
+        if len(path) == MAX_DEPTH:
+            raise UsageError(f"--set: the path {numbers.shown(text)!r} is deeper than "
+                             f"{MAX_DEPTH} levels", "a Job config nests a handful of levels")
+        path.append(_segment(text, *match.groups()))
         pos = match.end()
     if pos < len(text) or not path or not isinstance(path[0], str):
-        raise UsageError(f"--set: {text!r} is not a path",
-                         "write a dotted path such as trainingInput.workerCount, "
-                         "trainingInput.args[0] or labels[\"my.key\"]")
+        raise UsageError(f"--set: {text!r} is not a path", _PATH_HINT)
     return tuple(path)
 
 

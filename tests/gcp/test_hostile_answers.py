@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from fakes.google import Drip, Drop, Reply, error_body, now_text
+from fakes.google import Drop, Reply, Trickle, error_body, now_text
 from jobs import RUNTIME_JOB_WITHOUT_PACKAGES
 
 BASIC = RUNTIME_JOB_WITHOUT_PACKAGES + "  packageUris: [gs://my-bucket/t.tar.gz]\n"
@@ -180,9 +180,9 @@ def test_a_redirect_loop(cli, google, key, submitted):
 # -- D9: --request-timeout bounds the whole answer -----------------------------------------------
 
 def test_request_timeout_bounds_an_answer_that_trickles_in(cli, google, key, config, clock):
-    """The create's answer comes one byte every 50 ms (about 40 s in all); each attempt is cut
+    """The create's answer comes a byte every 50 ms (half a minute in all); each attempt is cut
     at --request-timeout, and the retry finds the job the first attempt created."""
-    google.inject("jobs.create", Drip(0.05))
+    google.inject("jobs.create", Trickle(40, pieces=800))
     started = time.monotonic()
     result = cli("submit", config, "--job-id", "j1", "--request-timeout", "1")
     took = time.monotonic() - started
@@ -194,7 +194,7 @@ def test_request_timeout_bounds_an_answer_that_trickles_in(cli, google, key, con
 
 
 def test_a_token_answer_that_trickles_in_is_cut_too(cli, google, key, config, clock):
-    google.inject("token", Drip(0.05))
+    google.inject("token", Trickle(10, pieces=200))
     started = time.monotonic()
     result = cli("submit", config, "--job-id", "j1", "--request-timeout", "1")
     assert time.monotonic() - started < 8

@@ -100,6 +100,25 @@ def test_a_generated_job_id_is_sent(cli, google, key, config):
     assert create.body["jobId"].startswith("config_")
 
 
+def test_identical_submits_started_together_each_create_their_job(google, key, config):
+    """Generated IDs used to be FILE-STEM_YYYYMMDD_HHMMSS: submits started in the same second
+    shared one ID; the service held one job, and the others said an earlier attempt of theirs
+    had created it."""
+    procs = [subprocess.Popen([sys.executable, "-m", "gpujob", "submit", config],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(4)]
+    results = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        results.append((proc.returncode, out, err))
+    assert [code for code, _, _ in results] == [0] * 4, [err for _, _, err in results]
+    printed = sorted(out.strip() for _, out, _ in results)
+    assert len(set(printed)) == 4
+    assert printed == sorted(job_id for _, job_id in google.jobs)
+    assert len(google.calls("jobs.create")) == 4
+    assert not [err for _, _, err in results if "already created" in err]
+
+
 def test_dry_run_and_the_new_commands_help_import_no_google_library(config):
     """Only the commands that talk to Google load its libraries."""
     probe = ("import sys; from gpujob.cli import main; main({args!r}); "

@@ -1,5 +1,6 @@
 """gpujob's example trainer: an MLP classifier on 28×28 images, trained with PyTorch
-DistributedDataParallel on every replica of the job (``python -m trainer.task --help``)."""
+DistributedDataParallel on every GPU of every replica of the job (``python -m trainer.task
+--help``)."""
 
 import warnings
 

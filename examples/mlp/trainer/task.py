@@ -1,14 +1,16 @@
-"""Train the MLP on every replica of the job with DistributedDataParallel.
+"""Train the MLP with DistributedDataParallel on every GPU of every replica of the job.
 
-Each replica is one process of the world: the service (or ``gpujob local``) sets MASTER_ADDR,
-MASTER_PORT, WORLD_SIZE and RANK, and ``init_method="env://"`` reads them, so the same code runs
-on one machine and in the cloud. Run alone (no WORLD_SIZE), it is a world of one.
+The service (or ``gpujob local``) starts this module once per replica; it starts one process per
+GPU the replica has and puts them all in one world, as torchrun would (``trainer.launch``): a
+replica with 4 GPUs in a job of 2 replicas is ranks 0-3 or 4-7 of 8. Without GPUs a replica is
+one process on the CPU. Gradients are averaged with ``nccl`` when every process has a GPU, else
+with ``gloo`` on the CPU; on GPUs of compute capability 8.0 and newer (A100, L4, H100) the
+forward pass runs in bfloat16. ``--nproc-per-replica N`` sets the number of processes (without
+GPUs: N CPU processes). Run alone (no cluster variables), it is a job of one replica.
 
-Gradients are averaged with ``nccl`` when every replica has a GPU, else with ``gloo`` on the CPU.
-A replica trains on one GPU, the first of those CUDA_VISIBLE_DEVICES gives it: give each replica
-one GPU (more replicas rather than more GPUs per replica).
-Every epoch, rank 0 writes a checkpoint and metrics.json to --job-dir; a run started again with
-the same --job-dir resumes from the newest checkpoint.
+Every epoch, rank 0 prints the loss, the test accuracy and the samples per second of the whole
+world, and writes a checkpoint and metrics.json to --job-dir; a run started again with the same
+--job-dir resumes from the newest checkpoint.
 
     python -m trainer.task --job-dir out/ --epochs 2
 """
@@ -16,7 +18,7 @@ the same --job-dir resumes from the newest checkpoint.
 from __future__ import annotations
 
 import argparse
-import os
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -25,9 +27,10 @@ import torch
 import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
-from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
+from torch.utils.data import DistributedSampler
 
-from trainer import checkpoints, data
+from trainer import checkpoints, data, launch, loop
+from trainer.launch import say
 from trainer.model import MLP
 
 
@@ -37,7 +40,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--job-dir", required=True,
                         help="where checkpoints and metrics go (gpujob and the service pass it)")
     parser.add_argument("--epochs", type=int, default=3, help="epochs in all (default: 3)")
-    parser.add_argument("--batch-size", type=int, default=64, help="per replica (default: 64)")
+    parser.add_argument("--batch-size", type=int, default=64, help="per process (default: 64)")
     parser.add_argument("--lr", type=float, default=0.05, help="SGD learning rate (default: 0.05)")
     parser.add_argument("--momentum", type=float, default=0.9)
     parser.add_argument("--hidden", type=int, default=128, help="hidden units (default: 128)")
@@ -46,48 +49,34 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--test-size", type=int, default=1024,
                         help="generated test images (default: 1024)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--nproc-per-replica", type=_positive, metavar="N",
+                        help="processes on this replica (default: one per GPU, else 1); with "
+                             "GPUs at most one per GPU, without them N processes on the CPU")
+    parser.add_argument("--amp", action=argparse.BooleanOptionalAction, default=True,
+                        help="bfloat16 autocast on GPUs of compute capability 8.0+ "
+                             "(default: on)")
     return parser.parse_args(argv)
 
 
-def init_distributed() -> tuple[torch.device, dist.ProcessGroup | None]:
-    """Join the world; the device every replica trains on, and the group DDP averages over."""
-    if "WORLD_SIZE" in os.environ:
-        dist.init_process_group("gloo", init_method="env://")
-    else:
-        dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
-    # All replicas must train on the same kind of device: GPUs only when every one has one.
-    everyone_has_gpu = torch.tensor([int(torch.cuda.is_available())])
-    dist.all_reduce(everyone_has_gpu, op=dist.ReduceOp.MIN)
-    if everyone_has_gpu.item():
-        torch.cuda.set_device(0)  # the first of the GPUs CUDA_VISIBLE_DEVICES gives this replica
-        return torch.device("cuda", 0), dist.new_group(backend="nccl")
-    if torch.cuda.is_available():
-        print("some replicas have no GPU: every replica trains on the CPU", flush=True)
-    return torch.device("cpu"), None
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"not a positive whole number: {text!r}")
+    return int(text)
 
 
-def average(value: float, count: int) -> float:
-    """The mean over all replicas of a per-sample ``value`` measured on ``count`` samples."""
-    totals = torch.tensor([value * count, float(count)], dtype=torch.float64)
-    dist.all_reduce(totals)
-    return (totals[0] / totals[1]).item()
+def sums(values: list[float], device: torch.device,
+         op: dist.ReduceOp.RedOpType = dist.ReduceOp.SUM) -> list[float]:
+    """``values`` reduced over the world (summed unless ``op`` says otherwise)."""
+    tensor = torch.tensor(values, dtype=torch.float64, device=device)
+    dist.all_reduce(tensor, op=op)
+    return tensor.tolist()
 
 
-def evaluate(model: nn.Module, loader: DataLoader, device: torch.device) -> float:
-    model.eval()
-    correct = seen = 0
-    with torch.no_grad():
-        for images, labels in loader:
-            predicted = model(images.to(device)).argmax(dim=1).cpu()
-            correct += int((predicted == labels).sum())
-            seen += len(labels)
-    return average(correct / max(seen, 1), seen)
-
-
-def resume(directory: Path, model: nn.Module,
-           optimizer: torch.optim.Optimizer) -> tuple[int, list[Any]]:
-    """Load the newest checkpoint rank 0 sees, on every replica; (epochs done, history)."""
-    done = torch.tensor([checkpoints.latest_epoch(directory) if dist.get_rank() == 0 else 0])
+def resume(directory: Path, model: nn.Module, optimizer: torch.optim.Optimizer,
+           device: torch.device) -> tuple[int, list[Any]]:
+    """Load the newest checkpoint rank 0 sees, in every process; (epochs done, history)."""
+    done = torch.tensor([checkpoints.latest_epoch(directory) if dist.get_rank() == 0 else 0],
+                        device=device)
     dist.broadcast(done, src=0)
     if not done.item():
         return 0, []
@@ -96,69 +85,74 @@ def resume(directory: Path, model: nn.Module,
     model.load_state_dict(state["model"])
     optimizer.load_state_dict(state["optimizer"])
     if dist.get_rank() == 0:
-        print(f"resuming from {path} ({state['epoch']} epochs done)", flush=True)
+        say(f"resuming from {path} ({state['epoch']} epochs done)")
     return state["epoch"], state["history"]
 
 
-def train(args: argparse.Namespace) -> None:
-    device, gpu_group = init_distributed()
-    rank, world = dist.get_rank(), dist.get_world_size()
-    print(f"rank {rank} of {world}, training on {device} "
-          f"({'nccl' if gpu_group else 'gloo'})", flush=True)
+def train(args: argparse.Namespace, process: launch.Process, store: dist.Store | None) -> None:
+    device = launch.join(process, store)
+    rank, world = process.rank, process.world
+    dtype = loop.mixed_precision(device) if args.amp else None
+    say(f"rank {rank} of {world} (replica {process.replica}, local rank "
+        f"{process.local_rank}), training on {device} ({process.backend}"
+        f"{', bfloat16 autocast' if dtype else ''})")
     job_dir = checkpoints.local_path(args.job_dir)
-    checkpoint_dir = job_dir / "checkpoints"
 
     torch.manual_seed(args.seed)
     model = MLP(args.hidden).to(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=args.momentum)
-    start, history = resume(checkpoint_dir, model, optimizer)
-    ddp = DistributedDataParallel(model, device_ids=[device] if gpu_group else None,
-                                  process_group=gpu_group)
-
-    train_set = TensorDataset(*data.digits(args.train_size, seed=args.seed))
-    test_set = TensorDataset(*data.digits(args.test_size, seed=args.seed + 1))
-    sampler = DistributedSampler(train_set, shuffle=True, seed=args.seed)
-    train_loader = DataLoader(train_set, batch_size=args.batch_size, sampler=sampler)
-    test_loader = DataLoader(test_set, batch_size=256,
-                             sampler=DistributedSampler(test_set, shuffle=False))
-    loss_fn = nn.CrossEntropyLoss()
+    start, history = resume(job_dir / "checkpoints", model, optimizer, device)
+    # gradients averaged over the world in buckets, each all-reduced as soon as it is ready
+    ddp = DistributedDataParallel(model, device_ids=[device.index] if process.cuda else None,
+                                  gradient_as_bucket_view=True)
+    train_set = [loop.to_device(t, device) for t in data.digits(args.train_size, args.seed)]
+    test_set = [loop.to_device(t, device) for t in data.digits(args.test_size, args.seed + 1)]
+    sampler = DistributedSampler(range(args.train_size), world, rank, shuffle=True,
+                                 seed=args.seed)
+    test_order = torch.tensor(list(DistributedSampler(range(args.test_size), world, rank,
+                                                      shuffle=False)), device=device)
     if start >= args.epochs:
-        print(f"rank {rank}: nothing to do, {start} of {args.epochs} epochs done", flush=True)
-
+        say(f"rank {rank}: nothing to do, {start} of {args.epochs} epochs done")
     for epoch in range(start, args.epochs):
         began = time.monotonic()
-        sampler.set_epoch(epoch)  # a different shuffle each epoch, the same on every replica
-        ddp.train()
-        loss_sum, samples = 0.0, 0
-        for images, labels in train_loader:
-            images, labels = images.to(device), labels.to(device)
-            optimizer.zero_grad()
-            loss = loss_fn(ddp(images), labels)
-            loss.backward()
-            optimizer.step()
-            loss_sum += loss.item() * len(labels)
-            samples += len(labels)
-        print(f"rank {rank}: epoch {epoch + 1} trained on {samples} of {len(train_set)} "
-              "images", flush=True)
-        loss = average(loss_sum / max(samples, 1), samples)
-        accuracy = evaluate(model, test_loader, device)
+        sampler.set_epoch(epoch)  # a different shuffle each epoch, the same in every process
+        order = torch.tensor(list(sampler), device=device)
+        loss_sum = loop.train_epoch(ddp, optimizer, *train_set, order, args.batch_size, dtype)
+        loss_sum_value = loss_sum.item()  # waits for the device to finish the epoch
+        (seconds,) = sums([time.monotonic() - began], device, dist.ReduceOp.MAX)
+        say(f"rank {rank}: epoch {epoch + 1} trained on {len(order)} of {args.train_size} "
+            "images")
+        loss, samples = sums([loss_sum_value, len(order)], device)
+        right, seen = sums([loop.correct(model, *test_set, test_order, dtype).item(),
+                            len(test_order)], device)
         if rank == 0:
-            history.append({"epoch": epoch + 1, "loss": round(loss, 6),
-                            "accuracy": round(accuracy, 6),
+            history.append({"epoch": epoch + 1, "loss": round(loss / samples, 6),
+                            "accuracy": round(right / seen, 6),
+                            "samples_per_second": round(samples / seconds, 1),
                             "seconds": round(time.monotonic() - began, 3)})
-            saved = checkpoints.save(checkpoint_dir, epoch + 1, {
-                "epoch": epoch + 1, "model": model.state_dict(),
-                "optimizer": optimizer.state_dict(), "history": history})
-            checkpoints.write_json(job_dir / "metrics.json",
-                                   {"world_size": world, "epochs": history})
-            print(f"epoch {epoch + 1}/{args.epochs}: loss {loss:.4f}, test accuracy "
-                  f"{accuracy:.3f}; saved {saved}", flush=True)
-        dist.barrier()  # no replica starts the next epoch before the checkpoint is written
+            save(job_dir, model, optimizer, history, process, args.epochs)
+        dist.barrier()  # no process starts the next epoch before the checkpoint is written
     dist.destroy_process_group()
 
 
+def save(job_dir: Path, model: nn.Module, optimizer: torch.optim.Optimizer,
+         history: list[dict[str, Any]], process: launch.Process, epochs: int) -> None:
+    """Rank 0: the checkpoint and metrics.json after the epoch ``history`` ends with."""
+    last = history[-1]
+    saved = checkpoints.save(job_dir / "checkpoints", last["epoch"], {
+        "epoch": last["epoch"], "model": model.state_dict(),
+        "optimizer": optimizer.state_dict(), "history": history})
+    checkpoints.write_json(job_dir / "metrics.json", {
+        "world_size": process.world, "replicas": process.replicas, "epochs": history})
+    say(f"epoch {last['epoch']}/{epochs}: loss {last['loss']:.4f}, test accuracy "
+        f"{last['accuracy']:.3f}, {last['samples_per_second']:.0f} samples/s; saved {saved}")
+
+
 def main(argv: list[str] | None = None) -> None:
-    train(parse_args(argv))
+    argv = sys.argv[1:] if argv is None else argv
+    args = parse_args(argv)
+    sys.exit(launch.run(args.nproc_per_replica, argv,
+                        lambda process, store: train(args, process, store)))
 
 
 if __name__ == "__main__":

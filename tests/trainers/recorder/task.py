@@ -32,9 +32,11 @@ def main() -> int:
                         help="the master waits until this many replicas have printed everything")
     parser.add_argument("--after-exits", action="store_true",
                         help="then the master also waits until the others' processes are gone "
-                             "(reaped by gpujob)")
+                             "(reaped by gpujob, or by their supervisor, itself reaped by gpujob)")
     parser.add_argument("--spawn", action="store_true",
-                        help="start a grandchild that sleeps (in this replica's process group)")
+                        help="start grandchildren that sleep: one in this replica's process "
+                             "group, one in a session of its own, one a daemon (double fork, "
+                             "new session, orphaned)")
     parser.add_argument("--lines", type=int, default=0, help="print this many long lines")
     parser.add_argument("--no-newline", action="store_true",
                         help="end with text that has no newline")
@@ -45,15 +47,17 @@ def main() -> int:
     is_master = task["type"] in ("master", "chief")
     if not is_master and args.others == "ignore-term":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    grandchild = None
+    grandchildren = []
     if args.spawn:
-        grandchild = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        sleeper = [sys.executable, "-c", "import time; time.sleep(600)"]
+        grandchildren = [subprocess.Popen(sleeper).pid,
+                         subprocess.Popen(sleeper, start_new_session=True).pid, _daemon()]
     seen = Path(args.job_dir, "seen")
     seen.mkdir(parents=True, exist_ok=True)
     record = {
         "argv": sys.argv[1:], "unknown": unknown, "cwd": os.getcwd(), "pid": os.getpid(),
-        "pgid": os.getpgid(0), "sid": os.getsid(0),
-        "grandchild": grandchild.pid if grandchild else None,
+        "pgid": os.getpgid(0), "sid": os.getsid(0), "ppid": os.getppid(),
+        "grandchildren": grandchildren,
         "env": {k: os.environ[k] for k in VARIABLES if k in os.environ},
     }
     tmp = seen / f".{name}.tmp"
@@ -71,8 +75,9 @@ def main() -> int:
         deadline = time.monotonic() + 60
         while len(list(seen.glob("*.printed"))) < args.expect and time.monotonic() < deadline:
             time.sleep(0.05)
-        others = [r["pid"] for p in seen.glob("*.json") if p.stem != name
-                  for r in [json.loads(p.read_text())]]
+        others = [pid for p in seen.glob("*.json") if p.stem != name
+                  for r in [json.loads(p.read_text())]
+                  for pid in (r["pid"], r["ppid"]) if pid != os.getppid()]
         while args.after_exits and any(map(_exists, others)) and time.monotonic() < deadline:
             time.sleep(0.05)
         if args.master == "sleep":
@@ -82,6 +87,26 @@ def main() -> int:
         return args.others_exit
     time.sleep(600)
     return 0
+
+
+def _daemon() -> int:
+    """Start a process as daemonizing libraries do (fork, setsid, fork, the middle one exits):
+    an orphan in a session of its own that still holds stdout. Returns its pid."""
+    read, write = os.pipe()
+    middle = os.fork()
+    if middle == 0:
+        os.close(read)
+        os.setsid()
+        if os.fork() == 0:
+            os.write(write, str(os.getpid()).encode())
+            os.close(write)
+            time.sleep(600)
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        pid = int(pipe.read())
+    os.waitpid(middle, 0)
+    return pid
 
 
 def _exists(pid: int) -> bool:

@@ -1,0 +1,111 @@
+"""One rule for numbers, wherever they are written: a config file, ``--set``, a flag.
+
+- A count is a whole number: an integer, or a string of ASCII digits (as the API's JSON allows for
+  int64 fields), from 0 to the int64 maximum. Never a float (``100.0``, ``1e2``, ``!!float 3``),
+  never digits of other scripts that Python's ``int()`` takes (``²``, ``٣``), never ``1_000`` or
+  `` 3 ``.
+- A number's text is measured before ``int()`` reads it: Python refuses (with an exception)
+  decimal text over 4,300 digits, so a huge number is reported, not turned into a crash.
+- Float options (seconds) are finite: ``nan`` and ``inf`` are refused (``gpujob.params``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+INT64_MAX = 2**63 - 1
+# No number in a Job needs more digits: an integer below 10**308 still fits a double (which
+# ends at 1.8e308), and int64 holds 19. Longer text is refused before int() reads it.
+MAX_DIGITS = 308
+
+# Seconds options (timeouts, intervals, grace periods) end within ten years: what the operating
+# system's timers take (a socket timeout of 1e10 s overflows time_t).
+MAX_SECONDS = 10 * 365 * 24 * 3600
+
+_INT64_DIGITS = len(str(INT64_MAX))  # 19
+_DIGITS = re.compile(r"[0-9]+\Z")  # [0-9] is ASCII only; \d and str.isdigit() are not
+_DECIMAL = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\Z")
+
+
+class NumberError(ValueError):
+    """Why a number is refused; the message reads after the name of what was given."""
+
+
+def is_integer(value: Any) -> bool:
+    """The JSON Schema ``integer`` type as gpujob reads it: an int, never a bool, never a float
+    with an integral value (JSON Schema's own rule would let ``100.0`` through)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def shown(text: str, limit: int = 40) -> str:
+    """A number's text for a message, shortened: a 5,000-digit value is not echoed whole."""
+    return text if len(text) <= limit else f"{text[:20]}…{text[-4:]} ({len(text):,} characters)"
+
+
+def whole(text: str, base: int = 10) -> int:
+    """The value of integer text that a YAML resolver has matched (sign and digits, ``0x``/``0o``
+    prefix removed); raises ``NumberError`` for more than ``MAX_DIGITS`` digits."""
+    if base == 10:
+        digits = len(text.lstrip("+-"))
+        if digits > MAX_DIGITS:
+            raise NumberError(f"number too large ({digits:,} digits)")
+        return int(text)
+    value = int(text, base)  # powers of two have no digit limit in int(); measure the value
+    if abs(value) >= 10**MAX_DIGITS:
+        raise NumberError(f"number too large (more than {MAX_DIGITS} digits)")
+    return value
+
+
+def parse_count(text: str, minimum: int = 0) -> int:
+    """A count written as text (a flag's value): ASCII digits, ``minimum`` (at least 0) to
+    int64's maximum."""
+    negative = text.startswith("-")
+    body = text[1:] if negative else text
+    if not _DIGITS.match(body):
+        raise NumberError(f"{shown(text)!r} is not a whole number")
+    if negative and body.strip("0"):
+        raise NumberError("must not be negative" if minimum == 0 else
+                          f"must be at least {minimum}")
+    if not is_count_text(body):
+        raise NumberError(f"{shown(body)} is more than the maximum, {INT64_MAX}")
+    value = int(body)
+    if value < minimum:
+        raise NumberError(f"must be at least {minimum}")
+    return value
+
+
+def is_digits(text: str) -> bool:
+    """ASCII digits only (``str.isdigit()`` also takes ``²`` and ``٣``)."""
+    return bool(_DIGITS.match(text))
+
+
+def is_count_text(text: str) -> bool:
+    """A string of ASCII digits within int64 (the API's JSON form of an int64)."""
+    if not is_digits(text):
+        return False
+    significant = text.lstrip("0")
+    return len(significant) < _INT64_DIGITS or (
+        len(significant) == _INT64_DIGITS and int(significant) <= INT64_MAX)
+
+
+def as_count(value: Any) -> int | None:
+    """A config value read as a count, or None where it is not one (the schema says why)."""
+    if is_integer(value):
+        return value if 0 <= value <= INT64_MAX else None
+    if isinstance(value, str) and is_count_text(value):
+        return int(value)
+    return None
+
+
+def parse_float(text: str) -> float:
+    """A finite number written as text (a flag's value), in ASCII decimal notation: Python's
+    ``float()`` alone would take ``nan``, ``inf``, ``1_0`` and ``٣``."""
+    if not _DECIMAL.match(text):
+        infinite = text.strip().lstrip("+-").lower() in ("nan", "inf", "infinity")
+        raise NumberError(f"{shown(text)!r} is not a {'finite ' if infinite else ''}number")
+    value = float(text)
+    if not math.isfinite(value):  # 1e999
+        raise NumberError(f"{shown(text)} is not a finite number")
+    return value
