@@ -74,6 +74,13 @@ class ExistingFile(click.ParamType):
                 ) -> str:
         return require(str(value))
 
+    def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str
+                       ) -> list[Any]:
+        """The shell completes file names, as for click's own ``Path``."""
+        from click.shell_completion import CompletionItem
+
+        return [CompletionItem(incomplete, type="file")]
+
 
 def expand(paths: tuple[str, ...]) -> tuple[list[str], list[tuple[str, str]]]:
     """The files to check (a directory stands for the configs under it, in sorted order) and
