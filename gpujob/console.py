@@ -4,13 +4,62 @@ stdout carries only what a command produces (a report, a request body, a job ID,
 envelope), so that it can be piped; everything said along the way (progress, links, notes,
 errors) goes to stderr. The streams are looked up at each write, so that a test's capture (or a
 caller's redirection) made after import is honoured.
+
+Everything written is valid UTF-8, whatever the locale: ``setup_streams`` makes both streams
+UTF-8 with an error handler that shows what cannot be encoded instead of failing (a file name
+holding the byte 0xFF, which Python reads as the lone surrogate U+DCFF, is shown as ``\\xff``).
+Secrets are masked on both streams (``gpujob.redact``): registered ones everywhere, anything
+shaped like one on stderr too. A result that cannot be written (stdout closed, a full disk) is
+an ``OutputError``, not a bug.
 """
 
 from __future__ import annotations
 
+import codecs
+import contextlib
 import json
+import re
 import sys
 from typing import Any
+
+from gpujob import redact
+from gpujob.errors import OutputError
+
+ESCAPE = "gpujob-escape"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escape(exc: UnicodeError) -> tuple[str, int]:
+    """A codec error handler: an undecodable byte (a lone surrogate U+DC80..U+DCFF, as Python
+    reads bytes that are not UTF-8 in arguments and file names) as ``\\xNN``, any other
+    character that cannot be encoded as ``\\uNNNN``."""
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    out = []
+    for char in exc.object[exc.start:exc.end]:
+        code = ord(char)
+        if 0xDC80 <= code <= 0xDCFF:
+            out.append(f"\\x{code - 0xDC00:02x}")
+        else:
+            out.append(f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}")
+    return "".join(out), exc.end
+
+
+codecs.register_error(ESCAPE, _escape)
+
+
+def setup_streams() -> None:
+    """stdout and stderr as UTF-8 that never fails on what it cannot encode (see above)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):  # a stream already closed
+                reconfigure(encoding="utf-8", errors=ESCAPE)
+
+
+def safe(text: str) -> str:
+    """``text`` with what UTF-8 cannot carry escaped, for messages built before writing."""
+    return text.encode("utf-8", ESCAPE).decode("utf-8")
 
 
 class Console:
@@ -18,8 +67,17 @@ class Console:
 
     def out(self, text: str) -> None:
         """A result, written as it is (end it with a newline)."""
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        stream = sys.stdout
+        if stream is None:
+            raise OutputError("cannot write to standard output: it is closed")
+        try:
+            stream.write(redact.mask(text))
+            stream.flush()
+        except BrokenPipeError:
+            raise  # the reader went away: quietly, in cli.main
+        except OSError as exc:
+            raise OutputError(f"cannot write to standard output: {exc.strerror or exc}"
+                              ) from None
 
     def line(self, text: str) -> None:
         """A result of one line."""
@@ -27,11 +85,24 @@ class Console:
 
     def json(self, value: Any) -> None:
         """A result as indented JSON (UTF-8 text as it is, not escaped)."""
-        self.out(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+        self.json_text(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+
+    def json_text(self, text: str) -> None:
+        """A result that is JSON text: a lone surrogate in it (a byte that was not UTF-8, in a
+        file name) is written as its JSON escape, so that the document stays valid."""
+        self.out(_SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text))
 
     def err(self, text: str = "") -> None:
-        """A diagnostic line on stderr."""
-        print(text, file=sys.stderr, flush=True)
+        """A diagnostic line on stderr (dropped when stderr is closed or broken: there is
+        nowhere else to say it)."""
+        stream = sys.stderr
+        if stream is None:
+            return
+        try:
+            stream.write(redact.scrub(text) + "\n")
+            stream.flush()
+        except OSError:
+            pass
 
 
 CONSOLE = Console()

@@ -55,6 +55,14 @@ class RemoteError(GpujobError):
     exit_code = EXIT_REMOTE
 
 
+class OutputError(GpujobError):
+    """A result could not be written: standard output is closed, or the disk is full. Exit 1,
+    as for a reader that went away (``EXIT_BROKEN_PIPE``): gpujob did its part, the output
+    did not arrive, and running it again as it is will not help."""
+
+    exit_code = EXIT_BROKEN_PIPE
+
+
 class JobFailed(GpujobError):
     """The job ran and ended unsuccessfully (``--wait``, ``--local``)."""
 

@@ -32,12 +32,23 @@ def _report(settings: SubmitSettings, findings: list[Finding], valid: bool) -> N
     ``validate --format json`` prints them, on stdout (the valid one's warnings go into the JSON
     envelope of the job, or, for a dry-run, whose stdout is the body, on stderr)."""
     if settings.output_format == "json" and not valid:
-        CONSOLE.out(REPORTERS["json"]([FileResult(settings.config, findings)]))
+        CONSOLE.json_text(REPORTERS["json"]([FileResult(settings.config, findings)]))
         return
     if settings.output_format == "json" and not (settings.dry_run or settings.local):
         return
     for finding in capped(findings):
         CONSOLE.err(finding_line(finding))
+
+
+def _note_removals(doc: Document, overrides: list[Override]) -> None:
+    """Say what each ``--unset`` removed, and where the file had it."""
+    from gpujob.config.merge import REMOVE
+    from gpujob.findings import format_path
+
+    for override in overrides:
+        if override.value is REMOVE:
+            CONSOLE.err(f"note: {override.origin.flag} removed {format_path(override.path)} "
+                        f"(set at {doc.locate(override.path)})")
 
 
 def _check_user_args(args: list[str]) -> None:
@@ -149,6 +160,7 @@ def prepare_job(settings: SubmitSettings, workdir: Path) -> Prepared:
         overrides.append(Override(("trainingInput", "args"), list(settings.user_args),
                                   Location("command line", flag="-- user args")))
     doc = apply(loaded.document, overrides)
+    _note_removals(loaded.document, overrides)
     if "jobId" not in doc.data:
         doc = apply(doc, [Override(("jobId",), generate_job_id(settings.config),
                                    Location("generated", flag="file name and time"))])

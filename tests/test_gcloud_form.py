@@ -107,7 +107,7 @@ def test_async_does_not_go_with_following_the_job(cli, write, follow):
 def test_async_is_for_the_cloud(cli, write):
     result = cli("submit", write(CONFIG), "--local", "--async")
     assert result.code == 2
-    assert "error: --async is for jobs in the cloud, not with --local" in result.err
+    assert "error: --async is for jobs in the cloud, not for local runs" in result.err
 
 
 def test_a_bucket_only_job_dir_is_sent_as_gcloud_sends_it(cli, write):
@@ -159,14 +159,10 @@ def test_the_job_id_may_be_given_twice_if_it_is_the_same(cli, write):
 
 @pytest.mark.parametrize("args, message", [
     ([], "Error: Missing argument 'CONFIG'."),
-    (["training", "j1"], "Error: Invalid value for 'CONFIG': File 'j1' does not exist. (gcloud's "
-     "form names the file with --config: gpujob submit training j1 --config CONFIG)"),
     (["a.yaml", "b.yaml"], "Error: Got unexpected extra argument (b.yaml): give one config "
      "file, or a job ID and the file as gcloud does: gpujob submit JOB --config CONFIG"),
     (["training", "j1", "j2", "--config", "{config}"], "Error: Got unexpected extra argument "
      "(j2)"),
-    (["j1", "--config", "missing.yaml"],
-     "Error: Invalid value for '--config': File 'missing.yaml' does not exist."),
 ])
 def test_usage_errors(cli, write, args, message):
     path = write(CONFIG)
@@ -175,6 +171,22 @@ def test_usage_errors(cli, write, args, message):
     assert result.out == ""
     assert message in result.err
     assert "Usage: gpujob submit [OPTIONS] CONFIG | JOB --config CONFIG" in result.err
+
+
+@pytest.mark.parametrize("args, lines", [
+    (["training", "j1"], ["error: no such file: j1",
+                          "  hint: gcloud's form names the file with --config: gpujob submit "
+                          "training j1 --config CONFIG"]),
+    (["j1", "--config", "missing.yaml"],
+     ["error: no such file: missing.yaml",
+      "  hint: check the paths (a quoted glob is not expanded by the shell)"]),
+])
+def test_a_missing_file_is_no_such_file_in_gcloud_form_too(cli, args, lines):
+    """As from every command (issue 12), with gcloud's form as the hint where it fits."""
+    result = cli("submit", *args)
+    assert result.code == 2
+    assert result.out == ""
+    assert result.err.splitlines() == lines
 
 
 def test_local_takes_the_config_either_way(cli):

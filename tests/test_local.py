@@ -598,11 +598,11 @@ def test_submit_local_is_gpujob_local(cli, job):
 @pytest.mark.parametrize("flags, message", [
     (["--local", "--dry-run"], "--dry-run and --local do not go together"),
     (["--local", "--staging-bucket", "gs://my-bucket"],
-     "--staging-bucket is for jobs in the cloud, not with --local"),
+     "--staging-bucket is for jobs in the cloud, not for local runs"),
     (["--local", "--max-local-replicas", "0"], "Invalid value for '--max-local-replicas'"),
     (["--local", "--wait", "--format", "json"],
-     "--wait and --format are for jobs in the cloud, not with --local"),
-    (["--local", "--stream-logs"], "--stream-logs is for jobs in the cloud, not with --local"),
+     "--wait and --format are for jobs in the cloud, not for local runs"),
+    (["--local", "--stream-logs"], "--stream-logs is for jobs in the cloud, not for local runs"),
 ])
 def test_local_flag_mistakes_are_usage_errors(cli, job, flags, message):
     config, _ = job(ALONE)

@@ -353,7 +353,9 @@ def test_submit_needs_a_region(cli, write):
 def test_a_missing_config_is_a_usage_error(cli, tmp_path):
     result = cli("submit", tmp_path / "nope.yaml", "--dry-run")
     assert result.code == 2
-    assert "does not exist" in result.err
+    assert result.err.splitlines() == [  # as validate says it (issue 12)
+        f"error: no such file: {tmp_path / 'nope.yaml'}",
+        "  hint: check the paths (a quoted glob is not expanded by the shell)"]
 
 
 def test_config_from_standard_input(cli):

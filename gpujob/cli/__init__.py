@@ -8,6 +8,7 @@ client libraries are imported only by the commands that talk to Google.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from importlib import import_module
@@ -16,13 +17,14 @@ import click
 
 from gpujob import __version__
 from gpujob.cli.common import CONTEXT, EXIT_CODES_HELP
-from gpujob.console import CONSOLE
+from gpujob.console import CONSOLE, setup_streams
 from gpujob.errors import (
     EXIT_BROKEN_PIPE,
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_OK,
     GpujobError,
+    OutputError,
 )
 
 # command -> "module:attribute" under gpujob.cli
@@ -74,11 +76,19 @@ def cli() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; map every failure a user can cause to one message and an exit code."""
+    """Run the CLI; map every failure a user can cause to one message and an exit code.
+
+    ``GPUJOB_DEBUG=1`` adds the traceback (secrets masked, see ``_show_traceback``) and changes
+    nothing else: the messages and the exit code are the same."""
+    setup_streams()
     debug = os.environ.get("GPUJOB_DEBUG", "") not in ("", "0")
+    if sys.stdout is None:
+        CONSOLE.err("error: standard output is closed: gpujob writes its results there")
+        CONSOLE.err("  hint: run it with standard output open (> /dev/null discards them)")
+        return OutputError.exit_code
     try:
         result = cli.main(args=argv, prog_name="gpujob", standalone_mode=False)
-        sys.stdout.flush()  # a reader that went away shows here, where it is handled
+        _flush_stdout()  # a reader that went away, or a full disk, shows here
         return result if isinstance(result, int) else EXIT_OK
     except click.exceptions.Abort:  # click has already ended the line
         CONSOLE.err("interrupted")
@@ -89,22 +99,51 @@ def main(argv: list[str] | None = None) -> int:
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code
+    except BrokenPipeError:
+        # the reader went away (gpujob … | head): stop quietly, as click does when this happens
+        # inside a command
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     except GpujobError as exc:
         if debug:
-            raise
+            _show_traceback(exc)
         CONSOLE.err(f"error: {exc.message}")
         if exc.hint:
             CONSOLE.err(f"  hint: {exc.hint}")
+        if isinstance(exc, OutputError):
+            _silence_stdout()
         return exc.exit_code
-    except BrokenPipeError:
-        # the reader went away (gpujob … | head): stop quietly, as click does when this happens
-        # inside a command, and keep Python's final flush of stdout from failing again
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_BROKEN_PIPE
-    except Exception as exc:  # a bug: say so in one line unless debugging
+    except Exception as exc:  # a bug: say so in one line (and show where, when debugging)
         if debug:
-            raise
+            _show_traceback(exc)
         CONSOLE.err(f"gpujob: internal error: {type(exc).__name__}: {exc}")
         CONSOLE.err("  hint: this is a bug in gpujob; run again with GPUJOB_DEBUG=1 for the "
                     "traceback and report it")
         return EXIT_INTERNAL
+
+
+def _flush_stdout() -> None:
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise OutputError(f"cannot write to standard output: {exc.strerror or exc}") from None
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that Python's final flush of what is still buffered does
+    not fail again (and turn the exit code into 120)."""
+    with contextlib.suppress(OSError, ValueError):  # ValueError: a test's capture has no fd
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def _show_traceback(exc: BaseException) -> None:
+    """The traceback of ``exc`` (its causes included) on stderr, every line through the
+    console's secret masking (``gpujob.redact.scrub``): exception texts may quote a server's
+    answer, and an answer may hold a token. Local variables are not shown (they hold the
+    credentials objects and key data); the text of the exceptions is."""
+    import traceback
+
+    lines = traceback.TracebackException.from_exception(exc).format()
+    CONSOLE.err("".join(lines).rstrip("\n"))

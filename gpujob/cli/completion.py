@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import click
 
-from gpujob.cli.common import CONTEXT, EXIT_CODES_HELP
+from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.console import CONSOLE
 from gpujob.errors import EXIT_OK
 
@@ -18,7 +18,8 @@ SHELLS = ("bash", "zsh", "fish")
 COMPLETE_VAR = "_GPUJOB_COMPLETE"  # click's name for it: _{PROG_NAME}_COMPLETE
 
 
-@click.command(context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@click.command(cls=GpujobCommand, context_settings=CONTEXT, epilog=exit_codes_help(
+    0, 1, 2, 130, c1="standard output could not be written (closed, or a full disk)"))
 @click.argument("shell", type=click.Choice(SHELLS))
 @click.pass_context
 def completion(ctx: click.Context, shell: str) -> int:

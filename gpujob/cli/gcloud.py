@@ -20,6 +20,7 @@ from typing import Any
 import click
 from click.shell_completion import CompletionItem
 
+from gpujob.cli.files import PATH_HINT, ExistingFile, path_problem
 from gpujob.cli.options import stack
 from gpujob.config.overrides import Override
 from gpujob.console import CONSOLE
@@ -40,17 +41,16 @@ def config_arguments(func: Any) -> Any:
     return stack(
         click.argument("positional", nargs=-1, metavar="CONFIG | JOB --config CONFIG",
                        shell_complete=_files),
-        click.option("--config", "config_file", metavar="CONFIG",
-                     type=click.Path(exists=True, dir_okay=False, allow_dash=True),
+        click.option("--config", "config_file", metavar="CONFIG", type=ExistingFile(),
                      help="The config file, as gcloud takes it: the positional argument is "
                           "then the job's ID (gpujob submit JOB --config config.yaml)."),
     )(func)
 
 
-async_option = click.option(
-    "--async", "async_", is_flag=True,
-    help="Return once the job is submitted, as gpujob does unless --wait or --stream-logs is "
-         "given (gcloud's flag, accepted so that its command lines work unchanged).")
+async_option_help = (
+    "Return once the job is submitted, as gpujob does unless --wait or --stream-logs is given "
+    "(gcloud's flag, accepted so that its command lines work unchanged).")
+async_option = click.option("--async", "async_", is_flag=True, help=async_option_help)
 
 
 def take_config(ctx: click.Context, params: dict[str, Any], word: str | None) -> dict[str, Any]:
@@ -72,13 +72,13 @@ def take_config(ctx: click.Context, params: dict[str, Any], word: str | None) ->
         return params
     if not args:
         raise click.MissingParameter(ctx=ctx, param_hint="'CONFIG'", param_type="argument")
-    try:
-        params["config"] = click.Path(exists=True, dir_okay=False, allow_dash=True).convert(
-            args[0], None, ctx)
-    except click.BadParameter as exc:
-        hint = (f" (gcloud's form names the file with --config: gpujob {ctx.info_name} "
-                f"{word} {args[0]} --config CONFIG)" if gcloud_word else "")
-        raise click.BadParameter(exc.message + hint, ctx, param_hint="'CONFIG'") from None
+    problem = path_problem(args[0])
+    if problem:  # said as every command says it (cli.files)
+        hint = (f"gcloud's form names the file with --config: gpujob {ctx.info_name} {word} "
+                f"{args[0]} --config CONFIG" if gcloud_word else
+                PATH_HINT if problem.startswith("no such") else None)
+        raise UsageError(problem, hint)
+    params["config"] = args[0]
     params["job"] = None
     return params
 

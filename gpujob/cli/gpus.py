@@ -5,8 +5,9 @@ from __future__ import annotations
 import click
 
 from gpujob.cli import candidates
-from gpujob.cli.common import CONTEXT, EXIT_CODES_HELP, load_catalog
-from gpujob.cli.options import format_option, service_option
+from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help, load_catalog
+from gpujob.cli.files import ExistingFile
+from gpujob.cli.options import format_option, service_option_of
 from gpujob.console import CONSOLE
 from gpujob.errors import EXIT_OK
 from gpujob.params import Count
@@ -28,7 +29,8 @@ def execute(settings: GpusSettings) -> int:
     return command.run(cat, filters, settings.output_format)
 
 
-@click.command(context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@click.command(cls=GpujobCommand, context_settings=CONTEXT, epilog=exit_codes_help(
+    0, 1, 2, 130, c1="nothing matches the filters; also: standard output could not be written"))
 @click.option("--gpu", shell_complete=candidates.gpu,
               help="A GPU type: T4, nvidia-tesla-t4 or NVIDIA_TESLA_T4.")
 @click.option("--machine-type", shell_complete=candidates.machine_type,
@@ -38,8 +40,8 @@ def execute(settings: GpusSettings) -> int:
               help="A training region, e.g. us-central1.")
 @click.option("--zone", shell_complete=candidates.zone, help="A zone, e.g. us-central1-a.")
 @format_option(("text", "json"), "A table for people, or JSON (version 1) for programs.")
-@service_option
-@click.option("--catalog", type=click.Path(exists=True, dir_okay=False), envvar="GPUJOB_CATALOG",
+@service_option_of("The training service whose catalog answers.")
+@click.option("--catalog", type=ExistingFile(), envvar="GPUJOB_CATALOG",
               show_envvar=True, help="A catalog file to use instead of the built-in one.")
 @click.option("--export-catalog", is_flag=True,
               help="Print the catalog in use (JSON, with its sources and dates) and exit: a "

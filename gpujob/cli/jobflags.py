@@ -97,15 +97,26 @@ def _param_name(flag: str) -> str:
     return flag.lstrip("-").replace("-", "_")
 
 
-def field_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    for flag, _, kind, env, text in reversed(_FIELD_FLAGS):
-        extra: dict[str, Any] = {}
-        if kind == "bool":
-            extra = {"is_flag": False, "flag_value": "true"}
-        func = click.option(flag, _param_name(flag), default=None, envvar=env,
-                            show_envvar=bool(env), metavar=_metavar(kind), help=text,
-                            shell_complete=candidates.JOB_FLAGS.get(flag), **extra)(func)
-    return func
+def field_options(local: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The flags that set a job field (``local``: worded for ``gpujob local --help``)."""
+    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+        for flag, _, kind, env, text in reversed(_FIELD_FLAGS):
+            extra: dict[str, Any] = {}
+            if kind == "bool":
+                extra = {"is_flag": False, "flag_value": "true"}
+            func = click.option(flag, _param_name(flag), default=None, envvar=env,
+                                show_envvar=bool(env), metavar=_metavar(kind),
+                                help=_help(flag, text, local),
+                                shell_complete=candidates.JOB_FLAGS.get(flag), **extra)(func)
+        return func
+
+    return decorate
+
+
+def _help(flag: str, text: str, local: bool) -> str:
+    from gpujob.cli.modes import LOCAL_HELP
+
+    return LOCAL_HELP.get(flag, text) if local else text
 
 
 def _metavar(kind: str) -> str:
@@ -114,11 +125,12 @@ def _metavar(kind: str) -> str:
 
 
 def overrides(ctx: click.Context, params: dict[str, Any], tiers: Sequence[str]) -> list[Any]:
-    """The flags that were given, as overrides: ``--set`` first, then named flags (they win).
-    ``tiers``: the scale tiers of the catalog in use."""
+    """The flags that were given, as overrides: ``--unset`` first, then ``--set``, then named
+    flags (they win). ``tiers``: the scale tiers of the catalog in use."""
     from gpujob.config import overrides as ov
 
-    out = [ov.parse_set(text) for text in params["set_"]]
+    out = [parse_unset(text) for text in params.get("unset", ())]
+    out += [ov.parse_set(text) for text in params["set_"]]
     for flag, path, kind, env, _ in _FIELD_FLAGS:
         name = _param_name(flag)
         value = params[name]
@@ -141,27 +153,46 @@ def overrides(ctx: click.Context, params: dict[str, Any], tiers: Sequence[str]) 
     return out
 
 
-def job_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """CONFIG and every option that describes the job: ``submit``'s and ``local``'s."""
+def parse_unset(text: str) -> Any:
+    """``--unset PATH``: an override that removes PATH (``merge.REMOVE``); PATH is written as
+    for ``--set``."""
+    from gpujob.config import overrides as ov
+    from gpujob.config.merge import REMOVE
+    from gpujob.errors import UsageError
+    from gpujob.findings import Location
+
+    try:
+        path = ov.parse_path(text.strip())
+    except UsageError as exc:  # its message names --set, whose PATH syntax this is
+        raise UsageError(f"--unset{exc.message.removeprefix('--set')}", exc.hint) from None
+    return ov.Override(path, REMOVE, Location("command line", flag=f"--unset {text.strip()}"))
+
+
+def job_options(local: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """CONFIG and every option that describes the job: ``submit``'s and ``local``'s (``local``:
+    worded for ``gpujob local --help``)."""
     return stack(
         gcloud.config_arguments,  # CONFIG, or gcloud's JOB --config CONFIG
         service_option,
-        field_options,
+        field_options(local),
         click.option(
             "--package-path", metavar="DIR",
-            help="The trainer's Python package (a directory holding __init__.py). For the "
-                 "cloud: built as an sdist from its parent's pyproject.toml or setup.py, else "
-                 "from a generated config, in an isolated environment, then staged and added "
-                 "to the packages. Local runs: the module runs from its parent (default: the "
-                 "current directory)."),
+            help=_help("--package-path",
+                       "The trainer's Python package (a directory holding __init__.py). For the "
+                       "cloud: built as an sdist from its parent's pyproject.toml or setup.py, "
+                       "else from a generated config, in an isolated environment, then staged "
+                       "and added to the packages. Local runs: the module runs from its parent "
+                       "(default: the current directory).", local)),
         click.option("--enable-web-access/--no-enable-web-access", default=None,
-                     help="Interactive shell access to the training containers (absent: as the "
-                          "file says)."),
+                     help=_help("--enable-web-access", "Interactive shell access to the "
+                                "training containers (absent: as the file says).", local)),
         click.option("--labels", multiple=True, metavar="KEY=VALUE,…",
-                     help="Labels for the job; replace the file's labels. Repeatable."),
+                     help=_help("--labels", "Labels for the job; replace the file's labels. "
+                                "Repeatable.", local)),
         click.option("--kms-key", envvar="GPUJOB_KMS_KEY", show_envvar=True,
-                     help="Cloud KMS key to encrypt the job's resources: a full name, or a "
-                          "short one with --kms-keyring, --kms-location (and --kms-project)."),
+                     help=_help("--kms-key", "Cloud KMS key to encrypt the job's resources: a "
+                                "full name, or a short one with --kms-keyring, --kms-location "
+                                "(and --kms-project).", local)),
         click.option("--kms-keyring", help="Key ring of a short --kms-key."),
         click.option("--kms-location", help="Location of a short --kms-key."),
         click.option("--kms-project", help="Project of a short --kms-key (default: --project)."),
@@ -169,23 +200,27 @@ def job_options(func: Callable[..., Any]) -> Callable[..., Any]:
                      help="Set any field, e.g. --set trainingInput.scheduling.maxRunningTime="
                           "7200s. VALUE is YAML ('4' a string, 4 a number). Repeatable; named "
                           "flags win."),
+        click.option("--unset", "unset", multiple=True, metavar="PATH",
+                     help="Remove a field of the file, e.g. --unset trainingInput.args. "
+                          "Repeatable; applied before --set and the named flags."),
         check_options,
-    )(func)
+    )
 
 
-def local_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """How a job runs on this machine: ``gpujob local`` and ``gpujob submit --local``."""
+def local_options(hidden: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """How a job runs on this machine: ``gpujob local`` and ``gpujob submit --local``
+    (``hidden``: accepted, not shown, for submit's --help without --local)."""
     return stack(
         click.option("--max-local-replicas", type=Count(min=1), metavar="N",
-                     envvar="GPUJOB_MAX_LOCAL_REPLICAS", show_envvar=True,
+                     envvar="GPUJOB_MAX_LOCAL_REPLICAS", show_envvar=True, hidden=hidden,
                      help="Local runs: run at most N replicas, trimming the largest groups "
                           "of workers, parameter servers and evaluators (with a warning). "
                           "Default: 8."),
         click.option("--grace-period", type=Seconds(min=0), metavar="SECONDS",
-                     envvar="GPUJOB_GRACE_PERIOD", show_envvar=True,
+                     envvar="GPUJOB_GRACE_PERIOD", show_envvar=True, hidden=hidden,
                      help="Local runs: how long replicas being stopped get after SIGTERM "
                           "before SIGKILL. Default: 10."),
-    )(func)
+    )
 
 
 def submit_settings(ctx: click.Context, params: dict[str, Any], *, local: bool) -> SubmitSettings:

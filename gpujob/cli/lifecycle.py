@@ -10,14 +10,14 @@ import click
 from gpujob.backends import remote
 from gpujob.backends.base import Backend
 from gpujob.backends.output import FORMATS
-from gpujob.cli.common import CONTEXT, EXIT_CODES_HELP
+from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.cli.options import (
     format_option,
     gcp_options,
     job_settings,
+    jobs_service_option,
     poll_option,
     project_option,
-    service_option,
     stack,
 )
 from gpujob.params import Count, Seconds
@@ -26,8 +26,16 @@ from gpujob.settings import JobSettings
 
 def remote_options(func: Any) -> Any:
     """The service, the project and how to reach Google: every command here has them."""
-    return stack(service_option, project_option, gcp_options)(func)
+    return stack(jobs_service_option, project_option, gcp_options)(func)
 
+
+# what a command that reads or changes a job can end with
+_EXITS = exit_codes_help(0, 1, 2, 3, 130, c1="standard output could not be written (closed, or "
+                                              "a full disk)")
+_WAIT_EXITS = exit_codes_help(
+    0, 1, 2, 3, 4, 130, c0="the job SUCCEEDED", c3="the remote side failed (credentials, "
+    "network, API), or --timeout passed first", c4="the job ended FAILED or CANCELLED",
+    c1="standard output could not be written (closed, or a full disk)")
 
 _JOB = click.argument("job", metavar="JOB")
 _FORMAT = format_option(FORMATS, "json prints the job's JSON envelope (version 1: service, "
@@ -61,7 +69,7 @@ def execute_logs(s: JobSettings) -> int:
     return remote.logs(_backend(s), s.job or "", s.gcp, s.follow, s.poll_interval)
 
 
-@click.command(context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@click.command(cls=GpujobCommand, context_settings=CONTEXT, epilog=_EXITS)
 @_JOB
 @_FORMAT
 @remote_options
@@ -78,12 +86,12 @@ def describe(job: str, **params: Any) -> int:
     return execute_describe(job_settings(params, job))
 
 
-@click.command("list", context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@click.command("list", cls=GpujobCommand, context_settings=CONTEXT, epilog=_EXITS)
 @click.option("--filter", "filter_", metavar="EXPR",
               help="The API's filter, e.g. 'state=RUNNING' or 'labels.team=vision'.")
 @click.option("--limit", type=Count(min=1), help="Show at most this many jobs.")
-@format_option(FORMATS, "json prints {version: 1, service, project, jobs: [envelope, …]} on "
-                        "stdout.")
+@format_option(FORMATS, 'json prints {"version": 1, "service", "project", "jobs": [ENVELOPE, '
+                        '…]} on stdout, each ENVELOPE as describe --format json prints it.')
 @remote_options
 def list_(**params: Any) -> int:
     """List the project's training jobs.
@@ -96,7 +104,7 @@ def list_(**params: Any) -> int:
     return execute_list(job_settings(params))
 
 
-@click.command(context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@click.command(cls=GpujobCommand, context_settings=CONTEXT, epilog=_EXITS)
 @_JOB
 @remote_options
 def cancel(job: str, **params: Any) -> int:
@@ -109,7 +117,7 @@ def cancel(job: str, **params: Any) -> int:
     return execute_cancel(job_settings(params, job))
 
 
-@click.command(context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@click.command(cls=GpujobCommand, context_settings=CONTEXT, epilog=_WAIT_EXITS)
 @_JOB
 @poll_option
 @click.option("--timeout", type=Seconds(min=0), metavar="SECONDS",
@@ -130,7 +138,7 @@ def wait(job: str, **params: Any) -> int:
     return execute_wait(job_settings(params, job))
 
 
-@click.command(context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@click.command(cls=GpujobCommand, context_settings=CONTEXT, epilog=_EXITS)
 @_JOB
 @click.option("--follow", "-f", is_flag=True, help="Keep printing new lines until the job ends.")
 @poll_option

@@ -14,6 +14,7 @@ import click
 from click.core import ParameterSource
 
 from gpujob.backends import DEFAULT_SERVICE, SERVICES
+from gpujob.cli.files import ExistingFile
 from gpujob.params import Count, Seconds
 from gpujob.settings import CheckSettings, JobSettings
 
@@ -43,18 +44,23 @@ def given_flags(ctx: click.Context) -> tuple[str, ...]:
 
 # -- options shared by several commands --------------------------------------------------------
 
-service_option = click.option(
-    "--service", type=click.Choice(sorted(SERVICES)), default=DEFAULT_SERVICE,
-    show_default=True, envvar="GPUJOB_SERVICE", show_envvar=True,
-    help="The training service the job is for: its catalog and rules check the config, and its "
-         "API receives the job.")
+def service_option_of(text: str) -> Decorator:
+    return click.option("--service", type=click.Choice(sorted(SERVICES)),
+                        default=DEFAULT_SERVICE, show_default=True, envvar="GPUJOB_SERVICE",
+                        show_envvar=True, help=text)
+
+
+service_option = service_option_of(
+    "The training service the job is for: its catalog and rules check the config, and its "
+    "API receives the job.")
+jobs_service_option = service_option_of("The training service whose jobs these are.")
 
 
 def check_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """--catalog and --no-region-check, of the commands that check configs."""
     return stack(
         click.option(
-            "--catalog", type=click.Path(exists=True, dir_okay=False), envvar="GPUJOB_CATALOG",
+            "--catalog", type=ExistingFile(), envvar="GPUJOB_CATALOG",
             show_envvar=True, help="A compatibility catalog (JSON or YAML) to use instead of "
             "the built-in one; `gpujob gpus --export-catalog` prints the built-in one to start "
             "from."),
@@ -76,47 +82,62 @@ def check_settings(params: dict[str, Any]) -> CheckSettings:
 
 
 def format_option(choices: tuple[str, ...] | list[str], text: str,
-                  envvar: str | None = None) -> Decorator:
+                  envvar: str | None = None, hidden: bool = False) -> Decorator:
     """--format, its choices from a reporter registry."""
     return click.option("--format", "fmt", type=click.Choice(list(choices)), default="text",
-                        show_default=True, envvar=envvar, show_envvar=bool(envvar), help=text)
+                        show_default=True, envvar=envvar, show_envvar=bool(envvar), help=text,
+                        hidden=hidden)
 
 
-poll_option = click.option("--poll-interval", type=Seconds(min=1), default=10.0,
-                           show_default=True, metavar="SECONDS", help="Seconds between checks.")
+def poll_option_of(hidden: bool = False) -> Decorator:
+    return click.option("--poll-interval", type=Seconds(min=1), default=10.0,
+                        show_default=True, metavar="SECONDS", help="Seconds between checks.",
+                        hidden=hidden)
+
+
+poll_option = poll_option_of()
 
 project_option = click.option(
     "--project", envvar=["GPUJOB_PROJECT", "GOOGLE_CLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT"],
     show_envvar=True, help="Google Cloud project (default: the credentials' project).")
 
 
-def gcp_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """How to reach Google Cloud: the options of every command that talks to it."""
+def gcp_options_of(hidden: bool = False) -> Decorator:
+    """How to reach Google Cloud: the options of every command that talks to it (``hidden``:
+    accepted, not shown, for ``gpujob local``, which refuses them with ``modes``' message)."""
     return stack(
-        click.option("--credentials-file", metavar="FILE", type=click.Path(dir_okay=False),
+        click.option("--credentials-file", metavar="FILE", type=ExistingFile(),
+                     hidden=hidden,
                      help="Service account key or credentials file to use instead of "
                           "Application Default Credentials."),
         click.option("--impersonate-service-account", metavar="EMAIL",
                      envvar="GPUJOB_IMPERSONATE_SERVICE_ACCOUNT", show_envvar=True,
+                     hidden=hidden,
                      help="Act as this service account (needs Service Account Token Creator "
                           "on it)."),
         click.option("--api-endpoint", metavar="URL", envvar="GPUJOB_API_ENDPOINT",
-                     show_envvar=True, help="The service API's address, for private endpoints "
-                     "(default: the service's own; ai-platform: https://ml.googleapis.com/)."),
+                     show_envvar=True, hidden=hidden,
+                     help="The service API's address, for private endpoints (default: the "
+                          "service's own; ai-platform: https://ml.googleapis.com/)."),
         click.option("--max-attempts", type=Count(min=1), default=5,
                      show_default=True, envvar="GPUJOB_MAX_ATTEMPTS", show_envvar=True,
-                     help="Tries per API call on 429, 5xx, resets and timeouts."),
+                     hidden=hidden, help="Tries per API call on 429, 5xx, resets and timeouts."),
         click.option("--retry-deadline", type=Seconds(min=0), default=120.0,
                      show_default=True, envvar="GPUJOB_RETRY_DEADLINE", show_envvar=True,
-                     metavar="SECONDS", help="No retry starts later than this after the "
-                                             "first try."),
+                     hidden=hidden, metavar="SECONDS",
+                     help="No retry starts later than this after the first try."),
         click.option("--request-timeout", type=Seconds(min=0, min_open=True),
                      default=60.0, show_default=True, envvar="GPUJOB_REQUEST_TIMEOUT",
-                     show_envvar=True, metavar="SECONDS", help="Timeout of one HTTP request."),
-        click.option("--verbose", is_flag=True,
+                     show_envvar=True, hidden=hidden, metavar="SECONDS",
+                     help="Time one HTTP request may take, from sending it to the last byte "
+                          "of the answer."),
+        click.option("--verbose", is_flag=True, hidden=hidden,
                      help="Show each HTTP request and where the credentials came from (never "
                           "the tokens)."),
-    )(func)
+    )
+
+
+gcp_options = gcp_options_of()
 
 
 def gcp_settings(params: dict[str, Any]) -> GcpSettings:

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import click
 
-from gpujob.cli.common import CONTEXT, EXIT_CODES_HELP
+from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.console import CONSOLE
 from gpujob.errors import EXIT_OK
 from gpujob.resources import SCHEMA_ALIASES, SCHEMAS, schema_path
 
 
-@click.command(context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@click.command(cls=GpujobCommand, context_settings=CONTEXT, epilog=exit_codes_help(
+    0, 1, 2, 130, c1="standard output could not be written (closed, or a full disk)"))
 @click.argument("name", type=click.Choice([*SCHEMAS, *SCHEMA_ALIASES]), default="job",
                 required=False, metavar="[NAME]")
 @click.option("--path", "show", flag_value="path",

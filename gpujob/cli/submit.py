@@ -9,16 +9,15 @@ from __future__ import annotations
 from typing import Any
 
 import click
-from click.core import ParameterSource
 
 from gpujob.backends.output import FORMATS
-from gpujob.cli import gcloud
-from gpujob.cli.common import CONTEXT, EXIT_CODES_HELP
+from gpujob.cli import gcloud, modes
+from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.cli.jobflags import job_options, local_options, submit_settings
-from gpujob.cli.options import format_option, gcp_options, poll_option, stack
+from gpujob.cli.options import format_option, gcp_options_of, given_flags, poll_option_of, stack
 
 
-class UserArgsCommand(click.Command):
+class UserArgsCommand(GpujobCommand):
     """Keeps everything after the first ``--`` out of option parsing, byte for byte: it is the
     trainer's arguments (``ctx.meta["user_args"]``; None when there is no ``--``)."""
 
@@ -41,47 +40,47 @@ class UserArgsCommand(click.Command):
                         f"{exc.option_name} …") from None
 
 
-def cloud_options(func: Any) -> Any:
-    """What ``submit`` adds for a job in the cloud (and --local, to run it here instead)."""
+def cloud_options(hidden: bool = False) -> Any:
+    """What ``submit`` adds for a job in the cloud (and --local, to run it here instead);
+    ``hidden``: accepted, not shown, for ``gpujob local`` (``modes`` answers them)."""
     return stack(
-        click.option("--dry-run", is_flag=True,
+        click.option("--dry-run", is_flag=True, hidden=hidden,
                      help="Check the job and print the exact Job body it would POST, as JSON "
                           "on stdout; send nothing. Needs no credentials."),
-        click.option("--local", is_flag=True,
+        click.option("--local", is_flag=True, hidden=hidden,
                      help="Run the job on this machine instead, one process per replica, as "
                           "gpujob local does."),
         click.option("--project", envvar=["GPUJOB_PROJECT", "GOOGLE_CLOUD_PROJECT",
                                           "CLOUDSDK_CORE_PROJECT"], show_envvar=True,
-                     help="Google Cloud project to submit to."),
+                     hidden=hidden, help="Google Cloud project to submit to."),
         click.option(
             "--staging-bucket", metavar="gs://BUCKET", envvar="GPUJOB_STAGING_BUCKET",
-            show_envvar=True,
+            show_envvar=True, hidden=hidden,
             help="Where local packages are staged: gs://BUCKET/packages/ (default: the job "
                  "directory's packages/). Each goes to packages/SHA256/NAME, so an unchanged "
                  "package is uploaded once."),
-        click.option("--wait", is_flag=True,
+        click.option("--wait", is_flag=True, hidden=hidden,
                      help="After submitting, wait for the job to end (exit 4 if it fails)."),
-        click.option("--stream-logs", is_flag=True,
+        click.option("--stream-logs", is_flag=True, hidden=hidden,
                      help="After submitting, print the job's logs until it ends (exit 4 if it "
                           "fails)."),
-        gcloud.async_option,
-        poll_option,
+        click.option("--async", "async_", is_flag=True, hidden=hidden,
+                     help=gcloud.async_option_help),
+        poll_option_of(hidden),
         format_option(FORMATS, "json prints the JSON envelope of the job (version 1: service, "
-                               "job, raw: the API's object, findings) on stdout, and an "
-                               "invalid config's findings as validate --format json does."),
-        gcp_options,
-    )(func)
+                               "job, raw: the API's object, warnings) on stdout, and an "
+                               "invalid config's findings as validate --format json does.",
+                      hidden=hidden),
+        gcp_options_of(hidden),
+    )
 
 
-_CLOUD_ONLY = (("--wait", "wait"), ("--stream-logs", "stream_logs"), ("--async", "async_"),
-               ("--format", "fmt"),
-               ("--poll-interval", "poll_interval"), ("--staging-bucket", "staging_bucket"))
-
-
-@click.command(cls=UserArgsCommand, context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
-@job_options
-@cloud_options
-@local_options
+@click.command(cls=UserArgsCommand, context_settings=CONTEXT,
+               epilog=exit_codes_help(0, 1, 2, 3, 4, 130, c4="the job ended unsuccessfully "
+                                      "(--wait, --stream-logs, --local)"))
+@job_options()
+@cloud_options()
+@local_options()
 @click.pass_context
 def submit(ctx: click.Context, **params: Any) -> int:
     """Check CONFIG, apply the flags, and submit it as a training job.
@@ -104,23 +103,23 @@ def submit(ctx: click.Context, **params: Any) -> int:
       gpujob submit config.yaml --local --package-path trainer/ -- --epochs 1
       gpujob submit training my_job_1 --config config.yaml --region us-central1 --async
     """
-    from gpujob.backends.base import refuse_flags
     from gpujob.submit import run
 
     params = gcloud.take_config(ctx, params, word="training")
+    mode = modes.mode_of(params["local"], params["dry_run"])
+    modes.check(mode, given_flags(ctx))
     gcloud.check_async(params)
-    if params["local"]:
-        refuse_flags((flag for flag, name in _CLOUD_ONLY
-                      if ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE),
-                     "for jobs in the cloud, not with --local",
-                     "a local run uses the package where it is, streams its replicas' output "
-                     "and exits with the master's status")
-    return run(gcloud.adjust(submit_settings(ctx, params, local=params["local"]), params))
+    return run(gcloud.adjust(submit_settings(ctx, params, local=mode == "local"), params))
 
 
-@click.command("local", cls=UserArgsCommand, context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
-@job_options
-@local_options
+@click.command("local", cls=UserArgsCommand, context_settings=CONTEXT,
+               epilog=exit_codes_help(
+                   0, 1, 2, 4, 130, c0="the master exited with 0",
+                   c1="invalid config; also: standard output could not be written",
+                   c4="the master exited with another code, or was killed"))
+@job_options(local=True)
+@cloud_options(hidden=True)
+@local_options()
 @click.pass_context
 def local_command(ctx: click.Context, **params: Any) -> int:
     """Run CONFIG's job on this machine: one process per replica, the cluster emulated.
@@ -143,5 +142,6 @@ def local_command(ctx: click.Context, **params: Any) -> int:
     from gpujob.submit import run
 
     params = gcloud.take_config(ctx, params, word=None)
+    modes.check(modes.mode_of(True, params["dry_run"]), given_flags(ctx))
     return run(gcloud.adjust(submit_settings(ctx, params, local=True), params))
 

@@ -22,14 +22,17 @@ from gpujob.errors import UsageError
 from gpujob.findings import format_path
 
 
-def _set(data: dict[str, Any], override: Override) -> None:
+def _set(data: dict[str, Any], override: Override) -> list[tuple[Any, ...]]:
+    """Write the override; the paths of the mappings and lists it had to create."""
     node: Any = data
     path = override.path
+    created: list[tuple[Any, ...]] = []
     for depth, key in enumerate(path[:-1]):
         nxt = path[depth + 1]
         if isinstance(node, dict):
             if not isinstance(node.get(key), (dict, list)):
                 node[key] = [] if isinstance(nxt, int) else {}
+                created.append(path[:depth + 1])
             node = node[key]
         elif isinstance(node, list) and isinstance(key, int) and key < len(node):
             node = node[key]
@@ -47,15 +50,47 @@ def _set(data: dict[str, Any], override: Override) -> None:
     else:
         raise UsageError(f"{override.origin.flag}: cannot set {format_path(path)}",
                          f"{format_path(path[:-1])} has no item {last!r}")
+    return created
+
+
+class _Remove:
+    """The value of an override that removes its path (``--unset``)."""
+
+    def __repr__(self) -> str:
+        return "REMOVE"
+
+
+REMOVE: Any = _Remove()
+
+
+def _remove(data: dict[str, Any], override: Override) -> None:
+    node: Any = data
+    for key in override.path:
+        parent = node
+        found = (isinstance(node, dict) and isinstance(key, str) and key in node) or (
+            isinstance(node, list) and isinstance(key, int) and key < len(node))
+        if not found:
+            raise UsageError(f"{override.origin.flag}: the config has no "
+                             f"{format_path(override.path)}",
+                             "gpujob submit CONFIG --dry-run prints the job as it is")
+        node = node[key]
+    del parent[override.path[-1]]
 
 
 def apply(doc: Document, overrides: Iterable[Override]) -> Document:
-    """A new document: ``doc`` with each override applied in order (later ones win)."""
+    """A new document: ``doc`` with each override applied in order (later ones win; one whose
+    value is ``REMOVE`` removes its path)."""
     merged = Document(doc.source, copy.deepcopy(doc.data), dict(doc.values), dict(doc.keys),
                       dict(doc.texts))
     for override in overrides:
-        _set(merged.data, override)
+        if override.value is REMOVE:
+            _remove(merged.data, override)
+            merged.forget(override.path)
+            continue
+        created = _set(merged.data, override)
         merged.forget(override.path)
+        for path in created:  # mappings the override made: theirs too, not the file's
+            merged.values[path] = merged.keys[path] = override.origin
         merged.values[override.path] = override.origin
         merged.keys[override.path] = override.origin
     return merged

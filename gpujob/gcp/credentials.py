@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from gpujob import redact
 from gpujob.errors import RemoteError, UsageError
 from gpujob.gcp.settings import GcpSettings, base_url
 
@@ -25,11 +26,56 @@ NO_CREDENTIALS_HINT = (
     "--impersonate-service-account EMAIL)")
 
 
+class GuardedCredentials:
+    """google-auth credentials as the HTTP layer uses them (``before_request``, ``refresh``),
+    with two guards:
+
+    - every token they obtain is registered with ``gpujob.redact`` at once, so that no output
+      can show it (for impersonation, the source credentials' tokens too);
+    - an answer from a token endpoint that google-auth cannot read (not JSON, ``expires_in``
+      not a number: its parser raises ``TypeError``, ``ValueError`` or ``KeyError``) becomes
+      google-auth's own ``RefreshError``, a credentials failure (exit 3) rather than a bug. The
+      error names only the exception's type: its text may quote the answer, token and all.
+
+    Everything else is the wrapped credentials' own (``__getattr__``)."""
+
+    def __init__(self, credentials: Any, *sources: Any) -> None:
+        self._credentials = credentials
+        self._all = (credentials, *sources)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._credentials, name)
+
+    def _guarded(self, call: Any, *args: Any) -> Any:
+        from google.auth.exceptions import GoogleAuthError
+
+        try:
+            return call(*args)
+        except (GoogleAuthError, OSError):
+            raise
+        except (TypeError, ValueError, KeyError, AttributeError) as exc:
+            from google.auth.exceptions import RefreshError
+
+            raise RefreshError(f"the token endpoint's answer could not be read "
+                               f"({type(exc).__name__})") from None
+        finally:
+            for credentials in self._all:
+                redact.register(*(getattr(credentials, name, None) for name in
+                                  ("token", "id_token", "refresh_token",
+                                                   "client_secret")))
+
+    def before_request(self, request: Any, method: str, url: str, headers: Any) -> None:
+        self._guarded(self._credentials.before_request, request, method, url, headers)
+
+    def refresh(self, request: Any) -> None:
+        self._guarded(self._credentials.refresh, request)
+
+
 @dataclass(frozen=True)
 class Auth:
     """Credentials ready for an authorized HTTP client, the project, and where they came from."""
 
-    credentials: Any
+    credentials: Any  # GuardedCredentials
     project: str
     source: str  # "the key file k.json (service account a@p.iam.gserviceaccount.com)"
     identity: str | None  # the account the calls run as, when known
@@ -56,6 +102,7 @@ def _from_file(path: str) -> tuple[Any, str | None]:
             info = json.load(fh)
     except (OSError, ValueError) as exc:
         raise RemoteError(f"--credentials-file {path} cannot be read: {exc}", hint) from None
+    redact.register_key_info(info)
     kind = info.get("type") if isinstance(info, dict) else None
     try:
         if kind == "service_account":
@@ -74,6 +121,7 @@ def _default() -> tuple[Any, str | None, str]:
     from google.auth.exceptions import DefaultCredentialsError
 
     env_file = os.environ.get("GOOGLE_APPLICATION_CREDENTIALS")
+    _register_file(env_file)
     try:
         credentials, project = google.auth.default(scopes=SCOPES)
     except DefaultCredentialsError as exc:
@@ -91,6 +139,18 @@ def _default() -> tuple[Any, str | None, str]:
     return credentials, project, source
 
 
+def _register_file(path: str | None) -> None:
+    """Register the secrets of the credentials file Application Default Credentials will read
+    (google-auth keeps its private key out of reach), before anything can quote them."""
+    if not path:
+        return
+    try:
+        with open(path, encoding="utf-8") as fh:
+            redact.register_key_info(json.load(fh))
+    except (OSError, ValueError, RecursionError):
+        pass  # google-auth reports what is wrong with it
+
+
 def resolve(settings: GcpSettings) -> Auth:
     """The credentials and project for ``settings``; ``RemoteError`` (exit 3) when there are no
     usable credentials, ``UsageError`` when no project is known."""
@@ -99,6 +159,7 @@ def resolve(settings: GcpSettings) -> Auth:
         source = f"--credentials-file {settings.credentials_file}"
     else:
         credentials, project, source = _default()
+    sources = [credentials]
     identity = _identity(credentials)
     if identity:
         source += f" ({identity})"
@@ -118,4 +179,4 @@ def resolve(settings: GcpSettings) -> Auth:
         raise UsageError("no Google Cloud project given, and the credentials name none",
                          "pass --project PROJECT (or set GPUJOB_PROJECT, GOOGLE_CLOUD_PROJECT "
                          "or CLOUDSDK_CORE_PROJECT)")
-    return Auth(credentials, project, source, identity)
+    return Auth(GuardedCredentials(credentials, *sources), project, source, identity)

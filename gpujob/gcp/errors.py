@@ -37,6 +37,7 @@ class Action:
     identity: str | None = None  # who the credentials are, when known
     resource: str = ""  # what the permission is needed on, when not the project ("bucket gs://b")
     refused_hint: str = ""  # for a 400 without field violations, when the default does not fit
+    answer_hint: str = ""  # for a 2xx answer that cannot be read, when the default does not fit
     advice: Callable[[ServiceError], str | None] | None = None
 
 
@@ -58,30 +59,47 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
+def _text(value: Any) -> str:
+    """A field of an error answer as one line of text, whatever its JSON type."""
+    if value is None:
+        return ""
+    return _one_line(value if isinstance(value, str) else json.dumps(value))
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def parse_http_error(exc: Any) -> ServiceError:
-    """``exc``: googleapiclient's HttpError (its ``resp`` and ``content``)."""
+    """``exc``: googleapiclient's HttpError (its ``resp`` and ``content``). Any shape of answer
+    will do: what is not where Google puts it is left out."""
     status = int(exc.resp.status)
     reason = str(getattr(exc.resp, "reason", "") or "")
     try:
         data = json.loads(exc.content.decode("utf-8") if isinstance(exc.content, bytes)
                           else exc.content)
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, TypeError, RecursionError):
         data = None
     error = data.get("error") if isinstance(data, dict) else None
     if not isinstance(error, dict):
         return ServiceError(status, "", _one_line(reason or f"HTTP {status}"))
-    parsed = ServiceError(status, str(error.get("status") or ""),
-                          _one_line(error.get("message") or reason))
-    for detail in error.get("details") or []:
+    parsed = ServiceError(status, _text(error.get("status")),
+                          _text(error.get("message")) or _one_line(reason))
+    details = error.get("details")
+    for detail in details if isinstance(details, list) else []:
         if not isinstance(detail, dict):
             continue
-        kind = str(detail.get("@type", ""))
+        kind = _text(detail.get("@type"))
         if kind.endswith("google.rpc.ErrorInfo"):
-            parsed.reasons.append(detail)
+            parsed.reasons.append({"reason": _text(detail.get("reason")),
+                                   "metadata": {k: _text(v) for k, v in
+                                                _mapping(detail.get("metadata")).items()}})
         elif kind.endswith("google.rpc.BadRequest"):
-            for violation in detail.get("fieldViolations") or []:
-                parsed.violations.append((str(violation.get("field", "")),
-                                          _one_line(violation.get("description", ""))))
+            violations = detail.get("fieldViolations")
+            for violation in violations if isinstance(violations, list) else []:
+                violation = _mapping(violation)
+                parsed.violations.append((_text(violation.get("field")),
+                                          _text(violation.get("description"))))
     return parsed
 
 
@@ -167,8 +185,9 @@ def explain(exc: BaseException, action: Action) -> RemoteError | None:
     when ``exc`` is not a remote failure (a bug, to be raised as it is)."""
     from google.auth.exceptions import DefaultCredentialsError, RefreshError, TransportError
     from googleapiclient.errors import HttpError
-    from httplib2 import ServerNotFoundError
+    from httplib2 import HttpLib2Error, ServerNotFoundError
 
+    from gpujob.gcp.answers import BadAnswer
     from gpujob.gcp.retry import GaveUp
 
     attempts, suffix = 1, ""
@@ -190,11 +209,19 @@ def explain(exc: BaseException, action: Action) -> RemoteError | None:
                            "application-default login) or check the key file, and for "
                            "--impersonate-service-account the roles/iam.serviceAccountTokenCreator"
                            " role on that account")
+    if isinstance(exc, BadAnswer):
+        return RemoteError(f"{action.what} failed: {exc}", action.answer_hint or
+                           "the service answered in a form gpujob cannot read: check "
+                           "--api-endpoint (or GPUJOB_API_ENDPOINT) if set, else try again later")
     if isinstance(exc, DefaultCredentialsError):
         return RemoteError(f"{action.what} failed: {_one_line(exc)}")
     if isinstance(exc, ServerNotFoundError):
         return RemoteError(f"{action.what} failed: {_one_line(exc)}",
                            "check the network, and --api-endpoint or GPUJOB_API_ENDPOINT if set")
+    if isinstance(exc, HttpLib2Error):  # a redirect loop, a redirect without a Location, …
+        return RemoteError(f"{action.what} failed: {_one_line(exc) or type(exc).__name__}",
+                           "check --api-endpoint (or GPUJOB_API_ENDPOINT) if set: the address "
+                           "does not answer as a Google API does")
     if isinstance(exc, (OSError, TransportError)) or type(exc).__module__ == "http.client":
         return RemoteError(f"{action.what} failed: network error: "
                            f"{_one_line(exc) or type(exc).__name__}{suffix}",

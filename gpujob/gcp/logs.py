@@ -51,14 +51,13 @@ class LogsClient:
             not_found_hint=f"check --project (now {self.session.project})")
         body: dict[str, Any] = {"resourceNames": [f"projects/{self.session.project}"],
                                 "filter": filter_, "orderBy": "timestamp asc", "pageSize": 1000}
-        while True:
-            page = self.session.execute(action, lambda body=dict(body): self._entries.list(
-                body=body))
+
+        def fetch(token: str | None) -> dict[str, Any]:
+            page_body = {**body, "pageToken": token} if token else dict(body)
+            return self.session.execute(action, lambda: self._entries.list(body=page_body))
+
+        for page in self.session.pages(action, fetch, "entries"):
             yield from page.get("entries", [])
-            token = page.get("nextPageToken")
-            if not token:
-                return
-            body["pageToken"] = token
 
 
 class Tail:

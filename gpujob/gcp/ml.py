@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -167,6 +167,9 @@ class MlClient:
         started = clock.monotonic()
         action = self._action(f"submitting job {job_id}", "ml.jobs.create",
                               f"check --project (now {self.project})")
+        action = replace(action, answer_hint=(
+            f"the job may have been created all the same: gpujob describe {job_id} --project "
+            f"{self.project} shows whether it was, before you submit it again"))
 
         def create() -> Any:
             request = self._jobs.create(parent=self.parent, body=body)
@@ -212,20 +215,19 @@ class MlClient:
         """The project's jobs, page by page, at most ``limit`` of them."""
         action = self._action(f"listing the jobs of project {self.project}", "ml.jobs.list",
                               f"check --project (now {self.project})")
-        token: str | None = None
         count = 0
-        while True:
+
+        def fetch(token: str | None) -> dict[str, Any]:
             size = min(100, limit - count) if limit is not None else 100
-            page = self.session.execute(action, lambda size=size, token=token: self._jobs.list(
+            return self.session.execute(action, lambda: self._jobs.list(
                 parent=self.parent, filter=filter_, pageSize=size, pageToken=token))
+
+        for page in self.session.pages(action, fetch, "jobs"):
             for job in page.get("jobs", []):
                 yield job
                 count += 1
                 if limit is not None and count >= limit:
                     return
-            token = page.get("nextPageToken")
-            if not token:
-                return
 
     def cancel_job(self, job_id: str) -> str | None:
         """Ask the service to cancel ``job_id``. Returns None, or the state when the job was

@@ -1,7 +1,7 @@
 """JSON as a Google API understands it (proto3 JSON), in one form for comparing.
 
 The services answer in proto3 JSON: int64 fields come back as strings (``"count": "4"``) and
-fields at their default (``false``, ``0``, ``""``, the ``*_UNSPECIFIED`` enum value) are left
+fields at their default (``false``, ``0``, ``""``, an enum's first value, number 0) are left
 out. ``canonical`` brings a value to one form using the types of the API's discovery document
 (the one bundled with google-api-python-client), so that what was sent and what the service
 holds can be compared.
@@ -17,18 +17,25 @@ _INTEGER_FORMATS = {"int32", "uint32", "int64", "uint64"}
 
 
 @cache
-def schemas(api: str, version: str) -> dict[str, Any]:
-    """The ``schemas`` of the bundled discovery document of ``api`` ``version``."""
+def document(api: str, version: str) -> dict[str, Any]:
+    """The discovery document of ``api`` ``version`` bundled with google-api-python-client."""
     from googleapiclient.discovery_cache import get_static_doc
 
-    return json.loads(get_static_doc(api, version))["schemas"]
+    return json.loads(get_static_doc(api, version) or "{}")
+
+
+def schemas(api: str, version: str) -> dict[str, Any]:
+    """The ``schemas`` of the bundled discovery document of ``api`` ``version``."""
+    return document(api, version).get("schemas", {})
 
 
 def _is_default(value: Any, schema: dict[str, Any]) -> bool:
     if value in (None, False, "", [], {}) or (type(value) in (int, float) and value == 0):
         return True
+    # an enum's first value is its number 0, the proto3 default, whatever its name
+    # (``scaleTier: BASIC`` is left out of answers as ``state: STATE_UNSPECIFIED`` is)
     enum = schema.get("enum")
-    return bool(enum) and value == enum[0] and str(enum[0]).endswith("_UNSPECIFIED")
+    return bool(enum) and value == enum[0]
 
 
 def canonical(value: Any, schema: dict[str, Any], types: dict[str, Any]) -> Any:

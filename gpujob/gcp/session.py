@@ -4,11 +4,11 @@ explained)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from gpujob.console import CONSOLE
-from gpujob.gcp import clock, retry
+from gpujob.gcp import answers, clock, retry
 from gpujob.gcp.credentials import resolve
 from gpujob.gcp.errors import Action, raise_explained
 from gpujob.gcp.http import authorized_http
@@ -52,12 +52,33 @@ class Session:
         return retry.call(fn, policy, self.clock, note)
 
     def execute_raw(self, action: Action, make_request: Callable[[], Any]) -> Any:
-        """Run ``make_request().execute()`` (``call``)."""
-        return self.call(action, lambda: make_request().execute())
+        """Run ``make_request().execute()`` (``call``); the answer, checked against the type
+        its method declares (``answers.BadAnswer`` when it does not fit)."""
+        method: list[str | None] = [None]
+
+        def send() -> Any:
+            request = make_request()
+            method[0] = getattr(request, "methodId", None)
+            try:
+                return request.execute()
+            except RecursionError:  # json.loads of an answer nested thousands deep
+                raise answers.BadAnswer("the service's answer is nested too deeply to read"
+                                        ) from None
+
+        return answers.check(self.call(action, send), method[0])
 
     def execute(self, action: Action, make_request: Callable[[], Any]) -> Any:
         """``execute_raw``, with every remote failure turned into one ``RemoteError``."""
         try:
             return self.execute_raw(action, make_request)
         except Exception as exc:
+            raise_explained(exc, action)
+
+    def pages(self, action: Action, fetch: Callable[[str | None], dict[str, Any]],
+              items: str) -> Iterator[dict[str, Any]]:
+        """The pages of a listing, ``fetch(page_token)`` each (``answers.pages``: it ends,
+        whatever tokens the service gives); a listing that would not end is a ``RemoteError``."""
+        try:
+            yield from answers.pages(fetch, items)
+        except answers.BadAnswer as exc:
             raise_explained(exc, action)
