@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from gpujob.cli.common import CONTEXT, EXIT_CODES_HELP
+from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.cli.options import format_option, service_option
 from gpujob.console import CONSOLE
 from gpujob.errors import EXIT_OK
@@ -19,7 +19,8 @@ def execute(service: str, output_format: str) -> int:
     return EXIT_OK
 
 
-@click.command(context_settings=CONTEXT, epilog=EXIT_CODES_HELP)
+@click.command(cls=GpujobCommand, context_settings=CONTEXT, epilog=exit_codes_help(
+    0, 1, 2, 130, c1="standard output could not be written (closed, or a full disk)"))
 @format_option(list(REPORTERS), "A table for people, or JSON (version 1) for programs.")
 @service_option
 def rules(fmt: str, service: str) -> int:
