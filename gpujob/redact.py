@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 import threading
+from functools import cache
 
 MASK = "[redacted]"
 _MIN_LENGTH = 8  # shorter values are not secrets worth masking, and would mask too much
@@ -29,24 +30,30 @@ _known: set[str] = set()
 _lock = threading.Lock()
 
 _TOKEN = r"[A-Za-z0-9._~+/=-]+"
-_PATTERNS = [
-    # PEM private keys, whole or cut off, raw or with \n escapes
-    (re.compile(r"-----BEGIN ([A-Z ]*)PRIVATE KEY-----(?:.*?-----END [A-Z ]*PRIVATE KEY-----"
-                r"|[A-Za-z0-9+/=\s\\n]*)", re.DOTALL),
-     rf"-----BEGIN \1PRIVATE KEY-----{MASK}-----END \1PRIVATE KEY-----"),
-    # "access_token": "…", 'accessToken': '…', access_token=…, \"id_token\": \"…\"
-    (re.compile(r"((?<![A-Za-z])(?:access_?token|id_?token|refresh_?token|private_?key(?!_id)"
-                r"|client_?secret|assertion)\\*[\"']?\s*[:=]\s*\\*[\"']?)" + _TOKEN,
-                re.IGNORECASE), rf"\1{MASK}"),
-    # "token": "…" (gcloud's credential files), quoted: "token: …" in a sentence is prose
-    (re.compile(r"(\\*[\"']token\\*[\"']\s*:\s*\\*[\"'])" + _TOKEN, re.IGNORECASE),
-     rf"\1{MASK}"),
-    (re.compile(r"(\bBearer\s+)" + _TOKEN, re.IGNORECASE), rf"\1{MASK}"),
-    (re.compile(r"\bya29\." + _TOKEN), MASK),
-    (re.compile(r"\b1//[A-Za-z0-9_-]{16,}"), MASK),
-    (re.compile(r"\bGOCSPX-[A-Za-z0-9_-]+"), MASK),
-    (re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"), MASK),
-]
+
+
+@cache
+def _patterns() -> list[tuple[re.Pattern[str], str]]:
+    """The shapes of secrets, compiled on first use: importing the console (every command,
+    validate and --help included) compiles none of them."""
+    return [
+        # PEM private keys, whole or cut off, raw or with \n escapes
+        (re.compile(r"-----BEGIN ([A-Z ]*)PRIVATE KEY-----(?:.*?-----END [A-Z ]*PRIVATE KEY-----"
+                    r"|[A-Za-z0-9+/=\s\\n]*)", re.DOTALL),
+         rf"-----BEGIN \1PRIVATE KEY-----{MASK}-----END \1PRIVATE KEY-----"),
+        # "access_token": "…", 'accessToken': '…', access_token=…, \"id_token\": \"…\"
+        (re.compile(r"((?<![A-Za-z])(?:access_?token|id_?token|refresh_?token|private_?key(?!_id)"
+                    r"|client_?secret|assertion)\\*[\"']?\s*[:=]\s*\\*[\"']?)" + _TOKEN,
+                    re.IGNORECASE), rf"\1{MASK}"),
+        # "token": "…" (gcloud's credential files), quoted: "token: …" in a sentence is prose
+        (re.compile(r"(\\*[\"']token\\*[\"']\s*:\s*\\*[\"'])" + _TOKEN, re.IGNORECASE),
+         rf"\1{MASK}"),
+        (re.compile(r"(\bBearer\s+)" + _TOKEN, re.IGNORECASE), rf"\1{MASK}"),
+        (re.compile(r"\bya29\." + _TOKEN), MASK),
+        (re.compile(r"\b1//[A-Za-z0-9_-]{16,}"), MASK),
+        (re.compile(r"\bGOCSPX-[A-Za-z0-9_-]+"), MASK),
+        (re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"), MASK),
+    ]
 
 
 def register(*values: object) -> None:
@@ -86,6 +93,6 @@ def mask(text: str) -> str:
 def scrub(text: str) -> str:
     """``text`` with registered secrets and anything shaped like a secret masked."""
     text = mask(text)
-    for pattern, replacement in _PATTERNS:
+    for pattern, replacement in _patterns():
         text = pattern.sub(replacement, text)
     return text

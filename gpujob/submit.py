@@ -17,9 +17,9 @@ from gpujob.console import CONSOLE
 from gpujob.errors import InvalidConfig, UsageError
 from gpujob.findings import Finding, Location, capped
 from gpujob.report import REPORTERS, finding_line
-from gpujob.settings import SubmitSettings
 from gpujob.staging import Location as StagingLocation
 from gpujob.staging import Upload
+from gpujob.submit_settings import SubmitSettings
 
 if TYPE_CHECKING:
     from gpujob.backends.base import Backend

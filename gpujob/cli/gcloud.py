@@ -26,7 +26,7 @@ from gpujob.config.overrides import Override
 from gpujob.console import CONSOLE
 from gpujob.errors import UsageError
 from gpujob.findings import Location
-from gpujob.settings import SubmitSettings
+from gpujob.submit_settings import SubmitSettings
 
 JOB_DIR = ("trainingInput", "jobDir")
 _JOB_DIR_FLAGS = ("--job-dir", "GPUJOB_JOB_DIR")  # the flag, or its environment variable

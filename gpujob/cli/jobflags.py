@@ -24,7 +24,7 @@ from gpujob.cli.options import (
     stack,
 )
 from gpujob.params import Count, Seconds
-from gpujob.settings import SubmitSettings
+from gpujob.submit_settings import SubmitSettings
 
 # (flag, JSON path, parser, environment variable, help). Every one defaults to "not given": a
 # flag that is absent leaves the file's value alone.
