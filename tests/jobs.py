@@ -27,3 +27,14 @@ trainingInput:
   pythonVersion: '3.7'
   pythonModule: trainer.task
 """
+
+
+# the keys of a Job's trainingInput (and of its parts) that property tests draw documents from
+TRAINING_INPUT_KEYS = ["scaleTier", "masterType", "workerType", "parameterServerType",
+                       "evaluatorType", "workerCount", "parameterServerCount", "evaluatorCount",
+                       "masterConfig", "workerConfig", "parameterServerConfig",
+                       "evaluatorConfig", "region", "runtimeVersion", "pythonVersion",
+                       "packageUris", "pythonModule", "args", "jobDir", "scheduling",
+                       "hyperparameters", "useChiefInTfConfig", "acceleratorConfig", "imageUri",
+                       "count", "type", "containerCommand", "containerArgs", "tpuTfVersion",
+                       "maxWaitTime", "diskConfig"]

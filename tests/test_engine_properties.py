@@ -8,6 +8,7 @@ import json
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from jobs import TRAINING_INPUT_KEYS
 
 from gpujob.catalog import SERVICES, load
 from gpujob.check import CheckOptions, FileResult, check_document
@@ -21,13 +22,7 @@ KNOWN_RULES = set(RULES)
 NAMES = sorted(CAT.machine_types) + sorted(CAT.gpu_types) + sorted(CAT.regions) + [
     "CUSTOM", "BASIC", "BASIC_GPU", "BASIC_TPU", "STANDARD_1", "2.11", "1.15", "3.7", "2.7",
     "gs://b/t.tar.gz", "gcr.io/p/i:1", "600s", "7200s", "trainer.task", ""]
-KEYS = ["scaleTier", "masterType", "workerType", "parameterServerType", "evaluatorType",
-        "workerCount", "parameterServerCount", "evaluatorCount", "masterConfig", "workerConfig",
-        "parameterServerConfig", "evaluatorConfig", "region", "runtimeVersion", "pythonVersion",
-        "packageUris", "pythonModule", "args", "jobDir", "scheduling", "hyperparameters",
-        "useChiefInTfConfig", "acceleratorConfig", "imageUri", "count", "type",
-        "containerCommand", "containerArgs", "tpuTfVersion", "maxWaitTime", "diskConfig",
-        "bogusKey"]
+KEYS = [*TRAINING_INPUT_KEYS, "bogusKey"]
 
 scalars = st.one_of(st.sampled_from(NAMES), st.integers(-3, 20), st.booleans(), st.none(),
                     st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=8))

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from jobs import TRAINING_INPUT_KEYS
 from vertex_translation import CAT, PYTORCH, TODAY, pools, problems, shown
 
 from gpujob.config.document import Document
@@ -82,14 +83,9 @@ NAMES = [*CAT.machine_types, *CAT.legacy_machine_types, *CAT.accelerators,
          *CAT.legacy_accelerators, "CUSTOM", "BASIC", "BASIC_GPU", "BASIC_TPU", "STANDARD_1",
          "PREMIUM_1", "2.11", "2.17", "2.10", "3.7", "gs://b/t.tar.gz", "gcr.io/p/i:1",
          "600s", "trainer.task", "DOUBLE", "INTEGER", "CATEGORICAL", "DISCRETE", "NONE", ""]
-KEYS = ["scaleTier", "masterType", "workerType", "parameterServerType", "evaluatorType",
-        "workerCount", "parameterServerCount", "evaluatorCount", "masterConfig", "workerConfig",
-        "parameterServerConfig", "evaluatorConfig", "region", "runtimeVersion", "pythonVersion",
-        "packageUris", "pythonModule", "args", "jobDir", "scheduling", "hyperparameters",
-        "useChiefInTfConfig", "acceleratorConfig", "imageUri", "count", "type",
-        "containerCommand", "containerArgs", "tpuTfVersion", "maxWaitTime", "diskConfig",
-        "bootDiskSizeGb", "params", "parameterName", "minValue", "maxValue", "discreteValues",
-        "categoricalValues", "scaleType", "goal", "maxTrials", "enableTrialEarlyStopping",
+KEYS = [*TRAINING_INPUT_KEYS, "bootDiskSizeGb", "params", "parameterName", "minValue",
+        "maxValue", "discreteValues", "categoricalValues", "scaleType", "goal", "maxTrials",
+        "enableTrialEarlyStopping",
         "encryptionConfig", "kmsKeyName", "maxRunningTime", "priority", "resumePreviousJobId"]
 scalars = st.one_of(st.sampled_from(NAMES), st.integers(-3, 40), st.booleans(), st.none(),
                     st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=6))
