@@ -18,7 +18,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 # the API version of each client gpujob builds (by the API name that starts a method's ID)
-API_VERSIONS = {"ml": "v1", "logging": "v2", "storage": "v1", "iamcredentials": "v1"}
+API_VERSIONS = {"ml": "v1", "aiplatform": "v1", "logging": "v2", "storage": "v1",
+                "iamcredentials": "v1"}
 MAX_EMPTY_PAGES = 50
 _DIGITS = re.compile(r"-?[0-9]+")
 _INTEGER_FORMATS = {"int32", "uint32", "int64", "uint64"}

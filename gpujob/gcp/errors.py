@@ -2,7 +2,8 @@
 
 Google APIs answer errors as ``{"error": {"code", "message", "status", "details": [...]}}``;
 ``details`` may hold a ``google.rpc.ErrorInfo`` (``reason`` such as ``SERVICE_DISABLED`` and
-``metadata``) and a ``google.rpc.BadRequest`` (``fieldViolations``). Nothing here ever includes
+``metadata``), a ``google.rpc.BadRequest`` (``fieldViolations``) and a ``google.rpc.QuotaFailure``
+(the quota metric, its region and limit). Nothing here ever includes
 request headers, so an access token cannot end up in a message.
 """
 
@@ -50,6 +51,7 @@ class ServiceError:
     message: str
     reasons: list[dict[str, Any]] = field(default_factory=list)
     violations: list[tuple[str, str]] = field(default_factory=list)
+    quotas: list[dict[str, str]] = field(default_factory=list)  # google.rpc.QuotaFailure's
 
     def reason(self, name: str) -> dict[str, Any] | None:
         return next((r for r in self.reasons if r.get("reason") == name), None)
@@ -100,6 +102,16 @@ def parse_http_error(exc: Any) -> ServiceError:
                 violation = _mapping(violation)
                 parsed.violations.append((_text(violation.get("field")),
                                           _text(violation.get("description"))))
+        elif kind.endswith("google.rpc.QuotaFailure"):
+            violations = detail.get("violations")
+            for violation in violations if isinstance(violations, list) else []:
+                violation = _mapping(violation)
+                dimensions = _mapping(violation.get("quotaDimensions"))
+                parsed.quotas.append({
+                    "metric": _text(violation.get("quotaMetric") or violation.get("subject")),
+                    "region": _text(dimensions.get("region")),
+                    "limit": _text(violation.get("quotaValue")),
+                    "description": _text(violation.get("description"))})
     return parsed
 
 

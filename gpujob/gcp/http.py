@@ -142,11 +142,19 @@ class ClientHttp:
         self.http.close()
 
 
-def authorized_http(auth: Auth, settings: GcpSettings, echo: Callable[[str], None]) -> Any:
+def authorized_http(auth: Auth, settings: GcpSettings, echo: Callable[[str], None], *,
+                    single_send: bool = False) -> Any:
+    """The layers above over httplib2; ``single_send``: each request is sent once, never again
+    by httplib2 itself (``gpujob.gcp.once``), for calls that are not safe to repeat."""
     import google_auth_httplib2
     import httplib2
 
-    transport = httplib2.Http(timeout=settings.request_timeout)
+    if single_send:
+        from gpujob.gcp.once import SingleSendHttp
+
+        transport = SingleSendHttp(timeout=settings.request_timeout)
+    else:
+        transport = httplib2.Http(timeout=settings.request_timeout)
     # Cloud Storage answers each part of a resumable upload with 308 Resume Incomplete, which
     # httplib2 would follow as a redirect; googleapiclient's own build_http drops it likewise
     transport.redirect_codes = transport.redirect_codes - {308}

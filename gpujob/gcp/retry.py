@@ -70,6 +70,8 @@ def transient(exc: BaseException) -> Transient | None:
     from google.auth.exceptions import TransportError
     from googleapiclient.errors import HttpError
 
+    from gpujob.gcp.once import AnswerLost
+
     if isinstance(exc, HttpError):
         status = exc.resp.status
         if status not in RETRY_STATUSES:
@@ -78,7 +80,7 @@ def transient(exc: BaseException) -> Transient | None:
                          .strip(), parse_retry_after(exc.resp.get("retry-after")))
     if isinstance(exc, TimeoutError):
         return Transient("timed out")
-    if isinstance(exc, http.client.RemoteDisconnected):
+    if isinstance(exc, (http.client.RemoteDisconnected, AnswerLost)):
         return Transient("connection closed without a response")
     if isinstance(exc, ConnectionRefusedError):
         return Transient("connection refused")

@@ -1,0 +1,156 @@
+"""One Vertex AI job per submission, whatever the network does.
+
+A create is sent once, on a transport that never resends it by itself (``gpujob.gcp.once``).
+When it fails in a way that leaves open whether the service made the job, gpujob looks for the
+job by the submission's label before doing anything else:
+
+- refused (a 4xx other than 429, a resource quota, bad credentials): nothing was made; the
+  error is reported, nothing is tried again;
+- a 429 or 5xx, a timeout, a reset, an answer lost before its status line: gpujob waits as the
+  retry policy says (``Retry-After`` first), lists the jobs carrying the label, adopts the job
+  if there is one (``Created(recovered=True)``), and only when there is none sends the create
+  again; when the tries run out it looks once more before giving up;
+- a 2xx answer gpujob cannot read: the job was made; it is looked up, never created again.
+
+When the look-up itself fails, nothing is sent again: the error says how to look.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from gpujob.errors import RemoteError
+from gpujob.gcp import retry
+from gpujob.gcp.aiplatform import SUBMISSION_LABEL, WORDS, Created, Place, submission_filter
+from gpujob.gcp.errors import Action, ServiceError, explain, parse_http_error, raise_explained
+
+if TYPE_CHECKING:
+    from gpujob.gcp.aiplatform import VertexClient
+
+Refusal = Callable[[ServiceError, Action], RemoteError | None]
+
+
+class _Attempts:
+    """The create's tries: which failures may be tried again, and how long to wait."""
+
+    def __init__(self, client: VertexClient, action: Action) -> None:
+        self.session = client.session
+        self.policy = self.session.settings.retry
+        self.clock = self.session.clock
+        self.action = action
+        self.started = self.clock.monotonic()
+        self.count = 1
+
+    def wait(self, why: retry.Transient) -> bool:
+        """Sleep before the next try and say so; False when the policy allows none."""
+        delay = (why.retry_after if why.retry_after is not None
+                 else retry.backoff(self.policy, self.count, self.clock.random()))
+        elapsed = self.clock.monotonic() - self.started
+        if self.count >= self.policy.max_attempts or elapsed + delay > self.policy.deadline:
+            return False
+        self.session.echo(f"note: {self.action.what}: {why.reason}; retrying in {delay:.1f} s "
+                          f"unless the job turns out to have been made (attempt "
+                          f"{self.count + 1} of {self.policy.max_attempts})")
+        self.clock.sleep(delay)
+        self.count += 1
+        return True
+
+    def gave_up(self, exc: BaseException) -> RemoteError:
+        """The last failure, once the look-up found no job: safe to submit again."""
+        last = retry.GaveUp(exc, self.count, f"gave up after {self.count} attempt"
+                                             f"{'s' if self.count > 1 else ''}")
+        error = explain(last, replace(self.action, retry_safe=True))
+        if error is None:
+            raise exc
+        return RemoteError(f"{error.message}; no job was made (none carries this submission's "
+                           "label)", error.hint)
+
+
+def _retry_worthy(exc: BaseException) -> retry.Transient | None:
+    """Why ``exc`` may be tried again (it may also have made the job); None: it was refused."""
+    from googleapiclient.errors import HttpError
+
+    if isinstance(exc, HttpError) and exc.resp.status == 429:
+        error = parse_http_error(exc)
+        if error.quotas or "exceed quota limits" in error.message.lower():
+            return None  # a resource quota: trying again in seconds will not help
+    return retry.transient(exc)
+
+
+def create(client: VertexClient, url: str, body: dict[str, Any],
+           explain_refusal: Refusal | None = None) -> Created:
+    """Create the job ``body`` at ``url`` once (see the module's docstring)."""
+    from gpujob.gcp.answers import BadAnswer
+
+    place = client.place_of(url)
+    token = (body.get("labels") or {}).get(SUBMISSION_LABEL)
+    if not token:
+        raise ValueError(f"a Vertex AI create must carry the {SUBMISSION_LABEL} label")
+    what = f"submitting {WORDS[place.collection]} {body.get('displayName') or ''}".rstrip()
+    action = replace(client.action(what, place, "create", retry_safe=False), answer_hint=(
+        f"the service answered, so the job was probably made: gpujob list --service vertex "
+        f"--project {place.project} --region {place.location} --filter "
+        f"'{submission_filter(token)}' shows it"))
+    jobs = client.collection(place, single_send=True)
+
+    def request() -> Any:
+        made = jobs.create(parent=place.parent, body=body)
+        if (made.method, made.uri.partition("?")[0]) != ("POST", url):
+            raise AssertionError(f"the create goes to {made.method} {made.uri}, not to "
+                                 f"POST {url}")
+        return made
+
+    attempts = _Attempts(client, action)
+    while True:
+        try:
+            return Created(client.session.execute_raw(action, request))
+        except BadAnswer as exc:  # a 2xx: the job was made
+            found = _look_up(client, place, token, action, exc)
+            if found is not None:
+                return found
+            raise_explained(exc, action)
+        except Exception as exc:
+            why = _retry_worthy(exc)
+            if why is None:
+                _refused(exc, action, explain_refusal)
+            retrying = attempts.wait(why)
+            found = _look_up(client, place, token, action, exc)
+            if found is not None:
+                return found
+            if not retrying:
+                raise attempts.gave_up(exc) from exc
+
+
+def _refused(exc: BaseException, action: Action, explain_refusal: Refusal | None) -> None:
+    from googleapiclient.errors import HttpError
+
+    if explain_refusal is not None and isinstance(exc, HttpError) and exc.resp.status == 400:
+        error = explain_refusal(parse_http_error(exc), action)
+        if error is not None:
+            raise error from exc
+    raise_explained(exc, action)
+
+
+def _look_up(client: VertexClient, place: Place, token: str, action: Action,
+             failure: BaseException) -> Created | None:
+    """The job this submission made, found by its label; None when there is none."""
+    try:
+        found = list(client.list(place, submission_filter(token)))
+    except RemoteError as exc:
+        first = explain(failure, action)
+        raise RemoteError(
+            f"{first.message if first else action.what + ' failed'}; whether the job was made "
+            f"could not be checked: {exc.message}",
+            f"do not submit again before looking for it: gpujob list --service vertex --project "
+            f"{place.project} --region {place.location} --filter "
+            f"'{submission_filter(token)}'") from failure
+    if not found:
+        return None
+    found.sort(key=lambda job: str(job.get("createTime", "")))
+    if len(found) > 1:
+        client.session.echo(f"warning: {len(found)} jobs carry this submission's label "
+                            f"{SUBMISSION_LABEL}={token}: "
+                            f"{', '.join(str(j.get('name')) for j in found)}")
+    return Created(found[0], recovered=True)
