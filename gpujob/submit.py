@@ -4,6 +4,7 @@ run locally."""
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,7 +23,8 @@ from gpujob.staging import Upload
 from gpujob.submit_settings import SubmitSettings
 
 if TYPE_CHECKING:
-    from gpujob.backends.base import Backend
+    from gpujob.backends.base import Backend, JobClient
+    from gpujob.gcp.session import Session
 
 PACKAGE_URIS = ("trainingInput", "packageUris")
 
@@ -142,14 +144,16 @@ class _Wanted:
         return Prepared(apply(doc, [Override(PACKAGE_URIS, uris, origin)]), uploads, location)
 
 
-def prepare_job(settings: SubmitSettings, workdir: Path) -> Prepared:
+def prepare_job(settings: SubmitSettings, workdir: Path,
+                before_build: Callable[[Document], None] | None = None) -> Prepared:
     """The Job to send: the file, with overrides and user args applied, a job ID, checked, and
     the trainer's packages built (into ``workdir``) and given their staging URIs; nothing is
     uploaded. Findings are shown (``_report``); any error raises ``InvalidConfig`` (exit 1)
     after all are.
 
-    Order: the command line (exit 2), then the checks (exit 1), then the staging location
-    (exit 2) and the build (exit 1), so no build starts for a job that cannot be sent."""
+    Order: the command line (exit 2), then the checks (exit 1), then ``before_build`` (the
+    remote side's access, exit 3), then the staging location (exit 2) and the build (exit 1),
+    so no build starts for a job that cannot be sent."""
     loaded = load_file(settings.config)
     if loaded.document is None:
         _report(settings, loaded.findings, valid=False)
@@ -172,6 +176,8 @@ def prepare_job(settings: SubmitSettings, workdir: Path) -> Prepared:
     if errors:
         raise InvalidConfig(f"{settings.config}: {errors} problem{'s' if errors > 1 else ''}; "
                             f"nothing was {'run' if settings.local else 'submitted'}")
+    if before_build is not None:
+        before_build(checked)
     prepared = wanted.stage(doc, settings, workdir) if wanted else Prepared(doc)
     prepared.warnings = findings
     return prepared
@@ -205,12 +211,14 @@ def run(settings: SubmitSettings) -> int:
     backend = backends.get(settings.service)
     check_flags(backend, settings.given_flags)
     with tempfile.TemporaryDirectory(prefix="gpujob-build-") as workdir:
-        prepared = prepare_job(settings, Path(workdir))
-        if settings.local:
-            return run_local(settings, prepared.doc)
-        if settings.dry_run:
+        if settings.local or settings.dry_run:
+            prepared = prepare_job(settings, Path(workdir))
+            if settings.local:
+                return run_local(settings, prepared.doc)
             return _dry_run(settings, prepared, backend)
-        return _send(settings, prepared, backend)
+        remote = _Remote(settings, backend)
+        prepared = prepare_job(settings, Path(workdir), remote.check_access)
+        return _send(settings, prepared, backend, remote)
 
 
 def _dry_run(settings: SubmitSettings, prepared: Prepared, backend: Backend) -> int:
@@ -229,22 +237,38 @@ def _dry_run(settings: SubmitSettings, prepared: Prepared, backend: Backend) -> 
     return 0
 
 
-def _send(settings: SubmitSettings, prepared: Prepared, backend: Backend) -> int:
+class _Remote:
+    """A submit's session and job client, opened once the config has been checked, so that
+    access is proven (``JobClient.check_access``) before packages are built or uploaded."""
+
+    def __init__(self, settings: SubmitSettings, backend: Backend) -> None:
+        self.gcp = replace(settings.gcp, project=settings.project)
+        self.backend = backend
+        self.session: Session | None = None
+        self.client: JobClient | None = None
+
+    def check_access(self, doc: Document) -> None:
+        from gpujob.gcp.session import Session
+
+        self.session = Session(self.gcp)
+        self.client = self.backend.client(self.gcp, self.session)
+        self.client.check_access(self.backend.request(doc.data, self.gcp, self.client.project))
+
+
+def _send(settings: SubmitSettings, prepared: Prepared, backend: Backend,
+          opened: _Remote) -> int:
     """Stage the packages, then create the job in the service and follow it as asked."""
     from gpujob.backends import remote
 
-    gcp = replace(settings.gcp, project=settings.project)
-    session = None
-    if prepared.uploads and prepared.location is not None:
-        from gpujob.gcp.session import Session
+    gcp, session = opened.gcp, opened.session
+    if prepared.uploads and prepared.location is not None and session is not None:
         from gpujob.gcp.storage import StorageClient
 
-        session = Session(gcp)
         count = len(prepared.uploads)
         session.echo(f"Staging {count} package{'s' if count > 1 else ''} in "
                      f"{prepared.location.url}:")
         StorageClient(session).stage(prepared.uploads, session.echo)
     follow = remote.Follow(settings.wait, settings.stream_logs, settings.poll_interval)
     return remote.submit(backend, prepared.doc.data, gcp, settings.output_format, follow,
-                         session=session,
-                         warnings=[f.as_dict() for f in prepared.warnings])
+                         session=session, warnings=[f.as_dict() for f in prepared.warnings],
+                         client=opened.client, locate=prepared.doc.locate)

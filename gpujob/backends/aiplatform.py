@@ -55,6 +55,13 @@ class _Jobs:
             self._logs = LogsClient(self.ml.session)
         return self._logs.entries(log_filter(ref.id, since), f"the logs of job {ref.id}")
 
+    def resolve(self, ref: JobRef) -> JobRef:
+        return ref  # a job ID is the job's exact name
+
+    def check_access(self, request: Request) -> None:
+        """Nothing: the service was shut down on 2025-01-31, which only the create says (a
+        read proves nothing), and its create is safe to repeat."""
+
 
 class AiPlatform:
     """``base.Backend`` for AI Platform Training."""
@@ -95,13 +102,13 @@ class AiPlatform:
                              "to 128); gpujob list shows the project's jobs")
         return JobRef(text, project)
 
-    def links(self, job_id: str, project: str) -> Links:
+    def links(self, job_id: str, project: str, location: str | None = None) -> Links:
         """As gcloud links them."""
         return Links(f"https://console.cloud.google.com/mlengine/jobs/{job_id}?project={project}",
                      "https://console.cloud.google.com/logs?resource=ml_job%2Fjob_id%2F"
                      f"{job_id}&project={project}")
 
-    def commands(self, job_id: str, project: str) -> Commands:
+    def commands(self, job_id: str, project: str, location: str | None = None) -> Commands:
         def command(verb: str, extra: str = "") -> str:
             return f"gpujob {verb} {job_id} --project {project}{extra}"
 

@@ -16,11 +16,12 @@ Nothing here imports the Google libraries; a backend imports its client when it 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from gpujob.errors import UsageError
+from gpujob.findings import JsonPath, Location
 
 if TYPE_CHECKING:
     from gpujob.gcp.clock import Clock
@@ -32,23 +33,33 @@ if TYPE_CHECKING:
 class Request:
     """An HTTP request that creates a job: ``method`` ``url`` with the JSON ``body``.
     ``noun``: what the body is, for messages ("would POST this Job to …"); ``job_id``: the job's
-    ID when the client chooses it (ml v1), else None (the service assigns one)."""
+    ID when the client chooses it (ml v1), else None (the service assigns one).
+
+    When the body was translated from the config (Vertex AI), ``origins`` maps a body path to
+    the config path it was made from, and ``locate`` tells where the config wrote a path
+    (``Document.locate``): the service's complaints about a field then point at the config."""
 
     method: str
     url: str
     body: dict[str, Any]
     noun: str = "Job"
     job_id: str | None = None
+    origins: Mapping[JsonPath, JsonPath] = field(default_factory=dict)
+    locate: Callable[[JsonPath], Location] | None = None
 
 
 @dataclass(frozen=True)
 class JobRef:
     """A job as given on the command line: its ID, and the project (and location) when the
-    user gave a full resource name; None: the command's own."""
+    user gave a full resource name; None: the command's own. ``collection``: the kind of job
+    when the name says it (Vertex AI: ``customJobs`` or ``hyperparameterTuningJobs``). A
+    client's ``resolve`` fills in what the service knows (Vertex AI: a display name becomes
+    the ID of the newest job of that name)."""
 
     id: str
     project: str | None = None
     location: str | None = None
+    collection: str | None = None
 
 
 @dataclass(frozen=True)
@@ -64,6 +75,10 @@ class JobStatus:
     succeeded: bool
     message: str = ""
     created: str | None = None
+    location: str | None = None  # the job's region, for regional services (Vertex AI)
+    display_name: str = ""  # the name people gave the job, when it is not its ID
+    summary: tuple[str, ...] = ()  # lines worth telling beside the state (a tuning job's trials)
+    hint: str = ""  # what to do about how it ended, when the service's message says
 
     def as_dict(self) -> dict[str, Any]:
         """The ``job`` of the JSON envelope (``output.envelope``)."""
@@ -123,6 +138,16 @@ class JobClient(Protocol):
         """The job's log entries stamped at or after ``since`` (RFC 3339), oldest first."""
         ...
 
+    def resolve(self, ref: JobRef) -> JobRef:
+        """The job ``ref`` names, as exactly as the service needs it (its ID, location and
+        kind); ``RemoteError`` when there is none."""
+        ...
+
+    def check_access(self, request: Request) -> None:
+        """Prove, with one cheap read, that ``request`` can be sent (credentials, project,
+        API): called before the trainer's packages are built and uploaded."""
+        ...
+
 
 class Backend(Protocol):
     """A remote training service."""
@@ -146,9 +171,11 @@ class Backend(Protocol):
         """The job the user named; ``UsageError`` when ``text`` cannot name one."""
         ...
 
-    def links(self, job_id: str, project: str) -> Links: ...
+    def links(self, job_id: str, project: str, location: str | None = None) -> Links:
+        """``location``: the job's region, for regional services."""
+        ...
 
-    def commands(self, job_id: str, project: str) -> Commands: ...
+    def commands(self, job_id: str, project: str, location: str | None = None) -> Commands: ...
 
 
 def refuse_flags(flags: Iterable[str], why: str, hint: str) -> None:

@@ -18,11 +18,15 @@ def outcome(backend: Backend, raw: dict[str, Any], project: str) -> int:
     """Exit 0 for a job that succeeded; ``JobFailed`` (exit 4) for one that failed or was
     cancelled, with the service's message."""
     status = backend.status(raw)
+    for line in status.summary:
+        CONSOLE.err(line)
     if status.succeeded:
         return EXIT_OK
     reason = status.message or "no error message"
+    logs = backend.commands(status.id, project, status.location).logs
     raise JobFailed(f"job {status.id} ended {status.state}: {reason}",
-                    f"{backend.commands(status.id, project).logs} shows what it wrote")
+                    f"{status.hint}; {logs} shows what it wrote" if status.hint
+                    else f"{logs} shows what it wrote")
 
 
 def stopped(what: str, job_id: str, resume: str) -> int:
@@ -49,7 +53,7 @@ def wait(backend: Backend, client: JobClient, ref: JobRef, poll_interval: float,
             return raw
         left = None if timeout is None else timeout - (clock.monotonic() - start)
         if left is not None and left <= 0:
-            commands = backend.commands(ref.id, client.project)
+            commands = backend.commands(ref.id, client.project, ref.location)
             raise RemoteError(f"job {ref.id} is still {status.state} after waiting "
                               f"{timeout:g} s (--timeout); it keeps running",
                               f"{commands.wait} waits again; {commands.cancel} stops it")

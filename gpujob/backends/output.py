@@ -34,9 +34,14 @@ def job_list(backend: Backend, project: str, jobs: list[dict[str, Any]]) -> dict
 
 
 def job_table(backend: Backend, jobs: list[dict[str, Any]]) -> str:
-    """``list``'s table: JOB_ID, STATE, CREATED, aligned."""
+    """``list``'s table: JOB_ID, STATE, CREATED, aligned; and NAME last when the service's
+    jobs have display names apart from their IDs (Vertex AI)."""
     statuses = [backend.status(raw) for raw in jobs]
-    rows = [("JOB_ID", "STATE", "CREATED")] + [
-        (s.id, s.state, s.created or "-") for s in statuses]
-    widths = [max(len(row[i]) for row in rows) for i in range(2)]
-    return "".join(f"{a:<{widths[0]}}  {b:<{widths[1]}}  {c}\n" for a, b, c in rows)
+    named = any(s.display_name for s in statuses)
+    rows = [("JOB_ID", "STATE", "CREATED") + (("NAME",) if named else ())] + [
+        (s.id, s.state, s.created or "-") + ((s.display_name or "-",) if named else ())
+        for s in statuses]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    return "".join("  ".join(f"{cell:<{width}}" for cell, width in zip(row[:-1], widths,
+                                                                        strict=True))
+                   + f"  {row[-1]}\n" for row in rows)

@@ -7,6 +7,8 @@ lines); progress, links and next steps go to stderr.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob.backends import follow as following
@@ -25,6 +27,7 @@ class Follow(NamedTuple):
     poll_interval: float = 10.0
 
 if TYPE_CHECKING:
+    from gpujob.findings import JsonPath, Location
     from gpujob.gcp.session import Session
     from gpujob.gcp.settings import GcpSettings
 
@@ -55,31 +58,44 @@ def _announce(backend: Backend, raw: dict[str, Any], request: Request, project: 
     if recovered:
         CONSOLE.err(f"note: job {job_id} was already created by an earlier attempt of this "
                     "submission whose answer was lost; it was not submitted twice")
-    CONSOLE.err(f"Job [{job_id}] submitted to project [{project}]; state: {status.state}.")
-    links = backend.links(job_id, project)
-    CONSOLE.err(f"  console: {links.console}")
-    CONSOLE.err(f"  logs:    {links.logs}")
+    named = f" ({status.display_name})" if status.display_name else ""
+    where = f", region [{status.location}]" if status.location else ""
+    CONSOLE.err(f"Job [{job_id}]{named} submitted to project [{project}]{where}; state: "
+                f"{status.state}.")
+    _links(backend, job_id, project, status.location, "  ")
     return job_id
+
+
+def _links(backend: Backend, job_id: str, project: str, location: str | None,
+           indent: str = "") -> None:
+    links = backend.links(job_id, project, location)
+    CONSOLE.err(f"{indent}console: {links.console}")
+    CONSOLE.err(f"{indent}logs:    {links.logs}")
 
 
 def submit(backend: Backend, body: dict[str, Any], gcp: GcpSettings, output_format: str = "text",
            follow: Follow | None = None, session: Session | None = None,
-           warnings: list[dict[str, Any]] | None = None) -> int:
+           warnings: list[dict[str, Any]] | None = None, client: JobClient | None = None,
+           locate: Callable[[JsonPath], Location] | None = None) -> int:
     """Create the job ``body`` (the request the dry-run prints) and report it; then follow it
     when asked (``follow``: wait for its end, or stream its logs; polling every
     ``poll_interval`` seconds). Exit 0, 3 (remote failure), 4 (``--wait``/``--stream-logs``: the
-    job failed) or 130. ``session``: one already open (the one that staged the packages), else
-    a new one. ``warnings``: the checks' warnings, for the JSON envelope."""
+    job failed) or 130. ``client``: one already open (the one that checked access), else one
+    in ``session`` (the one that staged the packages), else in a new one. ``warnings``: the
+    checks' warnings, for the JSON envelope. ``locate``: where the config wrote each value, for
+    the service's complaints about fields."""
     follow = follow or Follow()
-    client = backend.client(gcp, session)
+    client = client or backend.client(gcp, session)
     project = client.project
     request = backend.request(body, gcp, project)
+    if locate is not None and request.locate is None:
+        request = replace(request, locate=locate)
     created = _create(client, request, backend)
     if created is None:
         return EXIT_INTERRUPTED
     job_id = _announce(backend, created.raw, request, project, created.recovered)
-    ref = JobRef(job_id)
-    commands = backend.commands(job_id, project)
+    ref = client.resolve(JobRef(job_id))
+    commands = backend.commands(job_id, project, backend.status(created.raw).location)
     extra = {"warnings": warnings or []}
     if output_format == "text":
         CONSOLE.line(job_id)
@@ -107,8 +123,7 @@ def submit(backend: Backend, body: dict[str, Any], gcp: GcpSettings, output_form
 
 def describe(backend: Backend, job: str, gcp: GcpSettings, output_format: str = "text") -> int:
     """Print the job (YAML, or the envelope) and its links."""
-    ref = backend.parse_ref(job)
-    client = backend.client(_in_project(gcp, ref.project))
+    client, ref = _open(backend, job, gcp)
     found = client.get(ref)
     if output_format == "json":
         CONSOLE.json(output.envelope(backend, found))
@@ -116,9 +131,10 @@ def describe(backend: Backend, job: str, gcp: GcpSettings, output_format: str = 
         import yaml
 
         CONSOLE.out(yaml.safe_dump(found, sort_keys=False, allow_unicode=True, width=100))
-    links = backend.links(ref.id, client.project)
-    CONSOLE.err(f"console: {links.console}")
-    CONSOLE.err(f"logs:    {links.logs}")
+    status = backend.status(found)
+    _links(backend, ref.id, client.project, status.location or ref.location)
+    for line in status.summary:
+        CONSOLE.err(line)
     return EXIT_OK
 
 
@@ -139,27 +155,25 @@ def list_jobs(backend: Backend, gcp: GcpSettings, filter_: str | None, limit: in
 
 def cancel(backend: Backend, job: str, gcp: GcpSettings) -> int:
     """Ask for the job's cancellation; it ends CANCELLED shortly after (``gpujob wait``)."""
-    ref = backend.parse_ref(job)
-    client = backend.client(_in_project(gcp, ref.project))
+    client, ref = _open(backend, job, gcp)
     state = client.cancel(ref)
     if state:
         CONSOLE.err(f"Job [{ref.id}] is already {state}.")
     else:
         CONSOLE.err(f"Cancellation of job [{ref.id}] requested; it ends CANCELLED shortly.")
-        CONSOLE.err(f"  {backend.commands(ref.id, client.project).wait}")
+        CONSOLE.err(f"  {backend.commands(ref.id, client.project, ref.location).wait}")
     return EXIT_OK
 
 
 def wait(backend: Backend, job: str, gcp: GcpSettings, poll_interval: float,
          timeout: float | None, output_format: str = "text") -> int:
     """Wait for the job to end: exit 0 when it succeeded, 4 when it failed or was cancelled."""
-    ref = backend.parse_ref(job)
-    client = backend.client(_in_project(gcp, ref.project))
+    client, ref = _open(backend, job, gcp)
     try:
         final = following.wait(backend, client, ref, poll_interval, timeout)
     except KeyboardInterrupt:
         return following.stopped("waiting for", ref.id,
-                                 backend.commands(ref.id, client.project).wait)
+                                 backend.commands(ref.id, client.project, ref.location).wait)
     if output_format == "json":
         CONSOLE.json(output.envelope(backend, final))
     return following.outcome(backend, final, client.project)
@@ -170,8 +184,7 @@ def logs(backend: Backend, job: str, gcp: GcpSettings, follow: bool,
     """Print the job's log; with ``follow``, keep printing until the job ends."""
     from gpujob.gcp.logs import format_entry
 
-    ref = backend.parse_ref(job)
-    client = backend.client(_in_project(gcp, ref.project))
+    client, ref = _open(backend, job, gcp)
     found = client.get(ref)
     if not follow:
         for entry in client.log_entries(ref, backend.status(found).created):
@@ -181,13 +194,15 @@ def logs(backend: Backend, job: str, gcp: GcpSettings, follow: bool,
         final = following.stream(backend, client, ref, found, poll_interval)
     except KeyboardInterrupt:
         return following.stopped("following the logs of", ref.id,
-                                 backend.commands(ref.id, client.project).follow_logs)
+                                 backend.commands(ref.id, client.project,
+                                                  ref.location).follow_logs)
     CONSOLE.err(f"job {ref.id} ended {backend.status(final).state}")
     return EXIT_OK
 
 
-def _in_project(gcp: GcpSettings, project: str | None) -> GcpSettings:
-    """``gcp`` in the project a full job name gave, which wins over --project."""
-    from dataclasses import replace
-
-    return replace(gcp, project=project) if project else gcp
+def _open(backend: Backend, job: str, gcp: GcpSettings) -> tuple[JobClient, JobRef]:
+    """A client in the job's project (a full job name's wins over --project), and the job as
+    the service names it (``JobClient.resolve``)."""
+    ref = backend.parse_ref(job)
+    client = backend.client(replace(gcp, project=ref.project) if ref.project else gcp)
+    return client, client.resolve(ref)

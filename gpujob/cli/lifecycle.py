@@ -18,6 +18,7 @@ from gpujob.cli.options import (
     jobs_service_option,
     poll_option,
     project_option,
+    region_option,
     stack,
 )
 from gpujob.params import Count, Seconds
@@ -25,8 +26,9 @@ from gpujob.settings import JobSettings
 
 
 def remote_options(func: Any) -> Any:
-    """The service, the project and how to reach Google: every command here has them."""
-    return stack(jobs_service_option, project_option, gcp_options)(func)
+    """The service, the project (and region) and how to reach Google: every command here has
+    them."""
+    return stack(jobs_service_option, project_option, region_option, gcp_options)(func)
 
 
 # what a command that reads or changes a job can end with

@@ -101,6 +101,11 @@ project_option = click.option(
     "--project", envvar=["GPUJOB_PROJECT", "GOOGLE_CLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT"],
     show_envvar=True, help="Google Cloud project (default: the credentials' project).")
 
+region_option = click.option(
+    "--region", envvar="GPUJOB_REGION", show_envvar=True, metavar="REGION",
+    help="vertex: the region of the jobs (us-central1, …); a job's full resource name gives "
+         "its own. ai-platform: not used (its jobs are global).")
+
 
 def gcp_options_of(hidden: bool = False) -> Decorator:
     """How to reach Google Cloud: the options of every command that talks to it (``hidden``:
@@ -148,6 +153,7 @@ def gcp_settings(params: dict[str, Any]) -> GcpSettings:
 
     return gcp.GcpSettings(
         project=params.get("project"),
+        region=params.get("region") or None,
         credentials_file=params["credentials_file"],
         impersonate_service_account=params["impersonate_service_account"],
         api_endpoint=params["api_endpoint"] or None,

@@ -222,6 +222,20 @@ class VertexClient:
         return self.session.execute(  # type: ignore[no-any-return]
             action, lambda: self.collection(place).get(name=str(name)))
 
+    def find(self, name: JobName) -> dict[str, Any] | None:
+        """The job, or None when the service has none of that name (404)."""
+        from googleapiclient.errors import HttpError
+
+        place = Place(name.project, name.location, name.collection)
+        action = self.action(f"reading {WORDS[name.collection]} {name.id}", place, "get")
+        try:
+            return self.session.execute_raw(  # type: ignore[no-any-return]
+                action, lambda: self.collection(place).get(name=str(name)))
+        except Exception as exc:
+            if isinstance(exc, HttpError) and exc.resp.status == 404:
+                return None
+            raise_explained(exc, action)
+
     def not_found(self, place: Place, job_id: str) -> str:
         return (f"no {WORDS[place.collection]} {job_id} in project {place.project}, region "
                 f"{place.location}; gpujob list --service vertex --region {place.location} "

@@ -32,13 +32,15 @@ class GcpSettings:
     """Everything needed to call the APIs, as the user gave it (nothing resolved yet).
 
     ``project``: --project, else GPUJOB_PROJECT, GOOGLE_CLOUD_PROJECT or CLOUDSDK_CORE_PROJECT,
-    else (when None) the credentials' project. ``credentials_file``: a key or credentials file
-    used instead of Application Default Credentials. ``api_endpoint``: the training API's
-    address when the user gave one (None: the API's own, see ``endpoint``). Endpoints are base
-    URLs ending in ``/``.
+    else (when None) the credentials' project. ``region``: the jobs' region for the commands
+    that follow jobs of a regional API (a job's full name gives its own). ``credentials_file``:
+    a key or credentials file used instead of Application Default Credentials.
+    ``api_endpoint``: the training API's address when the user gave one (None: the API's own,
+    see ``endpoint``). Endpoints are base URLs ending in ``/``.
     """
 
     project: str | None = None
+    region: str | None = None  # where a regional API's jobs are (Vertex AI; --region)
     credentials_file: str | None = None
     impersonate_service_account: str | None = None
     api_endpoint: str | None = None

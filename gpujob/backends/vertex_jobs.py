@@ -1,0 +1,244 @@
+"""The remote half of the ``vertex`` service (Vertex AI custom training): a job client over
+``gpujob.gcp.aiplatform``, how its jobs read (``status``), how users name them (``parse_ref``),
+and where to look next (``links``, ``commands``). ``gpujob.backends.vertex`` delegates to these.
+
+Vertex AI is regional, and a job has three names: its numeric ID (which needs the region:
+``--region``), its full resource name ``projects/P/locations/R/customJobs/ID`` (or
+``hyperparameterTuningJobs``), and the display name people gave it, which is not unique (the
+newest job of that name is meant; the others are listed).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from gpujob.backends.base import Commands, Created, JobRef, JobStatus, Links, Request
+from gpujob.backends.vertex_trials import summary
+from gpujob.errors import RemoteError, UsageError
+
+if TYPE_CHECKING:
+    from gpujob.gcp.aiplatform import JobName, Place, VertexClient
+    from gpujob.gcp.logs import LogsClient
+    from gpujob.gcp.session import Session
+    from gpujob.gcp.settings import GcpSettings
+
+PREFIX = "JOB_STATE_"
+ENDED = frozenset({"SUCCEEDED", "FAILED", "CANCELLED", "EXPIRED", "PARTIALLY_SUCCEEDED"})
+COLLECTIONS = ("customJobs", "hyperparameterTuningJobs")
+_ID = re.compile(r"[0-9]{1,30}")
+_STATE_TERM = re.compile(r"\b(state\s*!?=\s*)\"?([A-Z_]+)\"?")
+_CAPACITY = re.compile(r"resources are insufficient in region", re.IGNORECASE)
+_QUOTA = re.compile(r"exceed quota limits", re.IGNORECASE)
+
+
+def status(raw: dict[str, Any]) -> JobStatus:
+    """A CustomJob or HyperparameterTuningJob in the common terms; its state without the
+    ``JOB_STATE_`` prefix (SUCCEEDED, FAILED, CANCELLED, EXPIRED end it)."""
+    from gpujob.gcp.aiplatform import JobName
+
+    state = str(raw.get("state") or "JOB_STATE_UNSPECIFIED").removeprefix(PREFIX)
+    name = JobName.parse(str(raw.get("name", "")))
+    error = raw.get("error") if isinstance(raw.get("error"), dict) else {}
+    message = " ".join(str(error.get("message") or "").split())
+    return JobStatus(id=name.id if name else "?", state=state, done=state in ENDED,
+                     succeeded=state == "SUCCEEDED", message=message,
+                     created=raw.get("createTime"), location=name.location if name else None,
+                     display_name=str(raw.get("displayName") or ""), summary=summary(raw),
+                     hint=_hint(message, name.location if name else None))
+
+
+def _hint(message: str, region: str | None) -> str:
+    """What to do about a job that ended for want of capacity or quota."""
+    where = region or "its region"
+    if _CAPACITY.search(message):
+        return (f"Vertex AI had too few of these machines or GPUs free in {where} (capacity, "
+                "not quota): submit again later, or in another region or with another GPU "
+                "(gpujob gpus --service vertex shows where each is)")
+    if _QUOTA.search(message):
+        return (f"the project's quota in {where} is used up: ask for more at "
+                "https://console.cloud.google.com/iam-admin/quotas, or use another region")
+    return ""
+
+
+def parse_ref(text: str) -> JobRef:
+    """A job given as its numeric ID, its full resource name, or its display name."""
+    from gpujob.gcp.aiplatform import JobName
+
+    name = JobName.parse(text)
+    if name is not None:
+        if not _ID.fullmatch(name.id):
+            raise UsageError(f"'{text}' is not a Vertex AI job name: its ID must be a number",
+                             "gpujob list --service vertex --region REGION shows the jobs")
+        return JobRef(name.id, name.project, name.location, name.collection)
+    if text.startswith("projects/") or not text.strip() or len(text) > 128:
+        raise UsageError(f"'{text}' is not a Vertex AI job",
+                         "give its numeric ID (with --region), its full name projects/PROJECT/"
+                         "locations/REGION/customJobs/ID, or its display name")
+    return JobRef(text)
+
+
+def links(job_id: str, project: str, location: str | None = None) -> Links:
+    """The job's page in the console (the custom-training one, also for a tuning job's ID:
+    Vertex AI's console redirects) and its log in Logs Explorer."""
+    region = location or "-"
+    query = f'resource.type%3D%22ml_job%22%0Aresource.labels.job_id%3D%22{job_id}%22'
+    return Links(f"https://console.cloud.google.com/vertex-ai/locations/{region}/training/"
+                 f"{job_id}/cpu?project={project}",
+                 f"https://console.cloud.google.com/logs/query;query={query}?project={project}")
+
+
+def commands(job_id: str, project: str, location: str | None = None) -> Commands:
+    where = f" --region {location}" if location else ""
+
+    def command(verb: str, extra: str = "") -> str:
+        return f"gpujob {verb} {job_id} --service vertex --project {project}{where}{extra}"
+
+    return Commands(describe=command("describe"), wait=command("wait"), logs=command("logs"),
+                    follow_logs=command("logs", " --follow"), cancel=command("cancel"))
+
+
+def client(gcp: GcpSettings, session: Session | None = None) -> VertexJobs:
+    from gpujob.gcp.aiplatform import VertexClient
+    from gpujob.gcp.session import Session
+
+    return VertexJobs(VertexClient(session if session is not None else Session(gcp)))
+
+
+def state_filter(text: str | None) -> str | None:
+    """The list filter with bare state names completed (``state=RUNNING`` ->
+    ``state="JOB_STATE_RUNNING"``), as ``gpujob list`` writes them for every service."""
+    if not text:
+        return text
+    return _STATE_TERM.sub(lambda m: f'{m.group(1)}"'
+                           f'{m.group(2) if m.group(2).startswith(PREFIX) else PREFIX + m.group(2)}'
+                           '"', text)
+
+
+class VertexJobs:
+    """``base.JobClient`` for Vertex AI: custom jobs and tuning jobs, in any region."""
+
+    def __init__(self, vertex: VertexClient) -> None:
+        self.vertex = vertex
+        self.session = vertex.session
+        self.project: str = vertex.project
+        self.clock = vertex.session.clock
+        self.region = vertex.session.settings.region
+        self._names: dict[str, JobName] = {}  # numeric ID -> the job's full name, once known
+        self._fresh: dict[str, dict[str, Any]] = {}  # jobs read while resolving, not re-read
+        self._logs: LogsClient | None = None
+
+    def _seen(self, raw: dict[str, Any]) -> dict[str, Any]:
+        from gpujob.gcp.aiplatform import JobName
+
+        name = JobName.parse(str(raw.get("name", "")))
+        if name is not None:
+            self._names[name.id] = name
+        return raw
+
+    def _location(self, ref: JobRef) -> str:
+        location = ref.location or self.region
+        if not location:
+            raise UsageError(f"which region is Vertex AI job '{ref.id}' in?",
+                             "give --region REGION (or GPUJOB_REGION), or the job's full name "
+                             "projects/PROJECT/locations/REGION/customJobs/ID")
+        return location
+
+    def _place(self, location: str, collection: str, project: str | None = None) -> Place:
+        return self.vertex.place(location, collection, project)
+
+    # -- base.JobClient ------------------------------------------------------------------------
+
+    def check_access(self, request: Request) -> None:
+        self.vertex.check_access(self.vertex.place_of(request.url))
+
+    def create(self, request: Request) -> Created:
+        from gpujob.backends.vertex_refusals import refusal
+
+        made = self.vertex.create(request.url, request.body, refusal(request))
+        return Created(self._seen(made.job), made.recovered)
+
+    def resolve(self, ref: JobRef) -> JobRef:
+        if ref.collection is not None:
+            return ref
+        if ref.id in self._names:
+            name = self._names[ref.id]
+        elif _ID.fullmatch(ref.id):
+            name = self._by_id(ref)
+        else:
+            name = self._by_display_name(ref)
+        return JobRef(name.id, ref.project, name.location, name.collection)
+
+    def _by_id(self, ref: JobRef) -> JobName:
+        """A numeric ID: a custom job's, else a tuning job's (one read each at most)."""
+        from gpujob.gcp.aiplatform import JobName
+
+        location = self._location(ref)
+        project = ref.project or self.project
+        for collection in COLLECTIONS:
+            name = JobName(project, location, collection, ref.id)
+            found = self.vertex.find(name)
+            if found is not None:
+                self._fresh[ref.id] = self._seen(found)
+                return name
+        raise RemoteError(f"no Vertex AI job {ref.id} in project {project}, region {location}",
+                          f"gpujob list --service vertex --project {project} --region "
+                          f"{location} shows its jobs; check --project and --region")
+
+    def _by_display_name(self, ref: JobRef) -> JobName:
+        """The newest job of that display name; the others are listed on stderr."""
+        from gpujob.gcp.aiplatform import JobName, quoted
+
+        location = self._location(ref)
+        found = sorted((job for collection in COLLECTIONS for job in self.vertex.list(
+            self._place(location, collection, ref.project), f"display_name={quoted(ref.id)}")),
+            key=lambda job: str(job.get("createTime", "")), reverse=True)
+        if not found:
+            raise RemoteError(f"no Vertex AI job is named '{ref.id}' in project "
+                              f"{ref.project or self.project}, region {location}",
+                              f"gpujob list --service vertex --region {location} shows the jobs "
+                              "(a job ID or full name also names a job)")
+        newest = self._seen(found[0])
+        name = JobName.parse(str(newest.get("name", "")))
+        if name is None:
+            raise RemoteError(f"the job named '{ref.id}' has no resource name in the service's "
+                              "answer", "try again, or name the job by its ID")
+        if len(found) > 1:
+            self.session.echo(f"note: {len(found)} jobs are named '{ref.id}'; this is the newest, "
+                              f"{name.id} (created {newest.get('createTime', '?')}); the others:")
+            for job in found[1:]:
+                other = status(job)
+                self.session.echo(f"  {other.id}  {other.state}  created {other.created or '?'}")
+        self._fresh[name.id] = newest
+        return name
+
+    def get(self, ref: JobRef) -> dict[str, Any]:
+        ref = self.resolve(ref)
+        fresh = self._fresh.pop(ref.id, None)
+        if fresh is not None:
+            return fresh
+        return self._seen(self.vertex.get(self._names[ref.id]))
+
+    def list(self, filter_: str | None, limit: int | None) -> Iterator[dict[str, Any]]:
+        """Custom jobs and tuning jobs of the region, newest first."""
+        location = self._location(JobRef("*"))
+        text = state_filter(filter_)
+        jobs = [job for collection in COLLECTIONS
+                for job in self.vertex.list(self._place(location, collection), text, limit)]
+        jobs.sort(key=lambda job: str(job.get("createTime", "")), reverse=True)
+        return iter(jobs[:limit] if limit is not None else jobs)
+
+    def cancel(self, ref: JobRef) -> str | None:
+        ref = self.resolve(ref)
+        self._fresh.pop(ref.id, None)
+        state = self.vertex.cancel(self._names[ref.id])
+        return state.removeprefix(PREFIX) if state else None
+
+    def log_entries(self, ref: JobRef, since: str | None) -> Iterable[dict[str, Any]]:
+        from gpujob.gcp.aiplatform import log_filter
+        from gpujob.gcp.logs import LogsClient
+
+        if self._logs is None:
+            self._logs = LogsClient(self.session)
+        return self._logs.entries(log_filter(ref.id, since), f"the logs of job {ref.id}")
