@@ -4,11 +4,21 @@ sends, the regional address, reads, and one job per submission whatever the netw
 from __future__ import annotations
 
 import pytest
-from conftest import PROJECT, PROJECT_NUMBER, REGION
-from fakes.errors import rate_limited, unavailable
-from fakes.faults import Drop, Reply
+from conftest import ACCOUNT, PROJECT, PROJECT_NUMBER, REGION
+from fakes.errors import (
+    error_body,
+    field_violations,
+    insufficient_resources,
+    rate_limited,
+    unavailable,
+    vertex_quota_exceeded,
+)
+from fakes.faults import Drop, Reply, Stall
+from jobs import CONTAINER_JOB
+from vertex_calls import T4
 from vertex_jobs import custom_job
 
+from gpujob.errors import RemoteError
 from gpujob.gcp import aiplatform
 from gpujob.gcp.session import Session
 from gpujob.gcp.settings import GcpSettings
@@ -57,3 +67,157 @@ def test_a_lost_answer_is_not_resent_and_the_job_is_adopted(google, vertex, clie
     assert created.recovered and len(vertex.jobs) == 1
     assert len(google.calls("customJobs.create")) == 1
     assert created.job == next(iter(vertex.jobs.values()))
+
+
+def test_an_error_after_the_job_was_made_is_adopted(google, vertex, client, clock):
+    google.inject("customJobs.create", Reply(503, unavailable(), handled=True))
+    created = client.create(_url(google), _body())
+    assert created.recovered and len(vertex.jobs) == 1
+    assert len(google.calls("customJobs.create")) == 1 and clock.sleeps == [0.75]
+
+
+def test_a_create_that_times_out_is_adopted(google, key, vertex, clock):
+    settings = GcpSettings(api_endpoint=google.url, request_timeout=0.3)
+    client = aiplatform.VertexClient(Session(settings))
+    google.inject("customJobs.create", Stall(1.0))
+    created = client.create(_url(google), _body())
+    assert created.recovered and len(vertex.jobs) == 1
+    assert len(google.calls("customJobs.create")) == 1
+
+
+def test_an_unreadable_success_is_adopted_never_created_again(google, vertex, client, clock):
+    google.inject("customJobs.create", Reply(200, {"name": 5}, handled=True))
+    created = client.create(_url(google), _body())
+    assert created.recovered and len(vertex.jobs) == 1
+    assert clock.sleeps == []
+
+
+def test_giving_up_after_the_last_look_finds_no_job(google, vertex, client, clock, capsys):
+    google.inject("customJobs.create", *[Reply(503, unavailable())] * 5)
+    with pytest.raises(RemoteError) as caught:
+        client.create(_url(google), _body())
+    assert caught.value.message == (
+        "submitting custom job train failed: 503 UNAVAILABLE: The service is currently "
+        "unavailable. (gave up after 5 attempts); no job was made (none carries this "
+        "submission's label)")
+    assert len(google.calls("customJobs.create")) == 5
+    assert len(google.calls("customJobs.list")) == 5 and vertex.jobs == {}
+    assert capsys.readouterr().err.splitlines()[0] == (
+        "note: submitting custom job train: 503 Service Unavailable; retrying in 0.8 s unless "
+        "the job turns out to have been made (attempt 2 of 5)")
+
+
+def test_when_the_look_up_fails_nothing_is_sent_again(google, vertex, client, clock):
+    google.inject("customJobs.create", Drop())
+    google.inject("customJobs.list", *[Reply(500, unavailable())] * 5)
+    with pytest.raises(RemoteError) as caught:
+        client.create(_url(google), _body())
+    assert caught.value.message.startswith(
+        "submitting custom job train failed: network error: the connection closed before the "
+        "answer came")
+    assert "; whether the job was made could not be checked: listing the custom jobs of " \
+           "project proj-a in us-central1 failed: 500 UNAVAILABLE" in caught.value.message
+    assert caught.value.hint == (
+        "do not submit again before looking for it: gpujob list --service vertex --project "
+        f"proj-a --region us-central1 --filter 'labels.gpujob-submission=\"{TOKEN}\"'")
+    assert len(google.calls("customJobs.create")) == 1 and len(vertex.jobs) == 1
+
+
+def test_a_resource_quota_is_not_retried_and_names_metric_and_region(google, vertex, client,
+                                                                     clock):
+    google.inject("customJobs.create", Reply(429, vertex_quota_exceeded(T4, REGION, limit=2)))
+    with pytest.raises(RemoteError) as caught:
+        client.create(_url(google), _body())
+    assert caught.value.message == ("submitting custom job train failed: quota exhausted: 429 "
+                                    f"RESOURCE_EXHAUSTED: The following quota metrics exceed "
+                                    f"quota limits: {T4}")
+    assert caught.value.hint == (
+        f"the project's quota {T4} in us-central1 is used up (limit 2): ask for more at "
+        "https://console.cloud.google.com/iam-admin/quotas (filter on that metric), or use "
+        "another region, machine or GPU")
+    assert len(google.calls("customJobs.create")) == 1 and clock.sleeps == []
+
+
+def test_a_quota_answer_without_details_still_names_the_metric(google, client, clock):
+    google.inject("customJobs.create",
+                  Reply(429, vertex_quota_exceeded(T4, REGION, details=False)))
+    with pytest.raises(RemoteError) as caught:
+        client.create(_url(google), _body())
+    assert caught.value.hint.startswith(f"the project's quota {T4} in us-central1 is used up: ")
+
+
+def test_capacity_refused_at_create(google, client, clock):
+    google.inject("customJobs.create", Reply(400, error_body(
+        400, "FAILED_PRECONDITION", insufficient_resources(REGION)["message"])))
+    with pytest.raises(RemoteError) as caught:
+        client.create(_url(google), _body())
+    assert caught.value.hint.startswith("Vertex AI has too few of these machines or GPUs free "
+                                        "in us-central1 now (this is capacity, not quota)")
+
+
+def test_a_disabled_api_is_found_by_the_access_check(google, vertex, client):
+    vertex.disabled = True
+    with pytest.raises(RemoteError) as caught:
+        client.check_access(client.place(REGION))
+    assert caught.value.message.startswith(
+        "checking access to Vertex AI in project proj-a, region us-central1 failed: 403 "
+        "PERMISSION_DENIED: Vertex AI API has not been used in project 123456789012")
+    assert caught.value.hint.startswith(
+        "enable the API: gcloud services enable aiplatform.googleapis.com --project proj-a")
+    (call,) = google.calls("customJobs.list")
+    assert call.query["pageSize"] == ["1"]
+
+
+def test_a_missing_permission_names_role_and_identity(google, vertex, client):
+    vertex.deny("aiplatform.customJobs.create")
+    with pytest.raises(RemoteError) as caught:
+        client.create(_url(google), _body())
+    assert caught.value.hint == (f"{ACCOUNT} needs the aiplatform.customJobs.create permission "
+                                 "on project proj-a, for example through the "
+                                 "roles/aiplatform.user role")
+
+
+def test_a_region_without_an_endpoint_sends_nothing(google, key, clock):
+    client = aiplatform.VertexClient(Session(GcpSettings()))
+    with pytest.raises(RemoteError) as caught:
+        client.check_access(client.place("us-centrall1"))
+    assert caught.value.message == (
+        "Vertex AI has no endpoint in region 'us-centrall1' "
+        "(https://us-centrall1-aiplatform.googleapis.com/ is not one of its addresses)")
+    assert caught.value.hint.startswith("did you mean us-central1? check the region")
+    assert [r.route for r in google.requests] == []
+
+
+def test_a_region_the_endpoint_refuses(google, client):
+    with pytest.raises(RemoteError) as caught:
+        client.check_access(client.place("mars1"))
+    assert caught.value.hint == ("Vertex AI does not offer training in mars1: choose another "
+                                 "region (gpujob gpus --service vertex lists them)")
+
+
+def test_field_violations_point_at_the_config(google, vertex, key, clock, tmp_path):
+    from vertex_requests import translated
+
+    from gpujob.backends import vertex_jobs
+
+    settings = GcpSettings(api_endpoint=google.url)
+    jobs = vertex_jobs.client(settings, Session(settings))
+    path = "job_spec.worker_pool_specs[0].machine_spec.accelerator_type"
+    google.inject("customJobs.create", Reply(400, field_violations([
+        (path, "Accelerator NVIDIA_TESLA_T4 is not supported in region us-central1."),
+        ("job_spec.worker_pool_specs[0].task", "Exactly one of container_spec and "
+                                               "python_package_spec must be set."),
+        ("labels", "Label key is invalid.")])))
+    with pytest.raises(RemoteError) as caught:
+        jobs.create(translated(CONTAINER_JOB, google.url, source="config.yaml"))
+    assert caught.value.message == (
+        "submitting custom job config failed: the service refused 3 values of the config: "
+        "config.yaml:7:41: trainingInput.masterConfig.acceleratorConfig.type: Accelerator "
+        "NVIDIA_TESLA_T4 is not supported in region us-central1; "
+        "jobSpec.workerPoolSpecs[0] (in the request): Exactly one of container_spec and "
+        "python_package_spec must be set; labels (in the request): Label key is invalid")
+    assert caught.value.hint == (
+        f"fix it in the config, or with the flag that set it (the service named {path}, "
+        "job_spec.worker_pool_specs[0].task, labels; gpujob submit --dry-run --service vertex "
+        "prints the body gpujob sends)")
+    assert vertex.jobs == {}
