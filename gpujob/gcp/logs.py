@@ -24,8 +24,12 @@ def format_entry(entry: dict[str, Any]) -> str:
         message = str(payload["message"]) if "message" in payload else json.dumps(payload)
     else:
         message = json.dumps(entry.get("protoPayload", ""))
+    labels = entry.get("labels") or {}
     task = ((entry.get("resource") or {}).get("labels") or {}).get("task_name") \
-        or (entry.get("labels") or {}).get("task_name") or "-"
+        or labels.get("task_name") or "-"
+    trial = labels.get("ml.googleapis.com/trial_id")  # a tuning job's trial (Vertex AI)
+    if trial:
+        task = f"{task} (trial {trial})"
     return (f"{entry.get('timestamp', '-')} {entry.get('severity', 'DEFAULT')} {task}: "
             f"{message.rstrip()}")
 

@@ -235,3 +235,12 @@ def test_create_returns_the_job_and_remembers_its_name(jobs, google, vertex):
     status = vertex_jobs.status(made.raw)
     assert jobs.resolve(JobRef(status.id)) == JobRef(status.id, None, REGION, "customJobs")
     assert google.calls("customJobs.get") == []  # known from the create's answer
+
+
+def test_a_trials_log_lines_say_which_trial(jobs, vertex_job, vertex):
+    from gpujob.gcp.logs import format_entry
+
+    job_id = id_of(vertex_job("tune", tuning=True))
+    vertex.add_log(job_id, "lr=0.01", trial="3")
+    (entry,) = jobs.log_entries(JobRef(job_id), None)
+    assert format_entry(entry).split(" ", 2)[2] == "workerpool0-0 (trial 3): lr=0.01"
