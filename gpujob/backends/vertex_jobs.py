@@ -155,8 +155,9 @@ class VertexJobs:
 
     def create(self, request: Request) -> Created:
         from gpujob.backends.vertex_refusals import refusal
+        from gpujob.gcp.vertex_create import create
 
-        made = self.vertex.create(request.url, request.body, refusal(request))
+        made = create(self.vertex, request.url, request.body, refusal(request))
         return Created(self._seen(made.job), made.recovered)
 
     def resolve(self, ref: JobRef) -> JobRef:
@@ -213,12 +214,22 @@ class VertexJobs:
         self._fresh[name.id] = newest
         return name
 
+    def _name(self, ref: JobRef) -> JobName:
+        """The full name of a job ``resolve`` gave."""
+        from gpujob.gcp.aiplatform import JobName
+
+        known = self._names.get(ref.id)
+        if known is not None and ref.location in (None, known.location):
+            return known
+        return JobName(ref.project or self.project, self._location(ref),
+                       ref.collection or "customJobs", ref.id)
+
     def get(self, ref: JobRef) -> dict[str, Any]:
         ref = self.resolve(ref)
         fresh = self._fresh.pop(ref.id, None)
         if fresh is not None:
             return fresh
-        return self._seen(self.vertex.get(self._names[ref.id]))
+        return self._seen(self.vertex.get(self._name(ref)))
 
     def list(self, filter_: str | None, limit: int | None) -> Iterator[dict[str, Any]]:
         """Custom jobs and tuning jobs of the region, newest first."""
@@ -232,7 +243,7 @@ class VertexJobs:
     def cancel(self, ref: JobRef) -> str | None:
         ref = self.resolve(ref)
         self._fresh.pop(ref.id, None)
-        state = self.vertex.cancel(self._names[ref.id])
+        state = self.vertex.cancel(self._name(ref))
         return state.removeprefix(PREFIX) if state else None
 
     def log_entries(self, ref: JobRef, since: str | None) -> Iterable[dict[str, Any]]:

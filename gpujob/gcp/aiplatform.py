@@ -12,7 +12,7 @@ twice blindly: every body carries the submission's own label (``gpujob-submissio
 when the request is built), the create goes out once on a transport httplib2 cannot resend on
 (``gpujob.gcp.once``), and after a failure that leaves it unknown whether the job was made (a
 timeout, a reset, a lost answer, a 5xx, an unreadable 2xx) gpujob lists the jobs with that label:
-it adopts the job it finds, and only when there is none tries again (``creates``).
+it adopts the job it finds, and only when there is none tries again (``vertex_create``).
 """
 
 from __future__ import annotations
@@ -280,15 +280,7 @@ class VertexClient:
                     return state
             raise_explained(exc, action)
 
-    # -- create --------------------------------------------------------------------------------
-
-    def create(self, url: str, body: dict[str, Any], explain_refusal: Any = None) -> Created:
-        """POST ``body`` to ``url`` (``jobs_url``, as the dry-run showed it): one job, whatever
-        the network does (``gpujob.gcp.vertex_create``). ``explain_refusal(error)``: a
-        ``RemoteError`` for a 400 with field violations, naming the config's values."""
-        from gpujob.gcp.vertex_create import create
-
-        return create(self, url, body, explain_refusal)
+    # -- for creates (``gpujob.gcp.vertex_create``) ----------------------------------------------
 
     def place_of(self, url: str) -> Place:
         """The collection a create ``url`` posts to."""

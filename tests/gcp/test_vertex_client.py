@@ -22,6 +22,7 @@ from gpujob.errors import RemoteError
 from gpujob.gcp import aiplatform
 from gpujob.gcp.session import Session
 from gpujob.gcp.settings import GcpSettings
+from gpujob.gcp.vertex_create import create
 
 TOKEN = "20261123-101010-123456-abcd"
 
@@ -41,7 +42,7 @@ def _url(google, region: str = REGION, noun: str = "CustomJob") -> str:
 
 
 def test_create_posts_the_body_once_to_the_url(google, vertex, client):
-    created = client.create(_url(google), _body())
+    created = create(client, _url(google), _body())
     (call,) = google.calls("customJobs.create")
     assert call.path == f"/v1/projects/{PROJECT}/locations/{REGION}/customJobs"
     assert call.body == _body()
@@ -53,7 +54,7 @@ def test_create_posts_the_body_once_to_the_url(google, vertex, client):
 def test_503_429_then_success_makes_one_job(google, vertex, client, clock):
     google.inject("customJobs.create", Reply(503, unavailable()),
                   Reply(429, rate_limited(), {"Retry-After": "7"}))
-    created = client.create(_url(google), _body())
+    created = create(client, _url(google), _body())
     assert not created.recovered and len(vertex.jobs) == 1
     assert len(google.calls("customJobs.create")) == 3
     assert clock.sleeps == [0.75, 7.0]
@@ -63,7 +64,7 @@ def test_503_429_then_success_makes_one_job(google, vertex, client, clock):
 
 def test_a_lost_answer_is_not_resent_and_the_job_is_adopted(google, vertex, client, clock):
     google.inject("customJobs.create", Drop())
-    created = client.create(_url(google), _body())
+    created = create(client, _url(google), _body())
     assert created.recovered and len(vertex.jobs) == 1
     assert len(google.calls("customJobs.create")) == 1
     assert created.job == next(iter(vertex.jobs.values()))
@@ -71,7 +72,7 @@ def test_a_lost_answer_is_not_resent_and_the_job_is_adopted(google, vertex, clie
 
 def test_an_error_after_the_job_was_made_is_adopted(google, vertex, client, clock):
     google.inject("customJobs.create", Reply(503, unavailable(), handled=True))
-    created = client.create(_url(google), _body())
+    created = create(client, _url(google), _body())
     assert created.recovered and len(vertex.jobs) == 1
     assert len(google.calls("customJobs.create")) == 1 and clock.sleeps == [0.75]
 
@@ -80,14 +81,14 @@ def test_a_create_that_times_out_is_adopted(google, key, vertex, clock):
     settings = GcpSettings(api_endpoint=google.url, request_timeout=0.3)
     client = aiplatform.VertexClient(Session(settings))
     google.inject("customJobs.create", Stall(1.0))
-    created = client.create(_url(google), _body())
+    created = create(client, _url(google), _body())
     assert created.recovered and len(vertex.jobs) == 1
     assert len(google.calls("customJobs.create")) == 1
 
 
 def test_an_unreadable_success_is_adopted_never_created_again(google, vertex, client, clock):
     google.inject("customJobs.create", Reply(200, {"name": 5}, handled=True))
-    created = client.create(_url(google), _body())
+    created = create(client, _url(google), _body())
     assert created.recovered and len(vertex.jobs) == 1
     assert clock.sleeps == []
 
@@ -95,7 +96,7 @@ def test_an_unreadable_success_is_adopted_never_created_again(google, vertex, cl
 def test_giving_up_after_the_last_look_finds_no_job(google, vertex, client, clock, capsys):
     google.inject("customJobs.create", *[Reply(503, unavailable())] * 5)
     with pytest.raises(RemoteError) as caught:
-        client.create(_url(google), _body())
+        create(client, _url(google), _body())
     assert caught.value.message == (
         "submitting custom job train failed: 503 UNAVAILABLE: The service is currently "
         "unavailable. (gave up after 5 attempts); no job was made (none carries this "
@@ -111,7 +112,7 @@ def test_when_the_look_up_fails_nothing_is_sent_again(google, vertex, client, cl
     google.inject("customJobs.create", Drop())
     google.inject("customJobs.list", *[Reply(500, unavailable())] * 5)
     with pytest.raises(RemoteError) as caught:
-        client.create(_url(google), _body())
+        create(client, _url(google), _body())
     assert caught.value.message.startswith(
         "submitting custom job train failed: network error: the connection closed before the "
         "answer came")
@@ -127,7 +128,7 @@ def test_a_resource_quota_is_not_retried_and_names_metric_and_region(google, ver
                                                                      clock):
     google.inject("customJobs.create", Reply(429, vertex_quota_exceeded(T4, REGION, limit=2)))
     with pytest.raises(RemoteError) as caught:
-        client.create(_url(google), _body())
+        create(client, _url(google), _body())
     assert caught.value.message == ("submitting custom job train failed: quota exhausted: 429 "
                                     f"RESOURCE_EXHAUSTED: The following quota metrics exceed "
                                     f"quota limits: {T4}")
@@ -142,7 +143,7 @@ def test_a_quota_answer_without_details_still_names_the_metric(google, client, c
     google.inject("customJobs.create",
                   Reply(429, vertex_quota_exceeded(T4, REGION, details=False)))
     with pytest.raises(RemoteError) as caught:
-        client.create(_url(google), _body())
+        create(client, _url(google), _body())
     assert caught.value.hint.startswith(f"the project's quota {T4} in us-central1 is used up: ")
 
 
@@ -150,7 +151,7 @@ def test_capacity_refused_at_create(google, client, clock):
     google.inject("customJobs.create", Reply(400, error_body(
         400, "FAILED_PRECONDITION", insufficient_resources(REGION)["message"])))
     with pytest.raises(RemoteError) as caught:
-        client.create(_url(google), _body())
+        create(client, _url(google), _body())
     assert caught.value.hint.startswith("Vertex AI has too few of these machines or GPUs free "
                                         "in us-central1 now (this is capacity, not quota)")
 
@@ -171,7 +172,7 @@ def test_a_disabled_api_is_found_by_the_access_check(google, vertex, client):
 def test_a_missing_permission_names_role_and_identity(google, vertex, client):
     vertex.deny("aiplatform.customJobs.create")
     with pytest.raises(RemoteError) as caught:
-        client.create(_url(google), _body())
+        create(client, _url(google), _body())
     assert caught.value.hint == (f"{ACCOUNT} needs the aiplatform.customJobs.create permission "
                                  "on project proj-a, for example through the "
                                  "roles/aiplatform.user role")

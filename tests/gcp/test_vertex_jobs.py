@@ -244,3 +244,12 @@ def test_a_trials_log_lines_say_which_trial(jobs, vertex_job, vertex):
     vertex.add_log(job_id, "lr=0.01", trial="3")
     (entry,) = jobs.log_entries(JobRef(job_id), None)
     assert format_entry(entry).split(" ", 2)[2] == "workerpool0-0 (trial 3): lr=0.01"
+
+
+def test_a_full_name_is_read_as_it_is(jobs, vertex_job, google):
+    job = vertex_job(location="europe-west4")
+    ref = vertex_jobs.parse_ref(job["name"])
+    assert jobs.resolve(ref) == ref  # nothing to look up
+    assert jobs.get(ref) == job
+    (call,) = google.calls("customJobs.get")
+    assert call.path == f"/v1/{job['name']}"
