@@ -36,7 +36,8 @@ _EXITS = exit_codes_help(0, 1, 2, 3, 130, c1="standard output could not be writt
                                               "a full disk)")
 _WAIT_EXITS = exit_codes_help(
     0, 1, 2, 3, 4, 130, c0="the job SUCCEEDED", c3="the remote side failed (credentials, "
-    "network, API), or --timeout passed first", c4="the job ended FAILED or CANCELLED",
+    "network, API), or --timeout passed first", c4="the job ended FAILED, CANCELLED or "
+    "EXPIRED",
     c1="standard output could not be written (closed, or a full disk)")
 
 _JOB = click.argument("job", metavar="JOB")
@@ -76,32 +77,40 @@ def execute_logs(s: JobSettings) -> int:
 @_FORMAT
 @remote_options
 def describe(job: str, **params: Any) -> int:
-    """Show a job: its state, its trainingInput, and links to it in the Cloud console.
+    """Show a job: its state, its spec, and links to it in the Cloud console (a tuning job's
+    trials and the best one too).
 
-    JOB is a job ID, or projects/PROJECT/jobs/ID.
+    JOB is a job ID, or projects/PROJECT/jobs/ID (ai-platform). For vertex: the job's numeric
+    ID (with --region), its resource name projects/PROJECT/locations/REGION/customJobs/ID (or
+    hyperparameterTuningJobs/ID), or its display name: the newest job of that name (the
+    others are listed).
 
     \b
     Examples:
       gpujob describe my_job_20250101_120000 --project my-proj
       gpujob describe my_job --format json | jq -r .job.state
+      gpujob describe 4126800986851246080 --service vertex --region us-central1
     """
     return execute_describe(job_settings(params, job))
 
 
 @click.command("list", cls=GpujobCommand, context_settings=CONTEXT, epilog=_EXITS)
 @click.option("--filter", "filter_", metavar="EXPR",
-              help="The API's filter, e.g. 'state=RUNNING' or 'labels.team=vision'.")
+              help="The API's filter, e.g. 'state=RUNNING' or 'labels.team=vision' (vertex "
+                   "also: 'display_name=\"NAME\"'; state names may leave out JOB_STATE_).")
 @click.option("--limit", type=Count(min=1), help="Show at most this many jobs.")
 @format_option(FORMATS, 'json prints {"version": 1, "service", "project", "jobs": [ENVELOPE, '
                         '…]} on stdout, each ENVELOPE as describe --format json prints it.')
 @remote_options
 def list_(**params: Any) -> int:
-    """List the project's training jobs.
+    """List the project's training jobs, newest first (vertex: those of --region, custom and
+    tuning jobs, with their display names).
 
     \b
     Examples:
       gpujob list --project my-proj --limit 10
       gpujob list --filter state=RUNNING --format json
+      gpujob list --service vertex --region us-central1 --filter 'display_name="nightly"'
     """
     return execute_list(job_settings(params))
 
@@ -110,11 +119,12 @@ def list_(**params: Any) -> int:
 @_JOB
 @remote_options
 def cancel(job: str, **params: Any) -> int:
-    """Cancel a job: it stops and ends CANCELLED.
+    """Cancel a job: it stops and ends CANCELLED. JOB as for describe.
 
     \b
     Examples:
       gpujob cancel my_job --project my-proj
+      gpujob cancel nightly --service vertex --region us-central1
     """
     return execute_cancel(job_settings(params, job))
 
@@ -129,8 +139,8 @@ def cancel(job: str, **params: Any) -> int:
 def wait(job: str, **params: Any) -> int:
     """Wait for a job to end, telling its state changes on stderr.
 
-    Exits 0 when the job SUCCEEDED, 4 when it FAILED or was CANCELLED (with its error
-    message). Ctrl-C stops waiting; the job keeps running.
+    Exits 0 when the job SUCCEEDED, 4 when it FAILED, was CANCELLED or EXPIRED (with its
+    error message). Ctrl-C stops waiting; the job keeps running. JOB as for describe.
 
     \b
     Examples:
@@ -146,7 +156,8 @@ def wait(job: str, **params: Any) -> int:
 @poll_option
 @remote_options
 def logs(job: str, **params: Any) -> int:
-    """Print a job's logs from Cloud Logging (TIMESTAMP SEVERITY TASK: MESSAGE).
+    """Print a job's logs from Cloud Logging (TIMESTAMP SEVERITY TASK: MESSAGE; vertex tasks
+    are workerpool0-0, …, and service). JOB as for describe.
 
     Ctrl-C stops following; the job keeps running. GPUJOB_LOGGING_ENDPOINT replaces the
     Cloud Logging address (https://logging.googleapis.com/).

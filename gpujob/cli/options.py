@@ -123,7 +123,8 @@ def gcp_options_of(hidden: bool = False) -> Decorator:
         click.option("--api-endpoint", metavar="URL", envvar="GPUJOB_API_ENDPOINT",
                      show_envvar=True, hidden=hidden,
                      help="The service API's address, for private endpoints (default: the "
-                          "service's own; ai-platform: https://ml.googleapis.com/)."),
+                          "service's own; vertex: https://REGION-aiplatform.googleapis.com/, "
+                          "ai-platform: https://ml.googleapis.com/)."),
         click.option("--max-attempts", type=Count(min=1), default=5,
                      show_default=True, envvar="GPUJOB_MAX_ATTEMPTS", show_envvar=True,
                      hidden=hidden, help="Tries per API call on 429, 5xx, resets and timeouts."),
