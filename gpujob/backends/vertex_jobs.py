@@ -28,7 +28,7 @@ PREFIX = "JOB_STATE_"
 ENDED = frozenset({"SUCCEEDED", "FAILED", "CANCELLED", "EXPIRED", "PARTIALLY_SUCCEEDED"})
 COLLECTIONS = ("customJobs", "hyperparameterTuningJobs")
 _ID = re.compile(r"[0-9]{1,30}")
-_STATE_TERM = re.compile(r"\b(state\s*!?=\s*)\"?([A-Z_]+)\"?")
+_STATE_TERM = re.compile(r"(?<![\w.])(state\s*!?=\s*)\"?([A-Z_]+)\"?")
 _CAPACITY = re.compile(r"resources are insufficient in region", re.IGNORECASE)
 _QUOTA = re.compile(r"exceed quota limits", re.IGNORECASE)
 
@@ -157,8 +157,23 @@ class VertexJobs:
         from gpujob.backends.vertex_refusals import refusal
         from gpujob.gcp.vertex_create import create
 
-        made = create(self.vertex, request.url, request.body, refusal(request))
+        try:
+            made = create(self.vertex, request.url, request.body, refusal(request))
+        except KeyboardInterrupt:
+            self._where_to_look(request)
+            raise
         return Created(self._seen(made.job), made.recovered)
+
+    def _where_to_look(self, request: Request) -> None:
+        """After Ctrl-C during a create: how to find the job, should it have been made."""
+        from gpujob.gcp.aiplatform import SUBMISSION_LABEL, submission_filter
+
+        token = (request.body.get("labels") or {}).get(SUBMISSION_LABEL)
+        place = self.vertex.place_of(request.url)
+        if token:
+            self.session.echo(f"\nnote: a job this submission made carries its label: gpujob "
+                              f"list --service vertex --project {place.project} --region "
+                              f"{place.location} --filter '{submission_filter(token)}'")
 
     def resolve(self, ref: JobRef) -> JobRef:
         if ref.collection is not None:

@@ -7,9 +7,10 @@ from __future__ import annotations
 import pytest
 from conftest import PROJECT, PROJECT_NUMBER, REGION
 from fakes.errors import insufficient_resources
+from fakes.faults import Drop
 from fakes.vertex import Step, trial
 from vertex_calls import id_of
-from vertex_requests import request
+from vertex_requests import TOKEN, request
 
 from gpujob.backends import vertex_jobs
 from gpujob.backends.base import JobRef
@@ -253,3 +254,27 @@ def test_a_full_name_is_read_as_it_is(jobs, vertex_job, google):
     assert jobs.get(ref) == job
     (call,) = google.calls("customJobs.get")
     assert call.path == f"/v1/{job['name']}"
+
+
+@pytest.mark.parametrize(("given", "sent"), [
+    ("state=RUNNING", 'state="JOB_STATE_RUNNING"'),
+    ('state!="FAILED" AND labels.team=vision', 'state!="JOB_STATE_FAILED" AND labels.team=vision'),
+    ('state="JOB_STATE_QUEUED"', 'state="JOB_STATE_QUEUED"'),
+    ("labels.state=RUNNING", "labels.state=RUNNING"),
+    (None, None),
+])
+def test_state_names_are_completed_in_filters(given, sent):
+    assert vertex_jobs.state_filter(given) == sent
+
+
+def test_ctrl_c_during_a_create_says_how_to_find_the_job(jobs, google, clock, capsys):
+    from vertex_jobs import custom_job
+
+    clock.interrupt_at = 1
+    google.inject("customJobs.create", Drop())
+    with pytest.raises(KeyboardInterrupt):
+        jobs.create(request(custom_job(), google.url))
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "note: a job this submission made carries its label: gpujob list --service vertex "
+        f"--project {PROJECT} --region {REGION} --filter "
+        f"'labels.gpujob-submission=\"{TOKEN}\"'")
