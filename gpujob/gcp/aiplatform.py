@@ -160,9 +160,6 @@ class Place(NamedTuple):
     def parent(self) -> str:
         return f"projects/{self.project}/locations/{self.location}"
 
-    def name(self, job_id: str) -> str:
-        return f"{self.parent}/{self.collection}/{job_id}"
-
 
 class VertexClient:
     """Vertex AI jobs of one project, in any region, through one session."""
