@@ -319,13 +319,6 @@ def _read(path: str) -> dict[str, Any]:
 
     loaded = load_file(path)
     findings = list(loaded.findings)
-    data = loaded.document.data if loaded.document is not None else None
-    if isinstance(data, dict) and isinstance(data.get("service"), str) and \
-            data["service"] != "vertex":
-        raise UsageError(f"--catalog {path} is the catalog of service {data['service']!r}, "
-                         "not of 'vertex'",
-                         "pass a Vertex catalog (`gpujob gpus --service vertex "
-                         "--export-catalog` prints the built-in one)")
     if loaded.document is not None:
         findings += schema.check(loaded.document, SCHEMA)
     if not findings and loaded.document is not None:
