@@ -177,7 +177,7 @@ def _reasons(cat: VertexCatalog, f: Filters) -> list[str]:
                 f" (regions with it: {describe_list(regions, 6)})" if regions else ""))
     missing = unlisted(cat, f)
     if missing:
-        out.append(f"the zone proxy has no data for {_names(missing)}")
+        out.append(f"the zone proxy has no data for {machines_by_gpu(missing)}")
     if acc is not None and f.machine_type:
         counts = cat.counts(f.machine_type, acc.api_name)
         if not counts or (f.count is not None and f.count not in counts):
@@ -240,7 +240,7 @@ def _summary(g: Group, f: Filters) -> str:
             f"{describe_list(list(g.machine_types), 3)}{where}")
 
 
-def _names(offerings: list[Offering]) -> str:
+def machines_by_gpu(offerings: list[Offering]) -> str:
     """``GB200 on a4x-highgpu-4g; RTX PRO 6000 on g4-standard-48 …``"""
     by_gpu: dict[str, list[str]] = {}
     for o in offerings:

@@ -14,10 +14,10 @@ from gpujob.console import CONSOLE
 from gpujob.gpus import Filters
 from gpujob.gpus_vertex import (
     Offering,
-    _names,
     alternatives,
     gpu_types,
     groups,
+    machines_by_gpu,
     query,
     region_of,
     related,
@@ -173,7 +173,8 @@ def render_table(cat: VertexCatalog, offerings: Sequence[Offering], f: Filters) 
                      "Vertex AI offers them is not known here.")
     missing = unlisted(cat, f)
     if missing:
-        notes.append(f"Not shown, as the zone proxy has no data for them: {_names(missing)}.")
+        notes.append("Not shown, as the zone proxy has no data for them: "
+                     f"{machines_by_gpu(missing)}.")
     built_in = list(dict.fromkeys(o.family for o in offerings if o.built_in))
     example = next((a.api_name for a in shown if not a.end_of_support), shown[0].api_name)
     notes.append(f"Configs name a GPU by its API name ({example})" + (
