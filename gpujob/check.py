@@ -43,7 +43,12 @@ class FileResult:
 
     @property
     def warnings(self) -> list[Finding]:
-        return [f for f in self.findings if not f.is_error]
+        return [f for f in self.findings if f.severity == "warning"]
+
+    @property
+    def notes(self) -> list[Finding]:
+        """What a translation did with the config's values (``--service vertex``)."""
+        return [f for f in self.findings if f.severity == "note"]
 
     @property
     def valid(self) -> bool:
