@@ -19,7 +19,7 @@ COMMANDS = ["submit", "local", "describe", "list", "cancel", "wait", "logs", "va
 def test_every_command_takes_the_service(cli, command):
     result = cli(command, "--help")
     assert result.code == 0
-    assert "--service [ai-platform]" in result.out
+    assert "--service [ai-platform|vertex]" in result.out
     assert "GPUJOB_SERVICE" in result.out
 
 
@@ -36,7 +36,7 @@ def test_an_unknown_service_is_a_usage_error(cli, write, command, how):
         result = cli(*args, env={"GPUJOB_SERVICE": "nope"})
     assert result.code == 2
     assert ("Error: Invalid value for '--service' (env var: 'GPUJOB_SERVICE'): 'nope' is not "
-            "'ai-platform'.") in result.err
+            "one of 'ai-platform', 'vertex'.") in result.err
     assert result.out == ""
 
 
@@ -72,7 +72,7 @@ def test_unsupported_flags_are_refused_together():
     check_flags(_Service(), ["--region", "--job-id"])  # nothing to refuse
 
 
-def test_ai_platform_honours_every_submit_flag(cli):
+def test_ai_platform_honours_every_submit_flag_but_vertex_ones(cli):
     backend = backends.get("ai-platform")
-    assert backend.unsupported_flags == frozenset()
+    assert backend.unsupported_flags == frozenset({"--executor-image-uri"})
     assert backend.name == "ai-platform"
