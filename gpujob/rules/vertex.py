@@ -129,19 +129,21 @@ def region_gpu(ctx: VertexContext) -> None:
         return
     for pool in ctx.pools:
         accel = cat.accelerators.get(pool.accelerator_type or "")
-        if accel is None or accel.kind != "gpu":
-            continue
+        if accel is None or accel.kind != "gpu" or cat.problem(
+                pool.machine_type, accel.api_name, pool.accelerator_count):
+            continue  # no GPU, or one the machine cannot take (vertex.machine says so)
         regions = cat.regions_for(pool.machine_type, accel.api_name)
         if regions is None or region in regions:
             continue  # the proxy has no data on it (a4x, g4), or lists it there
         where = (f"{accel.name} GPUs" if not cat.machine_types[pool.machine_type].built_in
                  else f"{pool.machine_type} machines ({accel.name} GPUs)")
+        elsewhere = [r for r in regions if cat.is_training_region(r)]
         ctx.once(f"{pool.machine_type}:{accel.api_name}", pool.type_path,
                  f"{where}, asked for by {POOL_LABELS[pool.index]}, are not listed in any zone "
                  f"of {region} in Compute Engine's zone list (a proxy for Vertex AI's, read "
                  f"{_proxy_date(cat)})",
-                 f"regions where they are listed: {describe_list(regions, 8)}; Vertex AI's own "
-                 "list can differ (--no-region-check leaves this out)")
+                 f"training regions where they are listed: {describe_list(elsewhere, 8)}; "
+                 "Vertex AI's own list can differ (--no-region-check leaves this out)")
 
 
 # -- machines: machine type x accelerator x count ------------------------------------------------
@@ -163,14 +165,21 @@ def machine(ctx: VertexContext) -> None:
             ctx.emit(pool.machine_path, problem, f"did you mean {guess!r}?" if guess else
                      "`gpujob gpus --service vertex` lists the machine types with GPUs")
         elif pool.accelerator_type is None:
-            built = ", ".join(f"{counts[-1]} × {a}" for a, counts in m.accelerators.items())
-            ctx.emit(pool.machine_path, f"{m.name} has {built} built in: Vertex AI wants them "
-                     "stated", f"add acceleratorConfig with type and count ({built}) to the "
-                     "replica's config")
+            ctx.emit(pool.machine_path, *_unstated(m.name, m.accelerators, pool.machine_path))
         elif cat.counts(m.name, pool.accelerator_type) or m.tpu is not None:
             ctx.emit(pool.count_path, problem, _gpus_hint(cat, pool.accelerator_type))
         else:
             ctx.emit(pool.type_path, problem, _gpus_hint(cat, pool.accelerator_type))
+
+
+def _unstated(machine: str, accelerators: Mapping[str, tuple[int, ...]],
+              path: JsonPath) -> tuple[str, str]:
+    """The message and hint for a machine with GPUs built in whose config states none."""
+    kind, counts = next(iter(accelerators.items()))
+    built = f"{counts[-1]} × {kind}"
+    config = f"{path[-1].removesuffix('Type')}Config" if path[-1].endswith("Type") else "its config"
+    return (f"{machine} has {built} built in, and Vertex AI wants them stated",
+            f"add {config}.acceleratorConfig {{count: {counts[-1]}, type: {kind}}}")
 
 
 def _gpus_hint(cat: VertexCatalog, accelerator: str) -> str:
