@@ -188,7 +188,9 @@ def run_local(settings: SubmitSettings, doc: Document) -> int:
     from gpujob.backends.local import LocalOptions
     from gpujob.backends.local import run_local as run_here
 
-    options = LocalOptions(package_path=settings.package_path, catalog=settings.catalog)
+    # the local runner plans the replicas over AI Platform's catalog (see local.plan)
+    cat = settings.catalog if settings.service == "ai-platform" else None
+    options = LocalOptions(package_path=settings.package_path, catalog=cat)
     if settings.max_local_replicas is not None:
         options.max_replicas = settings.max_local_replicas
     if settings.grace_period is not None:
