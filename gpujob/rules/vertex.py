@@ -98,9 +98,10 @@ class VertexContext(Checking):
         rule, path = finding.rule.rsplit(".", 1)[-1], finding.path
         if rule == "pool" and path == (TI, "scaleTier"):
             return self.misspelt("masterType")
-        if rule == "pool" and len(path) == 2 and path[1].endswith("Count"):
-            return self.misspelt(path[1].replace("Count", "Type"))
-        if rule == "package" and len(path) == 2:
+        field = path[1] if len(path) == 2 and isinstance(path[1], str) else ""
+        if rule == "pool" and field.endswith("Count"):
+            return self.misspelt(field.replace("Count", "Type"))
+        if rule == "package" and field:
             return self.misspelt("pythonModule") or self.misspelt("packageUris")
         return False
 
