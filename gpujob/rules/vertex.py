@@ -159,9 +159,10 @@ def region_gpu(ctx: VertexContext) -> None:
         if accel is None or accel.kind != "gpu" or cat.problem(
                 pool.machine_type, accel.api_name, pool.accelerator_count):
             continue  # no GPU, or one the machine cannot take (vertex.machine says so)
-        regions = cat.regions_for(pool.machine_type, accel.api_name)
-        if regions is None or region in regions:
+        zones = cat.zones_for(pool.machine_type, accel.api_name)
+        if zones is None or any(z.rsplit("-", 1)[0] == region for z in zones):
             continue  # the proxy has no data on it (a4x, g4), or lists it there
+        regions = cat.regions_for(pool.machine_type, accel.api_name) or []
         where = (f"{accel.name} GPUs" if not cat.machine_types[pool.machine_type].built_in
                  else f"{pool.machine_type} machines ({accel.name} GPUs)")
         elsewhere = [r for r in regions if cat.is_training_region(r)]
