@@ -80,6 +80,9 @@ class VertexContext(Checking):
         self.catalog = catalog
         self.translated = translated
         self.pools = pools_of(translated)
+        self._by_rule: dict[str, list[Finding]] = {}
+        for finding in translated.findings:
+            self._by_rule.setdefault(finding.rule, []).append(finding)
 
     def region(self) -> str | None:
         """The job's region, unless the schema refused it."""
@@ -91,8 +94,8 @@ class VertexContext(Checking):
         and errors), but for those about a value the schema refused, and for a field said to
         be missing that the schema reported misspelt (``masterTyp``: its did-you-mean is the
         one message)."""
-        self.findings += [f for f in self.translated.findings if f.rule == rule_id
-                          and not self.broken(f.path) and not self._misspelt_missing(f)]
+        self.findings += [f for f in self._by_rule.get(rule_id, ())
+                          if not self.broken(f.path) and not self._misspelt_missing(f)]
 
     def _misspelt_missing(self, finding: Finding) -> bool:
         rule, path = finding.rule.rsplit(".", 1)[-1], finding.path
