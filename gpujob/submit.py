@@ -179,7 +179,7 @@ def prepare_job(settings: SubmitSettings, workdir: Path,
     if before_build is not None:
         before_build(checked)
     prepared = wanted.stage(doc, settings, workdir) if wanted else Prepared(doc)
-    prepared.warnings = findings
+    prepared.warnings = [f for f in findings if f.severity == "warning"]
     return prepared
 
 
@@ -194,7 +194,9 @@ def run_local(settings: SubmitSettings, doc: Document) -> int:
     from gpujob.backends.local import LocalOptions
     from gpujob.backends.local import run_local as run_here
 
-    options = LocalOptions(package_path=settings.package_path, catalog=settings.catalog)
+    # the local runner plans the replicas over AI Platform's catalog (see local.plan)
+    cat = settings.catalog if settings.service == "ai-platform" else None
+    options = LocalOptions(package_path=settings.package_path, catalog=cat)
     if settings.max_local_replicas is not None:
         options.max_replicas = settings.max_local_replicas
     if settings.grace_period is not None:
@@ -229,7 +231,8 @@ def _dry_run(settings: SubmitSettings, prepared: Prepared, backend: Backend) -> 
         CONSOLE.err(f"Dry run: would stage {upload.path.name} "
                     f"({human_size(upload.digest.size)}) at {upload.uri} unless it is there "
                     "already (nothing uploaded)")
-    request = backend.request(prepared.doc.data, settings.gcp, settings.project)
+    request = backend.request(prepared.doc.data, settings.gcp, settings.project,
+                              settings.job_options())
     CONSOLE.err(f"Dry run: would {request.method} this {request.noun} to {request.url} "
                 "(nothing sent)"
                 + ("" if settings.project else "; no project given (--project or GPUJOB_PROJECT)"))
@@ -243,6 +246,7 @@ class _Remote:
 
     def __init__(self, settings: SubmitSettings, backend: Backend) -> None:
         self.gcp = replace(settings.gcp, project=settings.project)
+        self.options = settings.job_options()
         self.backend = backend
         self.session: Session | None = None
         self.client: JobClient | None = None
@@ -252,7 +256,8 @@ class _Remote:
 
         self.session = Session(self.gcp)
         self.client = self.backend.client(self.gcp, self.session)
-        self.client.check_access(self.backend.request(doc.data, self.gcp, self.client.project))
+        self.client.check_access(self.backend.request(doc.data, self.gcp, self.client.project,
+                                                      self.options))
 
 
 def _send(settings: SubmitSettings, prepared: Prepared, backend: Backend,
@@ -271,4 +276,5 @@ def _send(settings: SubmitSettings, prepared: Prepared, backend: Backend,
     follow = remote.Follow(settings.wait, settings.stream_logs, settings.poll_interval)
     return remote.submit(backend, prepared.doc.data, gcp, settings.output_format, follow,
                          session=session, warnings=[f.as_dict() for f in prepared.warnings],
-                         client=opened.client, locate=prepared.doc.locate)
+                         client=opened.client,
+                         options=replace(settings.job_options(), document=prepared.doc))

@@ -1,6 +1,6 @@
 """The seam between gpujob and a remote training service: what a backend provides.
 
-A service (``ai-platform`` today) is one module implementing ``Backend`` over one API client
+A service (``ai-platform``, ``vertex``) is one module implementing ``Backend`` over one API client
 module of ``gpujob.gcp``. The rest of gpujob speaks only these types:
 
 - ``Request``: the request that creates a job. The dry-run prints it; submitting sends it. It is
@@ -46,6 +46,19 @@ class Request:
     job_id: str | None = None
     origins: Mapping[JsonPath, JsonPath] = field(default_factory=dict)
     locate: Callable[[JsonPath], Location] | None = None
+
+
+@dataclass(frozen=True)
+class JobOptions:
+    """What the command line adds to a job beyond its config, for a service that needs it to
+    build the request: the catalog in use (None: the service's built-in one), Vertex AI's
+    executor image for a Python package job (``--executor-image-uri``), and the loaded config
+    whose data the body is (``document``, a ``Document``: where each value was written, so that
+    the service's complaints about a field point at the config; None: not known)."""
+
+    catalog: Any = None
+    executor_image_uri: str | None = None
+    document: Any = None
 
 
 @dataclass(frozen=True)
@@ -156,9 +169,10 @@ class Backend(Protocol):
     title: str  # for people: "AI Platform Training"
     unsupported_flags: frozenset[str]  # submit's flags this service cannot honour
 
-    def request(self, body: dict[str, Any], gcp: GcpSettings, project: str | None) -> Request:
+    def request(self, body: dict[str, Any], gcp: GcpSettings, project: str | None,
+                options: JobOptions | None = None) -> Request:
         """The request creating the job ``body`` (the checked config) in ``project`` (None: not
-        known yet, a dry-run without --project)."""
+        known yet, a dry-run without --project), with the command line's ``options``."""
         ...
 
     def client(self, gcp: GcpSettings, session: Session | None = None) -> JobClient:

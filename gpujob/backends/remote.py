@@ -7,13 +7,12 @@ lines); progress, links and next steps go to stderr.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob.backends import follow as following
 from gpujob.backends import output
-from gpujob.backends.base import Backend, JobClient, JobRef, Request
+from gpujob.backends.base import Backend, JobClient, JobOptions, JobRef, Request
 from gpujob.console import CONSOLE
 from gpujob.errors import EXIT_INTERRUPTED, EXIT_OK
 
@@ -27,7 +26,6 @@ class Follow(NamedTuple):
     poll_interval: float = 10.0
 
 if TYPE_CHECKING:
-    from gpujob.findings import JsonPath, Location
     from gpujob.gcp.session import Session
     from gpujob.gcp.settings import GcpSettings
 
@@ -76,20 +74,18 @@ def _links(backend: Backend, job_id: str, project: str, location: str | None,
 def submit(backend: Backend, body: dict[str, Any], gcp: GcpSettings, output_format: str = "text",
            follow: Follow | None = None, session: Session | None = None,
            warnings: list[dict[str, Any]] | None = None, client: JobClient | None = None,
-           locate: Callable[[JsonPath], Location] | None = None) -> int:
+           options: JobOptions | None = None) -> int:
     """Create the job ``body`` (the request the dry-run prints) and report it; then follow it
     when asked (``follow``: wait for its end, or stream its logs; polling every
     ``poll_interval`` seconds). Exit 0, 3 (remote failure), 4 (``--wait``/``--stream-logs``: the
     job failed) or 130. ``client``: one already open (the one that checked access), else one
     in ``session`` (the one that staged the packages), else in a new one. ``warnings``: the
-    checks' warnings, for the JSON envelope. ``locate``: where the config wrote each value, for
-    the service's complaints about fields."""
+    checks' warnings, for the JSON envelope; ``options``: what the command line adds to the
+    request (``base.JobOptions``)."""
     follow = follow or Follow()
     client = client or backend.client(gcp, session)
     project = client.project
-    request = backend.request(body, gcp, project)
-    if locate is not None and request.locate is None:
-        request = replace(request, locate=locate)
+    request = backend.request(body, gcp, project, options)
     created = _create(client, request, backend)
     if created is None:
         return EXIT_INTERRUPTED
