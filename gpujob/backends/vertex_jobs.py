@@ -20,6 +20,7 @@ from gpujob.errors import RemoteError, UsageError
 
 if TYPE_CHECKING:
     from gpujob.gcp.aiplatform import JobName, Place, VertexClient
+    from gpujob.gcp.clock import Clock
     from gpujob.gcp.logs import LogsClient
     from gpujob.gcp.session import Session
     from gpujob.gcp.settings import GcpSettings
@@ -100,10 +101,7 @@ def commands(job_id: str, project: str, location: str | None = None) -> Commands
 
 
 def client(gcp: GcpSettings, session: Session | None = None) -> VertexJobs:
-    from gpujob.gcp.aiplatform import VertexClient
-    from gpujob.gcp.session import Session
-
-    return VertexJobs(VertexClient(session if session is not None else Session(gcp)))
+    return VertexJobs(gcp, session)
 
 
 def state_filter(text: str | None) -> str | None:
@@ -117,17 +115,39 @@ def state_filter(text: str | None) -> str | None:
 
 
 class VertexJobs:
-    """``base.JobClient`` for Vertex AI: custom jobs and tuning jobs, in any region."""
+    """``base.JobClient`` for Vertex AI: custom jobs and tuning jobs, in any region. The
+    session (``session``, else a new one) is opened when first needed, so that a job named
+    without its region is a usage error before credentials are looked for."""
 
-    def __init__(self, vertex: VertexClient) -> None:
-        self.vertex = vertex
-        self.session = vertex.session
-        self.project: str = vertex.project
-        self.clock = vertex.session.clock
-        self.region = vertex.session.settings.region
+    def __init__(self, gcp: GcpSettings, session: Session | None = None) -> None:
+        self.gcp = gcp
+        self.region = gcp.region
+        self._session = session
+        self._vertex: VertexClient | None = None
         self._names: dict[str, JobName] = {}  # numeric ID -> the job's full name, once known
         self._fresh: dict[str, dict[str, Any]] = {}  # jobs read while resolving, not re-read
         self._logs: LogsClient | None = None
+
+    @property
+    def vertex(self) -> VertexClient:
+        if self._vertex is None:
+            from gpujob.gcp.aiplatform import VertexClient
+            from gpujob.gcp.session import Session
+
+            self._vertex = VertexClient(self._session or Session(self.gcp))
+        return self._vertex
+
+    @property
+    def session(self) -> Session:
+        return self.vertex.session
+
+    @property
+    def project(self) -> str:
+        return self.vertex.project
+
+    @property
+    def clock(self) -> Clock:
+        return self.session.clock
 
     def _seen(self, raw: dict[str, Any]) -> dict[str, Any]:
         from gpujob.gcp.aiplatform import JobName

@@ -54,7 +54,8 @@ def test_a_resource_name_in_another_project_and_region(cli, google, key, vertex,
     assert "locations/europe-west4/training/" in result.err and "project=222" in result.err
 
 
-def test_a_job_id_without_a_region_is_a_usage_error(cli, google, key):
+def test_a_job_id_without_a_region_is_a_usage_error(cli, google):
+    """Said before credentials are looked for (there are none here)."""
     result = cli("describe", "1234", *VERTEX)
     assert result.code == 2
     assert result.err.splitlines() == [
