@@ -22,6 +22,10 @@ def _job(vertex):
     return job
 
 
+def _id(job) -> str:
+    return job["name"].rsplit("/", 1)[1]
+
+
 def test_submit_checks_access_then_creates_once_and_says_what_next(cli, google, key, config,
                                                                     vertex, clock):
     dry = cli("submit", config, *VERTEX, "--job-id", "j1", "--dry-run", "--project", PROJECT)
@@ -175,3 +179,35 @@ def test_the_backend_and_the_client_agree_on_the_label_and_the_address():
 
     assert vertex.SUBMISSION_LABEL == aiplatform.SUBMISSION_LABEL
     assert vertex.ENDPOINT == aiplatform.ENDPOINT
+
+
+def test_a_tuning_job_is_created_as_one(cli, google, key, write, vertex, clock):
+    from jobs import CONTAINER_JOB
+
+    config = write(CONTAINER_JOB + "  hyperparameters:\n"
+                                   "    goal: MAXIMIZE\n"
+                                   "    hyperparameterMetricTag: accuracy\n"
+                                   "    maxTrials: 4\n"
+                                   "    params:\n"
+                                   "      - {parameterName: lr, type: DOUBLE, minValue: 0.001, "
+                                   "maxValue: 0.1}\n")
+    google.inject("hyperparameterTuningJobs.create", Drop())
+    result = cli("submit", config, *VERTEX, "--job-id", "tune1")
+    assert result.code == 0, result.err
+    assert [r.route for r in google.requests if r.route != "token"] == [
+        "hyperparameterTuningJobs.list", "hyperparameterTuningJobs.create",
+        "hyperparameterTuningJobs.list"]
+    job = _job(vertex)
+    assert "/hyperparameterTuningJobs/" in job["name"] and job["maxTrialCount"] == 4
+    assert f"Job [{_id(job)}] (tune1) submitted to project" in result.err
+
+
+def test_a_job_that_does_not_exist(cli, google, key, vertex_job):
+    name = f"projects/{PROJECT}/locations/{REGION}/customJobs/1234"
+    result = cli("describe", name, *VERTEX)
+    assert result.code == 3
+    assert result.err.splitlines() == [
+        f"error: reading custom job 1234 failed: 404 NOT_FOUND: The CustomJob {name} does not "
+        "exist.",
+        f"  hint: no custom job 1234 in project {PROJECT}, region {REGION}; gpujob list "
+        f"--service vertex --region {REGION} --project {PROJECT} shows its jobs"]
