@@ -113,9 +113,11 @@ class _Wanted:
             uris.append(f"gs://to-be-staged/{self.package_dir.name}.tar.gz")
         return Override(PACKAGE_URIS, uris, self.origin)
 
-    def stage(self, doc: Document, settings: SubmitSettings, workdir: Path) -> Prepared:
+    def stage(self, doc: Document, settings: SubmitSettings, workdir: Path,
+              before_build: Callable[[], None]) -> Prepared:
         """Build the package, address every file by its content, and put the URIs in the
-        Job (the ones given stay in their places; the built package comes last)."""
+        Job (the ones given stay in their places; the built package comes last).
+        ``before_build``: called once the staging location is known."""
         from gpujob import packaging, staging
 
         ti = doc.data.get("trainingInput")
@@ -123,6 +125,7 @@ class _Wanted:
             settings.staging_bucket, ti.get("jobDir") if isinstance(ti, dict) else None)
         if location is None:
             raise staging.no_location_error()
+        before_build()
         files = list(self.files)
         if self.package_dir is not None:
             module = ti.get("pythonModule") if isinstance(ti, dict) and not self.uris else None
@@ -151,9 +154,9 @@ def prepare_job(settings: SubmitSettings, workdir: Path,
     uploaded. Findings are shown (``_report``); any error raises ``InvalidConfig`` (exit 1)
     after all are.
 
-    Order: the command line (exit 2), then the checks (exit 1), then ``before_build`` (the
-    remote side's access, exit 3), then the staging location (exit 2) and the build (exit 1),
-    so no build starts for a job that cannot be sent."""
+    Order: the command line (exit 2), then the checks (exit 1), then the staging location
+    (exit 2), then ``before_build(checked document)`` (the remote side's access, exit 3), then
+    the build (exit 1), so no build starts for a job that cannot be sent."""
     loaded = load_file(settings.config)
     if loaded.document is None:
         _report(settings, loaded.findings, valid=False)
@@ -176,9 +179,15 @@ def prepare_job(settings: SubmitSettings, workdir: Path,
     if errors:
         raise InvalidConfig(f"{settings.config}: {errors} problem{'s' if errors > 1 else ''}; "
                             f"nothing was {'run' if settings.local else 'submitted'}")
-    if before_build is not None:
-        before_build(checked)
-    prepared = wanted.stage(doc, settings, workdir) if wanted else Prepared(doc)
+    def ready() -> None:
+        if before_build is not None:
+            before_build(checked)
+
+    if wanted:
+        prepared = wanted.stage(doc, settings, workdir, ready)
+    else:
+        ready()
+        prepared = Prepared(doc)
     prepared.warnings = [f for f in findings if f.severity == "warning"]
     return prepared
 

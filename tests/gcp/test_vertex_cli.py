@@ -211,3 +211,13 @@ def test_a_job_that_does_not_exist(cli, google, key, vertex_job):
         "exist.",
         f"  hint: no custom job 1234 in project {PROJECT}, region {REGION}; gpujob list "
         f"--service vertex --region {REGION} --project {PROJECT} shows its jobs"]
+
+
+def test_a_missing_staging_location_is_said_before_the_access_check(cli, google, key, write,
+                                                                      trainer, vertex):
+    vertex.disabled = True
+    config = write(RUNTIME_JOB_WITHOUT_PACKAGES)
+    result = cli("submit", config, *VERTEX, "--package-path", trainer(),
+                 "--executor-image-uri", IMAGE)
+    assert result.code == 2
+    assert [r.route for r in google.requests] == []
