@@ -2,7 +2,7 @@
 
 from typing import NamedTuple
 
-from gpujob import schema
+from gpujob import schema, typos
 from gpujob.catalog import DEFAULT_SERVICE, Catalog, load
 from gpujob.config.document import Document
 from gpujob.config.load import load_file
@@ -51,16 +51,29 @@ class FileResult:
 
 
 def check_document(doc: Document, options: CheckOptions) -> list[Finding]:
-    """Schema findings, then the compatibility rules', in file order."""
+    """Schema findings, then the compatibility rules', in file order. Where a key is clearly
+    misspelt, the checks run again with its value in the key it means (``gpujob.typos``)."""
+    cat = options.catalog_in_use()
+    first = schema.check_job(doc, choices=cat.choices)
+    if not first.stand_ins:
+        findings = first.findings + _rule_findings(doc, first.findings, cat, options)
+    else:
+        meant = typos.Meant(doc, first.stand_ins)
+        again = schema.check(meant.doc, choices=cat.choices)
+        findings = meant.report(first.findings, again,
+                                _rule_findings(meant.doc, again, cat, options))
+    return sorted(findings, key=schema.position_key)
+
+
+def _rule_findings(doc: Document, schema_findings: list[Finding], cat: Catalog,
+                   options: CheckOptions) -> list[Finding]:
+    """The rules' findings; they stay quiet about the values the schema refused."""
     from gpujob import rules
 
-    cat = options.catalog_in_use()
-    findings = schema.check(doc, choices=cat.choices)
-    refused = {f.path for f in findings if f.is_error}
-    findings += rules.check(view(doc.data), cat, doc.locate, refused,
-                            submit=options.submit and not options.local,
-                            relax_region=options.local or not options.region_check)
-    return sorted(findings, key=schema.position_key)
+    refused = {f.path for f in schema_findings if f.is_error}
+    return rules.check(view(doc.data), cat, doc.locate, refused,
+                       submit=options.submit and not options.local,
+                       relax_region=options.local or not options.region_check)
 
 
 def check_file(path: str, options: CheckOptions) -> FileResult:
