@@ -7,6 +7,7 @@ the quoted text to write, a pattern the schema's ``x-hint``.
 
 from __future__ import annotations
 
+from collections import Counter
 from functools import cache
 from typing import Any, NamedTuple
 
@@ -209,8 +210,8 @@ class _Reporter:
 
     def stand_ins(self) -> dict[JsonPath, str]:
         """The clear misspellings, less those meaning a key that another one means too."""
-        aims = [(p[:-1], meant) for p, meant in self.meant.items()]
-        return {p: meant for p, meant in self.meant.items() if aims.count((p[:-1], meant)) == 1}
+        aims = Counter((p[:-1], meant) for p, meant in self.meant.items())
+        return {p: meant for p, meant in self.meant.items() if aims[p[:-1], meant] == 1}
 
     def required(self, path: JsonPath, err: Any) -> None:
         for key in err.validator_value:

@@ -21,14 +21,16 @@ T = TypeVar("T")
 
 
 class Meant:
-    """``doc`` with each misspelt key renamed to the key it means (``stand_ins``: the misspelt
-    key's path -> that key). ``doc`` here is the renamed document: its positions are those the
-    user wrote, under the meant paths."""
+    """``written`` with each misspelt key renamed to the key it means (``stand_ins``: the
+    misspelt key's path -> that key), as ``doc``: its positions are those the user wrote, under
+    the meant paths. (A misspelt key is never under another: the schema does not look into an
+    unknown key's value.)"""
 
     def __init__(self, written: Document, stand_ins: dict[JsonPath, str]) -> None:
         self.written = written
-        # the meant path -> the path as written
-        self.renames = {(*path[:-1], key): path for path, key in stand_ins.items()}
+        self.renames = {path: (*path[:-1], key) for path, key in stand_ins.items()}
+        self.back = {meant: path for path, meant in self.renames.items()}
+        self.depths = {len(path) for path in stand_ins}  # a meant path is as long
         data: Any = written.data
         for path, key in stand_ins.items():
             data = _renamed(data, path, key)
@@ -36,21 +38,11 @@ class Meant:
                             self._meant(written.keys), self._meant(written.texts))
 
     def _meant(self, table: dict[JsonPath, T]) -> dict[JsonPath, T]:
-        out = {}
-        for path, value in table.items():
-            for meant, as_written in self.renames.items():
-                if path[:len(as_written)] == as_written:
-                    path = (*meant, *path[len(as_written):])
-                    break
-            out[path] = value
-        return out
+        return {_moved(path, self.renames, self.depths): value for path, value in table.items()}
 
     def as_written(self, path: JsonPath) -> JsonPath:
         """A meant path as the user wrote it."""
-        for meant, as_written in self.renames.items():
-            if path[:len(meant)] == meant:
-                return (*as_written, *path[len(meant):])
-        return path
+        return _moved(path, self.back, self.depths)
 
     def report(self, first: list[Finding], again: list[Finding],
                rules: list[Finding]) -> list[Finding]:
@@ -62,7 +54,7 @@ class Meant:
         reported = {f.path for f in unknown}
         out = unknown + [f for f in map(self._written, again)
                          if not (f.rule == UNKNOWN_KEY and f.path in reported)]
-        misspelt = {path: self.written.keys.get(path) for path in self.renames.values()}
+        misspelt = {path: self.written.keys.get(path) for path in self.renames}
         for finding in map(self._written, rules):
             if finding.path not in misspelt or finding.location != misspelt[finding.path]:
                 out.append(finding)
@@ -71,6 +63,16 @@ class Meant:
     def _written(self, finding: Finding) -> Finding:
         path = self.as_written(finding.path)
         return finding if path == finding.path else finding._replace(path=path)
+
+
+def _moved(path: JsonPath, moves: dict[JsonPath, JsonPath], depths: set[int]) -> JsonPath:
+    """``path``, moved if it is at or under one of ``moves`` (a path -> where it goes; they
+    are ``depths`` long, and none is under another)."""
+    for n in depths:
+        to = moves.get(path[:n]) if len(path) >= n else None
+        if to is not None:
+            return (*to, *path[n:])
+    return path
 
 
 def _renamed(node: Any, path: JsonPath, key: str) -> Any:
