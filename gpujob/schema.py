@@ -210,6 +210,8 @@ class _Reporter:
 
     def stand_ins(self) -> dict[JsonPath, str]:
         """The clear misspellings, less those meaning a key that another one means too."""
+        if not self.meant:
+            return {}
         aims = Counter((p[:-1], meant) for p, meant in self.meant.items())
         return {p: meant for p, meant in self.meant.items() if aims[p[:-1], meant] == 1}
 
