@@ -2,7 +2,7 @@
 
 from typing import NamedTuple
 
-from gpujob import schema, typos
+from gpujob import schema
 from gpujob.catalog import DEFAULT_SERVICE, Catalog, load
 from gpujob.config.document import Document
 from gpujob.config.load import load_file
@@ -58,6 +58,8 @@ def check_document(doc: Document, options: CheckOptions) -> list[Finding]:
     if not first.stand_ins:
         findings = first.findings + _rule_findings(doc, first.findings, cat, options)
     else:
+        from gpujob import typos  # only a file with a typo pays for it (validate's start-up)
+
         meant = typos.Meant(doc, first.stand_ins)
         again = schema.check(meant.doc, choices=cat.choices)
         findings = meant.report(first.findings, again,
