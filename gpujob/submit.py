@@ -214,7 +214,7 @@ def prepare_job(settings: SubmitSettings, workdir: Path) -> Prepared:
         prepared = Prepared(doc, local_packages=wanted.files)
     else:
         prepared = wanted.stage(doc, settings, workdir) if wanted else Prepared(doc)
-    prepared.warnings = findings
+    prepared.warnings = [f for f in findings if f.severity == "warning"]
     return prepared
 
 
@@ -229,7 +229,9 @@ def run_local(settings: SubmitSettings, prepared: Prepared) -> int:
     from gpujob.backends.local import LocalOptions
     from gpujob.backends.local import run_local as run_here
 
-    options = LocalOptions(package_path=settings.package_path, catalog=settings.catalog,
+    # the local runner plans the replicas over AI Platform's catalog (see local.plan)
+    cat = settings.catalog if settings.service == "ai-platform" else None
+    options = LocalOptions(package_path=settings.package_path, catalog=cat,
                            packages=prepared.local_packages)
     if settings.max_local_replicas is not None:
         options.max_replicas = settings.max_local_replicas
@@ -263,7 +265,8 @@ def _dry_run(settings: SubmitSettings, prepared: Prepared, backend: Backend) -> 
         CONSOLE.err(f"Dry run: would stage {upload.path.name} "
                     f"({human_size(upload.digest.size)}) at {upload.uri} unless it is there "
                     "already (nothing uploaded)")
-    request = backend.request(prepared.doc.data, settings.gcp, settings.project)
+    request = backend.request(prepared.doc.data, settings.gcp, settings.project,
+                              settings.job_options())
     CONSOLE.err(f"Dry run: would {request.method} this {request.noun} to {request.url} "
                 "(nothing sent)"
                 + ("" if settings.project else "; no project given (--project or GPUJOB_PROJECT)"))
@@ -289,4 +292,5 @@ def _send(settings: SubmitSettings, prepared: Prepared, backend: Backend) -> int
     follow = remote.Follow(settings.wait, settings.stream_logs, settings.poll_interval)
     return remote.submit(backend, prepared.doc.data, gcp, settings.output_format, follow,
                          session=session,
-                         warnings=[f.as_dict() for f in prepared.warnings])
+                         warnings=[f.as_dict() for f in prepared.warnings],
+                         options=settings.job_options())

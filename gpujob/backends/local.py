@@ -292,8 +292,9 @@ def plan(doc: Document, options: LocalOptions,
                          "-m MODULE) or trainingInput.pythonModule; a custom container's own "
                          "command is not run locally")
     root, module_warning = _package_root(options.package_path, module)
-    cat = options.catalog if options.catalog is not None else catalog.load(
-        catalog.DEFAULT_SERVICE)
+    # the replicas are planned from the config's own format, an AI Platform Job, over AI
+    # Platform's catalog (its machine types' built-in GPUs, its scale tiers)
+    cat = options.catalog if options.catalog is not None else catalog.load("ai-platform")
     groups, warnings = replicas_of(ti, cat)
     replicas, trimmed = trim(groups, options.max_replicas)
     if options.gpus is None:
