@@ -167,6 +167,11 @@ def prepare_job(settings: SubmitSettings, workdir: Path) -> Prepared:
     wanted = None if settings.local else _Wanted(doc, settings)
     checked = apply(doc, [wanted.for_check()]) if wanted else doc
     findings = combine(loaded.findings, check_document(checked, settings.check_options()))
+    if settings.local and settings.service == "vertex":
+        from gpujob.backends.vertex_env import translated_by_the_run
+
+        # the run translates the job itself, with its own job dir, and reports that
+        findings = [f for f in findings if not translated_by_the_run(f)]
     errors = sum(f.is_error for f in findings)
     _report(settings, findings, valid=not errors)
     if errors:

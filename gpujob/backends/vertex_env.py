@@ -152,6 +152,14 @@ def _as_submitted(doc: Document, job_dir: str, package_path: str | None) -> Docu
     return apply(doc, overrides)
 
 
+def translated_by_the_run(finding: Finding) -> bool:
+    """A finding of the translation, which a local run makes (and reports) itself: with the
+    run's job dir and package, and the cloud-only errors as warnings."""
+    from gpujob.translate.notes import RULE
+
+    return finding.rule.startswith(f"{RULE}.")
+
+
 def _for_local(finding: Finding) -> Finding:
     if not finding.is_error or finding.rule not in CLOUD_ONLY:
         return finding
