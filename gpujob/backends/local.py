@@ -331,7 +331,7 @@ def _plan_vertex(doc: Document, options: LocalOptions, environ: Mapping[str, str
     job_dir, fresh = _job_dir(ti, job_id)
     cat = options.catalog if isinstance(options.catalog, VertexCatalog) else None
     job = vertex_env.translate_here(doc, job_dir, options.package_path, cat)
-    replicas, trimmed = trim(job.groups, options.max_replicas)
+    replicas, trimmed = trim([Group(*g) for g in job.groups], options.max_replicas)
     replicas = [replace(r, pool=vertex_env.POOL_OF[r.task]) for r in replicas]
     gpus, short = share_gpus(replicas, options.gpus, environ)
     warnings = job.warnings + [w for w in (module_warning, trimmed, short) if w]

@@ -23,13 +23,12 @@ import json
 from collections.abc import Mapping, Sequence
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from gpujob.errors import InvalidConfig, UsageError
 from gpujob.findings import Finding, Location
 
 if TYPE_CHECKING:
-    from gpujob.backends.local import Group, Replica
     from gpujob.catalog.vertex_data import VertexCatalog
     from gpujob.config.document import Document
     from gpujob.translate.vertex import Translation
@@ -67,6 +66,28 @@ OUTPUT_DIRS = {"AIP_MODEL_DIR": "model", "AIP_CHECKPOINT_DIR": "checkpoints",
 CLOUD_ONLY = frozenset({"vertex-translate.package", "vertex-translate.executor-image",
                         "vertex-translate.runtime-version", "vertex-translate.scheduling",
                         "vertex-translate.hyperparameters"})
+
+
+class Group(NamedTuple):
+    """``count`` replicas of one pool, as ``gpujob local`` counts them (``local.Group``)."""
+
+    task: str  # master, worker, ps, evaluator
+    count: int
+    gpus: int
+
+
+class Replica(Protocol):
+    """What the variables are made from (``local.Replica``; named here, not imported, so that
+    the two modules do not import each other)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def task(self) -> str: ...
+
+    @property
+    def index(self) -> int: ...
 
 
 class Refused(InvalidConfig):
@@ -174,8 +195,6 @@ def _spec(translation: Translation) -> dict[str, Any]:
 
 def _groups(translation: Translation, cat: VertexCatalog) -> tuple[list[Group], list[str]]:
     """The replicas of each pool, in pool order, with the GPUs each asks for."""
-    from gpujob.backends.local import Group
-
     groups, warnings = [], []
     for index, pool in enumerate(_spec(translation).get("workerPoolSpecs", [])):
         if not pool:
