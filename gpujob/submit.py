@@ -178,7 +178,7 @@ def prepare_job(settings: SubmitSettings, workdir: Path) -> Prepared:
         raise InvalidConfig(f"{settings.config}: {errors} problem{'s' if errors > 1 else ''}; "
                             f"nothing was {'run' if settings.local else 'submitted'}")
     prepared = wanted.stage(doc, settings, workdir) if wanted else Prepared(doc)
-    prepared.warnings = findings
+    prepared.warnings = [f for f in findings if f.severity == "warning"]
     return prepared
 
 
@@ -229,7 +229,8 @@ def _dry_run(settings: SubmitSettings, prepared: Prepared, backend: Backend) -> 
         CONSOLE.err(f"Dry run: would stage {upload.path.name} "
                     f"({human_size(upload.digest.size)}) at {upload.uri} unless it is there "
                     "already (nothing uploaded)")
-    request = backend.request(prepared.doc.data, settings.gcp, settings.project)
+    request = backend.request(prepared.doc.data, settings.gcp, settings.project,
+                              settings.job_options())
     CONSOLE.err(f"Dry run: would {request.method} this {request.noun} to {request.url} "
                 "(nothing sent)"
                 + ("" if settings.project else "; no project given (--project or GPUJOB_PROJECT)"))
@@ -255,4 +256,5 @@ def _send(settings: SubmitSettings, prepared: Prepared, backend: Backend) -> int
     follow = remote.Follow(settings.wait, settings.stream_logs, settings.poll_interval)
     return remote.submit(backend, prepared.doc.data, gcp, settings.output_format, follow,
                          session=session,
-                         warnings=[f.as_dict() for f in prepared.warnings])
+                         warnings=[f.as_dict() for f in prepared.warnings],
+                         options=settings.job_options())

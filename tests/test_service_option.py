@@ -72,7 +72,7 @@ def test_unsupported_flags_are_refused_together():
     check_flags(_Service(), ["--region", "--job-id"])  # nothing to refuse
 
 
-def test_ai_platform_honours_every_submit_flag(cli):
+def test_ai_platform_honours_every_submit_flag_but_vertex_ones(cli):
     backend = backends.get("ai-platform")
-    assert backend.unsupported_flags == frozenset()
+    assert backend.unsupported_flags == frozenset({"--executor-image-uri"})
     assert backend.name == "ai-platform"

@@ -1,5 +1,6 @@
 """What a rule sees: the typed job view, the catalog in use, and the helpers that turn what it
-finds into findings at the place the user wrote."""
+finds into findings at the place the user wrote. ``Checking`` is what every service's rules
+share; ``Context`` adds AI Platform's catalog (Vertex AI's rules have ``rules.vertex``'s)."""
 
 from __future__ import annotations
 
@@ -14,15 +15,15 @@ from gpujob.suggest import did_you_mean
 REGION_CHECKS_OFF = "(a warning: region checks are off)"
 
 
-class Context:
-    """One job being checked. ``refused``: the paths the schema refused; the rules stay quiet
-    about those values (and what they hold), so one mistake gives one message.
+class Checking:
+    """What the rules of every service see: the job (its typed view), and how a rule adds a
+    finding at the place the user wrote. ``refused``: the paths the schema refused; the rules
+    stay quiet about those values (and what they hold), so one mistake gives one message.
     ``relax_region``: region rules report warnings (--no-region-check, local runs)."""
 
-    def __init__(self, job: JobView, catalog: Catalog, locate: Callable[..., Location],
-                 refused: set[JsonPath], *, relax_region: bool) -> None:
+    def __init__(self, job: JobView, locate: Callable[..., Location], refused: set[JsonPath],
+                 *, relax_region: bool) -> None:
         self.job = job
-        self.catalog = catalog
         self.ti = job.training_input
         self.replicas = job.replicas
         self.refused = refused
@@ -31,36 +32,6 @@ class Context:
         self.rule: Rule | None = None  # the rule running, whose id and severity emit uses
         self._locate = locate
         self._warned: set[str] = set()
-        self._gpus: list[tuple[str, JsonPath, str]] | None = None
-        self.tier_name = None if self.broken((TI, "scaleTier")) else job.scale_tier
-        self.tier: ScaleTier | None = catalog.scale_tiers.get(self.tier_name or "")
-        # the config describes the cluster itself (scale tier CUSTOM, or none given)
-        self.custom = self.tier_name is None or (self.tier is not None and self.tier.custom)
-
-    # -- what the job is -----------------------------------------------------------------------
-
-    def active(self) -> list[Replica]:
-        """Replicas that will run."""
-        return self.job.active()
-
-    def gpus_in_use(self) -> list[tuple[str, JsonPath, str]]:
-        """(GPU type, path of what asks for it, who asks) for every GPU the job will use: the
-        scale tier's, those attached to Compute Engine machines, those built into legacy
-        machine types."""
-        if self._gpus is None:
-            cat, out = self.catalog, []
-            if self.tier and self.tier.gpu:
-                out.append((self.tier.gpu[0], (TI, "scaleTier"), f"scaleTier {self.tier_name}"))
-            for r in self.active() if self.custom else []:
-                machine = cat.machine_types.get(r.machine or "")
-                gpu = cat.gpu_types.get(r.accel_type or "")
-                if gpu and gpu.kind == "gpu" and machine and machine.category == "compute_engine":
-                    out.append((gpu.api_name, (*r.accel_path, "type"), f"the {r.label}"))
-                elif machine and machine.category == "legacy" and machine.built_in:
-                    out.append((machine.built_in[0], r.type_path,
-                                f"the {r.label}'s {machine.name}"))
-            self._gpus = out
-        return self._gpus
 
     def broken(self, path: JsonPath) -> bool:
         """The schema refused this value (or what holds it)."""
@@ -98,3 +69,42 @@ class Context:
         if token not in self._warned:
             self._warned.add(token)
             self.emit(path, message, hint)
+
+
+class Context(Checking):
+    """One job being checked for AI Platform Training, over its catalog."""
+
+    def __init__(self, job: JobView, catalog: Catalog, locate: Callable[..., Location],
+                 refused: set[JsonPath], *, relax_region: bool) -> None:
+        super().__init__(job, locate, refused, relax_region=relax_region)
+        self.catalog = catalog
+        self._gpus: list[tuple[str, JsonPath, str]] | None = None
+        self.tier_name = None if self.broken((TI, "scaleTier")) else job.scale_tier
+        self.tier: ScaleTier | None = catalog.scale_tiers.get(self.tier_name or "")
+        # the config describes the cluster itself (scale tier CUSTOM, or none given)
+        self.custom = self.tier_name is None or (self.tier is not None and self.tier.custom)
+
+    # -- what the job is -----------------------------------------------------------------------
+
+    def active(self) -> list[Replica]:
+        """Replicas that will run."""
+        return self.job.active()
+
+    def gpus_in_use(self) -> list[tuple[str, JsonPath, str]]:
+        """(GPU type, path of what asks for it, who asks) for every GPU the job will use: the
+        scale tier's, those attached to Compute Engine machines, those built into legacy
+        machine types."""
+        if self._gpus is None:
+            cat, out = self.catalog, []
+            if self.tier and self.tier.gpu:
+                out.append((self.tier.gpu[0], (TI, "scaleTier"), f"scaleTier {self.tier_name}"))
+            for r in self.active() if self.custom else []:
+                machine = cat.machine_types.get(r.machine or "")
+                gpu = cat.gpu_types.get(r.accel_type or "")
+                if gpu and gpu.kind == "gpu" and machine and machine.category == "compute_engine":
+                    out.append((gpu.api_name, (*r.accel_path, "type"), f"the {r.label}"))
+                elif machine and machine.category == "legacy" and machine.built_in:
+                    out.append((machine.built_in[0], r.type_path,
+                                f"the {r.label}'s {machine.name}"))
+            self._gpus = out
+        return self._gpus
