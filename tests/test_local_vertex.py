@@ -1,24 +1,24 @@
-"""A local run as Vertex AI runs the job (``gpujob local --service vertex``): what every replica
-sees, the arguments the translation gives it, and which translation findings stop the run.
+"""A local run as Vertex AI runs the job (``gpujob local --service vertex``, ``submit --local
+--service vertex``): what every replica sees, the arguments the translation gives it, and which
+translation findings stop the run.
 
 The trainer is tests/trainers/recorder (standard library only): each replica writes what it saw
-to JOB_DIR/seen/TASK-INDEX.json (TASK is TF_CONFIG's task type) and prints a line. The runs start
-after the checks, where ``gpujob local`` hands the checked job to ``backends.local.run_local``.
+to JOB_DIR/seen/TASK-INDEX.json (TASK is TF_CONFIG's task type) and prints a line.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
 import sys
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import pytest
 
-from gpujob.backends.local import LocalOptions, plan, run_local
-from gpujob.config.load import load_file
-from gpujob.errors import GpujobError
+from gpujob.backends.local import LocalOptions, plan
 
 RECORDER = Path(__file__).resolve().parent / "trainers" / "recorder"
 
@@ -34,36 +34,25 @@ CLUSTER: dict[str, Any] = {
 }
 
 
-class Run(NamedTuple):
-    code: int
-    out: str
-    err: str
-
-
 @pytest.fixture
-def vertex_run(write, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
-    """Write a config (``trainingInput`` fields, ``jobId`` test_job) and run it here as Vertex
-    runs it on the recorder, with GPUs ``gpus``; returns (Run, job dir)."""
+def vertex_run(cli, write, tmp_path: Path):
+    """Write a config (``trainingInput`` fields, ``jobId`` test_job) and run it with ``gpujob
+    local --service vertex`` (``submit --local`` with ``command="submit"``) on the recorder,
+    given the GPUs ``gpus``; returns (result, job dir)."""
     made = 0
 
-    def run(training_input: dict[str, Any], gpus: str = "",
-            max_replicas: int = 8) -> tuple[Run, Path]:
+    def run(training_input: dict[str, Any], *flags: str, gpus: str = "",
+            trainer_args: tuple[str, ...] = (), command: str = "local"):
         nonlocal made
         made += 1
         job_dir = tmp_path / f"job-dir-{made}"
-        data = {"jobId": "test_job", "trainingInput": {"jobDir": str(job_dir),
-                                                       **training_input}}
-        doc = load_file(write(json.dumps(data), f"job{made}.yaml")).document
-        options = LocalOptions(package_path=str(RECORDER), service="vertex",
-                               gpus=gpus.split(",") if gpus else [], max_replicas=max_replicas)
-        capsys.readouterr()
-        try:
-            code = run_local(doc, options)
-        except GpujobError as exc:
-            print(f"error: {exc.message}", file=sys.stderr)
-            code = exc.exit_code
-        out, err = capsys.readouterr()
-        return Run(code, out, err), job_dir
+        config = write(json.dumps({"jobId": "test_job", "trainingInput": training_input}),
+                       f"job{made}.yaml")
+        local = ("--local",) if command == "submit" else ()
+        result = cli(command, config, *local, "--service", "vertex", "--package-path", RECORDER,
+                     "--job-dir", job_dir, *flags, "--", *trainer_args,
+                     env={"GPUJOB_LOCAL_GPUS": gpus})
+        return result, job_dir
 
     return run
 
@@ -77,8 +66,10 @@ def variable(record: dict[str, Any], name: str) -> dict[str, Any]:
     return json.loads(record["env"][name])
 
 
-def test_every_replica_sees_what_a_vertex_replica_sees(vertex_run):
-    result, job_dir = vertex_run({**CLUSTER, "args": ["--expect", "5", "a b"]}, gpus="0,1,2,3")
+@pytest.mark.parametrize("command", ["local", "submit"])
+def test_every_replica_sees_what_a_vertex_replica_sees(vertex_run, command):
+    result, job_dir = vertex_run(CLUSTER, gpus="0,1,2,3", trainer_args=("--expect", "5", "a b"),
+                                 command=command)
     assert result.code == 0, result.err
     records = seen(job_dir)
     assert sorted(records) == ["chief-0", "evaluator-0", "ps-0", "worker-0", "worker-1"]
@@ -134,13 +125,14 @@ def test_every_replica_sees_what_a_vertex_replica_sees(vertex_run):
 
 def test_the_translation_says_what_it_did_and_its_cloud_only_errors_do_not_stop_the_run(
         vertex_run):
-    result, job_dir = vertex_run(CLUSTER, gpus="0,1,2,3")
+    result, job_dir = vertex_run(CLUSTER, gpus="0,1,2,3", trainer_args=("--expect", "5"))
     assert result.code == 0, result.err
     lines = result.err.splitlines()
-    assert any(line.startswith(f"{job_dir.parent}/job1.yaml:1:") and
-               "trainingInput.jobDir: " in line and f"jobDir became baseOutputDirectory "
-               f"{job_dir} " in line and f"`--job-dir {job_dir}` is appended" in line
-               for line in lines), result.err
+    assert (f"command line (--job-dir): trainingInput.jobDir: note: jobDir became "
+            f"baseOutputDirectory {job_dir} (Vertex sets AIP_MODEL_DIR, AIP_CHECKPOINT_DIR and "
+            f"AIP_TENSORBOARD_LOG_DIR under it) and, as Vertex does not pass it, `--job-dir "
+            f"{job_dir}` is appended to the trainer's arguments in every pool "
+            "[vertex-translate.job-dir]") in lines
     # Vertex has no prebuilt image for runtimeVersion 2.11 any more: the cloud would refuse the
     # job, and a local run, which runs the module here, says so and goes on
     (refused,) = [line for line in lines if "[vertex-translate.runtime-version]" in line]
@@ -150,6 +142,7 @@ def test_the_translation_says_what_it_did_and_its_cloud_only_errors_do_not_stop_
                             "refuse the job; a local run does not need it) "
                             "[vertex-translate.runtime-version]")
     assert len(seen(job_dir)) == 5
+    assert "packageUris" not in result.err  # the run's package stands in for the staged one
 
 
 def test_a_cluster_vertex_cannot_run_is_not_run(vertex_run):
@@ -214,26 +207,15 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "configs" / "pytorch-mlp-ddp-vertex.yaml"
 
 
-def test_the_example_trainer_trains_as_vertex_runs_it(tmp_path: Path,
-                                                      capsys: pytest.CaptureFixture[str]):
+def test_the_example_trainer_trains_as_vertex_runs_it(cli, tmp_path: Path):
     """The Vertex config of the PyTorch example, run here on the CPU: each replica finds its
     rank in Vertex's variables, and the arguments are those its container would get."""
-    from gpujob.config.merge import apply
-    from gpujob.config.overrides import Override
-    from gpujob.findings import Location
-
     job_dir = tmp_path / "job"
-    given = {("jobId",): "mlp_vertex", ("trainingInput", "jobDir"): str(job_dir),
-             ("trainingInput", "pythonModule"): "trainer.task",
-             ("trainingInput", "args"): ["--epochs", "1", "--train-size", "1024",
-                                         "--test-size", "256"]}
-    doc = apply(load_file(str(EXAMPLE)).document,
-                [Override(path, value, Location("command line", flag="test"))
-                 for path, value in given.items()])
-    capsys.readouterr()
-    code = run_local(doc, LocalOptions(package_path=str(ROOT / "examples" / "mlp" / "trainer"),
-                                       service="vertex", gpus=[]))
-    out, err = capsys.readouterr()
+    result = cli("local", EXAMPLE, "--service", "vertex", "--package-path",
+                 ROOT / "examples" / "mlp" / "trainer", "--module-name", "trainer.task",
+                 "--job-dir", job_dir, "--job-id", "mlp_vertex", "--", "--epochs", "1",
+                 "--train-size", "1024", "--test-size", "256", env={"GPUJOB_LOCAL_GPUS": ""})
+    code, out, err = result.code, result.out, result.err
     assert code == 0, out + err
     lines = out.splitlines()
     assert "workerpool0-0 | replica 0 of 2: 1 process (no GPU), rank 0 of 2 (gloo)" in lines
@@ -246,3 +228,19 @@ def test_the_example_trainer_trains_as_vertex_runs_it(tmp_path: Path,
     assert (metrics["world_size"], metrics["replicas"]) == (2, 2)
     assert err.endswith("Job mlp_vertex succeeded: workerpool0-0 exited with code 0\n")
     assert "pythonModule is not sent" not in err  # it runs in the container's place only here
+
+
+def test_a_local_run_needs_no_backend_of_the_service(write, tmp_path: Path):
+    """A local run talks to no service: neither Vertex's backend nor its API client is loaded."""
+    config = write(json.dumps({"jobId": "j", "trainingInput": {**CLUSTER, "workerCount": 0,
+                                                               "parameterServerCount": 0,
+                                                               "evaluatorCount": 0}}))
+    script = ("import sys; from gpujob.cli import main; code = main(sys.argv[1:]); "
+              "print(sorted(m for m in sys.modules if m in ('gpujob.backends.vertex', "
+              "'gpujob.backends.vertex_jobs', 'gpujob.gcp.session') or m.startswith(("
+              "'googleapiclient', 'google.auth'))), code)")
+    done = subprocess.run([sys.executable, "-c", script, "local", config, "--service", "vertex",
+                           "--package-path", str(RECORDER), "--job-dir", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "GPUJOB_LOCAL_GPUS": ""})
+    assert done.stdout.splitlines()[-1] == "[] 0", done.stderr
