@@ -194,7 +194,8 @@ def run_local(settings: SubmitSettings, doc: Document) -> int:
     from gpujob.backends.local import run_local as run_here
 
     options = LocalOptions(package_path=settings.package_path, catalog=settings.catalog,
-                           service=settings.service)
+                           service=settings.service,
+                           executor_image_uri=settings.job_options().executor_image_uri)
     if settings.max_local_replicas is not None:
         options.max_replicas = settings.max_local_replicas
     if settings.grace_period is not None:
@@ -208,13 +209,11 @@ def run(settings: SubmitSettings) -> int:
     from gpujob.backends.base import check_flags
 
     _check_local_flags(settings)
-    # a local run talks to no service: it needs no backend (its API client, the API's flags)
-    backend = None if settings.local else backends.get(settings.service)
-    if backend is not None:
-        check_flags(backend, settings.given_flags)
+    backend = backends.get(settings.service)  # a local run reads only its flags
+    check_flags(backend, settings.given_flags)
     with tempfile.TemporaryDirectory(prefix="gpujob-build-") as workdir:
         prepared = prepare_job(settings, Path(workdir))
-        if backend is None:
+        if settings.local:
             return run_local(settings, prepared.doc)
         if settings.dry_run:
             return _dry_run(settings, prepared, backend)

@@ -230,17 +230,31 @@ def test_the_example_trainer_trains_as_vertex_runs_it(cli, tmp_path: Path):
     assert "pythonModule is not sent" not in err  # it runs in the container's place only here
 
 
-def test_a_local_run_needs_no_backend_of_the_service(write, tmp_path: Path):
-    """A local run talks to no service: neither Vertex's backend nor its API client is loaded."""
+def test_a_local_run_loads_no_client_of_the_service(write, tmp_path: Path):
+    """A local run talks to no service: no API client, credentials or Vertex job module is
+    loaded (the service's backend says only which flags it refuses)."""
     config = write(json.dumps({"jobId": "j", "trainingInput": {**CLUSTER, "workerCount": 0,
                                                                "parameterServerCount": 0,
                                                                "evaluatorCount": 0}}))
     script = ("import sys; from gpujob.cli import main; code = main(sys.argv[1:]); "
-              "print(sorted(m for m in sys.modules if m in ('gpujob.backends.vertex', "
-              "'gpujob.backends.vertex_jobs', 'gpujob.gcp.session') or m.startswith(("
+              "print(sorted(m for m in sys.modules if m in ('gpujob.backends.vertex_jobs', "
+              "'gpujob.gcp.session', 'gpujob.gcp.aiplatform') or m.startswith(("
               "'googleapiclient', 'google.auth'))), code)")
     done = subprocess.run([sys.executable, "-c", script, "local", config, "--service", "vertex",
                            "--package-path", str(RECORDER), "--job-dir", str(tmp_path / "out")],
                           capture_output=True, text=True, timeout=120,
                           env={**os.environ, "GPUJOB_LOCAL_GPUS": ""})
     assert done.stdout.splitlines()[-1] == "[] 0", done.stderr
+
+
+def test_the_executor_image_is_translated_as_for_the_cloud(vertex_run):
+    result, job_dir = vertex_run(CLUSTER, "--executor-image-uri", "python:3.11",
+                                 trainer_args=("--expect", "5"))
+    assert result.code == 0, result.err
+    assert "end of availability" not in result.err
+    assert ("trainingInput.runtimeVersion: note: runtimeVersion and pythonVersion are not sent: "
+            "the package runs on python:3.11 (--executor-image-uri) "
+            "[vertex-translate.runtime-version]") in result.err
+    # the image's command installs the package and passes the arguments on: the same here
+    assert {tuple(r["argv"]) for r in seen(job_dir).values()} == {
+        ("--expect", "5", "--job-dir", str(job_dir))}

@@ -88,6 +88,7 @@ class LocalOptions:
     grace_period: float = DEFAULT_GRACE_PERIOD
     gpus: list[str] | None = None
     service: str = "ai-platform"  # whose replicas to emulate: ai-platform, or vertex
+    executor_image_uri: str | None = None  # vertex: what the cloud would run the package on
 
 
 @dataclass
@@ -330,7 +331,8 @@ def _plan_vertex(doc: Document, options: LocalOptions, environ: Mapping[str, str
     job_id = str(doc.data.get("jobId", "job"))
     job_dir, fresh = _job_dir(ti, job_id)
     cat = options.catalog if isinstance(options.catalog, VertexCatalog) else None
-    job = vertex_env.translate_here(doc, job_dir, options.package_path, cat)
+    job = vertex_env.translate_here(doc, job_dir, options.package_path, cat,
+                                   options.executor_image_uri)
     replicas, trimmed = trim([Group(*g) for g in job.groups], options.max_replicas)
     replicas = [replace(r, pool=vertex_env.POOL_OF[r.task]) for r in replicas]
     gpus, short = share_gpus(replicas, options.gpus, environ)
