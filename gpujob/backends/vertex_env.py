@@ -2,8 +2,9 @@
 
 The job is the translation's (``gpujob.translate.vertex``): its worker pools (0 the primary, 1
 the workers, 2 the parameter servers, 3 the evaluators) with their replica counts and GPUs, and
-the trainer's arguments (the config's, plus ``--job-dir DIR``, which Vertex does not pass). The
-run's job dir stands in for ``baseOutputDirectory``. Every replica gets (VERTEX.md §6):
+the arguments each pool's package or container gets (the config's, plus ``--job-dir DIR``,
+which Vertex does not pass). The run's job dir stands in for ``baseOutputDirectory``. Every
+replica gets (VERTEX.md §6):
 
 - ``CLUSTER_SPEC``: ``cluster`` {``workerpool0``: [host:port], …} (the pools that have
   replicas), ``environment`` "cloud", ``task`` {``type``: ``workerpoolN``, ``index``}, ``job``
@@ -154,13 +155,13 @@ def _code(pool: dict[str, Any], translation: Translation,
 
 
 def _as_submitted(doc: Document, job_dir: str, package_path: str | None) -> Document:
-    from gpujob.config.merge import REMOVE, apply
-    from gpujob.config.overrides import Override
-
     """The job as ``submit`` would send it: with the run's job dir; a package job with the
     package ``--package-path`` builds (as submit's checks see it before the build,
     ``submit._Wanted.for_check``); a container job without the module that a local run needs
     only to run in the container's place."""
+    from gpujob.config.merge import REMOVE, apply
+    from gpujob.config.overrides import Override
+
     ti = doc.data[TI]
     path = (TI, "jobDir")
     origin = doc.locate(path) if "jobDir" in ti else Location("gpujob local",
@@ -168,7 +169,7 @@ def _as_submitted(doc: Document, job_dir: str, package_path: str | None) -> Docu
     overrides = [Override(path, job_dir, origin)]
     container = isinstance(ti.get("masterConfig"), dict) and ti["masterConfig"].get("imageUri")
     if container and "pythonModule" in ti:
-        overrides.append(Override((TI, "pythonModule"), REMOVE, origin))
+        overrides.append(Override((TI, "pythonModule"), REMOVE, Location("gpujob local")))
     elif package_path and not ti.get("packageUris"):
         overrides.append(Override((TI, "packageUris"), [
             f"gs://to-be-staged/{Path(package_path).resolve().name}.tar.gz"],
