@@ -16,7 +16,7 @@ from gpujob.job import view
 
 if TYPE_CHECKING:
     from gpujob.catalog import VertexCatalog
-    from gpujob.rules import Translated
+    from gpujob.rules.vertex import Translated
 
 
 class CheckOptions(NamedTuple):
@@ -86,13 +86,14 @@ def translate(doc: Document, cat: "VertexCatalog", options: CheckOptions) -> "Tr
     """The config as Vertex AI's request, for its rules."""
     from datetime import date
 
-    from gpujob.rules import Translated
+    from gpujob.rules.vertex import Translated, for_local_run
     from gpujob.translate.vertex import VertexOptions
     from gpujob.translate.vertex import translate as to_vertex
 
     t = to_vertex(doc, cat, date.today(),
                   VertexOptions(executor_image_uri=options.executor_image_uri))
-    return Translated(t.findings, t.body, t.origins)
+    return Translated(for_local_run(t.findings) if options.local else t.findings, t.body,
+                      t.origins)
 
 
 def check_file(path: str, options: CheckOptions) -> FileResult:

@@ -193,6 +193,8 @@ def run_local(settings: SubmitSettings, doc: Document) -> int:
     from gpujob.backends.local import LocalOptions
     from gpujob.backends.local import run_local as run_here
 
+    # each service's runner plans over its own catalog (ai-platform: its scale tiers and
+    # machine types; vertex: the translation's)
     options = LocalOptions(package_path=settings.package_path, catalog=settings.catalog,
                            service=settings.service,
                            executor_image_uri=settings.job_options().executor_image_uri)

@@ -15,6 +15,8 @@ import yaml
 from fakes.discovery import request_violations
 from jobs import CONTAINER_JOB
 
+pytestmark = pytest.mark.default_service  # they name their service; the default is not set
+
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
 PYTORCH = "pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime"

@@ -15,6 +15,8 @@ from gpujob.check import CheckOptions, check_document
 from gpujob.config.load import loads
 from gpujob.rules import RULES
 
+pytestmark = pytest.mark.default_service  # they name their service; the default is not set
+
 VERTEX_RULES = {rule_id: r for rule_id, r in RULES.items() if "vertex" in r.services}
 
 CONTAINER = """\
@@ -289,3 +291,30 @@ def test_every_vertex_rule_a_finding_can_name_is_exercised_here():
                              "vertex-translate.executor-image", "vertex-translate.package",
                              "vertex-translate.job-dir", "vertex-translate.dropped"}
     assert set(VERTEX_RULES) - translation_elsewhere == named
+
+
+def test_a_local_run_does_not_need_the_image():
+    """A local run uses this machine's Python: an image Vertex AI would refuse is a warning
+    there (the cloud still refuses it)."""
+    text = container().replace("    imageUri: gcr.io/p/t:1\n", "") + (
+        "  runtimeVersion: '2.11'\n  packageUris: [gs://my-bucket/t.tar.gz]\n"
+        "  pythonModule: trainer.task\n")
+    doc = loads(text.encode(), "job.yaml").document
+    cloud = check_document(doc, CheckOptions(submit=True, service="vertex"))
+    local = check_document(doc, CheckOptions(submit=True, local=True, service="vertex"))
+    assert [(f.severity, f.rule) for f in cloud] == [
+        ("error", "vertex-translate.runtime-version")]
+    assert [(f.severity, f.rule) for f in local] == [
+        ("warning", "vertex-translate.runtime-version")]
+    assert local[0].message == cloud[0].message
+    assert local[0].hint.endswith("; (a warning: a local run uses this machine's Python, not "
+                                  "the image)")
+
+
+def test_a_misspelt_master_type_is_one_message(cli, write):
+    text = container().replace("masterType:", "masterTyp:")
+    result = validate(cli, write, text)
+    assert result.code == 1
+    assert result.out == (
+        "config.yaml:4:3: trainingInput.masterTyp: unknown key 'masterTyp' "
+        "[schema.unknown-key]\n  hint: did you mean 'masterType'?\n")

@@ -18,6 +18,8 @@ from gpujob.catalog import vertex_data
 from gpujob.errors import InvalidConfig, UsageError
 from gpujob.gcp.settings import GcpSettings
 
+pytestmark = pytest.mark.default_service  # they name their service; the default is not set
+
 HP_JOB = CONTAINER_JOB + """\
   hyperparameters:
     goal: MAXIMIZE

@@ -28,7 +28,7 @@ from gpujob import catalog
 from gpujob.backends.local_gpus import share_gpus
 from gpujob.backends.module_check import check_module
 from gpujob.backends.processes import Spec, describe_exit, supervise
-from gpujob.catalog import Catalog
+from gpujob.catalog import AnyCatalog, Catalog
 from gpujob.config.document import Document
 from gpujob.errors import InvalidConfig, JobFailed, UsageError
 from gpujob.findings import Finding, finding_line
@@ -83,7 +83,7 @@ class LocalOptions:
     None means the built-in catalog (machine types' built-in GPUs, scale tiers)."""
 
     package_path: str | None = None
-    catalog: Catalog | None = None
+    catalog: AnyCatalog | None = None  # the service's (ai-platform: scale tiers, machines)
     max_replicas: int = DEFAULT_MAX_REPLICAS
     grace_period: float = DEFAULT_GRACE_PERIOD
     gpus: list[str] | None = None
@@ -305,8 +305,9 @@ def plan(doc: Document, options: LocalOptions,
     root, module_warning = _package_root(options.package_path, module)
     if options.service == "vertex":
         return _plan_vertex(doc, options, environ, module, root, module_warning)
-    cat = options.catalog if options.catalog is not None else catalog.load(
-        catalog.DEFAULT_SERVICE)
+    # the replicas are planned from the config's own format, an AI Platform Job, over AI
+    # Platform's catalog (its machine types' built-in GPUs, its scale tiers)
+    cat = options.catalog if options.catalog is not None else catalog.load("ai-platform")
     groups, warnings = replicas_of(ti, cat)
     replicas, trimmed = trim(groups, options.max_replicas)
     gpus, short = share_gpus(replicas, options.gpus, environ)

@@ -46,7 +46,7 @@ class _Services(Mapping[str, ModuleType]):
 
 
 SERVICES: Mapping[str, ModuleType] = _Services()
-DEFAULT_SERVICE = "ai-platform"
+DEFAULT_SERVICE = "vertex"  # as gpujob.backends.DEFAULT_SERVICE
 
 
 def service(name: str) -> ModuleType:

@@ -24,6 +24,13 @@ def execute(settings: GpusSettings) -> int:
     if settings.export_catalog:
         CONSOLE.out(Path(cat.path).read_text(encoding="utf-8"))
         return EXIT_OK
+    if cat.service != "ai-platform":  # browsing the Vertex catalog is not written yet
+        from gpujob.errors import UsageError
+
+        raise UsageError(f"gpujob gpus cannot browse the {cat.service} catalog yet",
+                         "`gpujob gpus --service ai-platform` browses AI Platform's; "
+                         f"`gpujob gpus --service {cat.service} --export-catalog` prints "
+                         f"{cat.service}'s")
     filters = command.resolve_filters(cat, settings.gpu, settings.machine_type, settings.count,
                                       settings.region, settings.zone)
     return command.run(cat, filters, settings.output_format)

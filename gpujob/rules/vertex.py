@@ -88,9 +88,36 @@ class VertexContext(Checking):
 
     def adopt(self, rule_id: str) -> None:
         """The translation's findings of rule ``rule_id``, as it made them (notes, warnings
-        and errors), but for those about a value the schema refused."""
-        self.findings += [f for f in self.translated.findings
-                          if f.rule == rule_id and not self.broken(f.path)]
+        and errors), but for those about a value the schema refused, and for a field said to
+        be missing that the schema reported misspelt (``masterTyp``: its did-you-mean is the
+        one message)."""
+        self.findings += [f for f in self.translated.findings if f.rule == rule_id
+                          and not self.broken(f.path) and not self._misspelt_missing(f)]
+
+    def _misspelt_missing(self, finding: Finding) -> bool:
+        rule, path = finding.rule.rsplit(".", 1)[-1], finding.path
+        if rule == "pool" and path == (TI, "scaleTier"):
+            return self.misspelt("masterType")
+        field = path[1] if len(path) == 2 and isinstance(path[1], str) else ""
+        if rule == "pool" and field.endswith("Count"):
+            return self.misspelt(field.replace("Count", "Type"))
+        if rule == "package" and field:
+            return self.misspelt("pythonModule") or self.misspelt("packageUris")
+        return False
+
+
+# the translation's errors about the service's images, which a local run does not use
+IMAGE_RULES = (f"{TRANSLATE}.runtime-version", f"{TRANSLATE}.executor-image")
+LOCAL_IMAGE = "(a warning: a local run uses this machine's Python, not the image)"
+
+
+def for_local_run(findings: list[Finding]) -> list[Finding]:
+    """The translation's findings for a local run: an image Vertex AI would refuse (past its
+    end of availability, none for the runtimeVersion) is a warning, for the run does not use
+    it; the cloud still would refuse it."""
+    return [f._replace(severity="warning", hint=f"{f.hint}; {LOCAL_IMAGE}" if f.hint
+                       else LOCAL_IMAGE) if f.is_error and f.rule in IMAGE_RULES else f
+            for f in findings]
 
 
 # -- where: training regions, and GPUs by zone (a proxy) ---------------------------------------
@@ -132,9 +159,10 @@ def region_gpu(ctx: VertexContext) -> None:
         if accel is None or accel.kind != "gpu" or cat.problem(
                 pool.machine_type, accel.api_name, pool.accelerator_count):
             continue  # no GPU, or one the machine cannot take (vertex.machine says so)
-        regions = cat.regions_for(pool.machine_type, accel.api_name)
-        if regions is None or region in regions:
+        zones = cat.zones_for(pool.machine_type, accel.api_name)
+        if zones is None or any(z.rsplit("-", 1)[0] == region for z in zones):
             continue  # the proxy has no data on it (a4x, g4), or lists it there
+        regions = cat.regions_for(pool.machine_type, accel.api_name) or []
         where = (f"{accel.name} GPUs" if not cat.machine_types[pool.machine_type].built_in
                  else f"{pool.machine_type} machines ({accel.name} GPUs)")
         elsewhere = [r for r in regions if cat.is_training_region(r)]
