@@ -205,6 +205,11 @@ def prepare_job(settings: SubmitSettings, workdir: Path) -> Prepared:
     wanted = _LocalWanted(doc, settings) if settings.local else _Wanted(doc, settings)
     checked = apply(doc, [wanted.for_check()]) if wanted else doc
     findings = combine(loaded.findings, check_document(checked, settings.check_options()))
+    if settings.local and settings.service == "vertex":
+        from gpujob.backends.vertex_env import translated_by_the_run
+
+        # the run translates the job itself, with its own job dir, and reports that
+        findings = [f for f in findings if not translated_by_the_run(f)]
     errors = sum(f.is_error for f in findings)
     _report(settings, findings, valid=not errors)
     if errors:
@@ -229,9 +234,11 @@ def run_local(settings: SubmitSettings, prepared: Prepared) -> int:
     from gpujob.backends.local import LocalOptions
     from gpujob.backends.local import run_local as run_here
 
-    # the local runner plans the replicas over AI Platform's catalog (see local.plan)
-    cat = settings.catalog if settings.service == "ai-platform" else None
-    options = LocalOptions(package_path=settings.package_path, catalog=cat,
+    # each service's runner plans over its own catalog (ai-platform: its scale tiers and
+    # machine types; vertex: the translation's)
+    options = LocalOptions(package_path=settings.package_path, catalog=settings.catalog,
+                           service=settings.service,
+                           executor_image_uri=settings.job_options().executor_image_uri,
                            packages=prepared.local_packages)
     if settings.max_local_replicas is not None:
         options.max_replicas = settings.max_local_replicas
@@ -246,7 +253,7 @@ def run(settings: SubmitSettings) -> int:
     from gpujob.backends.base import check_flags
 
     _check_local_flags(settings)
-    backend = backends.get(settings.service)
+    backend = backends.get(settings.service)  # a local run reads only its flags
     check_flags(backend, settings.given_flags)
     with tempfile.TemporaryDirectory(prefix="gpujob-build-") as workdir:
         prepared = prepare_job(settings, Path(workdir))

@@ -89,3 +89,17 @@ def check_distinct(ids: Sequence[str], source: str) -> None:
                              "goes to one replica only",
                              f"list each GPU once: {GPUS_VARIABLE}={','.join(first.values())}")
         first[key] = gpu
+
+
+def share_gpus(replicas: Sequence[Replica], given: Sequence[str] | None,
+               environ: Mapping[str, str]) -> tuple[dict[str, list[str]], str | None]:
+    """This machine's GPUs (``given``, else found with ``discover_gpus``) shared out among
+    ``replicas``, and a warning when they are short; a GPU listed twice is refused when any
+    replica asks for one."""
+    if given is None:
+        available, source = discover_gpus(environ)
+    else:
+        available, source = list(given), "given"
+    if any(r.gpus for r in replicas):
+        check_distinct(available, source)
+    return assign_gpus(replicas, available, source)

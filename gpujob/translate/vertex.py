@@ -41,6 +41,7 @@ class Translation(NamedTuple):
     body: dict[str, Any]
     findings: list[Finding]  # notes, warnings and errors, in file order
     origins: dict[JsonPath, JsonPath]  # body path -> the config path it was made from
+    args: tuple[str, ...] = ()  # the trainer's, as every pool gets them (with --job-dir DIR)
 
     @property
     def collection(self) -> str:
@@ -86,7 +87,7 @@ def translate(doc: Document, cat: VertexCatalog, today: date,
         notes.came_from(("encryptionSpec", "kmsKeyName"), (TI, "encryptionConfig", "kmsKeyName"))
     kind: Literal["CustomJob", "HyperparameterTuningJob"] = (
         "HyperparameterTuningJob" if isinstance(hp, dict) else "CustomJob")
-    return Translation(kind, region, _layout(body), notes.sorted(), notes.origins)
+    return Translation(kind, region, _layout(body), notes.sorted(), notes.origins, tuple(args))
 
 
 def _layout(body: dict[str, Any]) -> dict[str, Any]:
