@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from gpujob import catalog
-from gpujob.backends.local_gpus import share_gpus
+from gpujob.backends import local_packages
+from gpujob.backends.local_gpus import share_cpus, share_gpus
 from gpujob.backends.module_check import check_module
 from gpujob.backends.processes import Spec, describe_exit, supervise
 from gpujob.catalog import AnyCatalog, Catalog
@@ -318,7 +319,7 @@ def plan(doc: Document, options: LocalOptions,
     job = {**ti, "args": args, "jobDir": job_dir}
     ports = free_ports(sum(r.task != "evaluator" for r in replicas))
     envs = environments(replicas, job, ports, gpus)
-    _share_cpus(envs, environ)
+    share_cpus(envs, environ)
     return Plan(module, root, args, job_dir, fresh, replicas, envs, warnings)
 
 
@@ -341,27 +342,10 @@ def _plan_vertex(doc: Document, options: LocalOptions, environ: Mapping[str, str
     warnings = job.warnings + [w for w in (module_warning, trimmed, short) if w]
     envs = vertex_env.environments(replicas, job, job_id, job_dir, free_ports(len(replicas)),
                                    HOST, gpus)
-    _share_cpus(envs, environ)
+    share_cpus(envs, environ)
     return Plan(module, root, [str(a) for a in ti.get("args", [])], job_dir, fresh, replicas,
                 envs, warnings, {r.name: job.args[vertex_env.POOL_OF[r.task]] for r in replicas},
                 job.findings)
-
-
-def _share_cpus(envs: Mapping[str, dict[str, str]], environ: Mapping[str, str]) -> None:
-    if not environ.get("OMP_NUM_THREADS"):
-        # In the cloud each replica has a machine of its own; here they share this one's cores.
-        # Unlimited, each replica's math library starts a thread per core and they all slow
-        # down many times over (torchrun makes the same choice for its processes).
-        threads = str(max(1, _cpu_count() // len(envs)))
-        for env in envs.values():
-            env["OMP_NUM_THREADS"] = threads
-
-
-def _cpu_count() -> int:
-    """The CPUs this process may run on."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
 
 
 def run_local(doc: Document, options: LocalOptions) -> int:
@@ -374,16 +358,8 @@ def run_local(doc: Document, options: LocalOptions) -> int:
     # no stale RANK from the caller for the replicas that get none
     base = {k: v for k, v in os.environ.items() if k != "RANK"}
     base["PYTHONUNBUFFERED"] = "1"  # lines arrive as they are printed, as in the service's logs
-    if not options.packages:
-        return _run(doc, options, base)
-    from gpujob.backends import local_packages
-
-    with tempfile.TemporaryDirectory(prefix="gpujob-packages-") as target:
-        _say(f"Installing {', '.join(p.name for p in options.packages)} for this run with pip, "
-             f"into {target} (first on the replicas' PYTHONPATH)…")
-        local_packages.install(options.packages, Path(target), base)
-        base["PYTHONPATH"] = local_packages.pythonpath(Path(target), base)
-        return _run(doc, options, base)
+    with local_packages.installed(options.packages, base, _say) as env:
+        return _run(doc, options, env)
 
 
 def _run(doc: Document, options: LocalOptions, base: dict[str, str]) -> int:

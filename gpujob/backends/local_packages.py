@@ -19,10 +19,12 @@ installs its build backend: pip's index settings apply there, as for ``--package
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+import tempfile
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from gpujob.errors import BuildFailed
@@ -60,3 +62,18 @@ def pythonpath(target: Path, env: Mapping[str, str]) -> str:
     """The replicas' PYTHONPATH: ``target`` first, then what it was."""
     given = env.get("PYTHONPATH")
     return os.pathsep.join([str(target), given]) if given else str(target)
+
+
+@contextlib.contextmanager
+def installed(files: Sequence[Path], base: dict[str, str],
+              say: Callable[[str], None]) -> Iterator[dict[str, str]]:
+    """``base`` with ``files`` installed for the run (none: ``base`` as it is), in a
+    temporary directory first on ``PYTHONPATH`` that is removed afterwards."""
+    if not files:
+        yield base
+        return
+    with tempfile.TemporaryDirectory(prefix="gpujob-packages-") as target:
+        say(f"Installing {', '.join(p.name for p in files)} for this run with pip, "
+            f"into {target} (first on the replicas' PYTHONPATH)…")
+        install(files, Path(target), base)
+        yield {**base, "PYTHONPATH": pythonpath(Path(target), base)}
