@@ -60,6 +60,19 @@ def _check_user_args(args: list[str]) -> None:
                              "the API carries arguments as UTF-8 text") from None
 
 
+def merged(doc: Document, overrides: list[Override], user_args: list[str] | None) -> Document:
+    """The file with the command line applied: the overrides in order, then the trainer's
+    arguments after ``--`` (they replace the file's args). Says what each ``--unset`` removed."""
+    overrides = list(overrides)
+    if user_args is not None:
+        _check_user_args(user_args)
+        overrides.append(Override(("trainingInput", "args"), list(user_args),
+                                  Location("command line", flag="-- user args")))
+    result = apply(doc, overrides)
+    _note_removals(doc, overrides)
+    return result
+
+
 @dataclass
 class Prepared:
     """The checked Job, the packages to stage before it is sent (their URIs are in it), and
@@ -154,13 +167,7 @@ def prepare_job(settings: SubmitSettings, workdir: Path) -> Prepared:
     if loaded.document is None:
         _report(settings, loaded.findings, valid=False)
         raise InvalidConfig(f"{settings.config} cannot be read as a Job config")
-    overrides = list(settings.overrides)
-    if settings.user_args is not None:
-        _check_user_args(settings.user_args)
-        overrides.append(Override(("trainingInput", "args"), list(settings.user_args),
-                                  Location("command line", flag="-- user args")))
-    doc = apply(loaded.document, overrides)
-    _note_removals(loaded.document, overrides)
+    doc = merged(loaded.document, settings.overrides, settings.user_args)
     if "jobId" not in doc.data:
         doc = apply(doc, [Override(("jobId",), generate_job_id(settings.config),
                                    Location("generated", flag="file name and time"))])

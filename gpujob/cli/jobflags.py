@@ -183,6 +183,15 @@ def job_options(local: bool = False) -> Callable[[Callable[..., Any]], Callable[
                        "else from a generated config, in an isolated environment, then staged "
                        "and added to the packages. Local runs: the module runs from its parent "
                        "(default: the current directory).", local)),
+        override_options(local),
+        check_options,
+    )
+
+
+def override_options(local: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The options besides the field flags that change the job: web access, labels, the
+    encryption key, ``--set`` and ``--unset`` (``overrides`` reads them)."""
+    return stack(
         click.option("--enable-web-access/--no-enable-web-access", default=None,
                      help=_help("--enable-web-access", "Interactive shell access to the "
                                 "training containers (absent: as the file says).", local)),
@@ -203,7 +212,6 @@ def job_options(local: bool = False) -> Callable[[Callable[..., Any]], Callable[
         click.option("--unset", "unset", multiple=True, metavar="PATH",
                      help="Remove a field of the file, e.g. --unset trainingInput.args. "
                           "Repeatable; applied before --set and the named flags."),
-        check_options,
     )
 
 

@@ -1,0 +1,143 @@
+"""``gpujob convert``: an AI Platform config, with the command line applied as ``submit`` applies
+it, translated for Vertex AI and written as a native Vertex config (``vertex_native.output``).
+
+What the translation changed, dropped or could not translate is said on stderr, each at the
+value it is about; with an error nothing is written (exit 1).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from gpujob.check import combine
+from gpujob.config.document import Document
+from gpujob.config.load import load_file
+from gpujob.config.overrides import Override
+from gpujob.console import CONSOLE, safe
+from gpujob.errors import InvalidConfig, OutputError, UsageError
+from gpujob.findings import Finding, capped, finding_line, format_path
+from gpujob.schema import position_key
+from gpujob.translate.vertex import Translation, VertexOptions
+
+if TYPE_CHECKING:
+    from gpujob.catalog.vertex_data import VertexCatalog
+
+
+class ConvertSettings(NamedTuple):
+    config: str
+    overrides: list[Override]
+    user_args: list[str] | None
+    options: VertexOptions
+    output: str | None = None  # -o FILE; None: standard output
+    whole_job: bool = False  # a whole CustomJob rather than the CustomJobSpec gcloud reads
+    catalog: str | None = None  # a Vertex catalog file instead of the built-in one
+    region_check: bool = True
+    today: date | None = None  # the day the images' availability is judged on (None: today)
+
+
+def finding_text(finding: Finding) -> str:
+    """``finding_line``, with a note called a note (``file:line:col: path: note: …``)."""
+    if finding.severity != "note":
+        return finding_line(finding)
+    parts = [str(finding.location) if finding.location else "<unknown>"]
+    if finding.path:
+        parts.append(format_path(finding.path))
+    line = ": ".join([*parts, "note"]) + f": {finding.message} [{finding.rule}]"
+    return line + (f"\n  hint: {finding.hint}" if finding.hint else "")
+
+
+def run(settings: ConvertSettings) -> int:
+    """Convert, report, and write the native config (nothing is written with an error)."""
+    from gpujob.catalog import vertex_data
+    from gpujob.submit import merged
+    from gpujob.vertex_native import output
+
+    if settings.output is not None:
+        _check_output(settings.output, settings.config)
+    cat = vertex_data.load(settings.catalog)
+    loaded = load_file(settings.config)
+    if loaded.document is None:
+        _show(loaded.findings)
+        raise InvalidConfig(f"{settings.config} cannot be read as a Job config")
+    doc = merged(loaded.document, settings.overrides, settings.user_args)
+    translation, findings = _translate(doc, cat, settings)
+    findings = combine(loaded.findings, findings)
+    written = None
+    if not any(f.is_error for f in findings):
+        written = output.render(translation, doc, settings.output, whole_job=settings.whole_job,
+                                executor=settings.options.executor_image_uri)
+        findings = sorted([*findings, *written.findings], key=position_key)
+    _show(findings)
+    errors = sum(f.is_error for f in findings)
+    if errors or written is None:
+        raise InvalidConfig(f"{settings.config}: {errors} problem{'s' if errors != 1 else ''}; "
+                            "nothing was written")
+    for line in written.notes:
+        CONSOLE.err(line)
+    _write(written.text, settings.output)
+    return 0
+
+
+def _translate(doc: Document, cat: VertexCatalog, settings: ConvertSettings
+               ) -> tuple[Translation, list[Finding]]:
+    """The translation, with the config's own problems (its schema) and the translation's."""
+    from gpujob.translate.vertex import translate
+
+    today = settings.today or date.today()
+    translation = translate(doc, cat, today, settings.options)
+    findings = _schema_findings(doc, cat)
+    refused = {f.path for f in findings if f.is_error}
+    findings += [f for f in translation.findings if f.path not in refused]
+    return translation, sorted(findings, key=position_key)
+
+
+def _schema_findings(doc: Document, cat: VertexCatalog) -> list[Finding]:
+    """The config against the Job schema, its GPU names and scale tiers Vertex's (an AI Platform
+    config may name NVIDIA_L4 when it is meant for Vertex), its Python versions AI Platform's
+    (the translation says which have a Vertex image)."""
+    from gpujob import catalog, schema
+
+    choices = (("accelerator_types", (*cat.accelerators, *cat.legacy_accelerators)),
+               ("python_versions", catalog.load("ai-platform").python_versions),
+               ("scale_tiers", tuple(cat.scale_tiers)))
+    return schema.check(doc, choices=choices)
+
+
+def _show(findings: list[Finding]) -> None:
+    for finding in capped(findings):
+        CONSOLE.err(finding_text(finding))
+
+
+def _check_output(path: str, config: str) -> None:
+    if path == "-":
+        return
+    target = Path(path)
+    if config != "-" and target.exists() and Path(config).exists() and \
+            target.resolve() == Path(config).resolve():
+        raise UsageError(f"-o {safe(path)} is the config being converted",
+                         "write the Vertex config to a file of its own")
+    if target.is_dir():
+        raise UsageError(f"-o {safe(path)} is a directory", "name the file to write")
+    if not target.parent.is_dir():
+        raise UsageError(f"-o {safe(path)}: no such directory: {safe(str(target.parent))}")
+
+
+def _write(text: str, path: str | None) -> None:
+    """The file, whole or not at all (written beside it, then renamed), or standard output."""
+    if path is None or path == "-":
+        CONSOLE.out(text)
+        return
+    temporary = f"{path}.gpujob-{os.getpid()}.tmp"
+    try:
+        with open(temporary, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(temporary, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise OutputError(f"cannot write {safe(path)}: {exc.strerror or exc}") from None
+    CONSOLE.err(f"Wrote {safe(path)}")
