@@ -92,7 +92,37 @@ def _translate(doc: Document, cat: VertexCatalog, settings: ConvertSettings
     findings = _schema_findings(doc, cat)
     refused = {f.path for f in findings if f.is_error}
     findings += [f for f in translation.findings if f.path not in refused]
+    if not any(f.is_error for f in findings):
+        findings += _result_findings(translation, doc, cat, today, settings)
     return translation, sorted(findings, key=position_key)
+
+
+def _result_findings(t: Translation, doc: Document, cat: VertexCatalog, today: date,
+                     settings: ConvertSettings) -> list[Finding]:
+    """The translated job checked as the native config it becomes (what Vertex would refuse,
+    and GPUs not listed in the region), each finding at the config value it came from."""
+    from gpujob import vertex_native
+
+    native = Document(doc.source, t.body)
+    region_path = ("trainingInput", "region")
+    found = vertex_native.check(native, cat, today, region=t.region,
+                                region_origin=doc.locate(region_path),
+                                region_check=settings.region_check)
+    out = []
+    for finding in found:
+        if not (finding.is_error or finding.rule in ("vertex.zones", "vertex.region")):
+            continue  # the translation's own notes and warnings say the rest
+        source = region_path if finding.rule == "vertex.region" else _source(finding.path, t)
+        out.append(finding._replace(path=source, location=doc.locate(source)))
+    return out
+
+
+def _source(path: tuple[str | int, ...], t: Translation) -> tuple[str | int, ...]:
+    """The config path the body's value at ``path`` (or its nearest parent) was made from."""
+    for end in range(len(path), 0, -1):
+        if path[:end] in t.origins:
+            return t.origins[path[:end]]
+    return ()
 
 
 def _schema_findings(doc: Document, cat: VertexCatalog) -> list[Finding]:

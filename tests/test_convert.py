@@ -237,3 +237,37 @@ def test_a_missing_config_is_no_such_file(cli, tmp_path):
     result = cli("convert", tmp_path / "nope.yaml")
     assert result.code == 2
     assert "no such file" in result.err
+
+
+def test_what_vertex_would_refuse_is_reported_at_the_config_s_value(cli, write):
+    config = write("trainingInput:\n  scaleTier: CUSTOM\n  region: us-west2\n"
+                   "  masterType: n1-standard-8\n  masterConfig:\n    imageUri: gcr.io/p/i:1\n"
+                   "    acceleratorConfig: {count: 3, type: NVIDIA_TESLA_T4}\n"
+                   "  workerCount: 1\n  workerType: a3-highgpu-1g\n  workerConfig:\n"
+                   "    acceleratorConfig: {count: 1, type: NVIDIA_H100_80GB}\n")
+    result = cli("convert", config)
+    assert result.code == 1 and result.out == ""
+    assert result.err.splitlines() == [
+        f"{config}:7:32: trainingInput.masterConfig.acceleratorConfig.count: n1-standard-8 "
+        "takes 1, 2 or 4 × NVIDIA_TESLA_T4, not 3 [vertex.machine]",
+        "  hint: gpujob gpus --service vertex --gpu T4 lists the machine types and counts",
+        f"{config}:11:41: trainingInput.workerConfig.acceleratorConfig.type: warning: "
+        "a3-highgpu-1g with NVIDIA_H100_80GB is not listed in any zone of us-west2 (Compute "
+        "Engine zones as of 2026-11-23, a proxy for Vertex AI) [vertex.zones]",
+        "  hint: regions that list it: asia-east1, asia-northeast1, asia-south1, asia-south2, "
+        "asia-southeast1, australia-southeast1, europe-north1, europe-west1 …",
+        f"error: {config}: 1 problem; nothing was written"]
+
+
+def test_a_region_without_training_is_refused_at_the_config_s_region(cli, write):
+    config = write("trainingInput:\n  scaleTier: CUSTOM\n  region: us-centrl1\n"
+                   "  masterType: n1-standard-8\n  masterConfig: {imageUri: 'gcr.io/p/i:1'}\n")
+    result = cli("convert", config)
+    assert result.code == 1
+    assert result.err.splitlines()[:2] == [
+        f"{config}:3:11: trainingInput.region: us-centrl1 is not a region Vertex AI custom "
+        "training runs in [vertex.region]", "  hint: did you mean 'us-central1'?"]
+    relaxed = cli("convert", config, "--no-region-check")
+    assert relaxed.code == 0, relaxed.err
+    assert f"{config}:3:11: trainingInput.region: warning: us-centrl1 is not a region" \
+        in relaxed.err

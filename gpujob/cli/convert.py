@@ -51,6 +51,9 @@ def vertex_options(func: Any) -> Any:
 @click.option("--catalog", type=ExistingFile(), envvar="GPUJOB_VERTEX_CATALOG",
               show_envvar=True,
               help="A Vertex catalog file (JSON or YAML) to use instead of the built-in one.")
+@click.option("--no-region-check", "no_region_check", is_flag=True,
+              help="Report a region Vertex AI does not train in as a warning, for when you "
+                   "know better than the catalog.")
 @click.pass_context
 def convert(ctx: click.Context, **params: Any) -> int:
     """Translate an AI Platform config into a native Vertex AI config.
@@ -80,7 +83,8 @@ def convert(ctx: click.Context, **params: Any) -> int:
     return run(ConvertSettings(
         config=params["config"], overrides=overrides(ctx, params, tiers),
         user_args=ctx.meta["user_args"], options=options, output=params["output"],
-        whole_job=params["whole_job"], catalog=params["catalog"]))
+        whole_job=params["whole_job"], catalog=params["catalog"],
+        region_check=not params["no_region_check"]))
 
 
 def _tiers(catalog: str | None) -> list[str]:
