@@ -19,6 +19,7 @@ from vertex_translation import CAT
 from gpujob import vertex_native
 from gpujob.config.load import loads
 from gpujob.convert import finding_text
+from gpujob.findings import Location
 
 ROOT = Path(__file__).resolve().parent.parent
 TODAY = date(2026, 11, 23)
@@ -365,3 +366,57 @@ def test_checking_and_building_a_body_import_no_google_client_library(tmp_path):
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                             env=dict(os.environ), timeout=60)
     assert result.stderr.splitlines() == ["[] CustomJob", "[]"], result.stderr
+
+
+# -- the command line ---------------------------------------------------------------------------
+
+def test_submit_s_flags_mean_for_a_native_config_what_gcloud_s_mean():
+    from gpujob.config.overrides import Override, parse_set
+    from gpujob.vertex_native.flags import apply_flags
+
+    def flag(path, value, name):
+        return Override(path, value, Location("command line", flag=name))
+
+    overrides = [
+        flag(("trainingInput", "region"), "europe-west4", "--region"),
+        flag(("labels",), {"team": "ml"}, "--labels"),
+        flag(("trainingInput", "encryptionConfig", "kmsKeyName"), "projects/p/k", "--kms-key"),
+        flag(("jobId",), "run_7", "--job-id"),
+        flag(("trainingInput", "jobDir"), "gs://b/out2", "--job-dir"),
+        flag(("trainingInput", "serviceAccount"), "sa@p.iam.gserviceaccount.com",
+             "--service-account"),
+        parse_set("workerPoolSpecs[2].replicaCount=5")]
+    job = apply_flags(doc(SPEC), overrides, ["--epochs", "9"])
+    assert (job.region, job.name, job.labels, job.kms_key) == (
+        "europe-west4", "run_7", {"team": "ml"}, "projects/p/k")
+    assert job.region_origin.flag == "--region"
+    data = job.doc.data
+    assert data["baseOutputDirectory"] == {"outputUriPrefix": "gs://b/out2"}
+    assert data["serviceAccount"] == "sa@p.iam.gserviceaccount.com"
+    assert data["workerPoolSpecs"][2]["replicaCount"] == 5
+    assert [p.get("containerSpec", {}).get("args") for p in data["workerPoolSpecs"]] == [
+        ["--epochs", "9"], None, ["--epochs", "9"]]
+    assert job.doc.locate(("workerPoolSpecs", 2, "replicaCount")).flag == \
+        "--set workerPoolSpecs[2].replicaCount"
+    assert apply_flags(doc(SPEC), overrides, None, display_name="given").name == "given"
+    tuning = apply_flags(doc(TUNING), [flag(("trainingInput", "jobDir"), "gs://b/t",
+                                            "--job-dir")], None)
+    assert tuning.doc.data["trialJobSpec"]["baseOutputDirectory"] == {
+        "outputUriPrefix": "gs://b/t"}
+
+
+def test_flags_that_set_ai_platform_s_cluster_are_refused_with_the_set_path_to_use():
+    from gpujob.config.overrides import Override, parse_set
+    from gpujob.errors import UsageError
+    from gpujob.vertex_native.flags import apply_flags
+
+    overrides = [Override(("trainingInput", "workerCount"), 3,
+                          Location("command line", flag="--worker-count")),
+                 parse_set("trainingInput.masterType=n1-standard-8")]
+    with pytest.raises(UsageError) as raised:
+        apply_flags(doc(SPEC), overrides, None)
+    assert raised.value.message == ("--worker-count, --set trainingInput.masterType: the config "
+                                    "is a native Vertex config, and these flags set AI "
+                                    "Platform's fields (trainingInput)")
+    assert raised.value.hint == ("set its own fields with --set, e.g. --set "
+                                 "workerPoolSpecs[1].replicaCount=VALUE")
