@@ -19,7 +19,7 @@ COMMANDS = ["submit", "local", "describe", "list", "cancel", "wait", "logs", "va
 def test_every_command_takes_the_service(cli, command):
     result = cli(command, "--help")
     assert result.code == 0
-    assert "--service [ai-platform]" in result.out
+    assert "--service [ai-platform|vertex]" in result.out
     assert "GPUJOB_SERVICE" in result.out
 
 
@@ -36,7 +36,7 @@ def test_an_unknown_service_is_a_usage_error(cli, write, command, how):
         result = cli(*args, env={"GPUJOB_SERVICE": "nope"})
     assert result.code == 2
     assert ("Error: Invalid value for '--service' (env var: 'GPUJOB_SERVICE'): 'nope' is not "
-            "'ai-platform'.") in result.err
+            "one of 'ai-platform', 'vertex'.") in result.err
     assert result.out == ""
 
 

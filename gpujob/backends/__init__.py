@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 SERVICES: dict[str, str] = {
     "ai-platform": "gpujob.backends.aiplatform",  # AI Platform Training, ml v1
+    "vertex": "gpujob.backends.vertex",  # Vertex AI custom training, aiplatform v1
 }
 DEFAULT_SERVICE = "ai-platform"
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from gpujob.cli import candidates
@@ -20,19 +22,35 @@ def execute(settings: GpusSettings) -> int:
 
     from gpujob import gpus as command
 
-    cat = settings.check.catalog or load_catalog(settings.check.service, None)
+    cat = settings.check.catalog or catalog_of(settings.check.service, None)
     if settings.export_catalog:
         CONSOLE.out(Path(cat.path).read_text(encoding="utf-8"))
         return EXIT_OK
+    if settings.check.service == "vertex":
+        from gpujob import gpus_vertex as command  # type: ignore[no-redef]
+        from gpujob import gpus_vertex_report as report
+    else:
+        report = command
     filters = command.resolve_filters(cat, settings.gpu, settings.machine_type, settings.count,
                                       settings.region, settings.zone)
-    return command.run(cat, filters, settings.output_format)
+    return report.run(cat, filters, settings.output_format)
+
+
+def catalog_of(service: str, path: str | None) -> Any:
+    """The catalog ``gpus`` browses: Vertex AI's is read by ``vertex_data`` (browsing it needs
+    nothing else of the vertex service), the others as every command reads them."""
+    if service == "vertex":
+        from gpujob.catalog import vertex_data
+
+        return vertex_data.load(path)
+    return load_catalog(service, path)
 
 
 @click.command(cls=GpujobCommand, context_settings=CONTEXT, epilog=exit_codes_help(
     0, 1, 2, 130, c1="nothing matches the filters; also: standard output could not be written"))
 @click.option("--gpu", shell_complete=candidates.gpu,
-              help="A GPU type: T4, nvidia-tesla-t4 or NVIDIA_TESLA_T4.")
+              help="A GPU type: T4, nvidia-tesla-t4 or NVIDIA_TESLA_T4 (Vertex: H100, "
+                   "NVIDIA_H100_80GB, h100-mega…).")
 @click.option("--machine-type", shell_complete=candidates.machine_type,
               help="A machine type, e.g. n1-highcpu-16.")
 @click.option("--count", type=Count(min=1), help="GPUs per machine.")
@@ -51,9 +69,11 @@ def gpus(gpu: str | None, machine_type: str | None, count: int | None, region: s
          export_catalog: bool) -> int:
     """Which GPUs can I use, on which machine types, how many, and where?
 
-    Answers from gpujob's catalog (the AI Platform Training GPU table, regions and zones, with
-    their sources and dates). Filters combine; when nothing matches, gpujob says which filter
-    ruled it out and what matches without it (exit 1).
+    Answers from the --service's catalog in gpujob, with its sources and dates: AI Platform
+    Training's GPU table, regions and zones, or Vertex AI's machine types, GPUs and counts (with
+    no filter, a table of its GPU types), and where Compute Engine lists them (a proxy for
+    Vertex AI's own availability). Filters combine; when nothing matches, gpujob says which
+    filter ruled it out and what matches without it (exit 1).
 
     \b
     Examples:
@@ -61,9 +81,10 @@ def gpus(gpu: str | None, machine_type: str | None, count: int | None, region: s
       gpujob gpus --gpu t4 --region europe-west4
       gpujob gpus --machine-type n1-standard-32 --gpu v100
       gpujob gpus --gpu a100 --format json | jq '.offerings[].zones'
+      gpujob gpus --service vertex --gpu h100
       gpujob gpus --export-catalog > my-catalog.json   # edit, then --catalog my-catalog.json
     """
     return execute(GpusSettings(gpu, machine_type, count, region, zone, fmt,
                                 CheckSettings(service=service,
-                                              catalog=load_catalog(service, catalog)),
+                                              catalog=catalog_of(service, catalog)),
                                 export_catalog))
