@@ -13,7 +13,7 @@ from typing import Any
 from gpujob.catalog.vertex_data import VertexCatalog
 from gpujob.config.document import Document
 from gpujob.findings import Finding, JsonPath, Location
-from gpujob.suggest import did_you_mean
+from gpujob.suggest import describe_list, did_you_mean
 from gpujob.vertex_native.shapes import SPEC_PATHS
 
 RULES = "vertex"
@@ -187,7 +187,8 @@ def _region(f: _Findings, pools: list[Any], here: JsonPath, region: str, origin:
         guess = did_you_mean(region, list(cat.training_regions))
         f.add("error", "region", (), f"{region} is not a region Vertex AI custom training "
               "runs in", f"did you mean {guess!r}?" if guess else
-              "gpujob gpus --service vertex lists the regions", region=True, where=origin)
+              f"training regions: {describe_list(list(cat.training_regions), 40)}",
+              region=True, where=origin)
         return
     as_of = cat.sources["zones"]["as_of"]
     for i, pool in enumerate(pools):
