@@ -63,6 +63,7 @@ def run(settings: ConvertSettings) -> int:
     if loaded.document is None:
         _show(loaded.findings)
         raise InvalidConfig(f"{settings.config} cannot be read as a Job config")
+    _not_native(loaded.document)
     doc = merged(loaded.document, settings.overrides, settings.user_args)
     translation, findings = _translate(doc, cat, settings)
     findings = combine(loaded.findings, findings)
@@ -80,6 +81,17 @@ def run(settings: ConvertSettings) -> int:
         CONSOLE.err(line)
     _write(written.text, settings.output)
     return 0
+
+
+def _not_native(doc: Document) -> None:
+    from gpujob.vertex_native import kind
+
+    found = kind(doc.data)
+    if found is not None:
+        raise InvalidConfig(f"{safe(doc.source)} is a native Vertex config already (a {found}): "
+                            "there is nothing to convert",
+                            "check it with gpujob validate --service vertex, or send it with "
+                            "gpujob submit --service vertex")
 
 
 def _translate(doc: Document, cat: VertexCatalog, settings: ConvertSettings

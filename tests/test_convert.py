@@ -271,3 +271,14 @@ def test_a_region_without_training_is_refused_at_the_config_s_region(cli, write)
     assert relaxed.code == 0, relaxed.err
     assert f"{config}:3:11: trainingInput.region: warning: us-centrl1 is not a region" \
         in relaxed.err
+
+
+def test_a_native_vertex_config_is_not_converted_again(cli, tmp_path):
+    out = tmp_path / "spec.yaml"
+    assert cli("convert", T4, "--executor-image-uri", PYTORCH, "-o", out).code == 0
+    again = cli("convert", out)
+    assert again.code == 1 and again.out == ""
+    assert again.err.splitlines() == [
+        f"error: {out} is a native Vertex config already (a CustomJobSpec): there is nothing "
+        "to convert", "  hint: check it with gpujob validate --service vertex, or send it with "
+        "gpujob submit --service vertex"]
