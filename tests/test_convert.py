@@ -250,7 +250,8 @@ def test_what_vertex_would_refuse_is_reported_at_the_config_s_value(cli, write):
     assert result.err.splitlines() == [
         f"{config}:7:32: trainingInput.masterConfig.acceleratorConfig.count: n1-standard-8 "
         "takes 1, 2 or 4 × NVIDIA_TESLA_T4, not 3 [vertex.machine]",
-        "  hint: gpujob gpus --service vertex --gpu T4 lists the machine types and counts",
+        "  hint: `gpujob gpus --service vertex --gpu t4` lists the machine types that take it "
+        "and their counts",
         f"{config}:11:41: trainingInput.workerConfig.acceleratorConfig.type: warning: "
         "a3-highgpu-1g with NVIDIA_H100_80GB is not listed in any zone of us-west2 (Compute "
         "Engine zones as of 2026-11-23, a proxy for Vertex AI) [vertex.zones]",
@@ -265,11 +266,11 @@ def test_a_region_without_training_is_refused_at_the_config_s_region(cli, write)
     result = cli("convert", config)
     assert result.code == 1
     assert result.err.splitlines()[:2] == [
-        f"{config}:3:11: trainingInput.region: us-centrl1 is not a region Vertex AI custom "
+        f"{config}:3:11: trainingInput.region: 'us-centrl1' is not a region Vertex AI custom "
         "training runs in [vertex.region]", "  hint: did you mean 'us-central1'?"]
     relaxed = cli("convert", config, "--no-region-check")
     assert relaxed.code == 0, relaxed.err
-    assert f"{config}:3:11: trainingInput.region: warning: us-centrl1 is not a region" \
+    assert f"{config}:3:11: trainingInput.region: warning: 'us-centrl1' is not a region" \
         in relaxed.err
 
 

@@ -250,10 +250,12 @@ def test_the_region_when_given():
     text = pool("a3-highgpu-1g", "NVIDIA_H100_80GB", 1)
     assert shown(text, region="us-central1") == []
     assert shown(text, region="us-centrl1") == [
-        "command line (--region): us-centrl1 is not a region Vertex AI custom training runs in "
-        "[vertex.region]\n  hint: did you mean 'us-central1'?"]
+        "command line (--region): 'us-centrl1' is not a region Vertex AI custom training runs "
+        "in [vertex.region]\n  hint: did you mean 'us-central1'?"]
+    assert shown(text, region="us-central1-a")[0].endswith(
+        "hint: us-central1-a looks like a zone; the job takes its region, us-central1")
     assert shown(text, region="us-centrl1", region_check=False)[0].startswith(
-        "command line (--region): warning: us-centrl1 is not a region")
+        "command line (--region): warning: 'us-centrl1' is not a region")
     (zones,) = shown(text, region="us-west2")
     assert zones.startswith(
         "2:64: workerPoolSpecs[0].machineSpec.acceleratorType: warning: a3-highgpu-1g with "
@@ -420,3 +422,13 @@ def test_flags_that_set_ai_platform_s_cluster_are_refused_with_the_set_path_to_u
                                     "Platform's fields (trainingInput)")
     assert raised.value.hint == ("set its own fields with --set, e.g. --set "
                                  "workerPoolSpecs[1].replicaCount=VALUE")
+
+
+def test_a_misspelt_machine_field_is_one_message_and_the_rest_is_still_checked():
+    text = pool("n1-standard-8", "NVIDIA_TESLA_T4", 3).replace("machineType:", "machineTyp:")
+    assert shown(text) == [
+        "2:19: workerPoolSpecs[0].machineSpec.machineTyp: unknown key 'machineTyp' "
+        "[schema.unknown-key]\n  hint: did you mean 'machineType'?",
+        "2:98: workerPoolSpecs[0].machineSpec.acceleratorCount: n1-standard-8 takes 1, 2 or 4 × "
+        "NVIDIA_TESLA_T4, not 3 [vertex.machine]\n  hint: `gpujob gpus --service vertex --gpu "
+        "t4` lists the machine types that take it and their counts"]

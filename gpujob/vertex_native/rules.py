@@ -66,12 +66,32 @@ def check(doc: Document, found: str, cat: VertexCatalog, today: date, refused: s
     pools = spec.get("workerPoolSpecs")
     here = (*spec_path, "workerPoolSpecs")
     if isinstance(pools, list):
+        pools = [_as_meant(pool, (*here, i, "machineSpec"), refused)
+                 for i, pool in enumerate(pools)]
         _pools(f, pools, here, cat, today)
         if region:
             _region(f, pools, here, region, region_origin, cat)
     if found == "HyperparameterTuningJob":
         _study(f, _map(doc.data.get("studySpec")), ("studySpec",))
     return f.out
+
+
+_MACHINE_FIELDS = ("machineType", "acceleratorType", "acceleratorCount")
+
+
+def _as_meant(pool: Any, path: JsonPath, refused: set[JsonPath]) -> Any:
+    """A pool whose machineSpec has a misspelt field (``machineTyp``: the schema reports it
+    with a did-you-mean) read with that key's value in the field's place, so that the rules
+    still check the rest and the typo is one message."""
+    machine = _map(pool).get("machineSpec") if isinstance(pool, dict) else None
+    if not isinstance(machine, dict):
+        return pool
+    meant = dict(machine)
+    for key, value in machine.items():
+        guess = did_you_mean(key, _MACHINE_FIELDS) if (*path, key) in refused else None
+        if guess and guess not in machine:
+            meant[guess] = value
+    return {**pool, "machineSpec": meant}
 
 
 def _pools(f: _Findings, pools: list[Any], here: JsonPath, cat: VertexCatalog,
@@ -116,8 +136,9 @@ def _machine(f: _Findings, machine: dict[str, Any], path: JsonPath, cat: VertexC
             "acceleratorCount" if count else "machineType"
         takers = cat.machines_for(accel) if accel else []
         f.add("error", "machine", (*path, where), problem,
-              f"gpujob gpus --service vertex --gpu {cat.accelerators[accel].name} lists the "
-              "machine types and counts" if accel in cat.accelerators and takers else None)
+              f"`gpujob gpus --service vertex --gpu {cat.accelerators[accel].name.lower()}` "
+              "lists the machine types that take it and their counts"
+              if accel in cat.accelerators and takers else None)
         return
     info = cat.accelerators.get(accel or "")
     if info and info.end_of_support and today >= info.end_of_support:
@@ -184,11 +205,8 @@ def _tpu(f: _Findings, pool: dict[str, Any], path: JsonPath, used: int,
 def _region(f: _Findings, pools: list[Any], here: JsonPath, region: str, origin: Location,
             cat: VertexCatalog) -> None:
     if not cat.is_training_region(region):
-        guess = did_you_mean(region, list(cat.training_regions))
-        f.add("error", "region", (), f"{region} is not a region Vertex AI custom training "
-              "runs in", f"did you mean {guess!r}?" if guess else
-              f"training regions: {describe_list(list(cat.training_regions), 40)}",
-              region=True, where=origin)
+        f.add("error", "region", (), f"{region!r} is not a region Vertex AI custom training "
+              "runs in", _region_hint(region, cat), region=True, where=origin)
         return
     as_of = cat.sources["zones"]["as_of"]
     for i, pool in enumerate(pools):
@@ -201,6 +219,16 @@ def _region(f: _Findings, pools: list[Any], here: JsonPath, region: str, origin:
                   f"listed in any zone of {region} (Compute Engine zones as of {as_of}, a "
                   "proxy for Vertex AI)", f"regions that list it: {', '.join(regions[:8])}"
                   + (" …" if len(regions) > 8 else ""))
+
+
+def _region_hint(region: str, cat: VertexCatalog) -> str:
+    zone_of = region.rsplit("-", 1)[0]
+    guess = did_you_mean(region, list(cat.training_regions))
+    if cat.is_training_region(zone_of) and len(region) - len(zone_of) == 2:
+        return f"{region} looks like a zone; the job takes its region, {zone_of}"
+    if guess and region not in cat.endpoint_only_regions:
+        return f"did you mean {guess!r}?"
+    return f"training regions: {describe_list(list(cat.training_regions), 40)}"
 
 
 def _study(f: _Findings, study: dict[str, Any], path: JsonPath) -> None:
