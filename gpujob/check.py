@@ -1,13 +1,22 @@
-"""The checking engine that ``validate``, ``submit`` and ``--dry-run`` share: schema, then rules."""
+"""The checking engine that ``validate``, ``submit`` and ``--dry-run`` share: schema, then rules.
 
-from typing import NamedTuple
+For Vertex AI, an AI Platform config is translated first (``gpujob.translate.vertex``): the
+rules read the translation, and its findings (what it changed, dropped or cannot translate)
+are reported with theirs.
+"""
+
+from typing import TYPE_CHECKING, NamedTuple
 
 from gpujob import schema
-from gpujob.catalog import DEFAULT_SERVICE, Catalog, load
+from gpujob.catalog import DEFAULT_SERVICE, AnyCatalog, load
 from gpujob.config.document import Document
 from gpujob.config.load import load_file
 from gpujob.findings import Finding
 from gpujob.job import view
+
+if TYPE_CHECKING:
+    from gpujob.catalog import VertexCatalog
+    from gpujob.rules.vertex import Translated
 
 
 class CheckOptions(NamedTuple):
@@ -18,15 +27,18 @@ class CheckOptions(NamedTuple):
     become warnings). ``catalog``: the catalog to check against (None: the built-in one of
     ``service``); its service chooses the rules. ``region_check``: False turns region and zone
     findings into warnings. ``service``: the service the job is for (``--service``).
+    ``executor_image_uri``: Vertex AI's image for a Python package job
+    (``--executor-image-uri``).
     """
 
     submit: bool = False
     local: bool = False
-    catalog: Catalog | None = None
+    catalog: AnyCatalog | None = None
     region_check: bool = True
     service: str = DEFAULT_SERVICE
+    executor_image_uri: str | None = None
 
-    def catalog_in_use(self) -> Catalog:
+    def catalog_in_use(self) -> AnyCatalog:
         return self.catalog if self.catalog is not None else load(self.service)
 
 
@@ -43,7 +55,12 @@ class FileResult:
 
     @property
     def warnings(self) -> list[Finding]:
-        return [f for f in self.findings if not f.is_error]
+        return [f for f in self.findings if f.severity == "warning"]
+
+    @property
+    def notes(self) -> list[Finding]:
+        """What a translation did with the config's values (``--service vertex``)."""
+        return [f for f in self.findings if f.severity == "note"]
 
     @property
     def valid(self) -> bool:
@@ -51,16 +68,47 @@ class FileResult:
 
 
 def check_document(doc: Document, options: CheckOptions) -> list[Finding]:
-    """Schema findings, then the compatibility rules', in file order."""
+    """Schema findings, then the compatibility rules', in file order. Where a key is clearly
+    misspelt, the checks run again with its value in the key it means (``gpujob.typos``)."""
+    cat = options.catalog_in_use()
+    first = schema.check_job(doc, choices=cat.choices)
+    if not first.stand_ins:
+        findings = first.findings + _rule_findings(doc, first.findings, cat, options)
+    else:
+        from gpujob import typos  # only a file with a typo pays for it (validate's start-up)
+
+        meant = typos.Meant(doc, first.stand_ins)
+        again = schema.check(meant.doc, choices=cat.choices)
+        findings = meant.report(first.findings, again,
+                                _rule_findings(meant.doc, again, cat, options))
+    return sorted(findings, key=schema.position_key)
+
+
+def _rule_findings(doc: Document, schema_findings: list[Finding], cat: AnyCatalog,
+                   options: CheckOptions) -> list[Finding]:
+    """The rules' findings; they stay quiet about the values the schema refused."""
     from gpujob import rules
 
-    cat = options.catalog_in_use()
-    findings = schema.check(doc, choices=cat.choices)
-    refused = {f.path for f in findings if f.is_error}
-    findings += rules.check(view(doc.data), cat, doc.locate, refused,
-                            submit=options.submit and not options.local,
-                            relax_region=options.local or not options.region_check)
-    return sorted(findings, key=schema.position_key)
+    refused = {f.path for f in schema_findings if f.is_error}
+    translated = translate(doc, cat, options) if cat.service == "vertex" else None
+    return rules.check(view(doc.data), cat, doc.locate, refused,
+                       submit=options.submit and not options.local,
+                       relax_region=options.local or not options.region_check,
+                       translated=translated)
+
+
+def translate(doc: Document, cat: "VertexCatalog", options: CheckOptions) -> "Translated":
+    """The config as Vertex AI's request, for its rules."""
+    from datetime import date
+
+    from gpujob.rules.vertex import Translated, for_local_run
+    from gpujob.translate.vertex import VertexOptions
+    from gpujob.translate.vertex import translate as to_vertex
+
+    t = to_vertex(doc, cat, date.today(),
+                  VertexOptions(executor_image_uri=options.executor_image_uri))
+    return Translated(for_local_run(t.findings) if options.local else t.findings, t.body,
+                      t.origins)
 
 
 def check_file(path: str, options: CheckOptions) -> FileResult:

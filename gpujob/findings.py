@@ -7,7 +7,7 @@ from typing import Literal, NamedTuple
 
 Key = str | int
 JsonPath = tuple[Key, ...]
-Severity = Literal["error", "warning"]
+Severity = Literal["error", "warning", "note"]
 
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
 
@@ -43,7 +43,9 @@ class Location(NamedTuple):
 
 
 class Finding(NamedTuple):
-    """One problem (``error``) or piece of advice (``warning``) about a config."""
+    """One problem (``error``), piece of advice (``warning``) or word on what gpujob did with a
+    value (``note``: a translation for another service) about a config. Only errors make a
+    config invalid."""
 
     severity: Severity
     rule: str
@@ -79,14 +81,20 @@ def warning(rule: str, message: str, path: JsonPath = (), location: Location | N
     return Finding("warning", rule, message, path, location, hint)
 
 
+def note(rule: str, message: str, path: JsonPath = (), location: Location | None = None,
+         hint: str | None = None) -> Finding:
+    return Finding("note", rule, message, path, location, hint)
+
+
 def finding_line(finding: Finding) -> str:
     """``config.yaml:3:3: trainingInput.masterTyp: unknown key 'masterTyp' [schema.unknown-key]``
-    plus an indented ``hint:`` line."""
+    plus an indented ``hint:`` line; a warning's and a note's message start with ``warning:``
+    and ``note:``."""
     parts = [str(finding.location) if finding.location else "<unknown>"]
     if finding.path:
         parts.append(format_path(finding.path))
     if not finding.is_error:
-        parts.append("warning")
+        parts.append(finding.severity)
     line = ": ".join(parts) + f": {finding.message} [{finding.rule}]"
     if finding.hint:
         line += f"\n  hint: {finding.hint}"

@@ -20,28 +20,40 @@ def render_text(results: Sequence[FileResult]) -> str:
 
 
 def summary(results: Sequence[FileResult]) -> str:
-    """One line for stderr: ``3 files checked: 2 valid, 1 invalid (4 errors, 1 warning)``."""
+    """One line for stderr: ``3 files checked: 2 valid, 1 invalid (4 errors, 1 warning)``, with
+    ``, 2 notes`` when a translation left notes."""
     def n(count: int, word: str) -> str:
         return f"{count} {word}{'' if count == 1 else 's'}"
 
     invalid = sum(not r.valid for r in results)
     errors = sum(len(r.errors) for r in results)
     warnings = sum(len(r.warnings) for r in results)
+    notes = sum(len(r.notes) for r in results)
     line = f"{n(len(results), 'file')} checked: {len(results) - invalid} valid, {invalid} invalid"
-    if errors or warnings:
-        line += f" ({n(errors, 'error')}, {n(warnings, 'warning')})"
+    if errors or warnings or notes:
+        line += f" ({n(errors, 'error')}, {n(warnings, 'warning')}"
+        line += f", {n(notes, 'note')})" if notes else ")"
     return line
+
+
+def _file_json(r: FileResult) -> dict[str, object]:
+    """One file of ``--format json``: ``notes`` only when it has some (a translation's, for
+    another service), so that a report without them keeps its shape."""
+    entry: dict[str, object] = {
+        "path": r.path,
+        "valid": r.valid,
+        "errors": [f.as_dict() for f in capped(r.errors)],
+        "warnings": [f.as_dict() for f in capped(r.warnings)],
+    }
+    if r.notes:
+        entry["notes"] = [f.as_dict() for f in capped(r.notes)]
+    return entry
 
 
 def render_json(results: Sequence[FileResult]) -> str:
     return json.dumps({
         "version": REPORT_VERSION,
-        "files": [{
-            "path": r.path,
-            "valid": r.valid,
-            "errors": [f.as_dict() for f in capped(r.errors)],
-            "warnings": [f.as_dict() for f in capped(r.warnings)],
-        } for r in results],
+        "files": [_file_json(r) for r in results],
     }, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -54,7 +66,8 @@ def _escape_property(text: str) -> str:
 
 
 def render_github(results: Sequence[FileResult]) -> str:
-    """GitHub Actions workflow commands: one ``::error``/``::warning`` annotation per finding."""
+    """GitHub Actions workflow commands: one ``::error``/``::warning``/``::notice`` annotation
+    per finding."""
     out = []
     for r in results:
         for f in capped(r.findings):
@@ -65,7 +78,7 @@ def render_github(results: Sequence[FileResult]) -> str:
             text = f"{format_path(f.path)}: {f.message}" if f.path else f.message
             if f.hint:
                 text += f"\nhint: {f.hint}"
-            kind = "error" if f.is_error else "warning"
+            kind = {"error": "error", "warning": "warning"}.get(f.severity, "notice")
             out.append(f"::{kind} {','.join(props)}::{_escape_data(text)}\n")
     return "".join(out)
 

@@ -7,14 +7,15 @@ the quoted text to write, a pattern the schema's ``x-hint``.
 
 from __future__ import annotations
 
+from collections import Counter
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from gpujob import numbers
 from gpujob.config.document import Document
 from gpujob.findings import MAX_OF_A_KIND, Finding, JsonPath, error
 from gpujob.resources import load_schema
-from gpujob.suggest import did_you_mean, same_name
+from gpujob.suggest import candidates, did_you_mean, or_list, same_name
 
 SCHEMA_FILE = "job.schema.json"
 
@@ -161,6 +162,7 @@ class _Reporter:
         self.is_job = schema_name == SCHEMA_FILE
         self.findings: list[Finding] = []
         self.seen: set[tuple[str, JsonPath, str]] = set()
+        self.meant: dict[JsonPath, str] = {}  # a misspelt key's path -> the key it clearly means
 
     def add(self, rule: str, path: JsonPath, message: str, hint: str | None = None, *,
             key: bool = False) -> None:
@@ -191,17 +193,35 @@ class _Reporter:
             return "gpujob submits training jobs; predictionInput belongs to prediction jobs"
         same = same_name(key, known)
         if same and same not in mapping:
-            return f"did you mean {same!r}?"
+            return self.did_you_mean(path, key, same)
         belongs = _schema_index(self.schema_name)[0].get(key, [])
         if self.is_job and path == () and f"trainingInput.{key}" in belongs:
             return f"{key} is a trainingInput field: indent it under trainingInput:"
         if belongs:
             return _belongs_hint(key, belongs)
-        guess = did_you_mean(key, known)
-        if guess:
-            taken = " (already set here)" if guess in mapping else ""
-            return f"did you mean {guess!r}?{taken}"
+        guesses = candidates(key, known)
+        if len(guesses) == 1:
+            if guesses[0] in mapping:
+                return f"did you mean {guesses[0]!r}? (already set here)"
+            return self.did_you_mean(path, key, guesses[0])
+        if guesses:  # spelt alike, so no guess stands in
+            return "did you mean " + or_list([f"{g!r}" + (" (already set here)" if g in mapping
+                                                          else "") for g in guesses]) + "?"
         return f"valid keys here: {', '.join(known)}"
+
+    def did_you_mean(self, path: JsonPath, key: str, meant: str) -> str:
+        """The hint for a clear misspelling, noted so that its value can stand in for the key
+        it means (``gpujob.typos``)."""
+        if self.is_job:
+            self.meant[(*path, key)] = meant
+        return f"did you mean {meant!r}?"
+
+    def stand_ins(self) -> dict[JsonPath, str]:
+        """The clear misspellings, less those meaning a key that another one means too."""
+        if not self.meant:
+            return {}
+        aims = Counter((p[:-1], meant) for p, meant in self.meant.items())
+        return {p: meant for p, meant in self.meant.items() if aims[p[:-1], meant] == 1}
 
     def required(self, path: JsonPath, err: Any) -> None:
         for key in err.validator_value:
@@ -323,10 +343,26 @@ def check(doc: Document, schema_name: str = SCHEMA_FILE, choices: Choices = ()) 
     named), in document order. ``choices``: the lists its ``x-catalog`` fields take, from the
     catalog in use (``Catalog.choices``); without them those fields are checked only for their
     type and pattern."""
+    return sorted(_report(doc, schema_name, choices).findings, key=position_key)
+
+
+class JobChecked(NamedTuple):
+    findings: list[Finding]  # in document order
+    stand_ins: dict[JsonPath, str]  # a clearly misspelt key's path -> the key it means
+
+
+def check_job(doc: Document, choices: Choices = ()) -> JobChecked:
+    """``check`` of a Job, with the unknown keys whose did-you-mean is clear: one key spelt
+    close, and not set beside it (a misspelt key's value can stand in for it, ``gpujob.typos``)."""
+    reporter = _report(doc, SCHEMA_FILE, choices)
+    return JobChecked(sorted(reporter.findings, key=position_key), reporter.stand_ins())
+
+
+def _report(doc: Document, schema_name: str, choices: Choices) -> _Reporter:
     reporter = _Reporter(doc, schema_name)
     for err in _validator(schema_name, choices).iter_errors(doc.data):
         reporter.handle(err)
-    return sorted(reporter.findings, key=position_key)
+    return reporter
 
 
 def position_key(finding: Finding) -> tuple[int, int]:

@@ -16,18 +16,20 @@ from typing import TYPE_CHECKING, NamedTuple
 from gpujob.backends import DEFAULT_SERVICE
 
 if TYPE_CHECKING:
-    from gpujob.catalog import Catalog
+    from gpujob.catalog import AnyCatalog
     from gpujob.gcp.settings import GcpSettings
 
 
 class CheckSettings(NamedTuple):
     """How configs are checked: for which service, against which catalog (loaded from
     ``--catalog`` or the service's built-in one; None: the built-in one, loaded when needed),
-    and whether region findings are errors."""
+    whether region findings are errors, and (Vertex AI) the image that runs a Python package
+    job."""
 
     service: str = DEFAULT_SERVICE
-    catalog: "Catalog | None" = None
+    catalog: "AnyCatalog | None" = None
     region_check: bool = True
+    executor_image_uri: str | None = None
 
 
 class ValidateSettings(NamedTuple):

@@ -82,6 +82,7 @@ class Prepared:
     uploads: list[Upload] = field(default_factory=list)
     location: StagingLocation | None = None
     warnings: list[Finding] = field(default_factory=list)
+    local_packages: list[Path] = field(default_factory=list)  # for a local run to install
 
 
 class _Wanted:
@@ -155,6 +156,43 @@ class _Wanted:
         return Prepared(apply(doc, [Override(PACKAGE_URIS, uris, origin)]), uploads, location)
 
 
+class _LocalWanted:
+    """The packages a local run installs: the local files among ``--packages``, checked (exit
+    2). It cannot fetch gs:// packages: given on the command line they are refused (exit 2);
+    the config's own, which the cloud would install, are left out with a warning (unless
+    --package-path stands for them, as it replaces them in the cloud)."""
+
+    def __init__(self, doc: Document, settings: SubmitSettings) -> None:
+        from gpujob import staging
+
+        ti = doc.data.get("trainingInput")
+        uris = ti.get("packageUris") if isinstance(ti, dict) else None
+        uris = list(uris) if isinstance(uris, list) else []
+        self.origin = doc.locate(PACKAGE_URIS)
+        if not self.origin.flag:
+            if uris and not settings.package_path:
+                CONSOLE.err("warning: a local run cannot fetch packages from Cloud Storage: the "
+                            f"config's packageUris ({', '.join(map(str, uris))}) are not "
+                            "installed; give local copies with --packages")
+            uris = []
+        remote = [uri for uri in uris if not isinstance(uri, str) or uri.startswith("gs://")]
+        if remote:
+            raise UsageError(f"{self.origin.flag} {remote[0]}: a local run cannot fetch "
+                             "packages from Cloud Storage", "give a local copy of it (gcloud "
+                             f"storage cp {remote[0]} .), or run the job in the cloud with "
+                             "gpujob submit")
+        self.files = staging.check_local_files(
+            uris, hint="give the paths of local package files (.whl, .tar.gz) to install")
+
+    def __bool__(self) -> bool:
+        return bool(self.files)
+
+    def for_check(self) -> Override:
+        """packageUris as the checks see it: each file as a gs:// URI (as for the cloud)."""
+        return Override(PACKAGE_URIS, [f"gs://to-be-installed/{p.name}" for p in self.files],
+                        self.origin)
+
+
 def prepare_job(settings: SubmitSettings, workdir: Path) -> Prepared:
     """The Job to send: the file, with overrides and user args applied, a job ID, checked, and
     the trainer's packages built (into ``workdir``) and given their staging URIs; nothing is
@@ -171,7 +209,7 @@ def prepare_job(settings: SubmitSettings, workdir: Path) -> Prepared:
     if "jobId" not in doc.data:
         doc = apply(doc, [Override(("jobId",), generate_job_id(settings.config),
                                    Location("generated", flag="file name and time"))])
-    wanted = None if settings.local else _Wanted(doc, settings)
+    wanted = _LocalWanted(doc, settings) if settings.local else _Wanted(doc, settings)
     checked = apply(doc, [wanted.for_check()]) if wanted else doc
     findings = combine(loaded.findings, check_document(checked, settings.check_options()))
     errors = sum(f.is_error for f in findings)
@@ -179,8 +217,11 @@ def prepare_job(settings: SubmitSettings, workdir: Path) -> Prepared:
     if errors:
         raise InvalidConfig(f"{settings.config}: {errors} problem{'s' if errors > 1 else ''}; "
                             f"nothing was {'run' if settings.local else 'submitted'}")
-    prepared = wanted.stage(doc, settings, workdir) if wanted else Prepared(doc)
-    prepared.warnings = findings
+    if isinstance(wanted, _LocalWanted):
+        prepared = Prepared(doc, local_packages=wanted.files)
+    else:
+        prepared = wanted.stage(doc, settings, workdir) if wanted else Prepared(doc)
+    prepared.warnings = [f for f in findings if f.severity == "warning"]
     return prepared
 
 
@@ -190,17 +231,20 @@ def _check_local_flags(settings: SubmitSettings) -> None:
                          "--dry-run prints the request for the cloud; --local runs the job here")
 
 
-def run_local(settings: SubmitSettings, doc: Document) -> int:
+def run_local(settings: SubmitSettings, prepared: Prepared) -> int:
     """Run the checked job on this machine (``--local``, ``gpujob local``)."""
     from gpujob.backends.local import LocalOptions
     from gpujob.backends.local import run_local as run_here
 
-    options = LocalOptions(package_path=settings.package_path, catalog=settings.catalog)
+    # the local runner plans the replicas over AI Platform's catalog (see local.plan)
+    cat = settings.catalog if settings.service == "ai-platform" else None
+    options = LocalOptions(package_path=settings.package_path, catalog=cat,
+                           packages=prepared.local_packages)
     if settings.max_local_replicas is not None:
         options.max_replicas = settings.max_local_replicas
     if settings.grace_period is not None:
         options.grace_period = settings.grace_period
-    return run_here(doc, options)
+    return run_here(prepared.doc, options)
 
 
 def run(settings: SubmitSettings) -> int:
@@ -214,7 +258,7 @@ def run(settings: SubmitSettings) -> int:
     with tempfile.TemporaryDirectory(prefix="gpujob-build-") as workdir:
         prepared = prepare_job(settings, Path(workdir))
         if settings.local:
-            return run_local(settings, prepared.doc)
+            return run_local(settings, prepared)
         if settings.dry_run:
             return _dry_run(settings, prepared, backend)
         return _send(settings, prepared, backend)
@@ -228,7 +272,8 @@ def _dry_run(settings: SubmitSettings, prepared: Prepared, backend: Backend) -> 
         CONSOLE.err(f"Dry run: would stage {upload.path.name} "
                     f"({human_size(upload.digest.size)}) at {upload.uri} unless it is there "
                     "already (nothing uploaded)")
-    request = backend.request(prepared.doc.data, settings.gcp, settings.project)
+    request = backend.request(prepared.doc.data, settings.gcp, settings.project,
+                              settings.job_options())
     CONSOLE.err(f"Dry run: would {request.method} this {request.noun} to {request.url} "
                 "(nothing sent)"
                 + ("" if settings.project else "; no project given (--project or GPUJOB_PROJECT)"))
@@ -254,4 +299,5 @@ def _send(settings: SubmitSettings, prepared: Prepared, backend: Backend) -> int
     follow = remote.Follow(settings.wait, settings.stream_logs, settings.poll_interval)
     return remote.submit(backend, prepared.doc.data, gcp, settings.output_format, follow,
                          session=session,
-                         warnings=[f.as_dict() for f in prepared.warnings])
+                         warnings=[f.as_dict() for f in prepared.warnings],
+                         options=settings.job_options())

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 from gpujob.settings import CheckSettings
 
 if TYPE_CHECKING:
-    from gpujob.catalog import Catalog
+    from gpujob.backends.base import JobOptions
+    from gpujob.catalog import AnyCatalog
     from gpujob.check import CheckOptions
     from gpujob.config.overrides import Override
     from gpujob.gcp.settings import GcpSettings
@@ -48,11 +49,19 @@ class SubmitSettings:
         return self.check.service
 
     @property
-    def catalog(self) -> Catalog | None:
+    def catalog(self) -> AnyCatalog | None:
         return self.check.catalog
 
     def check_options(self) -> CheckOptions:
         from gpujob.check import CheckOptions
 
         return CheckOptions(submit=True, local=self.local, catalog=self.catalog,
-                            region_check=self.check.region_check, service=self.service)
+                            region_check=self.check.region_check, service=self.service,
+                            executor_image_uri=self.check.executor_image_uri)
+
+    def job_options(self) -> JobOptions:
+        """What the service's request needs besides the checked config."""
+        from gpujob.backends.base import JobOptions
+
+        return JobOptions(catalog=self.catalog,
+                          executor_image_uri=self.check.executor_image_uri)

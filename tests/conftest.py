@@ -26,11 +26,20 @@ class Result:
 
 
 @pytest.fixture(autouse=True)
-def clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No test sees the developer's gcloud setup, credentials or GPUJOB_* settings."""
+def clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                      request: pytest.FixtureRequest) -> None:
+    """No test sees the developer's gcloud setup, credentials or GPUJOB_* settings.
+
+    The tests written while AI Platform Training was gpujob's default service are the spec of
+    ``--service ai-platform``, which must behave as it did byte for byte: they run with
+    GPUJOB_SERVICE=ai-platform, as a user keeping the old behaviour would. Tests marked
+    ``default_service`` (the Vertex AI tests, and the test of the default itself) see gpujob's
+    own default. New tests name their service either way."""
     for name in list(os.environ):
         if name.startswith(("GPUJOB_", "GOOGLE_", "CLOUDSDK_", "STORAGE_EMULATOR")):
             monkeypatch.delenv(name)
+    if request.node.get_closest_marker("default_service") is None:
+        monkeypatch.setenv("GPUJOB_SERVICE", "ai-platform")
     monkeypatch.setenv("CLOUDSDK_CONFIG", str(tmp_path / "gcloud-config"))
     # google-auth: never probe the metadata server (it reads these once, at import, and wants
     # "true" in lower case); a metadata address on a closed loopback port backs that up

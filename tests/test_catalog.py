@@ -153,11 +153,12 @@ def test_a_broken_catalog_is_a_usage_error_with_positions(cli, user_catalog):
     assert "gpu_types.types.NVIDIA_TESLA_T4.count: unknown key 'count'" in result.err
     assert "regions: missing required key 'source'" in result.err
     assert f"{path}:" in result.err  # positioned
-    # the hint names the flag that exists and the schema where this installation has it
+    # the hint names the flag that exists and the schema where this installation has it (and
+    # the service: Vertex AI's catalog is the default one)
     schema_file = schema_path("catalog.ai-platform.schema.json")
     assert schema_file.is_file()
-    assert (f"hint: start from gpujob's own (`gpujob gpus --export-catalog` prints it) and keep "
-            f"its shape: {schema_file}") in result.err
+    assert (f"hint: start from gpujob's own (`gpujob gpus --service ai-platform "
+            f"--export-catalog` prints it) and keep its shape: {schema_file}") in result.err
 
 
 def test_a_catalog_naming_an_undefined_gpu_is_refused(cli, user_catalog):

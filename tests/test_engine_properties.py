@@ -49,7 +49,7 @@ def test_the_engine_never_crashes_and_always_says_where(document, opts):
     assert loaded.document is not None, loaded.findings
     findings = check_document(loaded.document, opts)
     for f in findings:
-        assert f.severity in ("error", "warning")
+        assert f.severity in ("error", "warning", "note")  # notes: the vertex translation's
         assert f.rule in KNOWN_RULES or f.rule.startswith(("schema.", "load.")), f.rule
         assert f.message
         assert f.location is not None and f.location.source in ("random.yaml",)

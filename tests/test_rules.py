@@ -12,8 +12,10 @@ from jobs import ZONE_MIX
 
 from gpujob.check import CheckOptions, check_document
 from gpujob.config.load import load_file
-from gpujob.rules import RULES
+from gpujob.rules import RULES as ALL_RULES
 
+# AI Platform's rules (Vertex AI's are tests/test_vertex_rules.py's)
+RULES = {rule_id: r for rule_id, r in ALL_RULES.items() if "ai-platform" in r.services}
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "tests" / "cases"
 
@@ -145,10 +147,10 @@ def test_no_region_check_leaves_other_errors_alone(cli, write):
 
 def test_local_runs_downgrade_region_checks_and_need_no_submission_fields():
     doc = load_file(str(ZONE_MIX)).document
-    findings = check_document(doc, CheckOptions(submit=True, local=True))
+    findings = check_document(doc, CheckOptions(submit=True, local=True, service="ai-platform"))
     assert [f.rule for f in findings if f.is_error] == []
     assert "zone.gpu-mix" in [f.rule for f in findings]
-    cloud = check_document(doc, CheckOptions(submit=True))
+    cloud = check_document(doc, CheckOptions(submit=True, service="ai-platform"))
     assert {"zone.gpu-mix", "submit.packages", "submit.module"} <= {
         f.rule for f in cloud if f.is_error}
 
@@ -156,7 +158,7 @@ def test_local_runs_downgrade_region_checks_and_need_no_submission_fields():
 def test_a_schema_mistake_is_reported_once():
     """The rules stay quiet about a value the schema refused."""
     doc = load_file(str(CASES / "invalid" / "wrong-enum-values.yaml")).document
-    rules = {f.rule for f in check_document(doc, CheckOptions())}
+    rules = {f.rule for f in check_document(doc, CheckOptions(service="ai-platform"))}
     assert rules == {"schema.enum"}
 
 

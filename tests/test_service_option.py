@@ -3,12 +3,13 @@ refuses the flags it cannot honour in one usage error."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import pytest
 from jobs import CONTAINER_JOB
 
-from gpujob import backends
+from gpujob import backends, catalog
 from gpujob.backends.base import check_flags
 from gpujob.errors import UsageError
 
@@ -40,18 +41,23 @@ def test_an_unknown_service_is_a_usage_error(cli, write, command, how):
     assert result.out == ""
 
 
-def test_the_default_service_is_ai_platform(cli, write):
+@pytest.mark.default_service
+def test_the_default_service_is_vertex_and_ai_platform_is_one_setting_away(cli, write):
     config = write(CONTAINER_JOB)
-    default = cli("submit", config, "--dry-run", "--job-id", "j1", "--project", "p")
-    named = cli("submit", config, "--dry-run", "--job-id", "j1", "--project", "p",
-                "--service", "ai-platform")
-    from_env = cli("submit", config, "--dry-run", "--job-id", "j1", "--project", "p",
-                   env={"GPUJOB_SERVICE": "ai-platform"})
-    assert default.code == named.code == from_env.code == 0
-    assert default.out == named.out == from_env.out
-    assert default.err == named.err == from_env.err
-    assert "would POST this Job to https://ml.googleapis.com/v1/projects/p/jobs" in default.err
-    assert backends.DEFAULT_SERVICE == "ai-platform"
+    args = ("submit", config, "--dry-run", "--job-id", "j1", "--project", "p")
+    default, named = cli(*args), cli(*args, "--service", "vertex")
+    label = re.compile(r'"gpujob-submission": "[^"]+"')
+    assert default.code == named.code == 0
+    assert label.sub("…", default.out) == label.sub("…", named.out)
+    assert default.err == named.err
+    assert ("would POST this CustomJob to https://us-central1-aiplatform.googleapis.com/v1/"
+            "projects/p/locations/us-central1/customJobs") in default.err
+    assert backends.DEFAULT_SERVICE == catalog.DEFAULT_SERVICE == "vertex"
+    legacy = cli(*args, "--service", "ai-platform")
+    from_env = cli(*args, env={"GPUJOB_SERVICE": "ai-platform"})
+    assert legacy.code == from_env.code == 0
+    assert (legacy.out, legacy.err) == (from_env.out, from_env.err)
+    assert "would POST this Job to https://ml.googleapis.com/v1/projects/p/jobs" in legacy.err
 
 
 @dataclass(frozen=True)
@@ -72,7 +78,7 @@ def test_unsupported_flags_are_refused_together():
     check_flags(_Service(), ["--region", "--job-id"])  # nothing to refuse
 
 
-def test_ai_platform_honours_every_submit_flag(cli):
+def test_ai_platform_honours_every_submit_flag_but_vertex_ones(cli):
     backend = backends.get("ai-platform")
-    assert backend.unsupported_flags == frozenset()
+    assert backend.unsupported_flags == frozenset({"--executor-image-uri"})
     assert backend.name == "ai-platform"

@@ -18,7 +18,8 @@ SERVICES: dict[str, str] = {
     "ai-platform": "gpujob.backends.aiplatform",  # AI Platform Training, ml v1
     "vertex": "gpujob.backends.vertex",  # Vertex AI custom training, aiplatform v1
 }
-DEFAULT_SERVICE = "ai-platform"
+# Vertex AI: AI Platform Training accepts no new jobs since 2025-01-31 (--service ai-platform)
+DEFAULT_SERVICE = "vertex"
 
 
 def get(service: str) -> Backend:

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from gpujob.backends.base import Commands, Created, JobRef, JobStatus, Links, Request
+from gpujob.backends.base import Commands, Created, JobOptions, JobRef, JobStatus, Links, Request
 from gpujob.errors import UsageError
 
 if TYPE_CHECKING:
@@ -61,9 +61,12 @@ class AiPlatform:
 
     name = "ai-platform"
     title = "AI Platform Training"
-    unsupported_flags: frozenset[str] = frozenset()  # submit's flags are this service's fields
+    # submit's flags are this service's fields, but for Vertex AI's executor image
+    unsupported_flags: frozenset[str] = frozenset({"--executor-image-uri"})
 
-    def request(self, body: dict[str, Any], gcp: GcpSettings, project: str | None) -> Request:
+    def request(self, body: dict[str, Any], gcp: GcpSettings, project: str | None,
+                options: JobOptions | None = None) -> Request:
+        """The config as it is: an AI Platform ``Job`` (``options`` change nothing)."""
         from gpujob.gcp.ml import jobs_url
 
         return Request("POST", jobs_url(gcp, project or "PROJECT"), body, "Job",

@@ -1,6 +1,6 @@
 """The seam between gpujob and a remote training service: what a backend provides.
 
-A service (``ai-platform`` today) is one module implementing ``Backend`` over one API client
+A service (``ai-platform``, ``vertex``) is one module implementing ``Backend`` over one API client
 module of ``gpujob.gcp``. The rest of gpujob speaks only these types:
 
 - ``Request``: the request that creates a job. The dry-run prints it; submitting sends it. It is
@@ -39,6 +39,16 @@ class Request:
     body: dict[str, Any]
     noun: str = "Job"
     job_id: str | None = None
+
+
+@dataclass(frozen=True)
+class JobOptions:
+    """What the command line adds to a job beyond its config, for a service that needs it to
+    build the request: the catalog in use (None: the service's built-in one) and Vertex AI's
+    executor image for a Python package job (``--executor-image-uri``)."""
+
+    catalog: Any = None
+    executor_image_uri: str | None = None
 
 
 @dataclass(frozen=True)
@@ -131,9 +141,10 @@ class Backend(Protocol):
     title: str  # for people: "AI Platform Training"
     unsupported_flags: frozenset[str]  # submit's flags this service cannot honour
 
-    def request(self, body: dict[str, Any], gcp: GcpSettings, project: str | None) -> Request:
+    def request(self, body: dict[str, Any], gcp: GcpSettings, project: str | None,
+                options: JobOptions | None = None) -> Request:
         """The request creating the job ``body`` (the checked config) in ``project`` (None: not
-        known yet, a dry-run without --project)."""
+        known yet, a dry-run without --project), with the command line's ``options``."""
         ...
 
     def client(self, gcp: GcpSettings, session: Session | None = None) -> JobClient:

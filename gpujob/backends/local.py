@@ -82,6 +82,7 @@ class LocalOptions:
     max_replicas: int = DEFAULT_MAX_REPLICAS
     grace_period: float = DEFAULT_GRACE_PERIOD
     gpus: list[str] | None = None
+    packages: list[Path] = field(default_factory=list)  # local files of --packages, to install
 
 
 @dataclass
@@ -291,8 +292,9 @@ def plan(doc: Document, options: LocalOptions,
                          "-m MODULE) or trainingInput.pythonModule; a custom container's own "
                          "command is not run locally")
     root, module_warning = _package_root(options.package_path, module)
-    cat = options.catalog if options.catalog is not None else catalog.load(
-        catalog.DEFAULT_SERVICE)
+    # the replicas are planned from the config's own format, an AI Platform Job, over AI
+    # Platform's catalog (its machine types' built-in GPUs, its scale tiers)
+    cat = options.catalog if options.catalog is not None else catalog.load("ai-platform")
     groups, warnings = replicas_of(ti, cat)
     replicas, trimmed = trim(groups, options.max_replicas)
     if options.gpus is None:
@@ -332,10 +334,25 @@ def run_local(doc: Document, options: LocalOptions) -> int:
     if not 0 <= options.grace_period < math.inf:  # nan included
         raise UsageError(f"--grace-period {options.grace_period}: not a number of seconds",
                          "give --grace-period SECONDS, e.g. 10")
-    job_id = str(doc.data.get("jobId", "job"))
     # no stale RANK from the caller for the replicas that get none
     base = {k: v for k, v in os.environ.items() if k != "RANK"}
     base["PYTHONUNBUFFERED"] = "1"  # lines arrive as they are printed, as in the service's logs
+    if not options.packages:
+        return _run(doc, options, base)
+    from gpujob.backends import local_packages
+
+    with tempfile.TemporaryDirectory(prefix="gpujob-packages-") as target:
+        _say(f"Installing {', '.join(p.name for p in options.packages)} for this run with pip, "
+             f"into {target} (first on the replicas' PYTHONPATH)…")
+        local_packages.install(options.packages, Path(target), base)
+        base["PYTHONPATH"] = local_packages.pythonpath(Path(target), base)
+        return _run(doc, options, base)
+
+
+def _run(doc: Document, options: LocalOptions, base: dict[str, str]) -> int:
+    """Check that the module is found, plan, run the replicas, and report how the master
+    ended; ``base``: the environment they share."""
+    job_id = str(doc.data.get("jobId", "job"))
     module = doc.data["trainingInput"].get("pythonModule")
     if options.package_path is None and module:
         check_module(module, Path.cwd(), base)

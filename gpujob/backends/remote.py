@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob.backends import follow as following
 from gpujob.backends import output
-from gpujob.backends.base import Backend, JobClient, JobRef, Request
+from gpujob.backends.base import Backend, JobClient, JobOptions, JobRef, Request
 from gpujob.console import CONSOLE
 from gpujob.errors import EXIT_INTERRUPTED, EXIT_OK
 
@@ -64,16 +64,18 @@ def _announce(backend: Backend, raw: dict[str, Any], request: Request, project: 
 
 def submit(backend: Backend, body: dict[str, Any], gcp: GcpSettings, output_format: str = "text",
            follow: Follow | None = None, session: Session | None = None,
-           warnings: list[dict[str, Any]] | None = None) -> int:
+           warnings: list[dict[str, Any]] | None = None,
+           options: JobOptions | None = None) -> int:
     """Create the job ``body`` (the request the dry-run prints) and report it; then follow it
     when asked (``follow``: wait for its end, or stream its logs; polling every
     ``poll_interval`` seconds). Exit 0, 3 (remote failure), 4 (``--wait``/``--stream-logs``: the
     job failed) or 130. ``session``: one already open (the one that staged the packages), else
-    a new one. ``warnings``: the checks' warnings, for the JSON envelope."""
+    a new one. ``warnings``: the checks' warnings, for the JSON envelope; ``options``: what
+    the command line adds to the request (``base.JobOptions``)."""
     follow = follow or Follow()
     client = backend.client(gcp, session)
     project = client.project
-    request = backend.request(body, gcp, project)
+    request = backend.request(body, gcp, project, options)
     created = _create(client, request, backend)
     if created is None:
         return EXIT_INTERRUPTED

@@ -1,12 +1,19 @@
 """Compatibility catalogs: for each service one data file of facts, with their sources and
-dates (``ai-platform.json``), read into the same record types (``records.py``) that the rules
-and ``gpujob gpus`` query. Every compatibility fact lives in the data; code only reads it.
+dates (``ai-platform.json``, ``vertex.json``), read into record types (``records.py`` for AI
+Platform; ``vertex_data.py`` for Vertex AI, whose facts have another shape) that the rules, the
+translation and ``gpujob gpus`` query. Every compatibility fact lives in the data; code only
+reads it.
 
-``load(service, path=None)`` returns a ``Catalog``; callers keep it and pass it on.
+``load(service, path=None)`` returns the service's catalog; callers keep it and pass it on.
 """
 
-from gpujob.catalog.records import Cap, Catalog, Category, GpuType, MachineType, ScaleTier
-from gpujob.catalog.services import DEFAULT_SERVICE, SERVICES, data_file, load
+from typing import TYPE_CHECKING
 
-__all__ = ["DEFAULT_SERVICE", "SERVICES", "Cap", "Catalog", "Category", "GpuType", "MachineType",
-           "ScaleTier", "data_file", "load"]
+from gpujob.catalog.records import Cap, Catalog, Category, GpuType, MachineType, ScaleTier
+from gpujob.catalog.services import DEFAULT_SERVICE, SERVICES, AnyCatalog, data_file, load
+
+if TYPE_CHECKING:  # read when the vertex service is used (``vertex_data``), not at start-up
+    from gpujob.catalog.vertex_data import VertexCatalog  # noqa: F401
+
+__all__ = ["DEFAULT_SERVICE", "SERVICES", "AnyCatalog", "Cap", "Catalog", "Category", "GpuType",
+           "MachineType", "ScaleTier", "data_file", "load"]

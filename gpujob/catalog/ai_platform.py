@@ -10,6 +10,10 @@ from gpujob.catalog.records import Cap, Catalog, GpuType, MachineType, ScaleTier
 SERVICE = "ai-platform"
 DATA_FILE = "ai-platform.json"
 SCHEMA = "catalog.ai-platform.schema.json"
+NOUN = "catalog"
+EXPORT = "gpujob gpus --service ai-platform --export-catalog"  # vertex is the default
+INTEGRITY_HINT = ("define every GPU type in gpu_types, every machine type in machine_types and "
+                  "every Python version in runtime_versions.python_versions")
 
 
 def _built_in(entry: dict[str, Any]) -> tuple[str, int] | None:

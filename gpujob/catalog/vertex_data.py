@@ -4,15 +4,19 @@ this module only reads it."""
 
 from __future__ import annotations
 
-import json
+import sys
 from collections.abc import Mapping
 from datetime import date
-from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
-BUILT_IN = Path(__file__).resolve().parent / "vertex.json"
+SERVICE = "vertex"
+DATA_FILE = "vertex.json"
+BUILT_IN = Path(__file__).resolve().parent / DATA_FILE
 SCHEMA = "vertex-catalog.schema.json"
+NOUN = "Vertex catalog"
+EXPORT = "gpujob gpus --service vertex --export-catalog"
+INTEGRITY_HINT = "every accelerator, machine type and source a section names must be defined"
 
 
 class Accelerator(NamedTuple):
@@ -111,6 +115,25 @@ class VertexCatalog(NamedTuple):
     scale_tiers: Mapping[str, Tier]
     legacy_accelerators: Mapping[str, Mapping[str, str]]  # type -> {why, suggest}
     sources: Mapping[str, Mapping[str, Any]]  # section -> {as_of, refs, urls, notes}
+
+    @property
+    def service(self) -> str:
+        return SERVICE
+
+    @property
+    def service_name(self) -> str:
+        """As messages name the service."""
+        return "Vertex AI custom training"
+
+    @property
+    def choices(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """The lists of names the AI Platform job schema takes from this catalog (its x-catalog
+        fields): Vertex's accelerator names, and the AI Platform ones it refuses with a way
+        forward (K80, TPU Pods: the translation says what to use instead), and the scale tiers
+        it translates. Python versions are the translation's to judge."""
+        accelerators = tuple(self.accelerators) + tuple(
+            a for a in self.legacy_accelerators if a not in self.accelerators)
+        return (("accelerator_types", accelerators), ("scale_tiers", tuple(self.scale_tiers)))
 
     # -- machine x accelerator x count -------------------------------------------------------
 
@@ -217,7 +240,7 @@ class VertexCatalog(NamedTuple):
         return found[0] if len(found) == 1 else None
 
 
-def _build(data: dict[str, Any], path: str) -> VertexCatalog:
+def build(data: dict[str, Any], path: str) -> VertexCatalog:
     accs = {name: Accelerator(name, a["name"], a["kind"], a.get("retired"),
                               date.fromisoformat(a["end_of_support"])
                               if "end_of_support" in a else None, a.get("replacement"))
@@ -265,7 +288,7 @@ def _build(data: dict[str, Any], path: str) -> VertexCatalog:
 def integrity(data: dict[str, Any]) -> list[str]:
     """Cross-references a JSON Schema cannot state: every accelerator, machine type, legacy type
     and source named is defined, and every translation lands on a cell Vertex accepts."""
-    cat = _build(data, "<check>")
+    cat = build(data, "<check>")
     problems = [f"{section}.source.refs: unknown source {ref}"
                 for section, s in cat.sources.items() for ref in s["refs"]
                 if ref not in data["source_key"]]
@@ -301,34 +324,13 @@ def integrity(data: dict[str, Any]) -> list[str]:
     return problems
 
 
-@cache
 def load(path: str | None = None) -> VertexCatalog:
-    """The built-in Vertex catalog, or the one at ``path`` (YAML or JSON), checked against
-    ``schemas/vertex-catalog.schema.json``. A bad file raises ``UsageError``."""
+    """The built-in Vertex catalog (read once), or the one at ``path`` (YAML or JSON), checked
+    against ``schemas/vertex-catalog.schema.json``, as ``gpujob.catalog.load("vertex", path)``
+    gives them. A bad file raises ``UsageError``."""
+    from gpujob.catalog import files
+
+    module = sys.modules[__name__]
     if path is None:
-        with BUILT_IN.open(encoding="utf-8") as fh:
-            return _build(json.load(fh), str(BUILT_IN))
-    return _build(_read(path), path)
-
-
-def _read(path: str) -> dict[str, Any]:
-    from gpujob import schema
-    from gpujob.config.load import load_file
-    from gpujob.errors import UsageError
-    from gpujob.findings import finding_line
-
-    loaded = load_file(path)
-    findings = list(loaded.findings)
-    if loaded.document is not None:
-        findings += schema.check(loaded.document, SCHEMA)
-    if not findings and loaded.document is not None:
-        problems = integrity(loaded.document.data)
-        if problems:
-            raise UsageError(f"--catalog {path}: {problems[0]}" + (
-                f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""),
-                "every accelerator, machine type and source a section names must be defined")
-        return loaded.document.data
-    details = "\n".join(finding_line(f) for f in findings if f.is_error)
-    raise UsageError(f"--catalog {path} is not a valid Vertex catalog:\n{details}",
-                     "start from gpujob's own (gpujob/catalog/vertex.json) and keep its shape: "
-                     "schemas/vertex-catalog.schema.json")
+        return files.built_in(module)  # type: ignore[no-any-return]
+    return build(files.read_user_catalog(module, path), path)

@@ -37,12 +37,7 @@ def execute(settings: GpusSettings) -> int:
 
 
 def catalog_of(service: str, path: str | None) -> Any:
-    """The catalog ``gpus`` browses: Vertex AI's is read by ``vertex_data`` (browsing it needs
-    nothing else of the vertex service), the others as every command reads them."""
-    if service == "vertex":
-        from gpujob.catalog import vertex_data
-
-        return vertex_data.load(path)
+    """The catalog ``gpus`` browses (the service's record type: ``Catalog`` or Vertex's)."""
     return load_catalog(service, path)
 
 

@@ -57,7 +57,8 @@ jobs_service_option = service_option_of("The training service whose jobs these a
 
 
 def check_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """--catalog and --no-region-check, of the commands that check configs."""
+    """--catalog, --no-region-check and --executor-image-uri, of the commands that check
+    configs."""
     return stack(
         click.option(
             "--catalog", type=ExistingFile(), envvar="GPUJOB_CATALOG",
@@ -68,6 +69,12 @@ def check_options(func: Callable[..., Any]) -> Callable[..., Any]:
             "--no-region-check", "no_region_check", is_flag=True,
             help="Report region and zone problems as warnings, for when you know better than "
                  "the catalog's availability data."),
+        click.option(
+            "--executor-image-uri", metavar="URI",
+            help="Vertex AI: the image that runs a Python package job, instead of the prebuilt "
+                 "image of its runtimeVersion. A Vertex prebuilt training image runs the "
+                 "package; any other image with Python installs it from /gcs/ and runs the "
+                 "module."),
     )(func)
 
 
@@ -77,8 +84,15 @@ def check_settings(params: dict[str, Any]) -> CheckSettings:
     from gpujob.cli.common import load_catalog
 
     service = params["service"]
+    executor = params.get("executor_image_uri")
+    if executor is not None:
+        from gpujob import backends
+        from gpujob.backends.base import check_flags
+
+        check_flags(backends.get(service), ["--executor-image-uri"])
     return CheckSettings(service=service, catalog=load_catalog(service, params["catalog"]),
-                         region_check=not params.get("no_region_check", False))
+                         region_check=not params.get("no_region_check", False),
+                         executor_image_uri=executor)
 
 
 def format_option(choices: tuple[str, ...] | list[str], text: str,

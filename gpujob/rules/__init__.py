@@ -12,32 +12,40 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache
 
-from gpujob.catalog import Catalog
+from gpujob.catalog import AnyCatalog, Catalog
 from gpujob.findings import Finding, JsonPath, Location
 from gpujob.job import JobView
-from gpujob.rules import accelerators, cluster, program, submission, tpu, where
-from gpujob.rules.context import Context
+from gpujob.rules import accelerators, cluster, program, submission, tpu, vertex, where
+from gpujob.rules.context import Checking, Context
 from gpujob.rules.registry import RULES, STEPS, Rule, Step, arrange
+from gpujob.rules.vertex import Translated, VertexContext
 
-__all__ = ["RULES", "Context", "Rule", "check"]
+__all__ = ["RULES", "Context", "Rule", "Translated", "check"]
 
 # The order the rules run in, and are listed in: findings at one place in a file come in the
 # order they are found.
-arrange(cluster, accelerators, tpu, program, where, submission)
+arrange(cluster, accelerators, tpu, program, where, submission, vertex)
 
 
-def check(job: JobView, catalog: Catalog, locate: Callable[..., Location],
-          refused: set[JsonPath], *, submit: bool = False,
-          relax_region: bool = False) -> list[Finding]:
+def check(job: JobView, catalog: AnyCatalog, locate: Callable[..., Location],
+          refused: set[JsonPath], *, submit: bool = False, relax_region: bool = False,
+          translated: Translated | None = None) -> list[Finding]:
     """All rule findings for one job, in the order the rules found them.
 
     ``locate(path, key=False)``: where the user wrote a value (``Document.locate``);
     ``refused``: the paths the schema refused; ``submit``: the job is about to be sent, so the
     rules of what the service needs then run too; ``relax_region``: region rules give
-    warnings (--no-region-check, local runs). The catalog's service chooses the rules."""
+    warnings (--no-region-check, local runs). The catalog's service chooses the rules;
+    Vertex AI's read the config's ``translated`` form too."""
     if not job.training_input:
         return []
-    ctx = Context(job, catalog, locate, refused, relax_region=relax_region)
+    ctx: Checking
+    if isinstance(catalog, Catalog):
+        ctx = Context(job, catalog, locate, refused, relax_region=relax_region)
+    else:
+        assert translated is not None, "Vertex AI's rules read the translation"
+        ctx = VertexContext(job, catalog, locate, refused, relax_region=relax_region,
+                            translated=translated)
     run(ctx, catalog.service, submit=submit)
     return ctx.findings
 
@@ -57,7 +65,7 @@ def _plan(service: str, submit: bool) -> tuple[tuple[Step, ...], ...]:
     return tuple(tuple(group) for group in groups)
 
 
-def run(ctx: Context, service: str, *, submit: bool) -> None:
+def run(ctx: Checking, service: str, *, submit: bool) -> None:
     """Every check that applies, in order; a pass's checks replica by replica, over the replica
     kinds the config mentions (a rule about one it leaves out checks the job)."""
     mentioned = [r for r in ctx.replicas if r.machine or r.count or r.config]

@@ -1,5 +1,6 @@
 """What a rule sees: the typed job view, the catalog in use, and the helpers that turn what it
-finds into findings at the place the user wrote."""
+finds into findings at the place the user wrote. ``Checking`` is what every service's rules
+share; ``Context`` adds AI Platform's catalog (Vertex AI's rules have ``rules.vertex``'s)."""
 
 from __future__ import annotations
 
@@ -14,15 +15,15 @@ from gpujob.suggest import did_you_mean
 REGION_CHECKS_OFF = "(a warning: region checks are off)"
 
 
-class Context:
-    """One job being checked. ``refused``: the paths the schema refused; the rules stay quiet
-    about those values (and what they hold), so one mistake gives one message.
+class Checking:
+    """What the rules of every service see: the job (its typed view), and how a rule adds a
+    finding at the place the user wrote. ``refused``: the paths the schema refused; the rules
+    stay quiet about those values (and what they hold), so one mistake gives one message.
     ``relax_region``: region rules report warnings (--no-region-check, local runs)."""
 
-    def __init__(self, job: JobView, catalog: Catalog, locate: Callable[..., Location],
-                 refused: set[JsonPath], *, relax_region: bool) -> None:
+    def __init__(self, job: JobView, locate: Callable[..., Location], refused: set[JsonPath],
+                 *, relax_region: bool) -> None:
         self.job = job
-        self.catalog = catalog
         self.ti = job.training_input
         self.replicas = job.replicas
         self.refused = refused
@@ -31,6 +32,53 @@ class Context:
         self.rule: Rule | None = None  # the rule running, whose id and severity emit uses
         self._locate = locate
         self._warned: set[str] = set()
+
+    def broken(self, path: JsonPath) -> bool:
+        """The schema refused this value (or what holds it)."""
+        refused = self.refused
+        return bool(refused) and any(path[:n] in refused for n in range(1, len(path) + 1))
+
+    def misspelt(self, field: str) -> bool:
+        """trainingInput holds an unknown key that may be a misspelling of ``field`` (the schema
+        reports it with a did-you-mean; saying ``field`` is missing would repeat it). A clear
+        misspelling stands in for its key (``gpujob.typos``): this is about the others."""
+        return any(did_you_mean(key, [field]) == field
+                   for key in self.ti if (TI, key) in self.refused)
+
+    # -- findings ------------------------------------------------------------------------------
+
+    def emit(self, path: JsonPath, message: str, hint: str | None = None, *,
+             key: bool = False) -> None:
+        """A finding of the running rule at ``path`` (its key with ``key=True``), unless the
+        schema refused that value already."""
+        rule = self.rule
+        assert rule is not None, "emit runs inside a rule"
+        if self.broken(path):
+            return
+        severity = rule.severity
+        if rule.region and self.relax_region:
+            severity = "warning"
+            hint = (hint + "; " if hint else "") + REGION_CHECKS_OFF
+        self.findings.append(Finding(severity, rule.id, message, path,
+                                     self._locate(path, key=key), hint))
+
+    def once(self, token: str, path: JsonPath, message: str, hint: str | None = None) -> None:
+        """``emit``, the first time ``token`` comes up in this job (a warning about K80s is
+        given once, however many replicas use them)."""
+        assert self.rule is not None, "once runs inside a rule"
+        token = f"{self.rule.id}:{token}"
+        if token not in self._warned:
+            self._warned.add(token)
+            self.emit(path, message, hint)
+
+
+class Context(Checking):
+    """One job being checked for AI Platform Training, over its catalog."""
+
+    def __init__(self, job: JobView, catalog: Catalog, locate: Callable[..., Location],
+                 refused: set[JsonPath], *, relax_region: bool) -> None:
+        super().__init__(job, locate, refused, relax_region=relax_region)
+        self.catalog = catalog
         self._gpus: list[tuple[str, JsonPath, str]] | None = None
         self.tier_name = None if self.broken((TI, "scaleTier")) else job.scale_tier
         self.tier: ScaleTier | None = catalog.scale_tiers.get(self.tier_name or "")
@@ -61,40 +109,3 @@ class Context:
                                 f"the {r.label}'s {machine.name}"))
             self._gpus = out
         return self._gpus
-
-    def broken(self, path: JsonPath) -> bool:
-        """The schema refused this value (or what holds it)."""
-        refused = self.refused
-        return bool(refused) and any(path[:n] in refused for n in range(1, len(path) + 1))
-
-    def misspelt(self, field: str) -> bool:
-        """trainingInput holds an unknown key that is a misspelling of ``field`` (the schema
-        reports it with a did-you-mean; saying ``field`` is missing would repeat it)."""
-        return any(did_you_mean(key, [field]) == field
-                   for key in self.ti if (TI, key) in self.refused)
-
-    # -- findings ------------------------------------------------------------------------------
-
-    def emit(self, path: JsonPath, message: str, hint: str | None = None, *,
-             key: bool = False) -> None:
-        """A finding of the running rule at ``path`` (its key with ``key=True``), unless the
-        schema refused that value already."""
-        rule = self.rule
-        assert rule is not None, "emit runs inside a rule"
-        if self.broken(path):
-            return
-        severity = rule.severity
-        if rule.region and self.relax_region:
-            severity = "warning"
-            hint = (hint + "; " if hint else "") + REGION_CHECKS_OFF
-        self.findings.append(Finding(severity, rule.id, message, path,
-                                     self._locate(path, key=key), hint))
-
-    def once(self, token: str, path: JsonPath, message: str, hint: str | None = None) -> None:
-        """``emit``, the first time ``token`` comes up in this job (a warning about K80s is
-        given once, however many replicas use them)."""
-        assert self.rule is not None, "once runs inside a rule"
-        token = f"{self.rule.id}:{token}"
-        if token not in self._warned:
-            self._warned.add(token)
-            self.emit(path, message, hint)

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from gpujob import gsuri
 from gpujob.job import TI, as_str
-from gpujob.rules.context import Context
+from gpujob.rules.context import Checking, Context
 from gpujob.rules.registry import rule
 
 
 @rule("submit.region", "A job is sent with a region.", submit=True)
-def submit_region(ctx: Context) -> None:
+def submit_region(ctx: Checking) -> None:
     if "region" not in ctx.ti:
         ctx.emit((TI,), "no region for the job",
                  "pass --region (or set GPUJOB_REGION, or trainingInput.region)", key=True)
@@ -35,7 +35,7 @@ def submit_module(ctx: Context) -> None:
 
 
 @rule("submit.job-dir", "jobDir is a Cloud Storage path (gs://BUCKET/PATH).", submit=True)
-def submit_job_dir(ctx: Context) -> None:
+def submit_job_dir(ctx: Checking) -> None:
     job_dir = as_str(ctx.ti.get("jobDir"))
     if job_dir and not job_dir.startswith("gs://"):
         ctx.emit((TI, "jobDir"), f"jobDir {job_dir!r} is not a Cloud Storage path",

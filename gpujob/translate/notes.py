@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpujob.config.document import Document
-from gpujob.findings import Finding, JsonPath, Location
+from gpujob.findings import Finding, JsonPath, Location, Severity
 
 RULE = "vertex-translate"
 
@@ -15,8 +15,8 @@ class Notes:
     """Findings of one translation: ``note`` (a value was translated into something else),
     ``warn`` (dropped, or may behave differently), ``error`` (cannot be translated).
 
-    Notes are ``Finding`` records with severity ``"note"``: they are not errors, so they travel
-    with the warnings until the reporters learn to print them as notes.
+    Notes are ``Finding`` records with severity ``"note"``: not errors; the reporters print
+    them as ``note:`` lines.
     """
 
     def __init__(self, doc: Document) -> None:
@@ -24,11 +24,10 @@ class Notes:
         self.findings: list[Finding] = []
         self.origins: dict[JsonPath, JsonPath] = {}
 
-    def _add(self, severity: str, rule: str, path: JsonPath, message: str,
+    def _add(self, severity: Severity, rule: str, path: JsonPath, message: str,
              hint: str | None, location: Location | None) -> None:
         where = location or self.doc.locate(path)
-        self.findings.append(Finding(severity, f"{RULE}.{rule}", message, path,  # type: ignore[arg-type]
-                                     where, hint))
+        self.findings.append(Finding(severity, f"{RULE}.{rule}", message, path, where, hint))
 
     def note(self, rule: str, path: JsonPath, message: str, hint: str | None = None, *,
              location: Location | None = None) -> None:

@@ -1,0 +1,108 @@
+"""The ``vertex`` service: Vertex AI custom training (the ``aiplatform v1`` API).
+
+The request is the checked AI Platform config translated (``gpujob.translate.vertex``) into a
+``CustomJob``, or a ``HyperparameterTuningJob`` when it has ``hyperparameters``, POSTed to the
+collection of the job's region at the region's endpoint. Vertex chooses the job's ID, so every
+request carries a label unique to the submission (``gpujob-submission``): after an ambiguous
+failure the client finds the job by it instead of creating a second one.
+
+Following jobs (the client, states, references, links, next commands) is
+``gpujob.backends.vertex_jobs``, imported when first needed.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import date, datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+from gpujob.backends.base import Commands, JobClient, JobOptions, JobRef, JobStatus, Links, Request
+from gpujob.errors import InvalidConfig, UsageError
+
+if TYPE_CHECKING:
+    from gpujob.gcp.session import Session
+    from gpujob.gcp.settings import GcpSettings
+
+ENDPOINT = "https://{region}-aiplatform.googleapis.com/"  # regional: one per location
+SUBMISSION_LABEL = "gpujob-submission"
+
+
+def submission_token(now: datetime | None = None) -> str:
+    """A label value of its own for one submission: the UTC time to the microsecond, then eight
+    random hex digits (``20261123-134740-123456-1a2b3c4d``; a label value holds lowercase
+    letters, digits, ``-`` and ``_``, at most 63), so that submits started together differ."""
+    now = now or datetime.now(timezone.utc)
+    return f"{now:%Y%m%d-%H%M%S-%f}-{secrets.token_hex(4)}"
+
+
+def collection_url(gcp: GcpSettings, project: str, region: str, collection: str) -> str:
+    """``https://REGION-aiplatform.googleapis.com/v1/projects/P/locations/REGION/customJobs``
+    (``--api-endpoint`` replaces the address)."""
+    from gpujob.gcp.settings import endpoint
+
+    base = endpoint(gcp.api_endpoint, ENDPOINT, region)
+    return f"{base}v1/projects/{project}/locations/{region}/{collection}"
+
+
+class Vertex:
+    """``base.Backend`` for Vertex AI custom training."""
+
+    name = "vertex"
+    title = "Vertex AI custom training"
+    # every flag of submit is translated, or reported where it is dropped (a warning)
+    unsupported_flags: frozenset[str] = frozenset()
+
+    def request(self, body: dict[str, Any], gcp: GcpSettings, project: str | None,
+                options: JobOptions | None = None) -> Request:
+        """The create request of the AI Platform job ``body``, checked already (its findings,
+        at their places in the file, were reported then): a config the translation refuses
+        raises ``InvalidConfig``."""
+        from gpujob.catalog import vertex_data
+        from gpujob.config.document import Document
+        from gpujob.translate.vertex import VertexOptions, translate
+
+        options = options or JobOptions()
+        cat = options.catalog if options.catalog is not None else vertex_data.load()
+        translation = translate(Document("<job>", body), cat, date.today(),
+                                VertexOptions(executor_image_uri=options.executor_image_uri))
+        if translation.errors:
+            raise InvalidConfig(f"the job cannot run on Vertex AI: "
+                                f"{translation.errors[0].message}")
+        if translation.region is None:
+            raise UsageError("no region for the job",
+                             "pass --region (or set GPUJOB_REGION, or trainingInput.region)")
+        body = translation.body
+        labels = {**body.get("labels", {}), SUBMISSION_LABEL: submission_token()}
+        job = {"displayName": body["displayName"], "labels": labels,
+               **{k: v for k, v in body.items() if k not in ("displayName", "labels")}}
+        url = collection_url(gcp, project or "PROJECT", translation.region,
+                             translation.collection)
+        return Request("POST", url, job, translation.kind, job_id=None)
+
+    def client(self, gcp: GcpSettings, session: Session | None = None) -> JobClient:
+        from gpujob.backends import vertex_jobs
+
+        return vertex_jobs.client(gcp, session)
+
+    def status(self, raw: dict[str, Any]) -> JobStatus:
+        from gpujob.backends import vertex_jobs
+
+        return vertex_jobs.status(raw)
+
+    def parse_ref(self, text: str) -> JobRef:
+        from gpujob.backends import vertex_jobs
+
+        return vertex_jobs.parse_ref(text)
+
+    def links(self, job_id: str, project: str) -> Links:
+        from gpujob.backends import vertex_jobs
+
+        return vertex_jobs.links(job_id, project)
+
+    def commands(self, job_id: str, project: str) -> Commands:
+        from gpujob.backends import vertex_jobs
+
+        return vertex_jobs.commands(job_id, project)
+
+
+BACKEND = Vertex()
