@@ -19,12 +19,13 @@ from gpujob.config.load import load_file
 from gpujob.config.overrides import Override
 from gpujob.console import CONSOLE, safe
 from gpujob.errors import InvalidConfig, OutputError, UsageError
-from gpujob.findings import Finding, capped, finding_line, format_path
+from gpujob.findings import Finding, capped, finding_line
 from gpujob.schema import position_key
 from gpujob.translate.vertex import Translation, VertexOptions
 
 if TYPE_CHECKING:
     from gpujob.catalog.vertex_data import VertexCatalog
+    from gpujob.settings import CheckSettings
 
 
 class ConvertSettings(NamedTuple):
@@ -32,22 +33,10 @@ class ConvertSettings(NamedTuple):
     overrides: list[Override]
     user_args: list[str] | None
     options: VertexOptions
+    check: CheckSettings  # service vertex, its catalog, whether region findings are errors
     output: str | None = None  # -o FILE; None: standard output
     whole_job: bool = False  # a whole CustomJob rather than the CustomJobSpec gcloud reads
-    catalog: str | None = None  # a Vertex catalog file instead of the built-in one
-    region_check: bool = True
     today: date | None = None  # the day the images' availability is judged on (None: today)
-
-
-def finding_text(finding: Finding) -> str:
-    """``finding_line``, with a note called a note (``file:line:col: path: note: …``)."""
-    if finding.severity != "note":
-        return finding_line(finding)
-    parts = [str(finding.location) if finding.location else "<unknown>"]
-    if finding.path:
-        parts.append(format_path(finding.path))
-    line = ": ".join([*parts, "note"]) + f": {finding.message} [{finding.rule}]"
-    return line + (f"\n  hint: {finding.hint}" if finding.hint else "")
 
 
 def run(settings: ConvertSettings) -> int:
@@ -58,7 +47,7 @@ def run(settings: ConvertSettings) -> int:
 
     if settings.output is not None:
         _check_output(settings.output, settings.config)
-    cat = vertex_data.load(settings.catalog)
+    cat = settings.check.catalog or vertex_data.load()
     loaded = load_file(settings.config)
     if loaded.document is None:
         _show(loaded.findings)
@@ -96,14 +85,18 @@ def _not_native(doc: Document) -> None:
 
 def _translate(doc: Document, cat: VertexCatalog, settings: ConvertSettings
                ) -> tuple[Translation, list[Finding]]:
-    """The translation, with the config's own problems (its schema) and the translation's."""
+    """The translation, and the config's findings for Vertex AI (its schema, what the
+    translation did, the Vertex rules: ``check.check_document``), then what the translated
+    job would still be refused for."""
+    from gpujob.check import CheckOptions, check_document
     from gpujob.translate.vertex import translate
 
     today = settings.today or date.today()
     translation = translate(doc, cat, today, settings.options)
-    findings = _schema_findings(doc, cat)
-    refused = {f.path for f in findings if f.is_error}
-    findings += [f for f in translation.findings if f.path not in refused]
+    findings = check_document(doc, CheckOptions(
+        catalog=cat, region_check=settings.check.region_check, service="vertex",
+        executor_image_uri=settings.options.executor_image_uri,
+        vertex_options=settings.options))
     if not any(f.is_error for f in findings):
         findings += _result_findings(translation, doc, cat, today, settings)
     return translation, sorted(findings, key=position_key)
@@ -111,19 +104,19 @@ def _translate(doc: Document, cat: VertexCatalog, settings: ConvertSettings
 
 def _result_findings(t: Translation, doc: Document, cat: VertexCatalog, today: date,
                      settings: ConvertSettings) -> list[Finding]:
-    """The translated job checked as the native config it becomes (what Vertex would refuse,
-    and GPUs not listed in the region), each finding at the config value it came from."""
+    """The translated job checked as the native config it becomes: what Vertex would still
+    refuse (the config's checks found nothing), each at the config value it came from."""
     from gpujob import vertex_native
 
     native = Document(doc.source, t.body)
     region_path = ("trainingInput", "region")
     found = vertex_native.check(native, cat, today, region=t.region,
                                 region_origin=doc.locate(region_path),
-                                region_check=settings.region_check)
+                                region_check=settings.check.region_check)
     out = []
     for finding in found:
-        if not (finding.is_error or finding.rule in ("vertex.zones", "vertex.region")):
-            continue  # the translation's own notes and warnings say the rest
+        if not finding.is_error:
+            continue  # the config's checks said what else there is to say
         source = region_path if finding.rule == "vertex.region" else _source(finding.path, t)
         out.append(finding._replace(path=source, location=doc.locate(source)))
     return out
@@ -137,21 +130,9 @@ def _source(path: tuple[str | int, ...], t: Translation) -> tuple[str | int, ...
     return ()
 
 
-def _schema_findings(doc: Document, cat: VertexCatalog) -> list[Finding]:
-    """The config against the Job schema, its GPU names and scale tiers Vertex's (an AI Platform
-    config may name NVIDIA_L4 when it is meant for Vertex), its Python versions AI Platform's
-    (the translation says which have a Vertex image)."""
-    from gpujob import catalog, schema
-
-    choices = (("accelerator_types", (*cat.accelerators, *cat.legacy_accelerators)),
-               ("python_versions", catalog.load("ai-platform").python_versions),
-               ("scale_tiers", tuple(cat.scale_tiers)))
-    return schema.check(doc, choices=choices)
-
-
 def _show(findings: list[Finding]) -> None:
     for finding in capped(findings):
-        CONSOLE.err(finding_text(finding))
+        CONSOLE.err(finding_line(finding))
 
 
 def _check_output(path: str, config: str) -> None:

@@ -253,10 +253,13 @@ def test_what_vertex_would_refuse_is_reported_at_the_config_s_value(cli, write):
         "  hint: `gpujob gpus --service vertex --gpu t4` lists the machine types that take it "
         "and their counts",
         f"{config}:11:41: trainingInput.workerConfig.acceleratorConfig.type: warning: "
-        "a3-highgpu-1g with NVIDIA_H100_80GB is not listed in any zone of us-west2 (Compute "
-        "Engine zones as of 2026-11-23, a proxy for Vertex AI) [vertex.zones]",
-        "  hint: regions that list it: asia-east1, asia-northeast1, asia-south1, asia-south2, "
-        "asia-southeast1, australia-southeast1, europe-north1, europe-west1 …",
+        "a3-highgpu-1g machines (H100 GPUs), asked for by the workers, are not listed in any "
+        "zone of us-west2 in Compute Engine's zone list (a proxy for Vertex AI's, read "
+        "2026-11-23) [vertex.region-gpu]",
+        "  hint: training regions where they are listed: asia-east1, asia-northeast1, "
+        "asia-south1, asia-south2, asia-southeast1, australia-southeast1, europe-north1, "
+        "europe-west1 … (17 in all); Vertex AI's own list can differ (--no-region-check leaves "
+        "this out)",
         f"error: {config}: 1 problem; nothing was written"]
 
 

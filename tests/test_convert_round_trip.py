@@ -1,31 +1,20 @@
-"""Converting a config and then sending the converted file gives the body the original gives:
-for every config in configs/ (a CustomJobSpec, a whole CustomJob, a tuning job), read back
-by gpujob with the flags the converted file's header names; the submission label aside."""
+"""Converting a config and then dry-running the converted file gives the body that dry-running
+the original gives: for every config in configs/ (written as a CustomJobSpec, as a whole
+CustomJob, and a tuning job as a HyperparameterTuningJob), the converted file sent with the
+flags its header names; the submission label, fresh for every submit, aside."""
 
 from __future__ import annotations
 
+import json
 import shlex
-from datetime import date
 from pathlib import Path
 
 import pytest
-from vertex_translation import CAT, PYTORCH
-
-from gpujob import vertex_native
-from gpujob.config.load import load_file
-from gpujob.config.overrides import parse_labels
-from gpujob.translate.vertex import VertexOptions, translate
+from vertex_translation import PYTORCH
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
-
-
-def original_body(path: Path, **options: str) -> dict:
-    loaded = load_file(str(path))
-    assert loaded.document is not None
-    t = translate(loaded.document, CAT, date.today(), VertexOptions(**options))
-    assert t.errors == []
-    return t.body
+LABEL = "gpujob-submission"
 
 
 def header_command(text: str) -> list[str]:
@@ -34,44 +23,55 @@ def header_command(text: str) -> list[str]:
     return shlex.split(line.removeprefix("#   "))
 
 
-def sent_body(path: Path) -> dict:
-    """The body gpujob sends for a converted file, with the flags its header names."""
-    text = path.read_text(encoding="utf-8")
-    args = header_command(text)
-    assert args[:6] == ["gpujob", "submit", str(path), "--service", "vertex", "--region"]
-    flags = dict(zip(args[7::2], args[8::2], strict=True))
-    assert set(flags) <= {"--display-name", "--labels", "--kms-key"}
-    loaded = load_file(str(path))
-    assert loaded.document is not None and loaded.findings == []
-    errors = [f for f in vertex_native.check(loaded.document, CAT, date.today(),
-                                             name=flags.get("--display-name")) if f.is_error]
-    assert errors == []
-    labels = parse_labels((flags["--labels"],)) if "--labels" in flags else None
-    _, body = vertex_native.body(loaded.document, name=flags.get("--display-name"),
-                                 labels=labels, kms_key=flags.get("--kms-key"))
+def dry_run(cli, *args: object) -> dict:
+    """The body ``gpujob submit --dry-run ARGS`` prints, without the submission label."""
+    result = cli("submit", "--dry-run", *args)
+    assert result.code == 0, result.err
+    body = json.loads(result.out)
+    assert set(body["labels"]) >= {LABEL}
+    del body["labels"][LABEL]
+    if not body["labels"]:
+        del body["labels"]
     return body
 
 
 @pytest.mark.parametrize("whole", [False, True], ids=["spec", "whole-job"])
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda p: p.name)
-def test_every_config_converts_and_sends_the_same_body(cli, tmp_path, config, whole):
+def test_every_config_converts_and_dry_runs_into_the_same_body(cli, tmp_path, config, whole):
     out = tmp_path / "vertex.yaml"
-    args = ["convert", config, "--executor-image-uri", PYTORCH, "-o", out]
-    result = cli(*args, *(["--whole-job"] if whole else []))
+    flags = ["--executor-image-uri", PYTORCH, "--job-id", "round_trip"]
+    result = cli("convert", config, *flags, "-o", out, *(["--whole-job"] if whole else []))
     assert result.code == 0, result.err
-    assert sent_body(out) == original_body(config, executor_image_uri=PYTORCH)
+    command = header_command(out.read_text(encoding="utf-8"))
+    assert command[:4] == ["gpujob", "submit", str(out), "--service"]
+    assert dry_run(cli, *command[2:]) == dry_run(cli, config, "--service", "vertex", *flags)
 
 
 def test_the_command_line_s_changes_survive_the_round_trip(cli, tmp_path):
     config = ROOT / "configs" / "basic-gpu-quickstart.yaml"
     out = tmp_path / "quick.yaml"
-    flags = ["--labels", "team=ml", "--set", "trainingInput.scheduling.maxRunningTime=600s",
-             "--job-id", "quick_1", "--region", "us-west1"]
-    result = cli("convert", config, "--executor-image-uri", PYTORCH, *flags, "-o", out,
-                 "--", "--epochs", "1")
+    flags = ["--executor-image-uri", PYTORCH, "--labels", "team=ml", "--job-id", "quick_1",
+             "--set", "trainingInput.scheduling.maxRunningTime=600s", "--region", "us-west1"]
+    result = cli("convert", config, *flags, "-o", out, "--", "--epochs", "1")
     assert result.code == 0, result.err
-    body = sent_body(out)
-    assert header_command(out.read_text())[6] == "us-west1"
+    command = header_command(out.read_text(encoding="utf-8"))
+    assert command[3:] == ["--service", "vertex", "--region", "us-west1", "--display-name",
+                           "quick_1", "--labels", "team=ml"]
+    body = dry_run(cli, *command[2:])
+    assert body == dry_run(cli, config, "--service", "vertex", *flags, "--", "--epochs", "1")
     assert body["displayName"] == "quick_1" and body["labels"] == {"team": "ml"}
     assert body["jobSpec"]["scheduling"] == {"timeout": "600s"}
     assert body["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["args"] == ["--epochs", "1"]
+
+
+def test_without_a_job_id_only_the_generated_name_differs(cli, tmp_path):
+    """submit names a job without jobId after its file and the time; the converted file is
+    named after the original's file."""
+    config = ROOT / "configs" / "t4-compute-engine.yaml"
+    out = tmp_path / "t4.yaml"
+    assert cli("convert", config, "--executor-image-uri", PYTORCH, "-o", out).code == 0
+    converted = dry_run(cli, *header_command(out.read_text(encoding="utf-8"))[2:])
+    original = dry_run(cli, config, "--service", "vertex", "--executor-image-uri", PYTORCH)
+    assert converted.pop("displayName") == "t4-compute-engine"
+    assert original.pop("displayName").startswith("t4_compute_engine_")
+    assert converted == original

@@ -18,8 +18,7 @@ from vertex_translation import CAT
 
 from gpujob import vertex_native
 from gpujob.config.load import loads
-from gpujob.convert import finding_text
-from gpujob.findings import Location
+from gpujob.findings import Location, finding_line
 
 ROOT = Path(__file__).resolve().parent.parent
 TODAY = date(2026, 11, 23)
@@ -52,7 +51,7 @@ def doc(text: str, source: str = "job.yaml"):
 def shown(text: str, today: date = TODAY, **options) -> list[str]:
     """Every finding as validate prints it, without the file name."""
     found = vertex_native.check(doc(text), CAT, today, **options)
-    return [finding_text(f).removeprefix("job.yaml:") for f in found]
+    return [finding_line(f).removeprefix("job.yaml:") for f in found]
 
 
 def pool(machine: str, accel: str | None = None, count: int | None = None,

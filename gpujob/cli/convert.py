@@ -9,21 +9,16 @@ import click
 from gpujob.cli.common import CONTEXT, exit_codes_help
 from gpujob.cli.files import ExistingFile
 from gpujob.cli.jobflags import field_options, override_options, overrides
-from gpujob.cli.options import stack
+from gpujob.cli.options import check_options, check_settings, stack
 from gpujob.cli.submit import UserArgsCommand
 
 STRATEGIES = ("STANDARD", "SPOT", "FLEX_START")
 
 
 def vertex_options(func: Any) -> Any:
-    """What a Vertex job takes that an AI Platform config cannot say."""
+    """What a Vertex job takes that an AI Platform config cannot say (besides
+    --executor-image-uri, which submit takes too)."""
     return stack(
-        click.option("--executor-image-uri", metavar="URI",
-                     help="The image that runs the trainer's Python package: a Vertex prebuilt "
-                          "training image runs it as a pythonPackageSpec; any other image "
-                          "with Python installs the package from the /gcs/ mount and runs "
-                          "python3 -m MODULE ARGS (a containerSpec). Replaces the image "
-                          "runtimeVersion maps to."),
         click.option("--display-name", metavar="NAME",
                      help="The job's display name when the config has no jobId (default: the "
                           "config file's name)."),
@@ -48,12 +43,7 @@ def vertex_options(func: Any) -> Any:
               help="Write a whole CustomJob (its name, labels and encryption key in the file) "
                    "rather than the CustomJobSpec that gcloud ai custom-jobs create --config "
                    "reads.")
-@click.option("--catalog", type=ExistingFile(), envvar="GPUJOB_VERTEX_CATALOG",
-              show_envvar=True,
-              help="A Vertex catalog file (JSON or YAML) to use instead of the built-in one.")
-@click.option("--no-region-check", "no_region_check", is_flag=True,
-              help="Report a region Vertex AI does not train in as a warning, for when you "
-                   "know better than the catalog.")
+@check_options
 @click.pass_context
 def convert(ctx: click.Context, **params: Any) -> int:
     """Translate an AI Platform config into a native Vertex AI config.
@@ -76,18 +66,12 @@ def convert(ctx: click.Context, **params: Any) -> int:
     from gpujob.convert import ConvertSettings, run
     from gpujob.translate.vertex import VertexOptions
 
+    check = check_settings({**params, "service": "vertex"})
     strategy = params["strategy"].upper() if params["strategy"] else None
     options = VertexOptions(display_name=params["display_name"],
-                            executor_image_uri=params["executor_image_uri"], strategy=strategy)
-    tiers = _tiers(params["catalog"])
+                            executor_image_uri=check.executor_image_uri, strategy=strategy)
+    tiers = list(check.catalog.scale_tiers) if check.catalog is not None else []
     return run(ConvertSettings(
         config=params["config"], overrides=overrides(ctx, params, tiers),
-        user_args=ctx.meta["user_args"], options=options, output=params["output"],
-        whole_job=params["whole_job"], catalog=params["catalog"],
-        region_check=not params["no_region_check"]))
-
-
-def _tiers(catalog: str | None) -> list[str]:
-    from gpujob.catalog import vertex_data
-
-    return list(vertex_data.load(catalog).scale_tiers)
+        user_args=ctx.meta["user_args"], options=options, check=check,
+        output=params["output"], whole_job=params["whole_job"]))

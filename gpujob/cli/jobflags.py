@@ -184,6 +184,10 @@ def job_options(local: bool = False) -> Callable[[Callable[..., Any]], Callable[
                        "and added to the packages. Local runs: the module runs from its parent "
                        "(default: the current directory).", local)),
         override_options(local),
+        click.option("--display-name", metavar="NAME",
+                     help="Vertex AI, a native Vertex config: the job's name (default: the "
+                          "file's displayName, else the file's name). An AI Platform config's "
+                          "job is named by its jobId (--job-id)."),
         check_options,
     )
 
@@ -253,5 +257,6 @@ def submit_settings(ctx: click.Context, params: dict[str, Any], *, local: bool) 
         max_local_replicas=params["max_local_replicas"],
         grace_period=params["grace_period"],
         given_flags=given_flags(ctx),
+        display_name=params.get("display_name"),
         **cloud,
     )
