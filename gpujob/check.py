@@ -75,10 +75,11 @@ def check_document(doc: Document, options: CheckOptions) -> list[Finding]:
     """Schema findings, then the compatibility rules', in file order. Where a key is clearly
     misspelt, the checks run again with its value in the key it means (``gpujob.typos``). A
     native Vertex config is checked as one (``check_native``)."""
-    from gpujob.vertex_native.shapes import kind
+    if "trainingInput" not in doc.data:  # an AI Platform config pays for no more than this
+        from gpujob.vertex_native.shapes import kind
 
-    if kind(doc.data) is not None:
-        return check_native(doc, options)
+        if kind(doc.data) is not None:
+            return check_native(doc, options)
     cat = options.catalog_in_use()
     first = schema.check_job(doc, choices=cat.choices)
     if not first.stand_ins:
