@@ -60,6 +60,19 @@ def _check_user_args(args: list[str]) -> None:
                              "the API carries arguments as UTF-8 text") from None
 
 
+def merged(doc: Document, overrides: list[Override], user_args: list[str] | None) -> Document:
+    """The file with the command line applied: the overrides in order, then the trainer's
+    arguments after ``--`` (they replace the file's args). Says what each ``--unset`` removed."""
+    overrides = list(overrides)
+    if user_args is not None:
+        _check_user_args(user_args)
+        overrides.append(Override(("trainingInput", "args"), list(user_args),
+                                  Location("command line", flag="-- user args")))
+    result = apply(doc, overrides)
+    _note_removals(doc, overrides)
+    return result
+
+
 @dataclass
 class Prepared:
     """The checked Job, the packages to stage before it is sent (their URIs are in it), and
@@ -70,6 +83,7 @@ class Prepared:
     location: StagingLocation | None = None
     warnings: list[Finding] = field(default_factory=list)
     local_packages: list[Path] = field(default_factory=list)  # for a local run to install
+    region: str | None = None  # a native Vertex config's (--region: the file has none)
 
 
 class _Wanted:
@@ -188,17 +202,18 @@ def prepare_job(settings: SubmitSettings, workdir: Path) -> Prepared:
 
     Order: the command line (exit 2), then the checks (exit 1), then the staging location
     (exit 2) and the build (exit 1), so no build starts for a job that cannot be sent."""
+    from gpujob.vertex_native.shapes import kind
+
     loaded = load_file(settings.config)
     if loaded.document is None:
         _report(settings, loaded.findings, valid=False)
         raise InvalidConfig(f"{settings.config} cannot be read as a Job config")
-    overrides = list(settings.overrides)
-    if settings.user_args is not None:
-        _check_user_args(settings.user_args)
-        overrides.append(Override(("trainingInput", "args"), list(settings.user_args),
-                                  Location("command line", flag="-- user args")))
-    doc = apply(loaded.document, overrides)
-    _note_removals(loaded.document, overrides)
+    if kind(loaded.document.data) is not None:
+        return _prepare_native(settings, loaded.document, loaded.findings)
+    if settings.display_name:
+        raise UsageError("--display-name names the job of a native Vertex config; an AI "
+                         "Platform config's job is named by its jobId", "use --job-id")
+    doc = merged(loaded.document, settings.overrides, settings.user_args)
     if "jobId" not in doc.data:
         doc = apply(doc, [Override(("jobId",), generate_job_id(settings.config),
                                    Location("generated", flag="file name and time"))])
@@ -221,6 +236,41 @@ def prepare_job(settings: SubmitSettings, workdir: Path) -> Prepared:
         prepared = wanted.stage(doc, settings, workdir) if wanted else Prepared(doc)
     prepared.warnings = [f for f in findings if f.severity == "warning"]
     return prepared
+
+
+def _prepare_native(settings: SubmitSettings, doc: Document,
+                    load_findings: list[Finding]) -> Prepared:
+    """A native Vertex config: the command line applied as gcloud's flags mean it
+    (``vertex_native.flags``), checked, and made the body of its create request; its region
+    goes with it (``Prepared.region``)."""
+    from gpujob import vertex_native
+    from gpujob.check import check_native
+    from gpujob.vertex_native.flags import apply_flags
+
+    options = settings.check_options()
+    job = None
+    if settings.service == "vertex":
+        if settings.local:
+            raise UsageError("a native Vertex config does not run here: gpujob local runs AI "
+                             "Platform configs", "check it with gpujob submit --dry-run")
+        if settings.package_path:
+            raise UsageError("--package-path stages a package into an AI Platform config's "
+                             "packageUris; a native Vertex config names its packages itself",
+                             "stage the package and name its gs:// URI in "
+                             "pythonPackageSpec.packageUris")
+        job = apply_flags(doc, settings.overrides, settings.user_args, settings.display_name)
+        doc = job.doc
+    findings = combine(load_findings, check_native(
+        doc, options, **({"region": job.region, "region_origin": job.region_origin,
+                          "name": job.name} if job else {})))
+    errors = sum(f.is_error for f in findings)
+    _report(settings, findings, valid=not errors)
+    if errors or job is None:
+        raise InvalidConfig(f"{settings.config}: {errors} problem{'s' if errors > 1 else ''}; "
+                            "nothing was submitted")
+    _, body = vertex_native.body(doc, name=job.name, labels=job.labels, kms_key=job.kms_key)
+    return Prepared(Document(doc.source, body), region=job.region,
+                    warnings=[f for f in findings if f.severity == "warning"])
 
 
 def _check_local_flags(settings: SubmitSettings) -> None:
@@ -273,7 +323,7 @@ def _dry_run(settings: SubmitSettings, prepared: Prepared, backend: Backend) -> 
                     f"({human_size(upload.digest.size)}) at {upload.uri} unless it is there "
                     "already (nothing uploaded)")
     request = backend.request(prepared.doc.data, settings.gcp, settings.project,
-                              settings.job_options())
+                              replace(settings.job_options(), region=prepared.region))
     CONSOLE.err(f"Dry run: would {request.method} this {request.noun} to {request.url} "
                 "(nothing sent)"
                 + ("" if settings.project else "; no project given (--project or GPUJOB_PROJECT)"))
@@ -300,4 +350,4 @@ def _send(settings: SubmitSettings, prepared: Prepared, backend: Backend) -> int
     return remote.submit(backend, prepared.doc.data, gcp, settings.output_format, follow,
                          session=session,
                          warnings=[f.as_dict() for f in prepared.warnings],
-                         options=settings.job_options())
+                         options=replace(settings.job_options(), region=prepared.region))

@@ -44,11 +44,13 @@ class Request:
 @dataclass(frozen=True)
 class JobOptions:
     """What the command line adds to a job beyond its config, for a service that needs it to
-    build the request: the catalog in use (None: the service's built-in one) and Vertex AI's
-    executor image for a Python package job (``--executor-image-uri``)."""
+    build the request: the catalog in use (None: the service's built-in one), Vertex AI's
+    executor image for a Python package job (``--executor-image-uri``), and the region of a
+    native Vertex config (``--region``: the file cannot say)."""
 
     catalog: Any = None
     executor_image_uri: str | None = None
+    region: str | None = None
 
 
 @dataclass(frozen=True)
