@@ -2,7 +2,8 @@
 
 For Vertex AI, an AI Platform config is translated first (``gpujob.translate.vertex``): the
 rules read the translation, and its findings (what it changed, dropped or cannot translate)
-are reported with theirs.
+are reported with theirs. A native Vertex config (a CustomJobSpec, CustomJob or
+HyperparameterTuningJob file) is checked by ``gpujob.vertex_native``, for Vertex AI only.
 """
 
 from typing import TYPE_CHECKING, NamedTuple
@@ -11,12 +12,13 @@ from gpujob import schema
 from gpujob.catalog import DEFAULT_SERVICE, AnyCatalog, load
 from gpujob.config.document import Document
 from gpujob.config.load import load_file
-from gpujob.findings import Finding
+from gpujob.findings import Finding, error
 from gpujob.job import view
 
 if TYPE_CHECKING:
     from gpujob.catalog import VertexCatalog
     from gpujob.rules.vertex import Translated
+    from gpujob.translate.vertex import VertexOptions
 
 
 class CheckOptions(NamedTuple):
@@ -28,7 +30,8 @@ class CheckOptions(NamedTuple):
     ``service``); its service chooses the rules. ``region_check``: False turns region and zone
     findings into warnings. ``service``: the service the job is for (``--service``).
     ``executor_image_uri``: Vertex AI's image for a Python package job
-    (``--executor-image-uri``).
+    (``--executor-image-uri``). ``vertex_options``: everything the command line gives the
+    translation (``gpujob convert``), over ``executor_image_uri``.
     """
 
     submit: bool = False
@@ -37,6 +40,7 @@ class CheckOptions(NamedTuple):
     region_check: bool = True
     service: str = DEFAULT_SERVICE
     executor_image_uri: str | None = None
+    vertex_options: "VertexOptions | None" = None
 
     def catalog_in_use(self) -> AnyCatalog:
         return self.catalog if self.catalog is not None else load(self.service)
@@ -68,18 +72,54 @@ class FileResult:
 
 
 def check_document(doc: Document, options: CheckOptions) -> list[Finding]:
-    """Schema findings, then the compatibility rules', in file order."""
+    """Schema findings, then the compatibility rules', in file order. Where a key is clearly
+    misspelt, the checks run again with its value in the key it means (``gpujob.typos``). A
+    native Vertex config is checked as one (``check_native``)."""
+    if "trainingInput" not in doc.data:  # an AI Platform config pays for no more than this
+        from gpujob.vertex_native.shapes import kind
+
+        if kind(doc.data) is not None:
+            return check_native(doc, options)
+    cat = options.catalog_in_use()
+    first = schema.check_job(doc, choices=cat.choices)
+    if not first.stand_ins:
+        findings = first.findings + _rule_findings(doc, first.findings, cat, options)
+    else:
+        from gpujob import typos  # only a file with a typo pays for it (validate's start-up)
+
+        meant = typos.Meant(doc, first.stand_ins)
+        again = schema.check(meant.doc, choices=cat.choices)
+        findings = meant.report(first.findings, again,
+                                _rule_findings(meant.doc, again, cat, options))
+    return sorted(findings, key=schema.position_key)
+
+
+def _rule_findings(doc: Document, schema_findings: list[Finding], cat: AnyCatalog,
+                   options: CheckOptions) -> list[Finding]:
+    """The rules' findings; they stay quiet about the values the schema refused."""
     from gpujob import rules
 
-    cat = options.catalog_in_use()
-    findings = schema.check(doc, choices=cat.choices)
-    refused = {f.path for f in findings if f.is_error}
+    refused = {f.path for f in schema_findings if f.is_error}
     translated = translate(doc, cat, options) if cat.service == "vertex" else None
-    findings += rules.check(view(doc.data), cat, doc.locate, refused,
-                            submit=options.submit and not options.local,
-                            relax_region=options.local or not options.region_check,
-                            translated=translated)
-    return sorted(findings, key=schema.position_key)
+    return rules.check(view(doc.data), cat, doc.locate, refused,
+                       submit=options.submit and not options.local,
+                       relax_region=options.local or not options.region_check,
+                       translated=translated)
+
+
+def check_native(doc: Document, options: CheckOptions, **where: object) -> list[Finding]:
+    """A native Vertex config's findings (``where``: its region and display name, from the
+    command line, as ``vertex_native.check`` takes them); for another service, one error."""
+    from gpujob import vertex_native
+
+    found = vertex_native.kind(doc.data)
+    if options.service != "vertex":
+        return [error("native.service", f"this is a native Vertex AI config (a {found}), which "
+                      f"--service {options.service} cannot use", (), doc.locate(()),
+                      "check and submit it with --service vertex (the default)")]
+    return vertex_native.check(doc, options.catalog_in_use(),  # type: ignore[arg-type]
+                               region_check=options.region_check and not options.local,
+                               **where)  # type: ignore[arg-type]
 
 
 def translate(doc: Document, cat: "VertexCatalog", options: CheckOptions) -> "Translated":
@@ -90,8 +130,8 @@ def translate(doc: Document, cat: "VertexCatalog", options: CheckOptions) -> "Tr
     from gpujob.translate.vertex import VertexOptions
     from gpujob.translate.vertex import translate as to_vertex
 
-    t = to_vertex(doc, cat, date.today(),
-                  VertexOptions(executor_image_uri=options.executor_image_uri))
+    t = to_vertex(doc, cat, date.today(), options.vertex_options
+                  or VertexOptions(executor_image_uri=options.executor_image_uri))
     return Translated(for_local_run(t.findings) if options.local else t.findings, t.body,
                       t.origins)
 

@@ -7,14 +7,15 @@ the quoted text to write, a pattern the schema's ``x-hint``.
 
 from __future__ import annotations
 
+from collections import Counter
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from gpujob import numbers
 from gpujob.config.document import Document
 from gpujob.findings import MAX_OF_A_KIND, Finding, JsonPath, error
 from gpujob.resources import load_schema
-from gpujob.suggest import did_you_mean, same_name
+from gpujob.suggest import candidates, did_you_mean, or_list, same_name
 
 SCHEMA_FILE = "job.schema.json"
 
@@ -27,23 +28,29 @@ _OUTPUT_ONLY = {"createTime", "startTime", "endTime", "state", "errorMessage", "
 Choices = tuple[tuple[str, tuple[str, ...]], ...]
 
 
-def _inline(node: Any, defs: dict[str, Any], choices: dict[str, tuple[str, ...]]) -> Any:
-    """The schema with every local ``$ref`` replaced by its target (the schema has no cycles):
-    jsonschema validates this about twice as fast as following references. A field marked
-    ``x-catalog: NAME`` becomes an enum of the catalog's list NAME (in place of its type and
-    pattern, which the enum implies), so its mistakes read as any enum's, with a did-you-mean."""
+def _inline(node: Any, defs: dict[str, Any], choices: dict[str, tuple[str, ...]],
+            expanding: frozenset[str] = frozenset()) -> Any:
+    """The schema with every local ``$ref`` replaced by its target: jsonschema validates this
+    about twice as fast as following references. A reference inside its own target (a
+    recursive message, such as Vertex's conditional parameters) stays a reference
+    (``expanding``: the targets being inlined). A field marked ``x-catalog: NAME`` becomes an
+    enum of the catalog's list NAME (in place of its type and pattern, which the enum implies),
+    so its mistakes read as any enum's, with a did-you-mean."""
     if isinstance(node, dict):
-        out = {k: _inline(v, defs, choices) for k, v in node.items()
+        name = node["$ref"].rsplit("/", 1)[-1] if "$ref" in node else None
+        if name in expanding:
+            return {k: v for k, v in node.items() if k != "$defs"}
+        out = {k: _inline(v, defs, choices, expanding) for k, v in node.items()
                if k not in ("$ref", "$defs")}
-        if "$ref" in node:
-            return {**_inline(defs[node["$ref"].rsplit("/", 1)[-1]], defs, choices), **out}
+        if name is not None:
+            return {**_inline(defs[name], defs, choices, expanding | {name}), **out}
         listed = node.get("x-catalog")
         if listed in choices:
             out = {k: v for k, v in out.items() if k not in ("type", "pattern")}
             out["enum"] = list(choices[listed])
         return out
     if isinstance(node, list):
-        return [_inline(v, defs, choices) for v in node]
+        return [_inline(v, defs, choices, expanding) for v in node]
     return node
 
 
@@ -61,7 +68,9 @@ def _validator(name: str, choices: Choices) -> Any:
                             or numbers.is_count_text(value))
     strict = validators.extend(Draft202012Validator, type_checker=types)
     schema = load_schema(name)
-    return strict(_inline(schema, schema["$defs"], dict(choices)), format_checker=formats)
+    inlined = _inline(schema, schema["$defs"], dict(choices))
+    inlined["$defs"] = schema["$defs"]  # for the references a recursive message keeps
+    return strict(inlined, format_checker=formats)
 
 
 def _resolve(schema: dict[str, Any], name: str = SCHEMA_FILE) -> dict[str, Any]:
@@ -153,6 +162,7 @@ class _Reporter:
         self.is_job = schema_name == SCHEMA_FILE
         self.findings: list[Finding] = []
         self.seen: set[tuple[str, JsonPath, str]] = set()
+        self.meant: dict[JsonPath, str] = {}  # a misspelt key's path -> the key it clearly means
 
     def add(self, rule: str, path: JsonPath, message: str, hint: str | None = None, *,
             key: bool = False) -> None:
@@ -183,17 +193,35 @@ class _Reporter:
             return "gpujob submits training jobs; predictionInput belongs to prediction jobs"
         same = same_name(key, known)
         if same and same not in mapping:
-            return f"did you mean {same!r}?"
+            return self.did_you_mean(path, key, same)
         belongs = _schema_index(self.schema_name)[0].get(key, [])
         if self.is_job and path == () and f"trainingInput.{key}" in belongs:
             return f"{key} is a trainingInput field: indent it under trainingInput:"
         if belongs:
             return _belongs_hint(key, belongs)
-        guess = did_you_mean(key, known)
-        if guess:
-            taken = " (already set here)" if guess in mapping else ""
-            return f"did you mean {guess!r}?{taken}"
+        guesses = candidates(key, known)
+        if len(guesses) == 1:
+            if guesses[0] in mapping:
+                return f"did you mean {guesses[0]!r}? (already set here)"
+            return self.did_you_mean(path, key, guesses[0])
+        if guesses:  # spelt alike, so no guess stands in
+            return "did you mean " + or_list([f"{g!r}" + (" (already set here)" if g in mapping
+                                                          else "") for g in guesses]) + "?"
         return f"valid keys here: {', '.join(known)}"
+
+    def did_you_mean(self, path: JsonPath, key: str, meant: str) -> str:
+        """The hint for a clear misspelling, noted so that its value can stand in for the key
+        it means (``gpujob.typos``)."""
+        if self.is_job:
+            self.meant[(*path, key)] = meant
+        return f"did you mean {meant!r}?"
+
+    def stand_ins(self) -> dict[JsonPath, str]:
+        """The clear misspellings, less those meaning a key that another one means too."""
+        if not self.meant:
+            return {}
+        aims = Counter((p[:-1], meant) for p, meant in self.meant.items())
+        return {p: meant for p, meant in self.meant.items() if aims[p[:-1], meant] == 1}
 
     def required(self, path: JsonPath, err: Any) -> None:
         for key in err.validator_value:
@@ -262,7 +290,8 @@ class _Reporter:
                      f"{numbers.shown(self.written(path, value))} is more than the maximum, "
                      f"{numbers.INT64_MAX}", "the API holds this field as an int64")
             return
-        message = f"expected a whole number of at least {minimum}, found {_describe(value)}"
+        message = (f"expected a whole number of at least {minimum}, found {_describe(value)}"
+                   if minimum >= 0 else f"expected a whole number, found {_describe(value)}")
         hint = "write a number such as 4 (a string of digits such as '4' works too)"
         if isinstance(value, float) and value.is_integer() and minimum <= value <= 2**53:
             written = self.doc.texts.get(path, "")
@@ -314,10 +343,26 @@ def check(doc: Document, schema_name: str = SCHEMA_FILE, choices: Choices = ()) 
     named), in document order. ``choices``: the lists its ``x-catalog`` fields take, from the
     catalog in use (``Catalog.choices``); without them those fields are checked only for their
     type and pattern."""
+    return sorted(_report(doc, schema_name, choices).findings, key=position_key)
+
+
+class JobChecked(NamedTuple):
+    findings: list[Finding]  # in document order
+    stand_ins: dict[JsonPath, str]  # a clearly misspelt key's path -> the key it means
+
+
+def check_job(doc: Document, choices: Choices = ()) -> JobChecked:
+    """``check`` of a Job, with the unknown keys whose did-you-mean is clear: one key spelt
+    close, and not set beside it (a misspelt key's value can stand in for it, ``gpujob.typos``)."""
+    reporter = _report(doc, SCHEMA_FILE, choices)
+    return JobChecked(sorted(reporter.findings, key=position_key), reporter.stand_ins())
+
+
+def _report(doc: Document, schema_name: str, choices: Choices) -> _Reporter:
     reporter = _Reporter(doc, schema_name)
     for err in _validator(schema_name, choices).iter_errors(doc.data):
         reporter.handle(err)
-    return sorted(reporter.findings, key=position_key)
+    return reporter
 
 
 def position_key(finding: Finding) -> tuple[int, int]:

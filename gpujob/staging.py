@@ -110,20 +110,22 @@ def upload_for(path: Path, location: Location) -> Upload:
                   found)
 
 
-def check_local_files(entries: list[str]) -> list[Path]:
+FILES_HINT = "give local package files (.tar.gz, .whl) or gs:// URIs"
+
+
+def check_local_files(entries: list[str], hint: str = FILES_HINT) -> list[Path]:
     """``--packages`` entries that are local files, checked: they exist, are files, and have
-    different names (the trainer's machine downloads them side by side)."""
+    different names (the trainer's machine downloads them side by side). ``hint``: what to
+    give instead."""
     paths = []
     for entry in entries:
         path = Path(entry).expanduser()
         try:  # Python 3.11's exists() raises for a name over the system's limit
             exists, is_file = path.exists(), path.is_file()
         except OSError as exc:
-            raise UsageError(f"--packages: cannot read {entry}: {exc.strerror}",
-                             "give local package files (.tar.gz, .whl) or gs:// URIs") from None
+            raise UsageError(f"--packages: cannot read {entry}: {exc.strerror}", hint) from None
         if not exists:
-            raise UsageError(f"--packages: no such file: {entry}",
-                             "give local package files (.tar.gz, .whl) or gs:// URIs")
+            raise UsageError(f"--packages: no such file: {entry}", hint)
         if not is_file:
             raise UsageError(f"--packages: {entry} is not a file",
                              "to build a package from a directory, pass --package-path DIR")

@@ -62,6 +62,19 @@ def _check_user_args(args: list[str]) -> None:
                              "the API carries arguments as UTF-8 text") from None
 
 
+def merged(doc: Document, overrides: list[Override], user_args: list[str] | None) -> Document:
+    """The file with the command line applied: the overrides in order, then the trainer's
+    arguments after ``--`` (they replace the file's args). Says what each ``--unset`` removed."""
+    overrides = list(overrides)
+    if user_args is not None:
+        _check_user_args(user_args)
+        overrides.append(Override(("trainingInput", "args"), list(user_args),
+                                  Location("command line", flag="-- user args")))
+    result = apply(doc, overrides)
+    _note_removals(doc, overrides)
+    return result
+
+
 @dataclass
 class Prepared:
     """The checked Job, the packages to stage before it is sent (their URIs are in it), and
@@ -71,6 +84,8 @@ class Prepared:
     uploads: list[Upload] = field(default_factory=list)
     location: StagingLocation | None = None
     warnings: list[Finding] = field(default_factory=list)
+    local_packages: list[Path] = field(default_factory=list)  # for a local run to install
+    region: str | None = None  # a native Vertex config's (--region: the file has none)
 
 
 class _Wanted:
@@ -147,33 +162,80 @@ class _Wanted:
         return Prepared(apply(doc, [Override(PACKAGE_URIS, uris, origin)]), uploads, location)
 
 
+class _LocalWanted:
+    """The packages a local run installs: the local files among ``--packages``, checked (exit
+    2). It cannot fetch gs:// packages: given on the command line they are refused (exit 2);
+    the config's own, which the cloud would install, are left out with a warning (unless
+    --package-path stands for them, as it replaces them in the cloud)."""
+
+    def __init__(self, doc: Document, settings: SubmitSettings) -> None:
+        from gpujob import staging
+
+        ti = doc.data.get("trainingInput")
+        uris = ti.get("packageUris") if isinstance(ti, dict) else None
+        uris = list(uris) if isinstance(uris, list) else []
+        self.origin = doc.locate(PACKAGE_URIS)
+        if not self.origin.flag:
+            if uris and not settings.package_path:
+                CONSOLE.err("warning: a local run cannot fetch packages from Cloud Storage: the "
+                            f"config's packageUris ({', '.join(map(str, uris))}) are not "
+                            "installed; give local copies with --packages")
+            uris = []
+        remote = [uri for uri in uris if not isinstance(uri, str) or uri.startswith("gs://")]
+        if remote:
+            raise UsageError(f"{self.origin.flag} {remote[0]}: a local run cannot fetch "
+                             "packages from Cloud Storage", "give a local copy of it (gcloud "
+                             f"storage cp {remote[0]} .), or run the job in the cloud with "
+                             "gpujob submit")
+        self.files = staging.check_local_files(
+            uris, hint="give the paths of local package files (.whl, .tar.gz) to install")
+
+    def __bool__(self) -> bool:
+        return bool(self.files)
+
+    def for_check(self) -> Override:
+        """packageUris as the checks see it: each file as a gs:// URI (as for the cloud)."""
+        return Override(PACKAGE_URIS, [f"gs://to-be-installed/{p.name}" for p in self.files],
+                        self.origin)
+
+
 def prepare_job(settings: SubmitSettings, workdir: Path,
-                before_build: Callable[[Document], None] | None = None) -> Prepared:
+                before_build: Callable[[Document, str | None], None] | None = None
+                ) -> Prepared:
     """The Job to send: the file, with overrides and user args applied, a job ID, checked, and
     the trainer's packages built (into ``workdir``) and given their staging URIs; nothing is
     uploaded. Findings are shown (``_report``); any error raises ``InvalidConfig`` (exit 1)
     after all are.
 
     Order: the command line (exit 2), then the checks (exit 1), then the staging location
-    (exit 2), then ``before_build(checked document)`` (the remote side's access, exit 3), then
+    (exit 2), then ``before_build(document, region)`` (the remote side's access, exit 3), then
     the build (exit 1), so no build starts for a job that cannot be sent."""
+    from gpujob.vertex_native.shapes import kind
+
     loaded = load_file(settings.config)
     if loaded.document is None:
         _report(settings, loaded.findings, valid=False)
         raise InvalidConfig(f"{settings.config} cannot be read as a Job config")
-    overrides = list(settings.overrides)
-    if settings.user_args is not None:
-        _check_user_args(settings.user_args)
-        overrides.append(Override(("trainingInput", "args"), list(settings.user_args),
-                                  Location("command line", flag="-- user args")))
-    doc = apply(loaded.document, overrides)
-    _note_removals(loaded.document, overrides)
+    if kind(loaded.document.data) is not None:
+        native = _prepare_native(settings, loaded.document, loaded.findings)
+        if before_build is not None:
+            before_build(native.doc, native.region)
+        return native
+    if settings.display_name:
+        raise UsageError("--display-name names the job of a native Vertex config; an AI "
+                         "Platform config's job is named by its jobId", "use --job-id")
+    doc = merged(loaded.document, settings.overrides, settings.user_args)
     if "jobId" not in doc.data:
         doc = apply(doc, [Override(("jobId",), generate_job_id(settings.config),
                                    Location("generated", flag="file name and time"))])
-    wanted = None if settings.local else _Wanted(doc, settings)
+    wanted = _LocalWanted(doc, settings) if settings.local else _Wanted(doc, settings)
     checked = apply(doc, [wanted.for_check()]) if wanted else doc
     findings = combine(loaded.findings, check_document(checked, settings.check_options()))
+    if settings.local and settings.service == "vertex":
+        from gpujob.backends.vertex_env import translated_by_the_run
+
+        # the run translates the job itself, with its own job dir, and reports that
+        findings = [f for f in findings if not translated_by_the_run(f)]
     errors = sum(f.is_error for f in findings)
     _report(settings, findings, valid=not errors)
     if errors:
@@ -181,9 +243,11 @@ def prepare_job(settings: SubmitSettings, workdir: Path,
                             f"nothing was {'run' if settings.local else 'submitted'}")
     def ready() -> None:
         if before_build is not None:
-            before_build(checked)
+            before_build(checked, None)
 
-    if wanted:
+    if isinstance(wanted, _LocalWanted):
+        prepared = Prepared(doc, local_packages=wanted.files)
+    elif wanted:
         prepared = wanted.stage(doc, settings, workdir, ready)
     else:
         ready()
@@ -192,25 +256,63 @@ def prepare_job(settings: SubmitSettings, workdir: Path,
     return prepared
 
 
+def _prepare_native(settings: SubmitSettings, doc: Document,
+                    load_findings: list[Finding]) -> Prepared:
+    """A native Vertex config: the command line applied as gcloud's flags mean it
+    (``vertex_native.flags``), checked, and made the body of its create request; its region
+    goes with it (``Prepared.region``)."""
+    from gpujob import vertex_native
+    from gpujob.check import check_native
+    from gpujob.vertex_native.flags import apply_flags
+
+    options = settings.check_options()
+    job = None
+    if settings.service == "vertex":
+        if settings.local:
+            raise UsageError("a native Vertex config does not run here: gpujob local runs AI "
+                             "Platform configs", "check it with gpujob submit --dry-run")
+        if settings.package_path:
+            raise UsageError("--package-path stages a package into an AI Platform config's "
+                             "packageUris; a native Vertex config names its packages itself",
+                             "stage the package and name its gs:// URI in "
+                             "pythonPackageSpec.packageUris")
+        job = apply_flags(doc, settings.overrides, settings.user_args, settings.display_name)
+        doc = job.doc
+    findings = combine(load_findings, check_native(
+        doc, options, **({"region": job.region, "region_origin": job.region_origin,
+                          "name": job.name} if job else {})))
+    errors = sum(f.is_error for f in findings)
+    _report(settings, findings, valid=not errors)
+    if errors or job is None:
+        raise InvalidConfig(f"{settings.config}: {errors} problem{'s' if errors > 1 else ''}; "
+                            "nothing was submitted")
+    _, body = vertex_native.body(doc, name=job.name, labels=job.labels, kms_key=job.kms_key)
+    return Prepared(Document(doc.source, body), region=job.region,
+                    warnings=[f for f in findings if f.severity == "warning"])
+
+
 def _check_local_flags(settings: SubmitSettings) -> None:
     if settings.local and settings.dry_run:
         raise UsageError("--dry-run and --local do not go together",
                          "--dry-run prints the request for the cloud; --local runs the job here")
 
 
-def run_local(settings: SubmitSettings, doc: Document) -> int:
+def run_local(settings: SubmitSettings, prepared: Prepared) -> int:
     """Run the checked job on this machine (``--local``, ``gpujob local``)."""
     from gpujob.backends.local import LocalOptions
     from gpujob.backends.local import run_local as run_here
 
-    # the local runner plans the replicas over AI Platform's catalog (see local.plan)
-    cat = settings.catalog if settings.service == "ai-platform" else None
-    options = LocalOptions(package_path=settings.package_path, catalog=cat)
+    # each service's runner plans over its own catalog (ai-platform: its scale tiers and
+    # machine types; vertex: the translation's)
+    options = LocalOptions(package_path=settings.package_path, catalog=settings.catalog,
+                           service=settings.service,
+                           executor_image_uri=settings.job_options().executor_image_uri,
+                           packages=prepared.local_packages)
     if settings.max_local_replicas is not None:
         options.max_replicas = settings.max_local_replicas
     if settings.grace_period is not None:
         options.grace_period = settings.grace_period
-    return run_here(doc, options)
+    return run_here(prepared.doc, options)
 
 
 def run(settings: SubmitSettings) -> int:
@@ -219,13 +321,13 @@ def run(settings: SubmitSettings) -> int:
     from gpujob.backends.base import check_flags
 
     _check_local_flags(settings)
-    backend = backends.get(settings.service)
+    backend = backends.get(settings.service)  # a local run reads only its flags
     check_flags(backend, settings.given_flags)
     with tempfile.TemporaryDirectory(prefix="gpujob-build-") as workdir:
         if settings.local or settings.dry_run:
             prepared = prepare_job(settings, Path(workdir))
             if settings.local:
-                return run_local(settings, prepared.doc)
+                return run_local(settings, prepared)
             return _dry_run(settings, prepared, backend)
         remote = _Remote(settings, backend)
         prepared = prepare_job(settings, Path(workdir), remote.check_access)
@@ -241,7 +343,7 @@ def _dry_run(settings: SubmitSettings, prepared: Prepared, backend: Backend) -> 
                     f"({human_size(upload.digest.size)}) at {upload.uri} unless it is there "
                     "already (nothing uploaded)")
     request = backend.request(prepared.doc.data, settings.gcp, settings.project,
-                              settings.job_options())
+                              replace(settings.job_options(), region=prepared.region))
     CONSOLE.err(f"Dry run: would {request.method} this {request.noun} to {request.url} "
                 "(nothing sent)"
                 + ("" if settings.project else "; no project given (--project or GPUJOB_PROJECT)"))
@@ -260,13 +362,19 @@ class _Remote:
         self.session: Session | None = None
         self.client: JobClient | None = None
 
-    def check_access(self, doc: Document) -> None:
-        from gpujob.gcp.session import Session
+    def open(self) -> JobClient:
+        if self.client is None:
+            from gpujob.gcp.session import Session
 
-        self.session = Session(self.gcp)
-        self.client = self.backend.client(self.gcp, self.session)
-        self.client.check_access(self.backend.request(doc.data, self.gcp, self.client.project,
-                                                      self.options))
+            self.session = Session(self.gcp)
+            self.client = self.backend.client(self.gcp, self.session)
+        return self.client
+
+    def check_access(self, doc: Document, region: str | None) -> None:
+        """``doc``: the checked config (``region``: a native Vertex config's)."""
+        client = self.open()
+        client.check_access(self.backend.request(
+            doc.data, self.gcp, client.project, replace(self.options, region=region)))
 
 
 def _send(settings: SubmitSettings, prepared: Prepared, backend: Backend,
@@ -274,6 +382,7 @@ def _send(settings: SubmitSettings, prepared: Prepared, backend: Backend,
     """Stage the packages, then create the job in the service and follow it as asked."""
     from gpujob.backends import remote
 
+    client = opened.open()
     gcp, session = opened.gcp, opened.session
     if prepared.uploads and prepared.location is not None and session is not None:
         from gpujob.gcp.storage import StorageClient
@@ -285,5 +394,6 @@ def _send(settings: SubmitSettings, prepared: Prepared, backend: Backend,
     follow = remote.Follow(settings.wait, settings.stream_logs, settings.poll_interval)
     return remote.submit(backend, prepared.doc.data, gcp, settings.output_format, follow,
                          session=session, warnings=[f.as_dict() for f in prepared.warnings],
-                         client=opened.client,
-                         options=replace(settings.job_options(), document=prepared.doc))
+                         client=client,
+                         options=replace(settings.job_options(), region=prepared.region,
+                                         document=prepared.doc))

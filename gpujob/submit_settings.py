@@ -43,6 +43,7 @@ class SubmitSettings:
     max_local_replicas: int | None = None
     grace_period: float | None = None
     given_flags: tuple[str, ...] = ()  # the options given on the command line
+    display_name: str | None = None  # --display-name: a native Vertex config's job name
 
     @property
     def service(self) -> str:

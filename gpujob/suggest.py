@@ -13,17 +13,33 @@ def _norm(name: str) -> str:
 def did_you_mean(word: str, choices: Sequence[str]) -> str | None:
     """The choice the user most likely meant: same letters ignoring case and separators, else
     the one choice ending in the word (T4 -> NVIDIA_TESLA_T4), else the closest spelling."""
+    found = candidates(word, choices)
+    return found[0] if found else None
+
+
+# a runner-up spelt this close to the best match makes a guess ambiguous (difflib's ratio):
+# workerConf is 0.91 like workerConfig and 0.86 like workerCount
+_CLOSE_RUNNER_UP = 0.06
+
+
+def candidates(word: str, choices: Sequence[str]) -> list[str]:
+    """What ``word`` may be a misspelling of, the likeliest (``did_you_mean``'s guess) first:
+    one choice when the guess is clear, more when others are spelt almost as close."""
     by_norm = {_norm(c): c for c in choices}
     wanted = _norm(word)
     if wanted in by_norm:
-        return by_norm[wanted]
+        return [by_norm[wanted]]
     ends = [c for n, c in by_norm.items() if len(wanted) >= 2 and n.endswith(wanted)]
     if len(ends) == 1:
-        return ends[0]
+        return ends
     import difflib  # only a miss pays for it
 
-    close = difflib.get_close_matches(wanted, list(by_norm), n=1, cutoff=0.75)
-    return by_norm[close[0]] if close else None
+    close = difflib.get_close_matches(wanted, list(by_norm), n=3, cutoff=0.75)
+    if len(close) > 1:
+        best = difflib.SequenceMatcher(None, wanted, close[0]).ratio()
+        close = [close[0]] + [n for n in close[1:] if difflib.SequenceMatcher(
+            None, wanted, n).ratio() >= best - _CLOSE_RUNNER_UP]
+    return [by_norm[n] for n in close]
 
 
 def same_name(word: str, choices: Sequence[str]) -> str | None:

@@ -34,7 +34,9 @@ def test_the_wheel_ships_the_schema_and_uses_it(tmp_path: Path):
     assert "unknown key 'masterTyp'" in result.stdout
     # `gpujob schema --path` names the wheel's own copy, for editors, from any directory
     files = {"job": "job", "ai-platform-catalog": "catalog.ai-platform",
-             "catalog": "catalog.ai-platform", "vertex-catalog": "vertex-catalog"}
+             "catalog": "catalog.ai-platform", "vertex-catalog": "vertex-catalog",
+             **{name: name for name in ("vertex-custom-job-spec", "vertex-custom-job",
+                                        "vertex-tuning-job")}}
     for name, file in files.items():
         where = subprocess.run([sys.executable, "-m", "gpujob", "schema", name, "--path"],
                                env=env, cwd=tmp_path, check=True, capture_output=True,

@@ -269,7 +269,8 @@ def test_gpujob_rules_lists_vertex_rules_for_vertex_only(cli):
     assert [r["id"] for r in listed] == list(VERTEX_RULES)
     assert {r["id"] for r in listed if r["region"]} == {"vertex.region", "vertex.region-gpu"}
     assert {r["id"] for r in listed if r["submit"]} == {"vertex.submit-region",
-                                                          "vertex.submit-job-dir"}
+                                                          "vertex.submit-job-dir",
+                                                          "vertex-translate.package"}
     ai_platform = cli("rules", "--service", "ai-platform").out
     assert "vertex" not in ai_platform
 
@@ -288,7 +289,7 @@ def test_every_vertex_rule_a_finding_can_name_is_exercised_here():
     named = set(re.findall(r"\[(vertex[a-z-]*\.[a-z0-9-]+)\]", text))
     translation_elsewhere = {"vertex-translate.scale-tier", "vertex-translate.pool",
                              "vertex-translate.runtime-version",
-                             "vertex-translate.executor-image", "vertex-translate.package",
+                             "vertex-translate.executor-image",
                              "vertex-translate.job-dir", "vertex-translate.dropped"}
     assert set(VERTEX_RULES) - translation_elsewhere == named
 
@@ -318,3 +319,19 @@ def test_a_misspelt_master_type_is_one_message(cli, write):
     assert result.out == (
         "config.yaml:4:3: trainingInput.masterTyp: unknown key 'masterTyp' "
         "[schema.unknown-key]\n  hint: did you mean 'masterType'?\n")
+
+
+def test_a_package_job_is_checked_without_its_package_and_refused_without_one_at_submit(cli,
+                                                                                      tmp_path):
+    """As for ai-platform: validate takes a config whose package submit's --package-path will
+    build; a dry-run (a job about to be sent) needs packageUris and pythonModule."""
+    config = tmp_path / "nopkg.yaml"
+    config.write_text("trainingInput:\n  scaleTier: BASIC\n  region: us-central1\n")
+    checked = cli("validate", "--service", "vertex", str(config))
+    assert checked.code == 0, checked.err
+    assert "vertex-translate.package" not in checked.out + checked.err
+    sent = cli("submit", "--service", "vertex", "--dry-run", str(config))
+    assert sent.code == 1
+    assert (f"{config}:1:1: trainingInput.pythonModule: a job without a container image runs a "
+            "Python package: it needs packageUris and pythonModule [vertex-translate.package]"
+            ) in sent.err

@@ -20,17 +20,19 @@ import sys
 import tempfile
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from gpujob import catalog
-from gpujob.backends.local_gpus import assign_gpus, check_distinct, discover_gpus
+from gpujob.backends import local_packages
+from gpujob.backends.local_gpus import share_cpus, share_gpus
 from gpujob.backends.module_check import check_module
 from gpujob.backends.processes import Spec, describe_exit, supervise
-from gpujob.catalog import Catalog
+from gpujob.catalog import AnyCatalog, Catalog
 from gpujob.config.document import Document
-from gpujob.errors import JobFailed, UsageError
+from gpujob.errors import InvalidConfig, JobFailed, UsageError
+from gpujob.findings import Finding, finding_line
 from gpujob.job import TI
 from gpujob.job import Replica as ConfigReplica
 from gpujob.job import view as job_view
@@ -55,10 +57,14 @@ class Replica:
     task: str
     index: int
     gpus: int = 0  # what its machine type or acceleratorConfig asks for
+    pool: int | None = None  # Vertex AI's worker pool (0-3), which names it there
 
     @property
     def name(self) -> str:
-        """The name the service's logs give it: ``worker-replica-0``."""
+        """The name the service's logs give it: ``worker-replica-0`` (Vertex AI:
+        ``workerpool1-0``)."""
+        if self.pool is not None:
+            return f"workerpool{self.pool}-{self.index}"
         return f"{self.task}-replica-{self.index}"
 
 
@@ -78,10 +84,13 @@ class LocalOptions:
     None means the built-in catalog (machine types' built-in GPUs, scale tiers)."""
 
     package_path: str | None = None
-    catalog: Catalog | None = None
+    catalog: AnyCatalog | None = None  # the service's (ai-platform: scale tiers, machines)
     max_replicas: int = DEFAULT_MAX_REPLICAS
     grace_period: float = DEFAULT_GRACE_PERIOD
     gpus: list[str] | None = None
+    packages: list[Path] = field(default_factory=list)  # local files of --packages, to install
+    service: str = "ai-platform"  # whose replicas to emulate: ai-platform, or vertex
+    executor_image_uri: str | None = None  # vertex: what the cloud would run the package on
 
 
 @dataclass
@@ -96,8 +105,13 @@ class Plan:
     replicas: list[Replica]
     environments: dict[str, dict[str, str]]  # replica name -> the variables it gets
     warnings: list[str] = field(default_factory=list)
+    # replica name -> its whole argument list, when the service decides it (vertex)
+    trainer_args: dict[str, list[str]] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)  # of the translation (vertex)
 
-    def command(self) -> list[str]:
+    def command(self, replica: str | None = None) -> list[str]:
+        if replica in self.trainer_args:
+            return [sys.executable, "-m", self.module, *self.trainer_args[replica]]
         return [sys.executable, "-m", self.module, *self.args, "--job-dir", self.job_dir]
 
 
@@ -291,39 +305,47 @@ def plan(doc: Document, options: LocalOptions,
                          "-m MODULE) or trainingInput.pythonModule; a custom container's own "
                          "command is not run locally")
     root, module_warning = _package_root(options.package_path, module)
+    if options.service == "vertex":
+        return _plan_vertex(doc, options, environ, module, root, module_warning)
     # the replicas are planned from the config's own format, an AI Platform Job, over AI
     # Platform's catalog (its machine types' built-in GPUs, its scale tiers)
     cat = options.catalog if options.catalog is not None else catalog.load("ai-platform")
     groups, warnings = replicas_of(ti, cat)
     replicas, trimmed = trim(groups, options.max_replicas)
-    if options.gpus is None:
-        available, source = discover_gpus(environ)
-    else:
-        available, source = list(options.gpus), "given"
-    if any(r.gpus for r in replicas):
-        check_distinct(available, source)
-    gpus, short = assign_gpus(replicas, available, source)
+    gpus, short = share_gpus(replicas, options.gpus, environ)
     warnings += [w for w in (module_warning, trimmed, short) if w]
     job_dir, fresh = _job_dir(ti, str(doc.data.get("jobId", "job")))
     args = [str(a) for a in ti.get("args", [])]
     job = {**ti, "args": args, "jobDir": job_dir}
     ports = free_ports(sum(r.task != "evaluator" for r in replicas))
     envs = environments(replicas, job, ports, gpus)
-    if not environ.get("OMP_NUM_THREADS"):
-        # In the cloud each replica has a machine of its own; here they share this one's cores.
-        # Unlimited, each replica's math library starts a thread per core and they all slow
-        # down many times over (torchrun makes the same choice for its processes).
-        threads = str(max(1, _cpu_count() // len(replicas)))
-        for env in envs.values():
-            env["OMP_NUM_THREADS"] = threads
+    share_cpus(envs, environ)
     return Plan(module, root, args, job_dir, fresh, replicas, envs, warnings)
 
 
-def _cpu_count() -> int:
-    """The CPUs this process may run on."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
+def _plan_vertex(doc: Document, options: LocalOptions, environ: Mapping[str, str], module: str,
+                 root: Path, module_warning: str | None) -> Plan:
+    """``plan`` for Vertex AI: the cluster and the arguments are the translation's; every
+    replica sees what a Vertex replica sees (``vertex_env``)."""
+    from gpujob.backends import vertex_env
+    from gpujob.catalog.vertex_data import VertexCatalog
+
+    ti = doc.data["trainingInput"]
+    job_id = str(doc.data.get("jobId", "job"))
+    job_dir, fresh = _job_dir(ti, job_id)
+    cat = options.catalog if isinstance(options.catalog, VertexCatalog) else None
+    job = vertex_env.translate_here(doc, job_dir, options.package_path, cat,
+                                   options.executor_image_uri)
+    replicas, trimmed = trim([Group(*g) for g in job.groups], options.max_replicas)
+    replicas = [replace(r, pool=vertex_env.POOL_OF[r.task]) for r in replicas]
+    gpus, short = share_gpus(replicas, options.gpus, environ)
+    warnings = job.warnings + [w for w in (module_warning, trimmed, short) if w]
+    envs = vertex_env.environments(replicas, job, job_id, job_dir, free_ports(len(replicas)),
+                                   HOST, gpus)
+    share_cpus(envs, environ)
+    return Plan(module, root, [str(a) for a in ti.get("args", [])], job_dir, fresh, replicas,
+                envs, warnings, {r.name: job.args[vertex_env.POOL_OF[r.task]] for r in replicas},
+                job.findings)
 
 
 def run_local(doc: Document, options: LocalOptions) -> int:
@@ -333,14 +355,28 @@ def run_local(doc: Document, options: LocalOptions) -> int:
     if not 0 <= options.grace_period < math.inf:  # nan included
         raise UsageError(f"--grace-period {options.grace_period}: not a number of seconds",
                          "give --grace-period SECONDS, e.g. 10")
-    job_id = str(doc.data.get("jobId", "job"))
     # no stale RANK from the caller for the replicas that get none
     base = {k: v for k, v in os.environ.items() if k != "RANK"}
     base["PYTHONUNBUFFERED"] = "1"  # lines arrive as they are printed, as in the service's logs
+    with local_packages.installed(options.packages, base, _say) as env:
+        return _run(doc, options, env)
+
+
+def _run(doc: Document, options: LocalOptions, base: dict[str, str]) -> int:
+    """Check that the module is found, plan, run the replicas, and report how the master
+    ended; ``base``: the environment they share."""
+    job_id = str(doc.data.get("jobId", "job"))
     module = doc.data["trainingInput"].get("pythonModule")
     if options.package_path is None and module:
         check_module(module, Path.cwd(), base)
-    the_plan = plan(doc, options)
+    try:
+        the_plan = plan(doc, options)
+    except InvalidConfig as exc:
+        for finding in getattr(exc, "findings", []):
+            _say(finding_line(finding))
+        raise
+    for finding in the_plan.findings:
+        _say(finding_line(finding))
     for warning in the_plan.warnings:
         _say(f"warning: {warning}")
     names = [r.name for r in the_plan.replicas]
@@ -349,7 +385,7 @@ def run_local(doc: Document, options: LocalOptions) -> int:
          f"{the_plan.package_root}")
     _say(f"Job dir: {the_plan.job_dir}"
          + (" (new; give --job-dir DIR to choose one)" if the_plan.fresh_job_dir else ""))
-    specs = [Spec(r.name, the_plan.command(), {**base, **the_plan.environments[r.name]},
+    specs = [Spec(r.name, the_plan.command(r.name), {**base, **the_plan.environments[r.name]},
                   str(the_plan.package_root)) for r in the_plan.replicas]
     code = supervise(specs, grace=options.grace_period)
     primary = the_plan.replicas[0].name

@@ -1,7 +1,9 @@
-"""The GPUs of this machine for a local run: where their IDs come from, each to one replica."""
+"""The GPUs (and CPU cores) of this machine for a local run: where their IDs come from, each GPU
+to one replica."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Mapping, Sequence
 from typing import Protocol
@@ -89,3 +91,34 @@ def check_distinct(ids: Sequence[str], source: str) -> None:
                              "goes to one replica only",
                              f"list each GPU once: {GPUS_VARIABLE}={','.join(first.values())}")
         first[key] = gpu
+
+
+def share_gpus(replicas: Sequence[Replica], given: Sequence[str] | None,
+               environ: Mapping[str, str]) -> tuple[dict[str, list[str]], str | None]:
+    """This machine's GPUs (``given``, else found with ``discover_gpus``) shared out among
+    ``replicas``, and a warning when they are short; a GPU listed twice is refused when any
+    replica asks for one."""
+    if given is None:
+        available, source = discover_gpus(environ)
+    else:
+        available, source = list(given), "given"
+    if any(r.gpus for r in replicas):
+        check_distinct(available, source)
+    return assign_gpus(replicas, available, source)
+
+
+def share_cpus(envs: Mapping[str, dict[str, str]], environ: Mapping[str, str]) -> None:
+    if not environ.get("OMP_NUM_THREADS"):
+        # In the cloud each replica has a machine of its own; here they share this one's cores.
+        # Unlimited, each replica's math library starts a thread per core and they all slow
+        # down many times over (torchrun makes the same choice for its processes).
+        threads = str(max(1, cpu_count() // len(envs)))
+        for env in envs.values():
+            env["OMP_NUM_THREADS"] = threads
+
+
+def cpu_count() -> int:
+    """The CPUs this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1

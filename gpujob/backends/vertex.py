@@ -13,6 +13,7 @@ Following jobs (the client, states, references, links, next commands) is
 from __future__ import annotations
 
 import secrets
+from dataclasses import replace
 from datetime import date, datetime, timezone
 from typing import TYPE_CHECKING, Any
 
@@ -56,12 +57,18 @@ class Vertex:
                 options: JobOptions | None = None) -> Request:
         """The create request of the AI Platform job ``body``, checked already (its findings,
         at their places in the file, were reported then): a config the translation refuses
-        raises ``InvalidConfig``."""
+        raises ``InvalidConfig``. A native Vertex job (a ``CustomJob`` or
+        ``HyperparameterTuningJob`` body, ``vertex_native.body``) is sent as it is, to the
+        region of ``options``."""
         from gpujob.catalog import vertex_data
         from gpujob.config.document import Document
         from gpujob.translate.vertex import VertexOptions, translate
+        from gpujob.vertex_native.shapes import kind
 
         options = options or JobOptions()
+        native = kind(body)
+        if native is not None:
+            return self._request(body, gcp, project, options.region, native)
         cat = options.catalog if options.catalog is not None else vertex_data.load()
         given = options.document
         doc = given if given is not None and given.data is body else Document("<job>", body)
@@ -70,18 +77,25 @@ class Vertex:
         if translation.errors:
             raise InvalidConfig(f"the job cannot run on Vertex AI: "
                                 f"{translation.errors[0].message}")
-        if translation.region is None:
+        request = self._request(translation.body, gcp, project, translation.region,
+                                translation.kind)
+        # the service's complaints about a field then name the config's value (vertex_refusals)
+        return replace(request, origins=translation.origins,
+                       locate=doc.locate if doc is given else None)
+
+    def _request(self, body: dict[str, Any], gcp: GcpSettings, project: str | None,
+                 region: str | None, noun: str) -> Request:
+        """POST ``body`` with the submission's label to the ``noun`` collection of
+        ``region``."""
+        if region is None:
             raise UsageError("no region for the job",
                              "pass --region (or set GPUJOB_REGION, or trainingInput.region)")
-        body = translation.body
         labels = {**body.get("labels", {}), SUBMISSION_LABEL: submission_token()}
         job = {"displayName": body["displayName"], "labels": labels,
                **{k: v for k, v in body.items() if k not in ("displayName", "labels")}}
-        url = collection_url(gcp, project or "PROJECT", translation.region,
-                             translation.collection)
-        return Request("POST", url, job, translation.kind, job_id=None,
-                       origins=translation.origins,
-                       locate=doc.locate if doc is given else None)
+        collection = "customJobs" if noun == "CustomJob" else "hyperparameterTuningJobs"
+        url = collection_url(gcp, project or "PROJECT", region, collection)
+        return Request("POST", url, job, noun, job_id=None)
 
     def client(self, gcp: GcpSettings, session: Session | None = None) -> JobClient:
         from gpujob.backends import vertex_jobs

@@ -34,6 +34,7 @@ COMMANDS = {
     "rules": "rules:rules",
     "submit": "submit:submit",
     "local": "submit:local_command",
+    "convert": "convert:convert",
     "describe": "lifecycle:describe",
     "list": "lifecycle:list_",
     "cancel": "lifecycle:cancel",

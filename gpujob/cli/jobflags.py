@@ -183,6 +183,19 @@ def job_options(local: bool = False) -> Callable[[Callable[..., Any]], Callable[
                        "else from a generated config, in an isolated environment, then staged "
                        "and added to the packages. Local runs: the module runs from its parent "
                        "(default: the current directory).", local)),
+        override_options(local),
+        click.option("--display-name", metavar="NAME",
+                     help="Vertex AI, a native Vertex config: the job's name (default: the "
+                          "file's displayName, else the file's name). An AI Platform config's "
+                          "job is named by its jobId (--job-id)."),
+        check_options,
+    )
+
+
+def override_options(local: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The options besides the field flags that change the job: web access, labels, the
+    encryption key, ``--set`` and ``--unset`` (``overrides`` reads them)."""
+    return stack(
         click.option("--enable-web-access/--no-enable-web-access", default=None,
                      help=_help("--enable-web-access", "Interactive shell access to the "
                                 "training containers (absent: as the file says).", local)),
@@ -203,7 +216,6 @@ def job_options(local: bool = False) -> Callable[[Callable[..., Any]], Callable[
         click.option("--unset", "unset", multiple=True, metavar="PATH",
                      help="Remove a field of the file, e.g. --unset trainingInput.args. "
                           "Repeatable; applied before --set and the named flags."),
-        check_options,
     )
 
 
@@ -245,5 +257,6 @@ def submit_settings(ctx: click.Context, params: dict[str, Any], *, local: bool) 
         max_local_replicas=params["max_local_replicas"],
         grace_period=params["grace_period"],
         given_flags=given_flags(ctx),
+        display_name=params.get("display_name"),
         **cloud,
     )

@@ -72,8 +72,9 @@ UNUSED: dict[Mode, str] = {
 LOCAL_HELP: dict[str, str] = {
     "--job-dir": "Where the replicas write (passed to each as --job-dir): a local directory or "
                  "a gs:// path (default: a new local directory).",
-    "--packages": "Trainer packages of the job, comma-separated: checked as for the cloud; a "
-                  "local run runs the module from --package-path's parent.",
+    "--packages": "Local wheels and sdists the trainer needs, comma-separated: installed for "
+                  "the run with pip (--no-deps) onto the replicas' PYTHONPATH (gs:// ones "
+                  "cannot be fetched here).",
     "--package-path": "The trainer's Python package (a directory holding __init__.py): the "
                       "module runs from its parent (default: the current directory).",
     "--region": "The region the config is checked for; a local run does not use it.",

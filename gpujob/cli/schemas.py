@@ -32,6 +32,10 @@ def schema(name: str, show: str | None) -> int:
       ai-platform-catalog  --catalog files of the ai-platform service (gpujob gpus
                            --export-catalog prints one); also named catalog
       vertex-catalog       Vertex AI catalog files
+      vertex-custom-job-spec  native Vertex configs: a CustomJobSpec (gcloud ai
+                           custom-jobs create --config reads it)
+      vertex-custom-job    native Vertex configs: a whole CustomJob
+      vertex-tuning-job    native Vertex configs: a HyperparameterTuningJob
 
     Each schema has a stable $id, urn:gpujob:schema:NAME:VERSION; the version changes only when
     a file the schema accepted could be refused.

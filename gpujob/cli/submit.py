@@ -130,6 +130,9 @@ def local_command(ctx: click.Context, **params: Any) -> int:
     localhost ports, and its share of this machine's GPUs in CUDA_VISIBLE_DEVICES (set
     GPUJOB_LOCAL_GPUS=0,1 to choose them). Their output is one stream, each line prefixed with
     its replica. The master's exit ends the run: 0, else exit 4; the others are then stopped.
+    For Vertex AI (--service vertex) they are what a Vertex replica sees: the translated job's
+    pools (CLUSTER_SPEC's workerpool0-3), RANK and WORLD_SIZE over every replica, and
+    AIP_MODEL_DIR, AIP_CHECKPOINT_DIR and AIP_TENSORBOARD_LOG_DIR under the job dir.
 
     The config is checked as for the cloud first, and takes the same flags as submit; the job
     dir may be a local directory (default: a new one).

@@ -55,6 +55,8 @@ def unused(ctx: Context, r: Replica) -> None:
         return
     if ctx.broken(r.count_path) or r.count != 0 or not (r.machine or r.config):
         return
+    if ctx.misspelt(f"{r.kind}Count"):  # a key spelt like it is reported (did you mean?)
+        return
     ctx.emit(r.type_path if r.machine else r.config_path,
              f"{r.kind}{'Type' if r.machine else 'Config'} is set but {r.kind}Count is 0: "
              f"no {r.label} will run", f"set {r.kind}Count, or remove the {r.label} settings",

@@ -39,8 +39,9 @@ class Checking:
         return bool(refused) and any(path[:n] in refused for n in range(1, len(path) + 1))
 
     def misspelt(self, field: str) -> bool:
-        """trainingInput holds an unknown key that is a misspelling of ``field`` (the schema
-        reports it with a did-you-mean; saying ``field`` is missing would repeat it)."""
+        """trainingInput holds an unknown key that may be a misspelling of ``field`` (the schema
+        reports it with a did-you-mean; saying ``field`` is missing would repeat it). A clear
+        misspelling stands in for its key (``gpujob.typos``): this is about the others."""
         return any(did_you_mean(key, [field]) == field
                    for key in self.ti if (TI, key) in self.refused)
 

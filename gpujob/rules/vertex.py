@@ -250,6 +250,11 @@ TRANSLATION_RULES: tuple[tuple[str, Severity, str], ...] = (
 )
 
 
+# what only a job about to be sent needs: validate takes a config whose package comes later
+# (submit's --package-path builds and stages it), as the ai-platform service does
+SUBMIT_ONLY = frozenset({"package"})
+
+
 def _adopter(rule_id: str) -> Callable[[VertexContext], None]:
     def adopt(ctx: VertexContext) -> None:
         ctx.adopt(rule_id)
@@ -259,8 +264,8 @@ def _adopter(rule_id: str) -> Callable[[VertexContext], None]:
 
 
 for _name, _severity, _doc in TRANSLATION_RULES:
-    rule(f"{TRANSLATE}.{_name}", _doc, services=VERTEX, severity=_severity)(
-        _adopter(f"{TRANSLATE}.{_name}"))
+    rule(f"{TRANSLATE}.{_name}", _doc, services=VERTEX, severity=_severity,
+         submit=_name in SUBMIT_ONLY)(_adopter(f"{TRANSLATE}.{_name}"))
 
 
 # -- what the service needs when the job is sent --------------------------------------------------

@@ -41,6 +41,7 @@ class Translation(NamedTuple):
     body: dict[str, Any]
     findings: list[Finding]  # notes, warnings and errors, in file order
     origins: dict[JsonPath, JsonPath]  # body path -> the config path it was made from
+    args: tuple[str, ...] = ()  # the trainer's, as every pool gets them (with --job-dir DIR)
 
     @property
     def collection(self) -> str:
@@ -86,7 +87,7 @@ def translate(doc: Document, cat: VertexCatalog, today: date,
         notes.came_from(("encryptionSpec", "kmsKeyName"), (TI, "encryptionConfig", "kmsKeyName"))
     kind: Literal["CustomJob", "HyperparameterTuningJob"] = (
         "HyperparameterTuningJob" if isinstance(hp, dict) else "CustomJob")
-    return Translation(kind, region, _layout(body), notes.sorted(), notes.origins)
+    return Translation(kind, region, _layout(body), notes.sorted(), notes.origins, tuple(args))
 
 
 def _layout(body: dict[str, Any]) -> dict[str, Any]:
@@ -142,23 +143,28 @@ def _worker_pools(ti: dict[str, Any], pools: list[Pool], code: list[dict[str, An
 def _pool_origins(ti: dict[str, Any], pool: Pool, spec: dict[str, Any], here: JsonPath,
                   notes: Notes) -> None:
     accel = (*pool.config_path, "acceleratorConfig")
-    own = pool.machine_path[-1] != "scaleTier" and "acceleratorConfig" in pool.config
+    tier = pool.machine_path[-1] == "scaleTier"
+    own = not tier and "acceleratorConfig" in pool.config
+    args: JsonPath = (TI, "args") if "args" in ti else (*pool.config_path, "containerArgs") \
+        if "containerArgs" in pool.config else (TI, "jobDir")  # --job-dir DIR alone
     sources: dict[JsonPath, JsonPath] = {
         ("machineSpec", "machineType"): pool.machine_path,
         ("machineSpec", "acceleratorType"): (*accel, "type") if own else pool.machine_path,
         ("machineSpec", "acceleratorCount"): (*accel, "count") if own else pool.machine_path,
-        ("replicaCount",): (TI, f"{pool.kind}Count") if pool.kind != "master"
-        else pool.machine_path,
         ("diskSpec",): (*pool.config_path, "diskConfig"),
         ("containerSpec", "imageUri"): (*pool.config_path, "imageUri")
         if "imageUri" in pool.config else (TI, "masterConfig", "imageUri"),
-        ("containerSpec", "command"): (*pool.config_path, "containerCommand"),
+        # a container's own command, or the one that installs and runs the package
+        ("containerSpec", "command"): (*pool.config_path, "containerCommand")
+        if "containerCommand" in pool.config else (TI, "pythonModule"),
         ("pythonPackageSpec", "executorImageUri"): (TI, "runtimeVersion"),
         ("pythonPackageSpec", "packageUris"): (TI, "packageUris"),
         ("pythonPackageSpec", "pythonModule"): (TI, "pythonModule"),
-        ("pythonPackageSpec", "args"): (TI, "args"),
-        ("containerSpec", "args"): (TI, "args"),
+        ("pythonPackageSpec", "args"): args,
+        ("containerSpec", "args"): args,
     }
+    if pool.kind != "master" or tier:  # a master is one replica, whatever its machine
+        sources[("replicaCount",)] = pool.machine_path if tier else (TI, f"{pool.kind}Count")
     for (*parent, key), source in sources.items():
         node: Any = spec
         for part in parent:

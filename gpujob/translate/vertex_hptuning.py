@@ -29,8 +29,11 @@ def build(hp: dict[str, Any], notes: Notes) -> dict[str, Any]:
     algorithm = text(hp.get("algorithm"))
     if algorithm in _ALGORITHMS:
         study["algorithm"] = algorithm
+        notes.came_from(("studySpec", "algorithm"), (*PATH, "algorithm"))
     if hp.get("enableTrialEarlyStopping") is True:
         study["decayCurveStoppingSpec"] = {}
+        notes.came_from(("studySpec", "decayCurveStoppingSpec"),
+                        (*PATH, "enableTrialEarlyStopping"))
         notes.note("hyperparameters", (*PATH, "enableTrialEarlyStopping"),
                    "enableTrialEarlyStopping became decay-curve stopping "
                    "(decayCurveStoppingSpec): Vertex has no on/off switch and asks for one of "
@@ -40,14 +43,20 @@ def build(hp: dict[str, Any], notes: Notes) -> dict[str, Any]:
                            ("maxParallelTrials", "parallelTrialCount")):
         value = integer(hp.get(legacy))
         body[vertex] = value if value is not None else 1  # both AI Platform defaults are 1
+        if value is not None:
+            notes.came_from((vertex,), (*PATH, legacy))
     failed = integer(hp.get("maxFailedTrials"))
     if failed is not None:
         body["maxFailedTrialCount"] = failed
+        notes.came_from(("maxFailedTrialCount",), (*PATH, "maxFailedTrials"))
     return body
 
 
 def _metric(hp: dict[str, Any], notes: Notes) -> dict[str, Any]:
     goal = text(hp.get("goal"))
+    here = ("studySpec", "metrics", 0)
+    if goal is not None:
+        notes.came_from((*here, "goal"), (*PATH, "goal"))
     if goal is None:
         goal = "MAXIMIZE"
         notes.note("hyperparameters", PATH, "goal is not set: MAXIMIZE, AI Platform's default, "
@@ -60,10 +69,13 @@ def _metric(hp: dict[str, Any], notes: Notes) -> dict[str, Any]:
                    "accepts '/' in a metric id is unverified",
                    "set hyperparameterMetricTag to the name the trainer reports its metric "
                    "under with cloudml-hypertune", location=notes.key(PATH))
-    elif "/" in metric:
-        notes.warn("hyperparameters", (*PATH, "hyperparameterMetricTag"), f"metric {metric!r}: "
-                   "whether Vertex accepts '/' in a metric id is unverified",
-                   "report the metric under a name without '/' (cloudml-hypertune)")
+    else:
+        notes.came_from((*here, "metricId"), (*PATH, "hyperparameterMetricTag"))
+        if "/" in metric:
+            notes.warn("hyperparameters", (*PATH, "hyperparameterMetricTag"),
+                       f"metric {metric!r}: whether Vertex accepts '/' in a metric id is "
+                       "unverified", "report the metric under a name without '/' "
+                       "(cloudml-hypertune)")
     return {"metricId": metric, "goal": goal}
 
 
@@ -71,12 +83,30 @@ def _parameters(hp: dict[str, Any], notes: Notes) -> list[dict[str, Any]]:
     params = hp.get("params")
     if not isinstance(params, list):
         return []
-    out = []
+    out: list[dict[str, Any]] = []
     for index, param in enumerate(params):
-        spec = _parameter(mapping(param), (*PATH, "params", index), notes)
+        source = (*PATH, "params", index)
+        spec = _parameter(mapping(param), source, notes)
         if spec is not None:
+            _parameter_origins(spec, source, ("studySpec", "parameters", len(out)), notes)
             out.append(spec)
     return out
+
+
+_PARAMETER_SOURCES = {"parameterId": "parameterName", "scaleType": "scaleType",
+                      "categoricalValueSpec": "categoricalValues",
+                      "discreteValueSpec": "discreteValues"}
+
+
+def _parameter_origins(spec: dict[str, Any], source: JsonPath, target: JsonPath,
+                       notes: Notes) -> None:
+    for key, legacy in _PARAMETER_SOURCES.items():
+        if key in spec:
+            notes.came_from((*target, key), (*source, legacy))
+    for key in ("doubleValueSpec", "integerValueSpec"):
+        if key in spec:
+            for bound in ("minValue", "maxValue"):
+                notes.came_from((*target, key, bound), (*source, bound))
 
 
 def _parameter(param: dict[str, Any], path: JsonPath, notes: Notes) -> dict[str, Any] | None:

@@ -3,7 +3,8 @@ isolated environment (pip installing the build backend into it) can run without 
 pointed at these with PIP_NO_INDEX and PIP_FIND_LINKS.
 
 A pure-Python distribution's installed files are its wheel's contents: each file its RECORD
-lists, under site-packages, goes back into a zip with a RECORD of fresh hashes.
+lists, under site-packages, goes back into a zip with a RECORD of fresh hashes. ``make_wheel``
+writes a small wheel from given files (the extra packages of local runs).
 """
 
 from __future__ import annotations
@@ -32,6 +33,28 @@ def wheel_from_installed(name: str, out: Path) -> Path:
             if file.parent.name == info and file.name in _INSTALL_ONLY:
                 continue
             data = Path(str(dist.locate_file(file))).read_bytes()
+            archive.writestr(path, data)
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+            records.append(f"{path},sha256={digest.decode()},{len(data)}")
+        records.append(f"{info}/RECORD,,")
+        archive.writestr(f"{info}/RECORD", "\n".join(records) + "\n")
+    return wheel
+
+
+def make_wheel(out: Path, name: str, version: str, files: dict[str, str],
+               tag: str = "py3-none-any") -> Path:
+    """A wheel of ``files`` (paths in the wheel -> text), as a build backend makes one:
+    METADATA, WHEEL and a RECORD of their hashes; ``tag``: the Python and platform it is for."""
+    info = f"{name}-{version}.dist-info"
+    contents = {**files,
+                f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
+                f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: gpujob-tests\n"
+                                 f"Root-Is-Purelib: true\nTag: {tag}\n"}
+    wheel = out / f"{name}-{version}-{tag}.whl"
+    records = []
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path, text in contents.items():
+            data = text.encode("utf-8")
             archive.writestr(path, data)
             digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
             records.append(f"{path},sha256={digest.decode()},{len(data)}")

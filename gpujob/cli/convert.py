@@ -1,0 +1,77 @@
+"""``gpujob convert``: an AI Platform config as a native Vertex AI config."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from gpujob.cli.common import CONTEXT, exit_codes_help
+from gpujob.cli.files import ExistingFile
+from gpujob.cli.jobflags import field_options, override_options, overrides
+from gpujob.cli.options import check_options, check_settings, stack
+from gpujob.cli.submit import UserArgsCommand
+
+STRATEGIES = ("STANDARD", "SPOT", "FLEX_START")
+
+
+def vertex_options(func: Any) -> Any:
+    """What a Vertex job takes that an AI Platform config cannot say (besides
+    --executor-image-uri, which submit takes too)."""
+    return stack(
+        click.option("--display-name", metavar="NAME",
+                     help="The job's display name when the config has no jobId (default: the "
+                          "config file's name)."),
+        click.option("--strategy", type=click.Choice(STRATEGIES, case_sensitive=False),
+                     help="scheduling.strategy: STANDARD, SPOT (Spot VMs), or FLEX_START "
+                          "(Dynamic Workload Scheduler, which makes maxWaitTime "
+                          "maxWaitDuration)."),
+    )(func)
+
+
+@click.command(cls=UserArgsCommand, context_settings=CONTEXT, epilog=exit_codes_help(
+    0, 1, 2, 130, c1="the config cannot be converted (the problems are listed), or the output "
+                     "could not be written"))
+@click.argument("config", type=ExistingFile(), metavar="CONFIG")
+@field_options()
+@override_options()
+@vertex_options
+@click.option("-o", "--output", metavar="FILE",
+              help="Write the Vertex config to FILE (default: standard output). Nothing is "
+                   "written when the config cannot be converted.")
+@click.option("--whole-job", is_flag=True,
+              help="Write a whole CustomJob (its name, labels and encryption key in the file) "
+                   "rather than the CustomJobSpec that gcloud ai custom-jobs create --config "
+                   "reads.")
+@check_options
+@click.pass_context
+def convert(ctx: click.Context, **params: Any) -> int:
+    """Translate an AI Platform config into a native Vertex AI config.
+
+    CONFIG is read, and the flags applied, as gpujob submit does; the job is translated for
+    Vertex AI custom training and written as YAML with a comment at each translated value
+    saying what it came from. Every value the translation changes or drops is reported on
+    stderr at its file:line:col. A CustomJob is written as its CustomJobSpec, the file
+    gcloud ai custom-jobs create --config reads (the header gives the job's name, labels and
+    key as flags); a job with hyperparameters as a HyperparameterTuningJob, the file
+    gcloud ai hp-tuning-jobs create --config reads. gpujob submit --service vertex and gpujob
+    validate read both.
+
+    \b
+    Examples:
+      gpujob convert configs/t4-compute-engine.yaml --executor-image-uri \\
+          pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime -o t4.vertex.yaml
+      gpujob convert config.yaml --whole-job --region europe-west4 -- --epochs 10
+    """
+    from gpujob.convert import ConvertSettings, run
+    from gpujob.translate.vertex import VertexOptions
+
+    check = check_settings({**params, "service": "vertex"})
+    strategy = params["strategy"].upper() if params["strategy"] else None
+    options = VertexOptions(display_name=params["display_name"],
+                            executor_image_uri=check.executor_image_uri, strategy=strategy)
+    tiers = list(check.catalog.scale_tiers) if check.catalog is not None else []
+    return run(ConvertSettings(
+        config=params["config"], overrides=overrides(ctx, params, tiers),
+        user_args=ctx.meta["user_args"], options=options, check=check,
+        output=params["output"], whole_job=params["whole_job"]))

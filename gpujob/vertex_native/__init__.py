@@ -1,0 +1,115 @@
+"""Native Vertex AI configs: a file that is a ``CustomJobSpec`` (what ``gcloud ai custom-jobs
+create --config`` reads), a whole ``CustomJob``, or a ``HyperparameterTuningJob``, recognised
+by its top-level keys (``kind``), checked with positions against the JSON Schema of its kind
+(``schemas/vertex-*.schema.json``, generated from the bundled aiplatform v1 discovery document
+by ``scripts/vertex_schema.py``) and against the Vertex catalog (``check``), and sent as written
+(``body``): a CustomJobSpec wrapped into a CustomJob, encodings as the discovery document
+declares them, plus gpujob's submission label.
+
+Reading the schemas is reading JSON files: nothing here imports a Google client library.
+"""
+
+from __future__ import annotations
+
+import copy
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from gpujob.config.document import Document
+from gpujob.findings import Finding, Location, error, warning
+from gpujob.vertex_native import shapes
+from gpujob.vertex_native.shapes import SCHEMAS, kind
+
+if TYPE_CHECKING:
+    from gpujob.catalog.vertex_data import VertexCatalog
+
+__all__ = ["SCHEMAS", "SUBMISSION_LABEL", "body", "check", "display_name", "kind"]
+
+SUBMISSION_LABEL = "gpujob-submission"  # set by gpujob on every submission (contract)
+MAX_DISPLAY_NAME = 128
+REGION_FLAG = Location("command line", flag="--region")
+Kind = Literal["CustomJob", "HyperparameterTuningJob"]
+
+
+def display_name(doc: Document, given: str | None = None) -> str:
+    """The name a CustomJobSpec file is submitted under: ``given`` (--display-name), else the
+    file's name without its suffix."""
+    if given:
+        return given
+    stem = Path(doc.source).stem if doc.source != "<stdin>" else ""
+    return stem or "job"
+
+
+def check(doc: Document, cat: VertexCatalog, today: date | None = None, *,
+          region: str | None = None, region_origin: Location | None = None,
+          region_check: bool = True, name: str | None = None) -> list[Finding]:
+    """Every problem of a native config: its schema (did-you-mean on misspelt keys, output-only
+    fields named as such), then the catalog's rules (machine × accelerator × count,
+    accelerators past their end of support, executor images, TPUs, the region when one is
+    given: ``region_origin`` says where, by default --region), in file order. ``name``: the
+    --display-name a CustomJobSpec is submitted under."""
+    from gpujob import schema
+    from gpujob.vertex_native import rules
+
+    found = kind(doc.data)
+    if found is None:
+        raise ValueError("not a native Vertex config")
+    findings = [shapes.output_only_hint(found, f) for f in
+                schema.check(doc, SCHEMAS[found])]
+    refused = {f.path for f in findings if f.is_error}
+    findings += rules.check(doc, found, cat, today or date.today(), refused, region=region,
+                            region_origin=region_origin or REGION_FLAG,
+                            relax_region=not region_check)
+    findings += _names(doc, found, name)
+    return sorted(findings, key=schema.position_key)
+
+
+def _names(doc: Document, found: str, name: str | None) -> list[Finding]:
+    out = []
+    labels = doc.data.get("labels")
+    if isinstance(labels, dict) and SUBMISSION_LABEL in labels:
+        path = ("labels", SUBMISSION_LABEL)
+        out.append(warning("vertex.label", f"{SUBMISSION_LABEL} is gpujob's own label: each "
+                           "submission sets it to a new value, replacing this one", path,
+                           doc.locate(path, key=True), "remove it from the file"))
+    if found == "CustomJobSpec":
+        shown = display_name(doc, name)
+        if len(shown) > MAX_DISPLAY_NAME:
+            out.append(error("vertex.display-name", f"the job's display name, {shown[:40]}… "
+                             f"({'--display-name' if name else 'the file name'}), is "
+                             f"{len(shown)} characters long; Vertex takes at most "
+                             f"{MAX_DISPLAY_NAME}", (), doc.locate(()),
+                             "pass a shorter --display-name"))
+    return out
+
+
+def body(doc: Document, *, name: str | None = None, labels: dict[str, str] | None = None,
+         kms_key: str | None = None, token: str | None = None) -> tuple[Kind, dict[str, Any]]:
+    """The create request's body for a checked native config, as written: a CustomJobSpec
+    becomes the ``jobSpec`` of a CustomJob named ``display_name(doc, name)``; ``name``,
+    ``labels`` and ``kms_key`` (--display-name, --labels, --kms-key) replace the file's;
+    ``token``, when given, is the submission label. int64 values are sent as strings and int32
+    ones as numbers, as the discovery document declares them (the schema accepts both)."""
+    found = kind(doc.data)
+    if found is None:
+        raise ValueError("not a native Vertex config")
+    data = shapes.encoded(found, copy.deepcopy(doc.data))
+    out: dict[str, Any] = {}
+    if found == "CustomJobSpec":
+        out = {"displayName": display_name(doc, name), "jobSpec": data}
+    else:
+        out = dict(data)
+        if name:
+            out["displayName"] = name
+    if labels is not None:
+        out["labels"] = dict(labels)
+    if kms_key:
+        out["encryptionSpec"] = {"kmsKeyName": kms_key}
+    if token is not None:
+        out["labels"] = {**out.get("labels", {}), SUBMISSION_LABEL: token}
+    first = ("displayName", "labels", "encryptionSpec")  # gcloud's layout (VERTEX.md §13)
+    out = {**{k: out[k] for k in first if k in out},
+           **{k: v for k, v in out.items() if k not in first}}
+    return ("HyperparameterTuningJob" if found == "HyperparameterTuningJob" else "CustomJob",
+            out)

@@ -1,0 +1,118 @@
+"""The command line applied to a native Vertex config: ``submit``'s flags are written for AI
+Platform's fields (``--region`` sets ``trainingInput.region``), so each is taken here for what
+it means to a Vertex job, as gcloud's ``ai custom-jobs create`` flags do: where the job runs,
+its name, labels and key (not part of a CustomJobSpec), the spec's service account, network,
+web access and output directory, and the trainer's arguments (``-- ARGS``: every pool's, as
+gcloud's ``--args``). ``--set``/``--unset`` take the native file's own paths. A flag that sets
+a field of AI Platform's cluster or code has no one place in a native config: it is refused,
+with the ``--set`` path to use instead."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from gpujob.config.document import Document
+from gpujob.config.merge import apply
+from gpujob.config.overrides import Override
+from gpujob.errors import UsageError
+from gpujob.findings import JsonPath, Location, format_path
+from gpujob.vertex_native.shapes import SPEC_PATHS, kind
+
+TI = "trainingInput"
+# AI Platform paths a flag sets -> the field of the CustomJobSpec they mean
+_SPEC_FIELDS: dict[JsonPath, JsonPath] = {
+    (TI, "jobDir"): ("baseOutputDirectory", "outputUriPrefix"),
+    (TI, "serviceAccount"): ("serviceAccount",),
+    (TI, "network"): ("network",),
+    (TI, "enableWebAccess"): ("enableWebAccess",),
+}
+# the --set path to suggest instead of a refused flag
+_INSTEAD = {"masterType": "workerPoolSpecs[0].machineSpec.machineType",
+            "workerCount": "workerPoolSpecs[1].replicaCount",
+            "masterConfig": "workerPoolSpecs[0].machineSpec.acceleratorType",
+            "pythonModule": "workerPoolSpecs[0].pythonPackageSpec.pythonModule",
+            "packageUris": "workerPoolSpecs[0].pythonPackageSpec.packageUris"}
+
+
+class NativeJob(NamedTuple):
+    """A native config with the command line applied, and what the command line adds that the
+    file cannot hold."""
+
+    doc: Document
+    region: str | None = None
+    region_origin: Location | None = None
+    name: str | None = None  # --display-name, or --job-id / gcloud's JOB
+    labels: dict[str, str] | None = None
+    kms_key: str | None = None
+
+
+def _is_native_path(override: Override) -> bool:
+    flag = override.origin.flag or ""
+    return flag.startswith(("--set ", "--unset "))
+
+
+def apply_flags(doc: Document, overrides: list[Override], user_args: list[str] | None,
+                display_name: str | None = None) -> NativeJob:
+    """``doc`` (a native config) with the command line applied; ``UsageError`` naming every
+    flag that has no meaning for it."""
+    found = kind(doc.data)
+    if found is None:
+        raise ValueError("not a native Vertex config")
+    spec = SPEC_PATHS[found]
+    job: dict[str, Any] = {"name": display_name}
+    native: list[Override] = []
+    refused: list[str] = []
+    for override in overrides:
+        path, flag = override.path, override.origin.flag or "?"
+        if _is_native_path(override):
+            if path[0] == TI:
+                refused.append(f"{flag.split()[0]} {format_path(path)}")
+            else:
+                native.append(override)
+        elif path == (TI, "region"):
+            job["region"], job["region_origin"] = override.value, override.origin
+        elif path == ("labels",):
+            job["labels"] = override.value
+        elif path == (TI, "encryptionConfig", "kmsKeyName"):
+            job["kms_key"] = override.value
+        elif path == ("jobId",):
+            job["name"] = job["name"] or override.value
+        elif path in _SPEC_FIELDS:
+            native.append(Override((*spec, *_SPEC_FIELDS[path]), override.value,
+                                   override.origin))
+        else:
+            refused.append(flag)
+    if refused:
+        _refuse(refused, overrides)
+    result = apply(doc, native)
+    if user_args is not None:
+        result = apply(result, _args(result, spec, user_args))
+    return NativeJob(result, **job)
+
+
+def _args(doc: Document, spec: JsonPath, user_args: list[str]) -> list[Override]:
+    """``-- ARGS``: the arguments of every pool that runs code, as gcloud's --args sets them."""
+    node: Any = doc.data
+    for key in spec:
+        node = node.get(key) if isinstance(node, dict) else None
+    pools = node.get("workerPoolSpecs") if isinstance(node, dict) else None
+    origin = Location("command line", flag="-- user args")
+    out = []
+    for i, pool in enumerate(pools if isinstance(pools, list) else []):
+        for code in ("containerSpec", "pythonPackageSpec"):
+            if isinstance(pool, dict) and isinstance(pool.get(code), dict):
+                out.append(Override((*spec, "workerPoolSpecs", i, code, "args"),
+                                    list(user_args), origin))
+    return out
+
+
+def _refuse(refused: list[str], overrides: list[Override]) -> None:
+    names = list(dict.fromkeys(refused))
+    fields = [o.path[-1] for o in overrides if not _is_native_path(o)
+              and (o.origin.flag or "?") in names]
+    instead = next((_INSTEAD[f] for f in fields if f in _INSTEAD),
+                   "workerPoolSpecs[0].machineSpec.machineType")
+    raise UsageError(f"{', '.join(names)}: the config is a native Vertex config, and "
+                     f"{'this flag sets' if len(names) == 1 else 'these flags set'} AI "
+                     "Platform's fields (trainingInput)",
+                     f"set its own fields with --set, e.g. --set {instead}=VALUE")

@@ -1,0 +1,255 @@
+"""The Vertex catalog's rules over a native config, pool by pool: what Vertex would refuse at
+create time (a machine with accelerators it does not take, a pool without a machine or code, an
+executor image that is not a prebuilt one or is past its availability, a TPU machine beside
+other pools, a region without training) and what it would run unwisely (an accelerator past its
+end of support, a GPU not listed in the region: a proxy, so a warning). Each finding is at the
+value it is about; values the schema refused are left to its message."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from gpujob.catalog.vertex_data import VertexCatalog
+from gpujob.config.document import Document
+from gpujob.findings import Finding, JsonPath, Location
+from gpujob.suggest import describe_list, did_you_mean
+from gpujob.vertex_native.shapes import SPEC_PATHS
+
+RULES = "vertex"
+_STOPPING = ("decayCurveStoppingSpec", "medianAutomatedStoppingSpec",
+             "convexAutomatedStoppingSpec")
+_GRID_TYPES = ("integerValueSpec", "categoricalValueSpec", "discreteValueSpec")
+
+
+class _Findings:
+    def __init__(self, doc: Document, refused: set[JsonPath], relax_region: bool) -> None:
+        self.doc, self.refused, self.relax_region = doc, refused, relax_region
+        self.out: list[Finding] = []
+
+    def add(self, severity: str, rule: str, path: JsonPath, message: str,
+            hint: str | None = None, *, key: bool = False, region: bool = False,
+            where: Location | None = None) -> None:
+        if any(path[:n] in self.refused for n in range(len(path) + 1)):
+            return
+        if region and self.relax_region and severity == "error":
+            severity, hint = "warning", (hint + "; " if hint else "") + \
+                "(a warning: region checks are off)"
+        self.out.append(Finding(severity, f"{RULES}.{rule}", message, path,  # type: ignore[arg-type]
+                                where or self.doc.locate(path, key=key), hint))
+
+
+def _map(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _count(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    return int(value) if isinstance(value, str) and value.isdigit() else None
+
+
+def check(doc: Document, found: str, cat: VertexCatalog, today: date, refused: set[JsonPath],
+          *, region: str | None, region_origin: Location, relax_region: bool) -> list[Finding]:
+    """The catalog's findings for a native config of kind ``found``."""
+    f = _Findings(doc, refused, relax_region)
+    spec_path = SPEC_PATHS[found]
+    spec = doc.data
+    for key in spec_path:
+        spec = _map(spec.get(key))
+    pools = spec.get("workerPoolSpecs")
+    here = (*spec_path, "workerPoolSpecs")
+    if isinstance(pools, list):
+        pools = [_as_meant(pool, (*here, i, "machineSpec"), refused)
+                 for i, pool in enumerate(pools)]
+        _pools(f, pools, here, cat, today)
+        if region:
+            _region(f, pools, here, region, region_origin, cat)
+    if found == "HyperparameterTuningJob":
+        _study(f, _map(doc.data.get("studySpec")), ("studySpec",))
+    return f.out
+
+
+_MACHINE_FIELDS = ("machineType", "acceleratorType", "acceleratorCount")
+
+
+def _as_meant(pool: Any, path: JsonPath, refused: set[JsonPath]) -> Any:
+    """A pool whose machineSpec has a misspelt field (``machineTyp``: the schema reports it
+    with a did-you-mean) read with that key's value in the field's place, so that the rules
+    still check the rest and the typo is one message."""
+    machine = _map(pool).get("machineSpec") if isinstance(pool, dict) else None
+    if not isinstance(machine, dict):
+        return pool
+    meant = dict(machine)
+    for key, value in machine.items():
+        guess = did_you_mean(key, _MACHINE_FIELDS) if (*path, key) in refused else None
+        if guess and guess not in machine:
+            meant[guess] = value
+    return {**pool, "machineSpec": meant}
+
+
+def _pools(f: _Findings, pools: list[Any], here: JsonPath, cat: VertexCatalog,
+           today: date) -> None:
+    if not pools:
+        f.add("error", "pool", here, "workerPoolSpecs is empty: a job needs its first pool",
+              "describe the primary replica's machine and code in workerPoolSpecs[0]")
+        return
+    used = [i for i, pool in enumerate(pools) if pool]
+    if 0 not in used:
+        f.add("error", "pool", (*here, 0), "the first worker pool is empty: it runs the "
+              "primary replica (workerpool0)", "describe its machine and code; only later "
+              "pools may be empty placeholders ({})")
+    for i in used:
+        pool = _map(pools[i])
+        path = (*here, i)
+        _code(f, pool, path, cat, today)
+        machine = _map(pool.get("machineSpec"))
+        if _text(machine.get("machineType")) is None:
+            f.add("error", "pool", path, f"worker pool {i} has no machineSpec.machineType",
+                  "name the machine type of its replicas (gpujob gpus --service vertex lists "
+                  "them)", key=True)
+            continue
+        _machine(f, machine, (*path, "machineSpec"), cat, today)
+        _tpu(f, pool, path, len(used), cat)
+
+
+def _machine(f: _Findings, machine: dict[str, Any], path: JsonPath, cat: VertexCatalog,
+             today: date) -> None:
+    name = machine["machineType"]
+    accel, count = _text(machine.get("acceleratorType")), _count(machine.get("acceleratorCount"))
+    if name not in cat.machine_types:
+        guess = did_you_mean(name, list(cat.machine_types))
+        f.add("error", "machine", (*path, "machineType"), f"{name} is not a machine type "
+              "Vertex AI custom training offers", f"did you mean {guess!r}?" if guess else
+              "gpujob gpus --service vertex lists them")
+        return
+    problem = cat.problem(name, accel, count)
+    if problem:
+        taken = accel in cat.machine_types[name].accelerators  # then the count is wrong
+        where = "acceleratorCount" if taken and count else "acceleratorType" if accel else \
+            "acceleratorCount" if count else "machineType"
+        takers = cat.machines_for(accel) if accel else []
+        f.add("error", "machine", (*path, where), problem,
+              f"`gpujob gpus --service vertex --gpu {cat.accelerators[accel].name.lower()}` "
+              "lists the machine types that take it and their counts"
+              if accel in cat.accelerators and takers else None)
+        return
+    info = cat.accelerators.get(accel or "")
+    if info and info.end_of_support and today >= info.end_of_support:
+        f.add("warning", "accelerator", (*path, "acceleratorType"), f"{accel} reached its end "
+              f"of support on Vertex AI on {info.end_of_support.isoformat()}",
+              f"use {info.replacement}" if info.replacement else None)
+
+
+def _code(f: _Findings, pool: dict[str, Any], path: JsonPath, cat: VertexCatalog,
+          today: date) -> None:
+    kinds = [k for k in ("containerSpec", "pythonPackageSpec") if k in pool]
+    if len(kinds) != 1:
+        f.add("error", "code", path, f"worker pool {path[-1]} has "
+              f"{'both containerSpec and pythonPackageSpec' if kinds else 'no code to run'}: "
+              "a pool runs exactly one of them", "containerSpec runs an image; "
+              "pythonPackageSpec runs a Python package on a prebuilt executor image", key=True)
+        return
+    uri = _text(_map(pool.get("pythonPackageSpec")).get("executorImageUri"))
+    if uri is not None:
+        _executor(f, uri, (*path, "pythonPackageSpec", "executorImageUri"), cat, today)
+
+
+def _executor(f: _Findings, uri: str, path: JsonPath, cat: VertexCatalog, today: date) -> None:
+    """DISC: executorImageUri must be one of the prebuilt training images (D-PBC's table)."""
+    if not cat.is_prebuilt(uri):
+        f.add("error", "executor-image", path, f"{uri} is not a Vertex prebuilt training "
+              "image: a pythonPackageSpec runs only on those", "run your own image as "
+              "containerSpec.imageUri (gpujob convert --executor-image-uri writes the command "
+              "that installs the package and runs its module)")
+        return
+    image = cat.image_of(uri)
+    if image is None:
+        f.add("warning", "executor-image", path, f"{uri} is not among the prebuilt training "
+              f"images gpujob knows (as of {cat.sources['prebuilt_images']['as_of']}): its end "
+              "of availability is not checked")
+        return
+    tag = uri.rsplit("/", 1)[-1].partition(":")[2]
+    if tag and tag != cat.tag:
+        f.add("warning", "executor-image", path, f"prebuilt images are supported only with "
+              f"the :{cat.tag} tag, not :{tag}")
+    if not image.available(today):
+        f.add("error", "executor-image", path, f"the prebuilt image {image.name} reached its "
+              f"end of availability on {image.end_of_availability.isoformat()}",
+              "choose an image still available, or run any image with Python as a "
+              "containerSpec")
+    elif today >= image.end_of_support:
+        f.add("warning", "executor-image", path, f"the prebuilt image {image.name} is past its "
+              f"end of support ({image.end_of_support.isoformat()}: no more fixes) and can be "
+              f"used until {image.end_of_availability.isoformat()}")
+
+
+def _tpu(f: _Findings, pool: dict[str, Any], path: JsonPath, used: int,
+         cat: VertexCatalog) -> None:
+    name = _map(pool.get("machineSpec")).get("machineType")
+    machine = cat.machine_types.get(name) if isinstance(name, str) else None
+    replicas = _count(pool.get("replicaCount"))
+    if machine is None or not machine.single_replica or (used == 1 and (replicas or 1) == 1):
+        return
+    f.add("error", "tpu", (*path, "machineSpec", "machineType"), f"Vertex runs {name} only as "
+          "a job's single worker pool with one replica",
+          "put the whole program in one pool with replicaCount 1")
+
+
+def _region(f: _Findings, pools: list[Any], here: JsonPath, region: str, origin: Location,
+            cat: VertexCatalog) -> None:
+    if not cat.is_training_region(region):
+        f.add("error", "region", (), f"{region!r} is not a region Vertex AI custom training "
+              "runs in", _region_hint(region, cat), region=True, where=origin)
+        return
+    as_of = cat.sources["zones"]["as_of"]
+    for i, pool in enumerate(pools):
+        machine = _map(_map(pool).get("machineSpec"))
+        name, accel = _text(machine.get("machineType")), _text(machine.get("acceleratorType"))
+        regions = cat.regions_for(name, accel) if name else None
+        if regions is not None and region not in regions:
+            path = (*here, i, "machineSpec", "acceleratorType" if accel else "machineType")
+            f.add("warning", "zones", path, f"{name}{' with ' + accel if accel else ''} is not "
+                  f"listed in any zone of {region} (Compute Engine zones as of {as_of}, a "
+                  "proxy for Vertex AI)", f"regions that list it: {', '.join(regions[:8])}"
+                  + (" …" if len(regions) > 8 else ""))
+
+
+def _region_hint(region: str, cat: VertexCatalog) -> str:
+    zone_of = region.rsplit("-", 1)[0]
+    guess = did_you_mean(region, list(cat.training_regions))
+    if cat.is_training_region(zone_of) and len(region) - len(zone_of) == 2:
+        return f"{region} looks like a zone; the job takes its region, {zone_of}"
+    if guess and region not in cat.endpoint_only_regions:
+        return f"did you mean {guess!r}?"
+    return f"training regions: {describe_list(list(cat.training_regions), 40)}"
+
+
+def _study(f: _Findings, study: dict[str, Any], path: JsonPath) -> None:
+    """DISC: at most one automated stopping spec; GRID_SEARCH only over integer, categorical
+    and discrete parameters; parameter ids unique."""
+    stopping = [k for k in _STOPPING if k in study]
+    for extra in stopping[1:]:
+        f.add("error", "study", (*path, extra), f"{extra} and {stopping[0]} are both set: a "
+              "study takes at most one automated stopping rule", "remove one of them", key=True)
+    params = study.get("parameters") if isinstance(study.get("parameters"), list) else []
+    seen: set[str] = set()
+    for i, param in enumerate(params):
+        spec = _map(param)
+        where = (*path, "parameters", i)
+        ident = spec.get("parameterId")
+        if isinstance(ident, str) and ident in seen:
+            f.add("error", "study", (*where, "parameterId"), f"parameterId {ident!r} is used "
+                  "twice: each parameter needs its own")
+        if isinstance(ident, str):
+            seen.add(ident)
+        if study.get("algorithm") == "GRID_SEARCH" and "doubleValueSpec" in spec:
+            f.add("error", "study", (*where, "doubleValueSpec"), "GRID_SEARCH searches integer, "
+                  "categorical and discrete parameters only", "give the values to try as a "
+                  "discreteValueSpec, or choose another algorithm", key=True)

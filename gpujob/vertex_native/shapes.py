@@ -1,0 +1,109 @@
+"""What a native Vertex config is shaped as: its kind (by its top-level keys), the schema of
+each kind, the schema of any value in it (``schema_at``), and the encodings the discovery
+document declares (``encoded``: int64 as strings, int32 as numbers)."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from gpujob.findings import Finding, JsonPath
+from gpujob.resources import load_schema
+
+SCHEMAS = {
+    "CustomJobSpec": "vertex-custom-job-spec.schema.json",
+    "CustomJob": "vertex-custom-job.schema.json",
+    "HyperparameterTuningJob": "vertex-tuning-job.schema.json",
+}
+SPEC_PATHS: dict[str, JsonPath] = {"CustomJobSpec": (), "CustomJob": ("jobSpec",),
+                                   "HyperparameterTuningJob": ("trialJobSpec",)}
+
+
+def kind(data: Any) -> str | None:
+    """``CustomJobSpec``, ``CustomJob`` or ``HyperparameterTuningJob`` for a native Vertex
+    config, None for anything else (an AI Platform Job has ``trainingInput``)."""
+    if not isinstance(data, dict) or "trainingInput" in data:
+        return None
+    if "trialJobSpec" in data or "studySpec" in data:
+        return "HyperparameterTuningJob"
+    if "jobSpec" in data:
+        return "CustomJob"
+    if "workerPoolSpecs" in data:
+        return "CustomJobSpec"
+    return None
+
+
+def _resolve(node: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
+    while "$ref" in node:
+        node = defs[node["$ref"].rsplit("/", 1)[-1]]
+    return node
+
+
+def schema_at(found: str, path: JsonPath) -> dict[str, Any] | None:
+    """The schema of the value at ``path`` in a config of kind ``found`` (references
+    followed), or None where the schema has no such place."""
+    schema = load_schema(SCHEMAS[found])
+    defs = schema["$defs"]
+    node = _resolve(schema, defs)
+    for key in path:
+        if isinstance(key, int):
+            node = node.get("items") if node.get("type") == "array" else None
+        else:
+            node = node.get("properties", {}).get(key) or (
+                node.get("additionalProperties") if node.get("type") == "object"
+                and isinstance(node.get("additionalProperties"), dict) else None)
+        if not isinstance(node, dict):
+            return None
+        node = _resolve(node, defs)
+    return node
+
+
+def output_only_hint(found: str, finding: Finding) -> Finding:
+    """An unknown key that is an output-only field where it stands (a config copied from
+    ``describe``) is told so."""
+    if finding.rule != "schema.unknown-key" or not finding.path:
+        return finding
+    parent = schema_at(found, finding.path[:-1])
+    if parent and finding.path[-1] in parent.get("x-output-only", ()):
+        return finding._replace(hint=f"{finding.path[-1]} is set by the service (output "
+                                     "only); remove it")
+    return finding
+
+
+@cache
+def _int_kinds(found: str) -> dict[str, str]:
+    """``#/$defs/NAME`` of the integer encodings -> "int64" or "int32"."""
+    defs = load_schema(SCHEMAS[found])["$defs"]
+    out = {}
+    for name, node in defs.items():
+        if "anyOf" in node and any(s.get("type") == "string" for s in node["anyOf"]):
+            out[f"#/$defs/{name}"] = "int64"
+        elif node.get("type") == "integer":
+            out[f"#/$defs/{name}"] = "int32"
+    return out
+
+
+def encoded(found: str, data: Any) -> Any:
+    """``data`` (a checked config) with int64 values as strings of digits and int32 ones as
+    numbers, as the discovery document declares them and gcloud sends them."""
+    schema = load_schema(SCHEMAS[found])
+    return _encode(data, schema, schema["$defs"], _int_kinds(found))
+
+
+def _encode(value: Any, node: dict[str, Any], defs: dict[str, Any],
+            ints: dict[str, str]) -> Any:
+    encoding = ints.get(node.get("$ref", ""))
+    if encoding == "int64" and isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if encoding == "int32" and isinstance(value, str) and value.lstrip("-").isdigit():
+        return int(value)
+    node = _resolve(node, defs)
+    if isinstance(value, dict):
+        props = node.get("properties", {})
+        extra = node.get("additionalProperties")
+        return {k: _encode(v, props.get(k) or (extra if isinstance(extra, dict) else {}),
+                           defs, ints) for k, v in value.items()}
+    if isinstance(value, list):
+        items = node.get("items", {})
+        return [_encode(v, items, defs, ints) for v in value]
+    return value

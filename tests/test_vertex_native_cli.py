@@ -1,0 +1,125 @@
+"""Native Vertex configs through the command line: ``validate`` and ``submit --dry-run`` with
+``--service vertex`` check them and print the request that sends them as written; every other
+service says it cannot use them; submit's flags mean what gcloud's mean."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from fakes.discovery import request_violations
+from test_vertex_native import SPEC, TUNING
+
+URL = "https://{region}-aiplatform.googleapis.com/v1/projects/PROJECT/locations/{region}/{what}"
+TOKEN = re.compile(r"[0-9]{8}-[0-9]{6}-[0-9]{6}-[0-9a-f]{8}")
+
+
+def test_validate_checks_a_native_config_for_vertex(cli, write):
+    good = write(SPEC, "spec.yaml")
+    bad = write(SPEC.replace("acceleratorCount: 2", "acceleratorCount: 3"), "bad.yaml")
+    result = cli("validate", "--service", "vertex", good, bad)
+    assert result.code == 1
+    assert result.out == (
+        f"{bad}:5:25: workerPoolSpecs[0].machineSpec.acceleratorCount: n1-standard-8 takes 1, "
+        "2 or 4 × NVIDIA_TESLA_T4, not 3 [vertex.machine]\n"
+        "  hint: `gpujob gpus --service vertex --gpu t4` lists the machine types that take it "
+        "and their counts\n")
+    assert result.err == "2 files checked: 1 valid, 1 invalid (1 error, 0 warnings)\n"
+
+
+def test_another_service_says_it_cannot_use_a_native_config(cli, write):
+    spec = write(SPEC, "spec.yaml")
+    for command in (["validate", spec], ["submit", spec, "--dry-run"]):
+        result = cli(*command, "--service", "ai-platform")
+        assert result.code == 1
+        assert (f"{spec}:1:1: this is a native Vertex AI config (a CustomJobSpec), which "
+                "--service ai-platform cannot use [native.service]\n"
+                "  hint: check and submit it with --service vertex (the default)") in \
+            result.out + result.err
+
+
+def test_a_spec_dry_runs_as_a_custom_job_named_after_its_file(cli, write):
+    spec = write(SPEC, "train-t4.yaml")
+    result = cli("submit", spec, "--service", "vertex", "--region", "europe-west4",
+                 "--dry-run")
+    assert result.code == 0, result.err
+    assert result.err == (
+        "Dry run: would POST this CustomJob to "
+        f"{URL.format(region='europe-west4', what='customJobs')} (nothing sent); no project "
+        "given (--project or GPUJOB_PROJECT)\n")
+    body = json.loads(result.out)
+    assert list(body) == ["displayName", "labels", "jobSpec"]
+    assert body["displayName"] == "train-t4"
+    assert TOKEN.fullmatch(body["labels"]["gpujob-submission"])
+    pools = body["jobSpec"]["workerPoolSpecs"]
+    assert [p.get("replicaCount") for p in pools] == ["1", None, "3"]
+    assert request_violations("aiplatform.v1", body, "projects", "locations", "customJobs",
+                              "create") == []
+
+
+def test_the_command_line_applies_as_gcloud_s_flags_do(cli, write):
+    spec = write(SPEC, "spec.yaml")
+    result = cli("submit", spec, "--service", "vertex", "--region", "us-central1",
+                 "--display-name", "nightly", "--labels", "team=ml",
+                 "--job-dir", "gs://b/run-2", "--set", "workerPoolSpecs[2].replicaCount=5",
+                 "--dry-run", "--", "--epochs", "9")
+    assert result.code == 0, result.err
+    body = json.loads(result.out)
+    assert body["displayName"] == "nightly"
+    assert body["labels"]["team"] == "ml"
+    job = body["jobSpec"]
+    assert job["baseOutputDirectory"] == {"outputUriPrefix": "gs://b/run-2"}
+    assert [p.get("containerSpec", {}).get("args") for p in job["workerPoolSpecs"]] == [
+        ["--epochs", "9"], None, ["--epochs", "9"]]
+    assert job["workerPoolSpecs"][2]["replicaCount"] == "5"
+
+
+def test_a_tuning_job_goes_to_its_own_collection(cli, write):
+    text = TUNING.replace("algorithm: GRID_SEARCH", "algorithm: RANDOM_SEARCH").replace(
+        "- parameterId: lr\n      integer", "- parameterId: batch\n      integer").replace(
+        "  medianAutomatedStoppingSpec: {}\n", "")
+    result = cli("submit", write(text, "tune.yaml"), "--service", "vertex", "--region",
+                 "us-central1", "--dry-run")
+    assert result.code == 0, result.err
+    assert URL.format(region="us-central1", what="hyperparameterTuningJobs") in result.err
+    body = json.loads(result.out)
+    assert body["displayName"] == "tune" and "trialJobSpec" in body
+    assert request_violations("aiplatform.v1", body, "projects", "locations",
+                              "hyperparameterTuningJobs", "create") == []
+
+
+def test_what_a_native_config_cannot_take(cli, write):
+    spec = write(SPEC, "spec.yaml")
+    vertex = ("--service", "vertex", "--region", "us-central1")
+    cases = {
+        ("--service", "vertex", "--dry-run"): ("error: no region for the job", 2),
+        ("--worker-count", "2", *vertex, "--dry-run"): (
+            "error: --worker-count: the config is a native Vertex config, and this flag sets AI "
+            "Platform's fields (trainingInput)\n  hint: set its own fields with --set, e.g. "
+            "--set workerPoolSpecs[1].replicaCount=VALUE", 2),
+        ("--package-path", "trainer", *vertex, "--dry-run"): (
+            "error: --package-path stages a package into an AI Platform config's packageUris; "
+            "a native Vertex config names its packages itself", 2),
+        ("--region", "us-centrl1", "--service", "vertex", "--dry-run"): (
+            "command line (--region): 'us-centrl1' is not a region Vertex AI custom training "
+            "runs in [vertex.region]", 1),
+    }
+    for args, (said, code) in cases.items():
+        result = cli("submit", spec, *args)
+        assert result.code == code, (args, result.err)
+        assert said in result.err, (args, result.err)
+        assert result.out == ""
+    local = cli("local", spec, "--service", "vertex")
+    assert local.code == 2
+    assert "error: a native Vertex config does not run here: gpujob local runs AI Platform " \
+           "configs" in local.err
+
+
+def test_display_name_is_for_native_configs(cli, write):
+    config = write("trainingInput:\n  scaleTier: CUSTOM\n  region: us-central1\n"
+                   "  masterType: n1-standard-8\n  masterConfig: {imageUri: 'gcr.io/p/i:1'}\n")
+    result = cli("submit", config, "--service", "vertex", "--display-name", "x", "--dry-run")
+    assert result.code == 2
+    assert result.err.splitlines() == [
+        "error: --display-name names the job of a native Vertex config; an AI Platform "
+        "config's job is named by its jobId", "  hint: use --job-id"]
