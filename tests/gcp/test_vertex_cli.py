@@ -221,3 +221,20 @@ def test_a_missing_staging_location_is_said_before_the_access_check(cli, google,
                  "--executor-image-uri", IMAGE)
     assert result.code == 2
     assert [r.route for r in google.requests] == []
+
+
+def test_a_native_config_is_checked_for_access_in_its_region_and_created_once(
+        cli, google, key, write, vertex, clock):
+    from test_vertex_native import SPEC
+
+    spec = write(SPEC, "train-t4.yaml")
+    google.inject("customJobs.create", Reply(503, unavailable(), handled=True))
+    result = cli("submit", spec, *VERTEX, "--region", "europe-west4")
+    assert result.code == 0, result.err
+    (check, _) = google.calls("customJobs.list")  # the access check, then the look-up
+    assert check.path == f"/v1/projects/{PROJECT}/locations/europe-west4/customJobs"
+    assert len(google.calls("customJobs.create")) == 1
+    job = _job(vertex)
+    assert "/locations/europe-west4/customJobs/" in job["name"]
+    assert f"Job [{_id(job)}] (train-t4) submitted to project [{PROJECT}], region " \
+           "[europe-west4]" in result.err
