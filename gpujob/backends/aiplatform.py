@@ -102,7 +102,7 @@ class AiPlatform:
         if not _JOB_ID.fullmatch(text):
             raise UsageError(f"'{text}' is not a job ID",
                              "job IDs start with a letter and hold letters, digits and '_' (up "
-                             "to 128); gpujob list shows the project's jobs")
+                             "to 128); gpujob list --service ai-platform shows the project's jobs")
         return JobRef(text, project)
 
     def links(self, job_id: str, project: str, location: str | None = None) -> Links:
@@ -113,7 +113,8 @@ class AiPlatform:
 
     def commands(self, job_id: str, project: str, location: str | None = None) -> Commands:
         def command(verb: str, extra: str = "") -> str:
-            return f"gpujob {verb} {job_id} --project {project}{extra}"
+            # --service: pasted without it, the command would look in the default (vertex)
+            return f"gpujob {verb} {job_id} --service ai-platform --project {project}{extra}"
 
         return Commands(describe=command("describe"), wait=command("wait"),
                         logs=command("logs"), follow_logs=command("logs", " --follow"),

@@ -156,8 +156,8 @@ class MlClient:
         return f"{self.parent}/jobs/{job_id}"
 
     def _not_found(self, job_id: str) -> str:
-        return (f"no job {job_id} in project {self.project}; gpujob list --project "
-                f"{self.project} shows its jobs")
+        return (f"no job {job_id} in project {self.project}; gpujob list --service ai-platform "
+                f"--project {self.project} shows its jobs")
 
     def create_job(self, body: dict[str, Any], url: str) -> Created:
         """POST the Job ``body`` to ``url`` (``jobs_url``, as the dry-run showed it): one create,
@@ -168,7 +168,8 @@ class MlClient:
         action = self._action(f"submitting job {job_id}", "ml.jobs.create",
                               f"check --project (now {self.project})")
         action = replace(action, answer_hint=(
-            f"the job may have been created all the same: gpujob describe {job_id} --project "
+            f"the job may have been created all the same: gpujob describe {job_id} --service "
+            f"ai-platform --project "
             f"{self.project} shows whether it was, before you submit it again"))
 
         def create() -> Any:
@@ -203,7 +204,7 @@ class MlClient:
                 f"job {job_id} already exists in project {self.project} with this same config, "
                 f"from before this submission ({when}); nothing was submitted",
                 f"to run it again, pass a new --job-id; to follow the existing job: gpujob wait "
-                f"{job_id} --project {self.project}")
+                f"{job_id} --service ai-platform --project {self.project}")
         return Created(existing, recovered=True)
 
     def get_job(self, job_id: str) -> dict[str, Any]:

@@ -85,8 +85,9 @@ def test_a_create_answer_that_is_not_a_job(cli, google, key, config, body, said)
     google.inject("jobs.create", Reply(200, body))
     result = cli("submit", config, "--job-id", "j1")
     assert _one_error(result) == f"error: submitting job j1 failed: the service's answer {said}"
-    assert ("  hint: the job may have been created all the same: gpujob describe j1 --project "
-            "proj-a shows whether it was, before you submit it again") in result.err.splitlines()
+    assert ("  hint: the job may have been created all the same: gpujob describe j1 --service "
+            "ai-platform --project proj-a shows whether it was, before you submit it again"
+            ) in result.err.splitlines()
     assert result.out == ""
 
 

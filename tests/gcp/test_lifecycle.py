@@ -135,7 +135,8 @@ def test_wait_exits_4_with_the_jobs_error_message(cli, google, key, submitted, c
     result = cli("wait", "j1", "--format", "json")
     assert result.code == 4
     assert f"error: job j1 ended {state}: {message}" in result.err
-    assert "hint: gpujob logs j1 --project proj-a shows what it wrote" in result.err
+    assert ("hint: gpujob logs j1 --service ai-platform --project proj-a shows what it wrote"
+            in result.err)
     envelope = json.loads(result.out)
     assert envelope["raw"]["state"] == state
     assert envelope["job"] == {"id": "j1", "state": state, "done": True, "succeeded": False,
@@ -169,7 +170,7 @@ def test_ctrl_c_while_waiting_never_cancels(cli, google, key, submitted, clock):
     assert result.code == 130
     assert result.err.splitlines()[-2:] == [
         "Stopped waiting for job j1; the job keeps running (nothing was cancelled).",
-        "Resume with: gpujob wait j1 --project proj-a"]
+        "Resume with: gpujob wait j1 --service ai-platform --project proj-a"]
     assert google.calls("jobs.cancel") == []
     assert google.jobs[("proj-a", "j1")]["state"] == "RUNNING"
 
@@ -191,6 +192,6 @@ def test_ctrl_c_during_submit_wait_keeps_the_job(cli, google, key, config, clock
     result = cli("submit", config, "--job-id", "j1", "--wait")
     assert result.code == 130
     assert result.out == "j1\n"  # what was submitted is still said
-    assert "Resume with: gpujob wait j1 --project proj-a" in result.err
+    assert "Resume with: gpujob wait j1 --service ai-platform --project proj-a" in result.err
     assert google.calls("jobs.cancel") == []
     assert ("proj-a", "j1") in google.jobs

@@ -74,7 +74,7 @@ def test_ctrl_c_while_following_stops_following_only(cli, google, key, submitted
     assert _lines(result.out) == [("INFO", "master-replica-0", "epoch 1")]
     assert result.err.splitlines()[-2:] == [
         "Stopped following the logs of job j1; the job keeps running (nothing was cancelled).",
-        "Resume with: gpujob logs j1 --project proj-a --follow"]
+        "Resume with: gpujob logs j1 --service ai-platform --project proj-a --follow"]
     assert google.calls("jobs.cancel") == []
 
 
@@ -93,7 +93,8 @@ def test_ctrl_c_during_submit_stream_logs(cli, google, key, config, clock):
     result = cli("submit", config, "--job-id", "j1", "--stream-logs")
     assert result.code == 130
     assert "Stopped streaming the logs of job j1; the job keeps running" in result.err
-    assert "Resume with: gpujob logs j1 --project proj-a --follow" in result.err
+    assert ("Resume with: gpujob logs j1 --service ai-platform --project proj-a --follow"
+            in result.err)
     assert google.calls("jobs.cancel") == []
 
 

@@ -209,4 +209,4 @@ def test_ctrl_c_while_submitting_says_the_job_may_exist(cli, google, key, config
     assert result.out == ""
     assert result.err.splitlines()[-2:] == [
         "Interrupted while submitting job j1: it may or may not have been created.",
-        "Check with: gpujob describe j1 --project proj-a"]
+        "Check with: gpujob describe j1 --service ai-platform --project proj-a"]

@@ -106,8 +106,8 @@ def test_an_unknown_job_is_not_found_with_a_way_forward(cli, google, key, comman
     assert result.code == 3
     assert ("failed: 404 NOT_FOUND: Field: name Error: The specified job projects/proj-a/jobs/j9 "
             "was not found.") in result.err
-    assert ("hint: no job j9 in project proj-a; gpujob list --project proj-a shows its jobs"
-            in result.err)
+    assert ("hint: no job j9 in project proj-a; gpujob list --service ai-platform --project "
+            "proj-a shows its jobs" in result.err)
 
 
 def test_reading_logs_without_permission_names_the_logging_permission(cli, google, key,

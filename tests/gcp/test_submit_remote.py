@@ -33,9 +33,9 @@ def test_submit_tells_the_job_its_links_and_the_next_commands(cli, google, key, 
         "  logs:    https://console.cloud.google.com/logs?resource=ml_job%2Fjob_id%2Fj1"
         "&project=proj-a",
         "Follow it with:",
-        "  gpujob describe j1 --project proj-a",
-        "  gpujob wait j1 --project proj-a",
-        "  gpujob logs j1 --project proj-a --follow",
+        "  gpujob describe j1 --service ai-platform --project proj-a",
+        "  gpujob wait j1 --service ai-platform --project proj-a",
+        "  gpujob logs j1 --service ai-platform --project proj-a --follow",
     ]
 
 
