@@ -30,8 +30,9 @@ class CheckOptions(NamedTuple):
     ``service``); its service chooses the rules. ``region_check``: False turns region and zone
     findings into warnings. ``service``: the service the job is for (``--service``).
     ``executor_image_uri``: Vertex AI's image for a Python package job
-    (``--executor-image-uri``). ``vertex_options``: everything the command line gives the
-    translation (``gpujob convert``), over ``executor_image_uri``.
+    (``--executor-image-uri``). ``strategy``: its scheduling strategy (``--strategy``).
+    ``vertex_options``: everything the command line gives the translation (``gpujob
+    convert``), over ``executor_image_uri`` and ``strategy``.
     """
 
     submit: bool = False
@@ -40,6 +41,7 @@ class CheckOptions(NamedTuple):
     region_check: bool = True
     service: str = DEFAULT_SERVICE
     executor_image_uri: str | None = None
+    strategy: str | None = None
     vertex_options: "VertexOptions | None" = None
 
     def catalog_in_use(self) -> AnyCatalog:
@@ -131,7 +133,8 @@ def translate(doc: Document, cat: "VertexCatalog", options: CheckOptions) -> "Tr
     from gpujob.translate.vertex import translate as to_vertex
 
     t = to_vertex(doc, cat, date.today(), options.vertex_options
-                  or VertexOptions(executor_image_uri=options.executor_image_uri))
+                  or VertexOptions(executor_image_uri=options.executor_image_uri,
+                                   strategy=options.strategy))
     return Translated(for_local_run(t.findings) if options.local else t.findings, t.body,
                       t.origins)
 

@@ -24,12 +24,13 @@ class CheckSettings(NamedTuple):
     """How configs are checked: for which service, against which catalog (loaded from
     ``--catalog`` or the service's built-in one; None: the built-in one, loaded when needed),
     whether region findings are errors, and (Vertex AI) the image that runs a Python package
-    job."""
+    job and the scheduling strategy (``--strategy``, upper case)."""
 
     service: str = DEFAULT_SERVICE
     catalog: "AnyCatalog | None" = None
     region_check: bool = True
     executor_image_uri: str | None = None
+    strategy: str | None = None
 
 
 class ValidateSettings(NamedTuple):

@@ -304,10 +304,10 @@ def run_local(settings: SubmitSettings, prepared: Prepared) -> int:
 
     # each service's runner plans over its own catalog (ai-platform: its scale tiers and
     # machine types; vertex: the translation's)
+    job = settings.job_options()
     options = LocalOptions(package_path=settings.package_path, catalog=settings.catalog,
-                           service=settings.service,
-                           executor_image_uri=settings.job_options().executor_image_uri,
-                           packages=prepared.local_packages)
+                           service=settings.service, executor_image_uri=job.executor_image_uri,
+                           strategy=job.strategy, packages=prepared.local_packages)
     if settings.max_local_replicas is not None:
         options.max_replicas = settings.max_local_replicas
     if settings.grace_period is not None:

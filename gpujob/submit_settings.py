@@ -58,11 +58,13 @@ class SubmitSettings:
 
         return CheckOptions(submit=True, local=self.local, catalog=self.catalog,
                             region_check=self.check.region_check, service=self.service,
-                            executor_image_uri=self.check.executor_image_uri)
+                            executor_image_uri=self.check.executor_image_uri,
+                            strategy=self.check.strategy)
 
     def job_options(self) -> JobOptions:
         """What the service's request needs besides the checked config."""
         from gpujob.backends.base import JobOptions
 
         return JobOptions(catalog=self.catalog,
-                          executor_image_uri=self.check.executor_image_uri)
+                          executor_image_uri=self.check.executor_image_uri,
+                          strategy=self.check.strategy)

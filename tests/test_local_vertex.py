@@ -258,3 +258,20 @@ def test_the_executor_image_is_translated_as_for_the_cloud(vertex_run):
     # the image's command installs the package and passes the arguments on: the same here
     assert {tuple(r["argv"]) for r in seen(job_dir).values()} == {
         ("--expect", "5", "--job-dir", str(job_dir))}
+
+
+@pytest.mark.parametrize("command", ["local", "submit"])
+def test_the_strategy_is_translated_as_for_the_cloud(vertex_run, command):
+    waits = {**CLUSTER, "workerCount": 0, "parameterServerCount": 0, "evaluatorCount": 0,
+             "scheduling": {"maxWaitTime": "3600s"}}
+    unbounded, _ = vertex_run(waits, command=command)
+    assert unbounded.code == 0, unbounded.err  # Vertex would refuse it; a local run goes on
+    assert ("Vertex bounds the wait for resources (maxWaitDuration) only with the FLEX_START "
+            "scheduling strategy (Vertex would refuse the job; a local run does not need it)"
+            ) in unbounded.err
+    result, job_dir = vertex_run(waits, "--strategy", "FLEX_START", command=command)
+    assert result.code == 0, result.err
+    assert "Vertex bounds the wait" not in result.err
+    assert ("trainingInput.scheduling.maxWaitTime: note: maxWaitTime became maxWaitDuration "
+            "3600s") in result.err
+    assert sorted(seen(job_dir)) == ["chief-0"]

@@ -80,5 +80,5 @@ def test_unsupported_flags_are_refused_together():
 
 def test_ai_platform_honours_every_submit_flag_but_vertex_ones(cli):
     backend = backends.get("ai-platform")
-    assert backend.unsupported_flags == frozenset({"--executor-image-uri"})
+    assert backend.unsupported_flags == frozenset({"--executor-image-uri", "--strategy"})
     assert backend.name == "ai-platform"

@@ -137,7 +137,7 @@ def test_what_vertex_cannot_do_is_an_error_with_a_fix():
     assert "machineType cloud-tpu with acceleratorType TPU_V2 and acceleratorCount a multiple "\
            "of 32" in hints[1]
     assert hints[2] == ("remove maxWaitTime, or choose the FLEX_START strategy (Dynamic "
-                        "Workload Scheduler)")
+                        "Workload Scheduler) with --strategy FLEX_START")
 
 
 def test_max_wait_time_with_the_flex_start_strategy():

@@ -166,3 +166,43 @@ def test_flags_are_translated_and_say_where_they_came_from(cli, write):
     assert body["jobSpec"]["workerPoolSpecs"][1]["containerSpec"]["args"] == [
         "--epochs", "3", "--job-dir", "gs://my-bucket/out"]
     assert body["jobSpec"]["baseOutputDirectory"] == {"outputUriPrefix": "gs://my-bucket/out"}
+
+
+WAITS = CONTAINER_JOB + "  scheduling: {maxWaitTime: 3600s}\n"
+NO_WAIT_HINT = ("  hint: remove maxWaitTime, or choose the FLEX_START strategy (Dynamic Workload "
+                "Scheduler) with --strategy FLEX_START\n")
+
+
+def test_max_wait_time_is_sent_with_the_flex_start_strategy_flag(cli, write):
+    result = dry_run(cli, write(WAITS), "--strategy", "FLEX_START")
+    assert result.code == 0, result.err
+    body = json.loads(result.out)
+    assert body["jobSpec"]["scheduling"] == {"strategy": "FLEX_START",
+                                             "maxWaitDuration": "3600s"}
+    assert accepted(body, "customJobs") == []
+    assert ("trainingInput.scheduling.maxWaitTime: note: maxWaitTime became maxWaitDuration "
+            "3600s: with the FLEX_START strategy Vertex waits this long for the resources "
+            "[vertex-translate.scheduling]") in result.err
+
+
+def test_max_wait_time_without_the_strategy_flag_names_the_flag(cli, write):
+    config = write(WAITS)
+    result = dry_run(cli, config)
+    assert (result.code, result.out) == (1, "")
+    assert (f"{config}:9:29: trainingInput.scheduling.maxWaitTime: Vertex bounds the wait for "
+            "resources (maxWaitDuration) only with the FLEX_START scheduling strategy "
+            "[vertex-translate.scheduling]\n" + NO_WAIT_HINT) in result.err
+    assert "would POST" not in result.err
+    # the hint's way forward works where it was given, validate included
+    checked = cli("validate", config, "--service", "vertex", "--strategy", "FLEX_START")
+    assert checked.code == 0, checked.out
+    assert cli("validate", config, "--service", "vertex").code == 1
+
+
+@pytest.mark.parametrize("given, strategy", [("spot", "SPOT"), ("Standard", "STANDARD")])
+def test_the_strategy_flag_is_the_jobs_scheduling_strategy(cli, write, given, strategy):
+    result = dry_run(cli, write(CONTAINER_JOB), "--strategy", given)
+    assert result.code == 0, result.err
+    body = json.loads(result.out)
+    assert body["jobSpec"]["scheduling"] == {"strategy": strategy}
+    assert accepted(body, "customJobs") == []

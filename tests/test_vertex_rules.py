@@ -208,7 +208,7 @@ def test_what_vertex_cannot_do_is_reported_once_each_with_a_fix(cli, write):
         "resources (maxWaitDuration) only with the FLEX_START scheduling strategy "
         "[vertex-translate.scheduling]\n"
         "  hint: remove maxWaitTime, or choose the FLEX_START strategy (Dynamic Workload "
-        "Scheduler)\n"
+        "Scheduler) with --strategy FLEX_START\n"
         "config.yaml:16:26: trainingInput.hyperparameters.resumePreviousJobId: Vertex cannot "
         "resume a previous hyperparameter tuning job: it has no resumePreviousJobId "
         "[vertex-translate.hyperparameters]\n"

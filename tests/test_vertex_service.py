@@ -171,3 +171,13 @@ def test_executor_image_uri_is_vertex_only(cli, write):
         assert result.code == 2
         assert ("error: --executor-image-uri is not supported by the ai-platform service (AI "
                 "Platform Training)") in result.err
+
+
+@pytest.mark.parametrize("command", [["validate"], ["submit", "--dry-run"], ["local"]])
+def test_strategy_is_vertex_only(cli, write, command):
+    result = cli(command[0], write(CONTAINER_JOB), *command[1:], "--service", "ai-platform",
+                 "--strategy", "SPOT")
+    assert (result.code, result.out) == (2, "")
+    assert result.err == ("error: --strategy is not supported by the ai-platform service (AI "
+                          "Platform Training)\n  hint: leave them out, or choose another "
+                          "service with --service\n")

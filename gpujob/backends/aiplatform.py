@@ -68,8 +68,8 @@ class AiPlatform:
 
     name = "ai-platform"
     title = "AI Platform Training"
-    # submit's flags are this service's fields, but for Vertex AI's executor image
-    unsupported_flags: frozenset[str] = frozenset({"--executor-image-uri"})
+    # submit's flags are this service's fields, but for Vertex AI's executor image and strategy
+    unsupported_flags: frozenset[str] = frozenset({"--executor-image-uri", "--strategy"})
 
     def request(self, body: dict[str, Any], gcp: GcpSettings, project: str | None,
                 options: JobOptions | None = None) -> Request:

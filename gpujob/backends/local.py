@@ -91,6 +91,7 @@ class LocalOptions:
     packages: list[Path] = field(default_factory=list)  # local files of --packages, to install
     service: str = "ai-platform"  # whose replicas to emulate: ai-platform, or vertex
     executor_image_uri: str | None = None  # vertex: what the cloud would run the package on
+    strategy: str | None = None  # vertex: scheduling.strategy (FLEX_START takes maxWaitTime)
 
 
 @dataclass
@@ -335,7 +336,7 @@ def _plan_vertex(doc: Document, options: LocalOptions, environ: Mapping[str, str
     job_dir, fresh = _job_dir(ti, job_id)
     cat = options.catalog if isinstance(options.catalog, VertexCatalog) else None
     job = vertex_env.translate_here(doc, job_dir, options.package_path, cat,
-                                   options.executor_image_uri)
+                                   options.executor_image_uri, strategy=options.strategy)
     replicas, trimmed = trim([Group(*g) for g in job.groups], options.max_replicas)
     replicas = [replace(r, pool=vertex_env.POOL_OF[r.task]) for r in replicas]
     gpus, short = share_gpus(replicas, options.gpus, environ)

@@ -73,7 +73,8 @@ class Vertex:
         given = options.document
         doc = given if given is not None and given.data is body else Document("<job>", body)
         translation = translate(doc, cat, date.today(),
-                                VertexOptions(executor_image_uri=options.executor_image_uri))
+                                VertexOptions(executor_image_uri=options.executor_image_uri,
+                                              strategy=options.strategy))
         if translation.errors:
             raise InvalidConfig(f"the job cannot run on Vertex AI: "
                                 f"{translation.errors[0].message}")

@@ -114,18 +114,18 @@ class VertexJob(NamedTuple):
 
 def translate_here(doc: Document, job_dir: str, package_path: str | None = None,
                    cat: VertexCatalog | None = None, executor_image_uri: str | None = None,
-                   today: date | None = None) -> VertexJob:
+                   today: date | None = None, strategy: str | None = None) -> VertexJob:
     """Translate ``doc`` (checked) as ``submit --service vertex`` would (with
-    ``--executor-image-uri``), with ``job_dir`` as its jobDir and, when it has no packageUris,
-    the package ``submit --package-path`` would build; ``Refused`` when the cluster itself
-    cannot be translated."""
+    ``--executor-image-uri`` and ``--strategy``), with ``job_dir`` as its jobDir and, when it
+    has no packageUris, the package ``submit --package-path`` would build; ``Refused`` when the
+    cluster itself cannot be translated."""
     from gpujob.catalog import vertex_data
     from gpujob.translate.vertex import VertexOptions, translate
 
     cat = cat if cat is not None else vertex_data.load()
     translation = translate(_as_submitted(doc, job_dir, package_path), cat,
                             today or date.today(), VertexOptions(
-                                executor_image_uri=executor_image_uri))
+                                executor_image_uri=executor_image_uri, strategy=strategy))
     findings = [_for_local(f) for f in translation.findings]
     if any(f.is_error for f in findings):
         raise Refused(doc.source, findings)

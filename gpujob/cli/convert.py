@@ -12,20 +12,14 @@ from gpujob.cli.jobflags import field_options, override_options, overrides
 from gpujob.cli.options import check_options, check_settings, stack
 from gpujob.cli.submit import UserArgsCommand
 
-STRATEGIES = ("STANDARD", "SPOT", "FLEX_START")
-
 
 def vertex_options(func: Any) -> Any:
     """What a Vertex job takes that an AI Platform config cannot say (besides
-    --executor-image-uri, which submit takes too)."""
+    --executor-image-uri and --strategy, check_options', which submit takes too)."""
     return stack(
         click.option("--display-name", metavar="NAME",
                      help="The job's display name when the config has no jobId (default: the "
                           "config file's name)."),
-        click.option("--strategy", type=click.Choice(STRATEGIES, case_sensitive=False),
-                     help="scheduling.strategy: STANDARD, SPOT (Spot VMs), or FLEX_START "
-                          "(Dynamic Workload Scheduler, which makes maxWaitTime "
-                          "maxWaitDuration)."),
     )(func)
 
 
@@ -67,9 +61,8 @@ def convert(ctx: click.Context, **params: Any) -> int:
     from gpujob.translate.vertex import VertexOptions
 
     check = check_settings({**params, "service": "vertex"})
-    strategy = params["strategy"].upper() if params["strategy"] else None
     options = VertexOptions(display_name=params["display_name"],
-                            executor_image_uri=check.executor_image_uri, strategy=strategy)
+                            executor_image_uri=check.executor_image_uri, strategy=check.strategy)
     tiers = list(check.catalog.scale_tiers) if check.catalog is not None else []
     return run(ConvertSettings(
         config=params["config"], overrides=overrides(ctx, params, tiers),

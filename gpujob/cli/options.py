@@ -56,9 +56,13 @@ service_option = service_option_of(
 jobs_service_option = service_option_of("The training service whose jobs these are.")
 
 
+STRATEGIES = ("STANDARD", "SPOT", "FLEX_START")
+VERTEX_FLAGS = ("--executor-image-uri", "--strategy")  # what AI Platform has no field for
+
+
 def check_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """--catalog, --no-region-check and --executor-image-uri, of the commands that check
-    configs."""
+    """--catalog, --no-region-check, --executor-image-uri and --strategy, of the commands that
+    check configs (the last two: Vertex AI's, which the translation of a config uses)."""
     return stack(
         click.option(
             "--catalog", type=ExistingFile(), envvar="GPUJOB_CATALOG",
@@ -75,6 +79,10 @@ def check_options(func: Callable[..., Any]) -> Callable[..., Any]:
                  "image of its runtimeVersion. A Vertex prebuilt training image runs the "
                  "package; any other image with Python installs it from /gcs/ and runs the "
                  "module."),
+        click.option(
+            "--strategy", type=click.Choice(STRATEGIES, case_sensitive=False),
+            help="Vertex AI: scheduling.strategy: STANDARD, SPOT (Spot VMs), or FLEX_START "
+                 "(Dynamic Workload Scheduler, which makes maxWaitTime maxWaitDuration)."),
     )(func)
 
 
@@ -85,14 +93,17 @@ def check_settings(params: dict[str, Any]) -> CheckSettings:
 
     service = params["service"]
     executor = params.get("executor_image_uri")
-    if executor is not None:
+    strategy = params["strategy"].upper() if params.get("strategy") else None
+    given = [flag for flag, value in zip(VERTEX_FLAGS, (executor, strategy), strict=True)
+             if value is not None]
+    if given:
         from gpujob import backends
         from gpujob.backends.base import check_flags
 
-        check_flags(backends.get(service), ["--executor-image-uri"])
+        check_flags(backends.get(service), given)
     return CheckSettings(service=service, catalog=load_catalog(service, params["catalog"]),
                          region_check=not params.get("no_region_check", False),
-                         executor_image_uri=executor)
+                         executor_image_uri=executor, strategy=strategy)
 
 
 def format_option(choices: tuple[str, ...] | list[str], text: str,

@@ -242,8 +242,8 @@ TRANSLATION_RULES: tuple[tuple[str, Severity, str], ...] = (
      "packageUris and pythonModule."),
     ("job-dir", "note", "jobDir becomes baseOutputDirectory, and --job-dir is added to the "
      "trainer's arguments (Vertex AI does not pass it)."),
-    ("scheduling", "error", "maxWaitTime needs the FLEX_START scheduling strategy (it then "
-     "becomes maxWaitDuration)."),
+    ("scheduling", "error", "maxWaitTime needs the FLEX_START scheduling strategy "
+     "(--strategy FLEX_START; it then becomes maxWaitDuration)."),
     ("hyperparameters", "error", "hyperparameters become a HyperparameterTuningJob; "
      "resumePreviousJobId cannot be translated."),
     ("dropped", "warning", "A value Vertex AI has no field for is not sent (a warning at it)."),

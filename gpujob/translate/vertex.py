@@ -229,7 +229,7 @@ def _scheduling(config: dict[str, Any], options: VertexOptions,
         notes.error("scheduling", (*path, "maxWaitTime"), "Vertex bounds the wait for "
                     f"resources (maxWaitDuration) only with the {FLEX_START} scheduling "
                     "strategy", f"remove maxWaitTime, or choose the {FLEX_START} strategy "
-                    "(Dynamic Workload Scheduler)")
+                    f"(Dynamic Workload Scheduler) with --strategy {FLEX_START}")
     if "priority" in config:
         notes.warn("dropped", (*path, "priority"), "priority is not sent: Vertex has no job "
                    "priority")
