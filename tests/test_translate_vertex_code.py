@@ -92,6 +92,13 @@ def test_a_prebuilt_executor_image_runs_the_package():
     assert shown(late)[0] == (f"--executor-image-uri error executor-image: {uri}: the prebuilt "
                               "image pytorch-gpu.2-4.py310 reached its end of availability on "
                               "2026-07-24")
+    assert late.findings[0].hint == (
+        "no pytorch prebuilt image in gpujob's table is available on 2026-07-24: give any "
+        "image with Python (--executor-image-uri): gpujob then installs the package from /gcs/ "
+        "and runs the module")
+    older = "us-docker.pkg.dev/vertex-ai/training/pytorch-gpu.1-13.py310:latest"
+    early = run(package(), today=date(2025, 6, 1), executor_image_uri=older)
+    assert early.findings[0].hint.startswith("choose one still available (pytorch-gpu.2-")
     unknown = run(package(), executor_image_uri="us-docker.pkg.dev/vertex-ai/training/"
                   "pytorch-gpu.2-5.py310:latest")
     assert "is not among the prebuilt training images gpujob knows (as of 2026-11-23)" in (

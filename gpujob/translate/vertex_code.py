@@ -149,10 +149,17 @@ def _check_prebuilt(uri: str, cat: VertexCatalog, today: date, notes: Notes) -> 
         notes.warn("executor-image", (), f"{uri}: prebuilt images are supported only with "
                    f"the :{cat.tag} tag", location=where)
     if not image.available(today):
+        kind = next(iter(image.accelerators), "gpu")
+        still = sorted(i.name for i in cat.images.values()
+                       if i.framework == image.framework and kind in i.accelerators
+                       and i.available(today))
+        hint = (f"choose one still available ({', '.join(still[:3])}), or any other image "
+                if still else f"no {image.framework} prebuilt image in gpujob's table is "
+                f"available on {today.isoformat()}: give any image ")
         notes.error("executor-image", (), f"{uri}: the prebuilt image {image.name} reached "
                     f"its end of availability on {image.end_of_availability.isoformat()}",
-                    f"choose one still available, or any other image with Python ({FLAG}): "
-                    "gpujob then installs the package from /gcs/ and runs the module",
+                    f"{hint}with Python ({FLAG}): gpujob then "
+                    "installs the package from /gcs/ and runs the module",
                     location=where)
     elif today >= image.end_of_support:
         notes.warn("executor-image", (), _past_support(image), location=where)
