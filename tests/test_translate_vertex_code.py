@@ -98,7 +98,8 @@ def test_a_prebuilt_executor_image_runs_the_package():
         "and runs the module")
     older = "us-docker.pkg.dev/vertex-ai/training/pytorch-gpu.1-13.py310:latest"
     early = run(package(), today=date(2025, 6, 1), executor_image_uri=older)
-    assert early.findings[0].hint.startswith("choose one still available (pytorch-gpu.2-")
+    assert early.findings[0].hint.startswith(
+        "choose one still available (pytorch-gpu.2-4.py310, pytorch-gpu.2-3.py310, ")
     unknown = run(package(), executor_image_uri="us-docker.pkg.dev/vertex-ai/training/"
                   "pytorch-gpu.2-5.py310:latest")
     assert "is not among the prebuilt training images gpujob knows (as of 2026-11-23)" in (
