@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,6 +15,12 @@ from typing import Any
 import pytest
 
 from gpujob.cli import main
+
+# A suite started in the background by a non-interactive shell (`cmd &` in a script) inherits
+# SIGINT ignored, and so would every gpujob the tests start: Ctrl-C could not be tested. A
+# handler here (not inherited across exec) gives those processes SIGINT as a terminal does.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -9,11 +9,13 @@ from __future__ import annotations
 import json
 import math
 import os
+import queue
 import re
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -669,6 +671,34 @@ def _start(job_dir: Path, config: str, *trainer_args: str) -> subprocess.Popen[s
         env={**os.environ, "GPUJOB_LOCAL_GPUS": ""})
 
 
+def _line_starting(proc: subprocess.Popen[str], prefix: str, timeout: float) -> str:
+    """The first line of ``proc``'s stderr starting with ``prefix``; the test fails (and the
+    process is killed) when none comes within ``timeout`` seconds."""
+    assert proc.stderr is not None
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def read(stream: Any) -> None:
+        for text in stream:
+            lines.put(text)
+        lines.put(None)
+
+    threading.Thread(target=read, args=(proc.stderr,), daemon=True).start()
+    seen: list[str] = []
+    deadline = time.monotonic() + timeout
+    while (left := deadline - time.monotonic()) > 0:
+        try:
+            line = lines.get(timeout=left)
+        except queue.Empty:
+            break
+        if line is None:
+            break
+        if line.startswith(prefix):
+            return line
+        seen.append(line)
+    proc.kill()
+    pytest.fail(f"no line starting {prefix!r} within {timeout:g}s; stderr: {''.join(seen)!r}")
+
+
 def _wait_for_replicas(proc: subprocess.Popen[str], job_dir: Path,
                        count: int) -> dict[str, dict[str, Any]]:
     deadline = time.monotonic() + 60
@@ -703,11 +733,10 @@ def test_ctrl_c_again_kills_at_once(job):
         env={**os.environ, "GPUJOB_LOCAL_GPUS": ""})
     records = _wait_for_replicas(proc, job_dir, 5)
     proc.send_signal(signal.SIGINT)
-    assert proc.stderr is not None
-    for line in proc.stderr:  # gpujob is waiting for the replicas that ignore SIGTERM
-        if line.startswith("interrupted: stopping"):
-            assert line.rstrip().endswith("(Ctrl-C again to kill now)")
-            break
+    # gpujob is waiting for the replicas that ignore SIGTERM (read with a deadline: a run that
+    # never says so fails here, with what it printed, rather than hanging the suite)
+    line = _line_starting(proc, "interrupted: stopping", timeout=60)
+    assert line.rstrip().endswith("(Ctrl-C again to kill now)")
     proc.send_signal(signal.SIGINT)
     proc.communicate(timeout=120)  # well before the grace period's end
     assert proc.returncode == 130
