@@ -46,8 +46,8 @@ def discover_gpus(environ: Mapping[str, str]) -> tuple[list[str], str]:
 
 
 class Replica(Protocol):
-    """What the assignment reads of a replica (``gpujob.backends.local.Replica``; named here,
-    not imported, so that the two modules do not import each other)."""
+    """What the assignment reads of a replica (``local_cluster.Replica``; named here, not
+    imported, so that the local modules and this one do not import each other)."""
 
     @property
     def name(self) -> str: ...

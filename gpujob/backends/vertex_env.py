@@ -70,7 +70,7 @@ CLOUD_ONLY = frozenset({"vertex-translate.package", "vertex-translate.executor-i
 
 
 class Group(NamedTuple):
-    """``count`` replicas of one pool, as ``gpujob local`` counts them (``local.Group``)."""
+    """``count`` replicas of one pool, as ``gpujob local`` counts them (``local_cluster.Group``)."""
 
     task: str  # master, worker, ps, evaluator
     count: int
@@ -78,8 +78,8 @@ class Group(NamedTuple):
 
 
 class Replica(Protocol):
-    """What the variables are made from (``local.Replica``; named here, not imported, so that
-    the two modules do not import each other)."""
+    """What the variables are made from (``local_cluster.Replica``; named here, not imported,
+    so that the local modules and this one do not import each other)."""
 
     @property
     def name(self) -> str: ...
