@@ -17,21 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from jobs import CLUSTER, RECORDER
 
 from gpujob.backends.local import LocalOptions, plan
-
-RECORDER = Path(__file__).resolve().parent / "trainers" / "recorder"
-
-CLUSTER: dict[str, Any] = {
-    "scaleTier": "CUSTOM", "region": "us-central1",
-    "masterType": "n1-standard-8",
-    "masterConfig": {"acceleratorConfig": {"count": 2, "type": "NVIDIA_TESLA_T4"}},
-    "workerCount": 2, "workerType": "n1-standard-8",
-    "workerConfig": {"acceleratorConfig": {"count": 1, "type": "NVIDIA_TESLA_T4"}},
-    "parameterServerCount": 1, "parameterServerType": "n1-highmem-8",
-    "evaluatorCount": 1, "evaluatorType": "n1-standard-4",
-    "runtimeVersion": "2.11", "pythonVersion": "3.7", "pythonModule": "recorder.task",
-}
 
 
 @pytest.fixture
