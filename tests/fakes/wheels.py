@@ -23,22 +23,15 @@ def wheel_from_installed(name: str, out: Path) -> Path:
     files = dist.files or []
     info = next(f.parent.name for f in files if f.parent.name.endswith(".dist-info"))
     project = dist.metadata["Name"].replace("-", "_")
-    wheel = out / f"{project}-{dist.version}-py3-none-any.whl"
-    records = []
-    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as archive:
-        for file in files:
-            path = str(file)
-            if path.startswith("..") or "__pycache__" in path or path.endswith(".pyc"):
-                continue  # scripts (pip makes them again from the entry points) and caches
-            if file.parent.name == info and file.name in _INSTALL_ONLY:
-                continue
-            data = Path(str(dist.locate_file(file))).read_bytes()
-            archive.writestr(path, data)
-            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
-            records.append(f"{path},sha256={digest.decode()},{len(data)}")
-        records.append(f"{info}/RECORD,,")
-        archive.writestr(f"{info}/RECORD", "\n".join(records) + "\n")
-    return wheel
+    contents = {}
+    for file in files:
+        path = str(file)
+        if path.startswith("..") or "__pycache__" in path or path.endswith(".pyc"):
+            continue  # scripts (pip makes them again from the entry points) and caches
+        if file.parent.name == info and file.name in _INSTALL_ONLY:
+            continue
+        contents[path] = Path(str(dist.locate_file(file))).read_bytes()
+    return _write(out / f"{project}-{dist.version}-py3-none-any.whl", info, contents)
 
 
 def make_wheel(out: Path, name: str, version: str, files: dict[str, str],
@@ -50,11 +43,16 @@ def make_wheel(out: Path, name: str, version: str, files: dict[str, str],
                 f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
                 f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: gpujob-tests\n"
                                  f"Root-Is-Purelib: true\nTag: {tag}\n"}
-    wheel = out / f"{name}-{version}-{tag}.whl"
+    return _write(out / f"{name}-{version}-{tag}.whl", info,
+                  {path: text.encode("utf-8") for path, text in contents.items()})
+
+
+def _write(wheel: Path, info: str, contents: dict[str, bytes]) -> Path:
+    """The wheel file of ``contents`` (path in the wheel -> bytes) with a RECORD of their
+    hashes, as pip checks it."""
     records = []
     with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path, text in contents.items():
-            data = text.encode("utf-8")
+        for path, data in contents.items():
             archive.writestr(path, data)
             digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
             records.append(f"{path},sha256={digest.decode()},{len(data)}")
