@@ -9,12 +9,15 @@ from __future__ import annotations
 import json
 import shutil
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
+from typing import TypeVar
 
 from gpujob.catalog import Catalog, GpuType
 from gpujob.errors import InvalidConfig
 from gpujob.suggest import describe_list, did_you_mean
+
+T = TypeVar("T")
 
 REPORT_VERSION = 1
 
@@ -169,15 +172,22 @@ def _reasons(cat: Catalog, f: Filters) -> list[str]:
 
 def alternatives(cat: Catalog, f: Filters) -> list[str]:
     """For an empty result: why, and what matches with one filter fewer."""
-    lines = _reasons(cat, f)
+    return _reasons(cat, f) + with_one_filter_fewer(f, lambda g: query(cat, g), _summary)
+
+
+def with_one_filter_fewer(f: Filters, find: Callable[[Filters], Sequence[T]],
+                          summary: Callable[[T, Filters], str]) -> list[str]:
+    """``without --region: …`` for each filter whose removal finds something (``find``), the
+    first three finds each ``summary``'d (a service's own query and wording)."""
+    lines = []
     for name in f.given():
         relaxed = replace(f, **{name: None})
         if name == "region" and f.zone:
             relaxed = replace(relaxed, zone=None)
-        found = query(cat, relaxed)
+        found = find(relaxed)
         if found:
             lines.append(f"without --{name.replace('_', '-')}: " + "; ".join(
-                _summary(o, relaxed) for o in found[:3]) + (" …" if len(found) > 3 else ""))
+                summary(o, relaxed) for o in found[:3]) + (" …" if len(found) > 3 else ""))
     return lines
 
 

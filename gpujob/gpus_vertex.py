@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from gpujob.catalog.vertex_data import Accelerator, VertexCatalog
 from gpujob.errors import InvalidConfig
-from gpujob.gpus import Filters
+from gpujob.gpus import Filters, with_one_filter_fewer
 from gpujob.suggest import describe_list, did_you_mean, or_list
 
 
@@ -216,16 +216,8 @@ def groups(offerings: list[Offering]) -> list[Group]:
 
 def alternatives(cat: VertexCatalog, f: Filters) -> list[str]:
     """For an empty result: why, and what matches with one filter fewer."""
-    lines = _reasons(cat, f)
-    for name in f.given():
-        relaxed = replace(f, **{name: None})
-        if name == "region" and f.zone:
-            relaxed = replace(relaxed, zone=None)
-        found = groups(query(cat, relaxed))
-        if found:
-            lines.append(f"without --{name.replace('_', '-')}: " + "; ".join(
-                _summary(g, relaxed) for g in found[:3]) + (" …" if len(found) > 3 else ""))
-    return lines
+    return _reasons(cat, f) + with_one_filter_fewer(f, lambda g: groups(query(cat, g)),
+                                                    _summary)
 
 
 def _summary(g: Group, f: Filters) -> str:
