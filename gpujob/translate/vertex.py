@@ -152,17 +152,21 @@ def _pool_origins(ti: dict[str, Any], pool: Pool, spec: dict[str, Any], here: Js
         ("machineSpec", "acceleratorType"): (*accel, "type") if own else pool.machine_path,
         ("machineSpec", "acceleratorCount"): (*accel, "count") if own else pool.machine_path,
         ("diskSpec",): (*pool.config_path, "diskConfig"),
-        ("containerSpec", "imageUri"): (*pool.config_path, "imageUri")
-        if "imageUri" in pool.config else (TI, "masterConfig", "imageUri"),
-        # a container's own command, or the one that installs and runs the package
-        ("containerSpec", "command"): (*pool.config_path, "containerCommand")
-        if "containerCommand" in pool.config else (TI, "pythonModule"),
-        ("pythonPackageSpec", "executorImageUri"): (TI, "runtimeVersion"),
-        ("pythonPackageSpec", "packageUris"): (TI, "packageUris"),
-        ("pythonPackageSpec", "pythonModule"): (TI, "pythonModule"),
-        ("pythonPackageSpec", "args"): args,
-        ("containerSpec", "args"): args,
     }
+    if "containerSpec" in spec:  # (validate translates every file: only what the pool runs)
+        sources.update({
+            ("containerSpec", "imageUri"): (*pool.config_path, "imageUri")
+            if "imageUri" in pool.config else (TI, "masterConfig", "imageUri"),
+            # a container's own command, or the one that installs and runs the package
+            ("containerSpec", "command"): (*pool.config_path, "containerCommand")
+            if "containerCommand" in pool.config else (TI, "pythonModule"),
+            ("containerSpec", "args"): args})
+    if "pythonPackageSpec" in spec:
+        sources.update({
+            ("pythonPackageSpec", "executorImageUri"): (TI, "runtimeVersion"),
+            ("pythonPackageSpec", "packageUris"): (TI, "packageUris"),
+            ("pythonPackageSpec", "pythonModule"): (TI, "pythonModule"),
+            ("pythonPackageSpec", "args"): args})
     if pool.kind != "master" or tier:  # a master is one replica, whatever its machine
         sources[("replicaCount",)] = pool.machine_path if tier else (TI, f"{pool.kind}Count")
     for (*parent, key), source in sources.items():
