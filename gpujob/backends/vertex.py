@@ -19,13 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 from gpujob.backends.base import Commands, JobClient, JobOptions, JobRef, JobStatus, Links, Request
 from gpujob.errors import InvalidConfig, UsageError
+from gpujob.vertex_api import ENDPOINT, SUBMISSION_LABEL
 
 if TYPE_CHECKING:
     from gpujob.gcp.session import Session
     from gpujob.gcp.settings import GcpSettings
 
-ENDPOINT = "https://{region}-aiplatform.googleapis.com/"  # regional: one per location
-SUBMISSION_LABEL = "gpujob-submission"
 
 
 def submission_token(now: datetime | None = None) -> str:

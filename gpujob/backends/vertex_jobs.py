@@ -186,7 +186,8 @@ class VertexJobs:
 
     def _where_to_look(self, request: Request) -> None:
         """After Ctrl-C during a create: how to find the job, should it have been made."""
-        from gpujob.gcp.aiplatform import SUBMISSION_LABEL, submission_filter
+        from gpujob.gcp.aiplatform import submission_filter
+        from gpujob.vertex_api import SUBMISSION_LABEL
 
         token = (request.body.get("labels") or {}).get(SUBMISSION_LABEL)
         place = self.vertex.place_of(request.url)

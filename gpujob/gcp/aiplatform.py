@@ -27,11 +27,10 @@ from gpujob.errors import RemoteError, UsageError
 from gpujob.gcp.errors import Action, ServiceError, parse_http_error, raise_explained
 from gpujob.gcp.session import Session
 from gpujob.gcp.settings import GcpSettings, endpoint
+from gpujob.vertex_api import ENDPOINT, SUBMISSION_LABEL
 
-ENDPOINT = "https://{region}-aiplatform.googleapis.com/"
 SERVICE = "aiplatform.googleapis.com"
 ROLE = "roles/aiplatform.user"  # grants every aiplatform.customJobs.* and tuning-job permission
-SUBMISSION_LABEL = "gpujob-submission"
 COLLECTIONS = {"CustomJob": "customJobs", "HyperparameterTuningJob": "hyperparameterTuningJobs"}
 NOUNS = {collection: noun for noun, collection in COLLECTIONS.items()}
 WORDS = {"customJobs": "custom job", "hyperparameterTuningJobs": "tuning job"}

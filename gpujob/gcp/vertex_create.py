@@ -23,8 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 from gpujob.errors import RemoteError
 from gpujob.gcp import retry
-from gpujob.gcp.aiplatform import SUBMISSION_LABEL, WORDS, Created, Place, submission_filter
+from gpujob.gcp.aiplatform import WORDS, Created, Place, submission_filter
 from gpujob.gcp.errors import Action, ServiceError, explain, parse_http_error, raise_explained
+from gpujob.vertex_api import SUBMISSION_LABEL
 
 if TYPE_CHECKING:
     from gpujob.gcp.aiplatform import VertexClient

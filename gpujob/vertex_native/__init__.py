@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from gpujob.config.document import Document
 from gpujob.findings import Finding, Location, error, warning
+from gpujob.vertex_api import SUBMISSION_LABEL
 from gpujob.vertex_native import shapes
 from gpujob.vertex_native.shapes import SCHEMAS, kind
 
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
 
 __all__ = ["SCHEMAS", "SUBMISSION_LABEL", "body", "check", "display_name", "kind"]
 
-SUBMISSION_LABEL = "gpujob-submission"  # set by gpujob on every submission (contract)
 MAX_DISPLAY_NAME = 128
 REGION_FLAG = Location("command line", flag="--region")
 Kind = Literal["CustomJob", "HyperparameterTuningJob"]

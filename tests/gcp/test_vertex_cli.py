@@ -173,14 +173,6 @@ def test_a_missing_permission_names_the_role_and_who(cli, google, key, config, v
         f"{PROJECT}, for example through the roles/aiplatform.user role")
 
 
-def test_the_backend_and_the_client_agree_on_the_label_and_the_address():
-    from gpujob.backends import vertex
-    from gpujob.gcp import aiplatform
-
-    assert vertex.SUBMISSION_LABEL == aiplatform.SUBMISSION_LABEL
-    assert vertex.ENDPOINT == aiplatform.ENDPOINT
-
-
 def test_a_tuning_job_is_created_as_one(cli, google, key, write, vertex, clock):
     from jobs import CONTAINER_JOB
 
