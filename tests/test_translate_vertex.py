@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
 from vertex_translation import pools, problems, run, shown
 
 CUSTOM = """\
@@ -225,6 +226,15 @@ def test_unused_and_missing_replica_types():
         "7:15 warning dropped: workerType is not sent: workerCount is not set, so there are no "
         "workers",
         "8:25 error pool: parameterServerCount is 2 but parameterServerType is not set"]
+
+
+@pytest.mark.parametrize("count", ['"²"', "2.0", "'9999999999999999999999'", "-1"])
+def test_a_count_the_schema_refuses_is_not_read_as_not_set(count):
+    """The schema says what is wrong with ``workerCount: "²"``; the translation neither crashes
+    on it (int() reads '²' as an error, '٣' as 3) nor calls it "not set"."""
+    t = run(CUSTOM + f"  workerType: n1-standard-8\n  workerCount: {count}\n")
+    assert pools(t) == [("n1-standard-8", None, None, "1")]
+    assert shown(t) == []
 
 
 def test_cluster_fields_a_scale_tier_overrides_are_reported_as_dropped():

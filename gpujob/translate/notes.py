@@ -65,17 +65,6 @@ def text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def integer(value: Any) -> int | None:
-    """An int, or a string of digits (AI Platform's int64 encoding), else None."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str) and value.isdigit():
-        return int(value)
-    return None
-
-
 def mapping(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 

@@ -18,8 +18,9 @@ from typing import Any, Literal, NamedTuple
 from gpujob.catalog.vertex_data import VertexCatalog
 from gpujob.config.document import Document
 from gpujob.findings import Finding, JsonPath
+from gpujob.numbers import as_count
 from gpujob.translate import vertex_code, vertex_hptuning, vertex_pools
-from gpujob.translate.notes import Notes, integer, mapping, strings, text
+from gpujob.translate.notes import Notes, mapping, strings, text
 from gpujob.translate.vertex_pools import TI, Pool
 
 FLEX_START = "FLEX_START"
@@ -179,7 +180,7 @@ def _pool_origins(ti: dict[str, Any], pool: Pool, spec: dict[str, Any], here: Js
 
 def _disk(config: dict[str, Any]) -> dict[str, Any]:
     disk: dict[str, Any] = {}
-    kind, size = text(config.get("bootDiskType")), integer(config.get("bootDiskSizeGb"))
+    kind, size = text(config.get("bootDiskType")), as_count(config.get("bootDiskSizeGb"))
     if kind:
         disk["bootDiskType"] = kind
     if size is not None:

@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from gpujob.findings import JsonPath
-from gpujob.translate.notes import Notes, integer, mapping, text
+from gpujob.numbers import as_count
+from gpujob.translate.notes import Notes, mapping, text
 from gpujob.translate.vertex_pools import TI
 
 PATH: JsonPath = (TI, "hyperparameters")
@@ -41,11 +42,11 @@ def build(hp: dict[str, Any], notes: Notes) -> dict[str, Any]:
     body: dict[str, Any] = {"studySpec": study}
     for legacy, vertex in (("maxTrials", "maxTrialCount"),
                            ("maxParallelTrials", "parallelTrialCount")):
-        value = integer(hp.get(legacy))
+        value = as_count(hp.get(legacy))
         body[vertex] = value if value is not None else 1  # both AI Platform defaults are 1
         if value is not None:
             notes.came_from((vertex,), (*PATH, legacy))
-    failed = integer(hp.get("maxFailedTrials"))
+    failed = as_count(hp.get("maxFailedTrials"))
     if failed is not None:
         body["maxFailedTrialCount"] = failed
         notes.came_from(("maxFailedTrialCount",), (*PATH, "maxFailedTrials"))

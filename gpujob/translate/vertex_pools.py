@@ -9,7 +9,8 @@ from typing import Any, NamedTuple
 
 from gpujob.catalog.vertex_data import Accel, Legacy, VertexCatalog
 from gpujob.findings import JsonPath
-from gpujob.translate.notes import Notes, integer, mapping, text
+from gpujob.numbers import as_count
+from gpujob.translate.notes import Notes, mapping, text
 
 TI = "trainingInput"
 KINDS = ("master", "worker", "parameterServer", "evaluator")
@@ -106,9 +107,10 @@ def _custom(ti: dict[str, Any], cat: VertexCatalog, today: date, notes: Notes) -
             notes.error("pool", (TI, "scaleTier"), "scaleTier CUSTOM needs masterType",
                         "set masterType to the master's machine type")
             return []
-        count = 1 if kind == "master" else integer(ti.get(f"{kind}Count"))
+        count = 1 if kind == "master" else as_count(ti.get(f"{kind}Count"))
         if not count:
-            if machine and kind != "master":
+            written = ti.get(f"{kind}Count") is not None
+            if machine and kind != "master" and (count == 0 or not written):  # else: refused
                 notes.warn("dropped", type_path, f"{kind}Type is not sent: {kind}Count is "
                            f"{'not set' if count is None else 0}, so there are no "
                            f"{LABELS[kind]}")
@@ -176,7 +178,7 @@ def _legacy_choice(legacy: Legacy, cat: VertexCatalog,
 def _accelerator(config: dict[str, Any], path: JsonPath, cat: VertexCatalog, today: date,
                  notes: Notes) -> Accel | None:
     """An acceleratorConfig the user wrote, if Vertex can take its type."""
-    kind, count = text(config.get("type")), integer(config.get("count"))
+    kind, count = text(config.get("type")), as_count(config.get("count"))
     if kind is None or count is None:
         return None  # the schema reports a missing or malformed one
     refused = cat.legacy_accelerators.get(kind)

@@ -13,6 +13,7 @@ from typing import Any
 from gpujob.catalog.vertex_data import VertexCatalog
 from gpujob.config.document import Document
 from gpujob.findings import Finding, JsonPath, Location
+from gpujob.numbers import as_count
 from gpujob.suggest import describe_list, did_you_mean
 from gpujob.vertex_native.shapes import SPEC_PATHS
 
@@ -45,14 +46,6 @@ def _map(value: Any) -> dict[str, Any]:
 
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
-
-
-def _count(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    return int(value) if isinstance(value, str) and value.isdigit() else None
 
 
 def check(doc: Document, found: str, cat: VertexCatalog, today: date, refused: set[JsonPath],
@@ -122,13 +115,16 @@ def _pools(f: _Findings, pools: list[Any], here: JsonPath, cat: VertexCatalog,
 def _machine(f: _Findings, machine: dict[str, Any], path: JsonPath, cat: VertexCatalog,
              today: date) -> None:
     name = machine["machineType"]
-    accel, count = _text(machine.get("acceleratorType")), _count(machine.get("acceleratorCount"))
+    accel, count = _text(machine.get("acceleratorType")), as_count(machine.get("acceleratorCount"))
     if name not in cat.machine_types:
         guess = did_you_mean(name, list(cat.machine_types))
         f.add("error", "machine", (*path, "machineType"), f"{name} is not a machine type "
               "Vertex AI custom training offers", f"did you mean {guess!r}?" if guess else
               "gpujob gpus --service vertex lists them")
         return
+    if (machine.get("acceleratorType") is not None and accel is None) or \
+            (machine.get("acceleratorCount") is not None and count is None):
+        return  # a value the schema refused: its finding says what is wrong
     problem = cat.problem(name, accel, count)
     if problem:
         taken = accel in cat.machine_types[name].accelerators  # then the count is wrong
@@ -194,7 +190,7 @@ def _tpu(f: _Findings, pool: dict[str, Any], path: JsonPath, used: int,
          cat: VertexCatalog) -> None:
     name = _map(pool.get("machineSpec")).get("machineType")
     machine = cat.machine_types.get(name) if isinstance(name, str) else None
-    replicas = _count(pool.get("replicaCount"))
+    replicas = as_count(pool.get("replicaCount"))
     if machine is None or not machine.single_replica or (used == 1 and (replicas or 1) == 1):
         return
     f.add("error", "tpu", (*path, "machineSpec", "machineType"), f"Vertex runs {name} only as "

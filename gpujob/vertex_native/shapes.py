@@ -4,11 +4,15 @@ document declares (``encoded``: int64 as strings, int32 as numbers)."""
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from typing import Any
 
 from gpujob.findings import Finding, JsonPath
 from gpujob.resources import load_schema
+
+# An int32 written as text: ASCII digits only ('²' is a digit to str.isdigit(), not to int())
+_INT32_TEXT = re.compile(r"-?[0-9]{1,10}")
 
 SCHEMAS = {
     "CustomJobSpec": "vertex-custom-job-spec.schema.json",
@@ -95,7 +99,7 @@ def _encode(value: Any, node: dict[str, Any], defs: dict[str, Any],
     encoding = ints.get(node.get("$ref", ""))
     if encoding == "int64" and isinstance(value, int) and not isinstance(value, bool):
         return str(value)
-    if encoding == "int32" and isinstance(value, str) and value.lstrip("-").isdigit():
+    if encoding == "int32" and isinstance(value, str) and _INT32_TEXT.fullmatch(value):
         return int(value)
     node = _resolve(node, defs)
     if isinstance(value, dict):
