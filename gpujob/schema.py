@@ -55,22 +55,37 @@ def _inline(node: Any, defs: dict[str, Any], choices: dict[str, tuple[str, ...]]
 
 
 @cache
+def _inlined(name: str, choices: Choices) -> dict[str, Any]:
+    """The schema that both validators read: references inlined, the catalog's lists in."""
+    schema = load_schema(name)
+    inlined = _inline(schema, schema["$defs"], dict(choices))
+    inlined["$defs"] = schema["$defs"]  # for the references a recursive message keeps
+    return inlined
+
+
+@cache
+def _accepts(name: str, choices: Choices) -> Any:
+    """The quick yes (``gpujob.schema_accept``), or None where it cannot answer for jsonschema."""
+    from gpujob.schema_accept import compile_schema
+
+    return compile_schema(_inlined(name, choices))
+
+
+@cache
 def _validator(name: str, choices: Choices) -> Any:
     """Draft 2020-12 with gpujob's number rule (``gpujob.numbers``): ``integer`` means an int,
     not a float with an integral value (``100.0``, ``1e2``), and ``format: int64`` is checked
     (a string of digits beyond int64 is refused, not sent)."""
     from jsonschema import Draft202012Validator, FormatChecker, validators
 
+    from gpujob.schema_accept import is_int64
+
     types = Draft202012Validator.TYPE_CHECKER.redefine(
         "integer", lambda _checker, value: numbers.is_integer(value))
     formats = FormatChecker(formats=())
-    formats.checks("int64")(lambda value: not isinstance(value, str)
-                            or numbers.is_count_text(value))
+    formats.checks("int64")(is_int64)
     strict = validators.extend(Draft202012Validator, type_checker=types)
-    schema = load_schema(name)
-    inlined = _inline(schema, schema["$defs"], dict(choices))
-    inlined["$defs"] = schema["$defs"]  # for the references a recursive message keeps
-    return strict(inlined, format_checker=formats)
+    return strict(_inlined(name, choices), format_checker=formats)
 
 
 def _resolve(schema: dict[str, Any], name: str = SCHEMA_FILE) -> dict[str, Any]:
@@ -359,7 +374,12 @@ def check_job(doc: Document, choices: Choices = ()) -> JobChecked:
 
 
 def _report(doc: Document, schema_name: str, choices: Choices) -> _Reporter:
+    """jsonschema's errors as findings; a document the quick check accepts has none, and
+    costs no jsonschema (not even its import)."""
     reporter = _Reporter(doc, schema_name)
+    accepts = _accepts(schema_name, choices)
+    if accepts is not None and accepts(doc.data):
+        return reporter
     for err in _validator(schema_name, choices).iter_errors(doc.data):
         reporter.handle(err)
     return reporter

@@ -101,7 +101,9 @@ def test_the_catalog_imports_no_stage():
 
 
 def test_the_schema_checker_takes_the_catalogs_lists_as_data():
-    assert closure("gpujob.schema") <= FOUNDATION | {"gpujob.config.document"}
+    assert closure("gpujob.schema") <= FOUNDATION | {"gpujob.config.document",
+                                                     "gpujob.schema_accept"}
+    assert deps("gpujob.schema_accept") <= {"gpujob.numbers"}  # a schema and a value: no more
 
 
 def test_the_job_view_reads_only_findings_and_the_number_rule():
