@@ -25,7 +25,6 @@ from gpujob import catalog
 from gpujob.backends import local_packages
 from gpujob.backends.local_cluster import (
     HOST,
-    Group,
     Replica,
     environments,
     free_ports,
@@ -158,7 +157,7 @@ def _plan_vertex(doc: Document, options: LocalOptions, environ: Mapping[str, str
     cat = options.catalog if isinstance(options.catalog, VertexCatalog) else None
     job = vertex_env.translate_here(doc, job_dir, options.package_path, cat,
                                    options.executor_image_uri, strategy=options.strategy)
-    replicas, trimmed = trim([Group(*g) for g in job.groups], options.max_replicas)
+    replicas, trimmed = trim(job.groups, options.max_replicas)
     replicas = [replace(r, pool=vertex_env.POOL_OF[r.task]) for r in replicas]
     gpus, short = share_gpus(replicas, options.gpus, environ)
     warnings = job.warnings + [w for w in (module_warning, trimmed, short) if w]

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Mapping, Sequence
-from typing import Protocol
 
+from gpujob.backends.local_cluster import Replica
 from gpujob.errors import UsageError
 
 GPUS_VARIABLE = "GPUJOB_LOCAL_GPUS"
@@ -43,17 +43,6 @@ def discover_gpus(environ: Mapping[str, str]) -> tuple[list[str], str]:
     except (OSError, subprocess.SubprocessError):
         return [], "nvidia-smi failed"
     return _id_list(",".join(listed.split())), "nvidia-smi"
-
-
-class Replica(Protocol):
-    """What the assignment reads of a replica (``local_cluster.Replica``; named here, not
-    imported, so that the local modules and this one do not import each other)."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def gpus(self) -> int: ...
 
 
 def assign_gpus(replicas: Sequence[Replica], available: Sequence[str],

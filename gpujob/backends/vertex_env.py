@@ -24,17 +24,17 @@ import json
 from collections.abc import Mapping, Sequence
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from gpujob.backends.local_cluster import Group, Replica
 from gpujob.errors import InvalidConfig, UsageError
 from gpujob.findings import Finding, Location
+from gpujob.job import TI
 
 if TYPE_CHECKING:
     from gpujob.catalog.vertex_data import VertexCatalog
     from gpujob.config.document import Document
     from gpujob.translate.vertex import Translation
-
-TI = "trainingInput"
 
 
 class Role(NamedTuple):
@@ -67,28 +67,6 @@ OUTPUT_DIRS = {"AIP_MODEL_DIR": "model", "AIP_CHECKPOINT_DIR": "checkpoints",
 CLOUD_ONLY = frozenset({"vertex-translate.package", "vertex-translate.executor-image",
                         "vertex-translate.runtime-version", "vertex-translate.scheduling",
                         "vertex-translate.hyperparameters"})
-
-
-class Group(NamedTuple):
-    """``count`` replicas of one pool, as ``gpujob local`` counts them (``local_cluster.Group``)."""
-
-    task: str  # master, worker, ps, evaluator
-    count: int
-    gpus: int
-
-
-class Replica(Protocol):
-    """What the variables are made from (``local_cluster.Replica``; named here, not imported,
-    so that the local modules and this one do not import each other)."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def task(self) -> str: ...
-
-    @property
-    def index(self) -> int: ...
 
 
 class Refused(InvalidConfig):
