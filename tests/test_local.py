@@ -387,7 +387,8 @@ def test_the_plan_takes_gpus_and_an_environment_as_parameters(tmp_path):
         "master-replica-0": "a,b", "worker-replica-0": "c", "worker-replica-1": "d",
         "ps-replica-0": "", "evaluator-replica-0": ""}
     assert not any("OMP_NUM_THREADS" in env for env in the_plan.environments.values())
-    assert the_plan.command()[1:] == ["-m", "recorder.task", "--job-dir", str(tmp_path / "out")]
+    assert [the_plan.command(r.name)[1:] for r in the_plan.replicas] == 5 * [
+        ["-m", "recorder.task", "--job-dir", str(tmp_path / "out")]]
     assert the_plan.warnings == []
 
 

@@ -64,20 +64,16 @@ class Plan:
 
     module: str
     package_root: Path
-    args: list[str]
     job_dir: str
     fresh_job_dir: bool
     replicas: list[Replica]
     environments: dict[str, dict[str, str]]  # replica name -> the variables it gets
+    argv: dict[str, list[str]]  # replica name -> the arguments its module gets
     warnings: list[str] = field(default_factory=list)
-    # replica name -> its whole argument list, when the service decides it (vertex)
-    trainer_args: dict[str, list[str]] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)  # of the translation (vertex)
 
-    def command(self, replica: str | None = None) -> list[str]:
-        if replica in self.trainer_args:
-            return [sys.executable, "-m", self.module, *self.trainer_args[replica]]
-        return [sys.executable, "-m", self.module, *self.args, "--job-dir", self.job_dir]
+    def command(self, replica: str) -> list[str]:
+        return [sys.executable, "-m", self.module, *self.argv[replica]]
 
 
 def _package_root(package_path: str | None, module: str) -> tuple[Path, str | None]:
@@ -141,7 +137,8 @@ def plan(doc: Document, options: LocalOptions,
     ports = free_ports(sum(r.task != "evaluator" for r in replicas))
     envs = environments(replicas, job, ports, gpus)
     share_cpus(envs, environ)
-    return Plan(module, root, args, job_dir, fresh, replicas, envs, warnings)
+    argv = {r.name: [*args, "--job-dir", job_dir] for r in replicas}
+    return Plan(module, root, job_dir, fresh, replicas, envs, argv, warnings)
 
 
 def _plan_vertex(doc: Document, options: LocalOptions, environ: Mapping[str, str], module: str,
@@ -164,9 +161,8 @@ def _plan_vertex(doc: Document, options: LocalOptions, environ: Mapping[str, str
     envs = vertex_env.environments(replicas, job, job_id, job_dir, free_ports(len(replicas)),
                                    HOST, gpus)
     share_cpus(envs, environ)
-    return Plan(module, root, [str(a) for a in ti.get("args", [])], job_dir, fresh, replicas,
-                envs, warnings, {r.name: job.args[vertex_env.POOL_OF[r.task]] for r in replicas},
-                job.findings)
+    argv = {r.name: job.args[vertex_env.POOL_OF[r.task]] for r in replicas}
+    return Plan(module, root, job_dir, fresh, replicas, envs, argv, warnings, job.findings)
 
 
 def run_local(doc: Document, options: LocalOptions) -> int:
