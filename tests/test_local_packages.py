@@ -47,22 +47,6 @@ def imported(job_dir: Path) -> tuple[str, Path]:
     return value, Path(where)
 
 
-def test_a_local_wheel_is_installed_for_the_run_and_the_trainer_imports_it(run, tmp_path):
-    wheel = make_wheel(tmp_path, "extra_pkg", "0.3",
-                       {"extra_pkg/__init__.py": "VALUE = 'from the wheel'\n"})
-    result, job_dir = run(str(wheel))
-    assert result.code == 0, result.err
-    value, where = imported(job_dir)
-    assert value == "from the wheel"
-    installed = where.parent.parent  # DIR/extra_pkg/__init__.py
-    assert installed.name.startswith("gpujob-packages-")
-    assert result.err.splitlines()[0] == (
-        f"Installing extra_pkg-0.3-py3-none-any.whl for this run with pip, into {installed} "
-        "(first on the replicas' PYTHONPATH)…")
-    assert not installed.exists()  # removed after the run
-    assert importlib.util.find_spec("extra_pkg") is None  # gpujob's environment is untouched
-
-
 def _sdist(out: Path, name: str, version: str, files: dict[str, str]) -> Path:
     """An sdist as a build backend makes one: NAME-VERSION/ with a pyproject.toml (setuptools)."""
     files = {"pyproject.toml": '[build-system]\nrequires = ["setuptools>=61"]\n'
@@ -79,14 +63,28 @@ def _sdist(out: Path, name: str, version: str, files: dict[str, str]) -> Path:
     return sdist
 
 
-def test_a_local_sdist_is_built_and_installed_for_the_run(run, tmp_path, offline_builds):
-    sdist = _sdist(tmp_path, "extra_pkg", "0.4",
-                   {"extra_pkg/__init__.py": "VALUE = 'from the sdist'\n"})
-    result, job_dir = run(str(sdist))
+@pytest.mark.parametrize(("make", "version", "file", "value"), [
+    (make_wheel, "0.3", "extra_pkg-0.3-py3-none-any.whl", "from the wheel"),
+    (_sdist, "0.4", "extra_pkg-0.4.tar.gz", "from the sdist")], ids=["wheel", "sdist"])
+def test_a_local_package_is_installed_for_the_run_and_the_trainer_imports_it(
+        run, tmp_path, request, make, version, file, value):
+    """A wheel is installed as it is; an sdist is built first (its build backend from the
+    offline wheelhouse)."""
+    if make is _sdist:
+        request.getfixturevalue("offline_builds")
+    package = make(tmp_path, "extra_pkg", version,
+                   {"extra_pkg/__init__.py": f"VALUE = {value!r}\n"})
+    result, job_dir = run(str(package))
     assert result.code == 0, result.err
-    value, where = imported(job_dir)
-    assert value == "from the sdist"
-    assert where.parent.parent.name.startswith("gpujob-packages-")
+    found, where = imported(job_dir)
+    assert found == value
+    installed = where.parent.parent  # DIR/extra_pkg/__init__.py
+    assert installed.name.startswith("gpujob-packages-")
+    assert result.err.splitlines()[0] == (
+        f"Installing {file} for this run with pip, into {installed} "
+        "(first on the replicas' PYTHONPATH)…")
+    assert not installed.exists()  # removed after the run
+    assert importlib.util.find_spec("extra_pkg") is None  # gpujob's environment is untouched
 
 
 def test_the_trainer_itself_may_come_as_a_wheel(cli, write, tmp_path, monkeypatch):
