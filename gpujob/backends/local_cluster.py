@@ -195,6 +195,3 @@ def environments(replicas: Sequence[Replica], training_input: Mapping[str, Any],
             env["RANK"] = str(0 if r.task == "master" else r.index + 1)
         result[r.name] = env
     return result
-
-
-# -- the plan and the run ---------------------------------------------------------------------
