@@ -92,7 +92,7 @@ class VertexJob(NamedTuple):
 
 def translate_here(doc: Document, job_dir: str, package_path: str | None = None,
                    cat: VertexCatalog | None = None, executor_image_uri: str | None = None,
-                   today: date | None = None, strategy: str | None = None) -> VertexJob:
+                   strategy: str | None = None) -> VertexJob:
     """Translate ``doc`` (checked) as ``submit --service vertex`` would (with
     ``--executor-image-uri`` and ``--strategy``), with ``job_dir`` as its jobDir and, when it
     has no packageUris, the package ``submit --package-path`` would build; ``Refused`` when the
@@ -102,7 +102,7 @@ def translate_here(doc: Document, job_dir: str, package_path: str | None = None,
 
     cat = cat if cat is not None else vertex_data.load()
     translation = translate(_as_submitted(doc, job_dir, package_path), cat,
-                            today or date.today(), VertexOptions(
+                            date.today(), VertexOptions(
                                 executor_image_uri=executor_image_uri, strategy=strategy))
     findings = [_for_local(f) for f in translation.findings]
     if any(f.is_error for f in findings):
