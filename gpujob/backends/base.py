@@ -24,6 +24,8 @@ from gpujob.errors import UsageError
 from gpujob.findings import JsonPath, Location
 
 if TYPE_CHECKING:
+    from gpujob.catalog import AnyCatalog
+    from gpujob.config.document import Document
     from gpujob.gcp.clock import Clock
     from gpujob.gcp.session import Session
     from gpujob.gcp.settings import GcpSettings
@@ -55,14 +57,14 @@ class JobOptions:
     executor image for a Python package job (``--executor-image-uri``) and scheduling strategy
     (``--strategy``), the region of a native
     Vertex config (``--region``: the file cannot say), and the loaded config whose data the body
-    is (``document``, a ``Document``: where each value was written, so that the service's
-    complaints about a field point at the config; None: not known)."""
+    is (``document``: where each value was written, so that the service's complaints about a
+    field point at the config; None: not known)."""
 
-    catalog: Any = None
+    catalog: AnyCatalog | None = None
     executor_image_uri: str | None = None
     strategy: str | None = None
     region: str | None = None
-    document: Any = None
+    document: Document | None = None
 
 
 @dataclass(frozen=True)
