@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob.backends import follow as following
 from gpujob.backends import output
-from gpujob.backends.base import Backend, JobClient, JobOptions, JobRef, Request
+from gpujob.backends.base import Backend, JobClient, JobOptions, JobRef, JobStatus, Request
 from gpujob.console import CONSOLE
 from gpujob.errors import EXIT_INTERRUPTED, EXIT_OK
 
@@ -48,10 +48,10 @@ def _create(client: JobClient, request: Request, backend: Backend) -> Any:
         return None
 
 
-def _announce(backend: Backend, raw: dict[str, Any], request: Request, project: str,
+def _announce(backend: Backend, status: JobStatus, request: Request, project: str,
               recovered: bool) -> str:
-    """Tell on stderr what was submitted, and where to see it; the job's ID."""
-    status = backend.status(raw)
+    """Tell on stderr what was submitted (``status``: the created job's), and where to see it;
+    the job's ID."""
     job_id = status.id if status.id != "?" else (request.job_id or "?")
     if recovered:
         CONSOLE.err(f"note: job {job_id} was already created by an earlier attempt of this "
@@ -89,9 +89,10 @@ def submit(backend: Backend, body: dict[str, Any], gcp: GcpSettings, output_form
     created = _create(client, request, backend)
     if created is None:
         return EXIT_INTERRUPTED
-    job_id = _announce(backend, created.raw, request, project, created.recovered)
+    status = backend.status(created.raw)
+    job_id = _announce(backend, status, request, project, created.recovered)
     ref = client.resolve(JobRef(job_id))
-    commands = backend.commands(job_id, project, backend.status(created.raw).location)
+    commands = backend.commands(job_id, project, status.location)
     extra = {"warnings": warnings or []}
     if output_format == "text":
         CONSOLE.line(job_id)
@@ -107,7 +108,7 @@ def submit(backend: Backend, body: dict[str, Any], gcp: GcpSettings, output_form
             final = following.stream(backend, client, ref, created.raw, follow.poll_interval)
         else:
             final = following.wait(backend, client, ref, follow.poll_interval, None,
-                                   last_state=backend.status(created.raw).state)
+                                   last_state=status.state)
     except KeyboardInterrupt:
         if follow.stream_logs:
             return following.stopped("streaming the logs of", job_id, commands.follow_logs)
