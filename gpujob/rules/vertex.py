@@ -16,18 +16,19 @@ from collections.abc import Callable, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from gpujob.findings import Finding, JsonPath, Location, Severity
+from gpujob.findings import Finding, JsonPath, Location
 from gpujob.job import TI, JobView
 from gpujob.rules import submission
 from gpujob.rules.context import Checking
 from gpujob.rules.registry import rule
 from gpujob.suggest import describe_list, did_you_mean
+from gpujob.translate.notes import RULE as TRANSLATE
+from gpujob.translate.notes import RULES as TRANSLATION_RULES
 
 if TYPE_CHECKING:  # the catalog comes with the context: validate for AI Platform never reads it
     from gpujob.catalog import VertexCatalog
 
 VERTEX = ("vertex",)
-TRANSLATE = "vertex-translate"  # the translation's rule ids: vertex-translate.RULE
 POOL_LABELS = ("the master", "the workers", "the parameter servers", "the evaluators")
 
 
@@ -227,35 +228,7 @@ def _gpus_hint(cat: VertexCatalog, accelerator: str) -> str:
             "and their counts")
 
 
-# -- what the translation reports ----------------------------------------------------------------
-
-# (rule, severity as listed: the most severe it gives, what it reports)
-TRANSLATION_RULES: tuple[tuple[str, Severity, str], ...] = (
-    ("scale-tier", "error", "A scale tier becomes its worker pools (a note says which); one "
-     "with no Vertex AI equivalent (PREMIUM_1) is refused."),
-    ("pool", "error", "The cluster translates into worker pools: CUSTOM needs masterType, and a "
-     "replica count its machine type."),
-    ("machine-type", "note", "A legacy machine type becomes a Compute Engine machine type with "
-     "its GPUs (a note says which, and why a GPU Vertex no longer has was replaced)."),
-    ("accelerator", "error", "GPUs and TPUs Vertex AI no longer has (K80, TPU Pods) are refused "
-     "with the type to use; one past its end of support draws a warning."),
-    ("tpu-cluster", "error", "A master plus Cloud TPU workers cannot run on Vertex AI: a TPU "
-     "machine is a job's single pool."),
-    ("runtime-version", "error", "runtimeVersion becomes the same-numbered prebuilt image while "
-     "that image is available, else --executor-image-uri or a newer runtimeVersion is needed."),
-    ("executor-image", "error", "--executor-image-uri: a prebuilt image runs the package, any "
-     "other image installs it and runs the module."),
-    ("package", "error", "A job without a container image runs a Python package: it needs "
-     "packageUris and pythonModule."),
-    ("job-dir", "note", "jobDir becomes baseOutputDirectory, and --job-dir is added to the "
-     "trainer's arguments (Vertex AI does not pass it)."),
-    ("scheduling", "error", "maxWaitTime needs the FLEX_START scheduling strategy "
-     "(--strategy FLEX_START; it then becomes maxWaitDuration)."),
-    ("hyperparameters", "error", "hyperparameters become a HyperparameterTuningJob; "
-     "resumePreviousJobId cannot be translated."),
-    ("dropped", "warning", "A value Vertex AI has no field for is not sent (a warning at it)."),
-)
-
+# -- what the translation reports: one rule per name of translate/notes.py's RULES --------------
 
 # what only a job about to be sent needs: validate takes a config whose package comes later
 # (submit's --package-path builds and stages it), as the ai-platform service does
@@ -270,7 +243,7 @@ def _adopter(rule_id: str) -> Callable[[VertexContext], None]:
     return adopt
 
 
-for _name, _severity, _doc in TRANSLATION_RULES:
+for _name, (_severity, _doc) in TRANSLATION_RULES.items():
     rule(f"{TRANSLATE}.{_name}", _doc, services=VERTEX, severity=_severity,
          submit=_name in SUBMIT_ONLY)(_adopter(f"{TRANSLATE}.{_name}"))
 
