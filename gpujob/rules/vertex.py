@@ -108,7 +108,16 @@ class VertexContext(Checking):
             return self.misspelt(field.replace("Count", "Type"))
         if rule == "package" and field:
             return self.misspelt("pythonModule") or self.misspelt("packageUris")
+        if rule == "dropped" and field.endswith("Type") and self._custom_cluster():
+            # "workerType is not sent: workerCount is not set": workerConf may be the count
+            return self.misspelt(field.replace("Type", "Count"))
         return False
+
+    def _custom_cluster(self) -> bool:
+        """The config describes its cluster (scaleTier CUSTOM, or none given), where a *Type
+        without its *Count is dropped for want of the count, not for the tier's machines."""
+        tier = self.catalog.scale_tiers.get(self.job.scale_tier or "CUSTOM")
+        return tier is not None and tier.custom
 
 
 # the translation's errors about the service's images, which a local run does not use
