@@ -4,7 +4,6 @@ this module only reads it."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from datetime import date
 from pathlib import Path
@@ -325,12 +324,10 @@ def integrity(data: dict[str, Any]) -> list[str]:
 
 
 def load(path: str | None = None) -> VertexCatalog:
-    """The built-in Vertex catalog (read once), or the one at ``path`` (YAML or JSON), checked
-    against ``schemas/vertex-catalog.schema.json``, as ``gpujob.catalog.load("vertex", path)``
-    gives them. A bad file raises ``UsageError``."""
-    from gpujob.catalog import files
+    """``gpujob.catalog.load("vertex", path)``, read by the same ``files.load`` (``services``
+    imports this module, so this one does not call it): the built-in Vertex catalog (read
+    once), or the one at ``path`` (YAML or JSON), checked against
+    ``schemas/vertex-catalog.schema.json``. A bad file raises ``UsageError``."""
+    from gpujob.catalog import files, vertex_data
 
-    module = sys.modules[__name__]
-    if path is None:
-        return files.built_in(module)  # type: ignore[no-any-return]
-    return build(files.read_user_catalog(module, path), path)
+    return files.load(vertex_data, path)  # type: ignore[no-any-return]
