@@ -8,7 +8,7 @@ import json
 import textwrap
 from collections.abc import Sequence
 
-from gpujob.catalog.vertex_data import Accelerator, VertexCatalog
+from gpujob.catalog.vertex_data import Accelerator, VertexCatalog, region_of
 from gpujob.console import CONSOLE
 from gpujob.gpus import Filters, report_miss, table_width
 from gpujob.gpus_vertex import (
@@ -18,7 +18,6 @@ from gpujob.gpus_vertex import (
     groups,
     machines_by_gpu,
     query,
-    region_of,
     related,
     unlisted,
 )

@@ -18,6 +18,11 @@ EXPORT = "gpujob gpus --service vertex --export-catalog"
 INTEGRITY_HINT = "every accelerator, machine type and source a section names must be defined"
 
 
+def region_of(zone: str) -> str:
+    """A zone's region: ``us-central1-a`` -> ``us-central1``."""
+    return zone.rsplit("-", 1)[0]
+
+
 class Accelerator(NamedTuple):
     api_name: str  # NVIDIA_H100_80GB
     name: str  # H100
@@ -195,7 +200,7 @@ class VertexCatalog(NamedTuple):
         zones = self.zones_for(machine, accelerator)
         if zones is None:
             return None
-        return sorted({z.rsplit("-", 1)[0] for z in zones})
+        return sorted(set(map(region_of, zones)))
 
     def is_training_region(self, region: str) -> bool:
         return region in self.training_regions

@@ -13,7 +13,6 @@ The translation is made before the rules run (``gpujob.check``) and given to the
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob.findings import Finding, JsonPath, Location
@@ -156,12 +155,6 @@ def _proxy_date(cat: VertexCatalog) -> str:
     return str(cat.sources.get("zones", {}).get("as_of", "an unknown date"))
 
 
-@cache
-def _regions(zones: tuple[str, ...]) -> frozenset[str]:
-    """The regions of a machine type's zones (asked for every file: worked out once)."""
-    return frozenset(z.rsplit("-", 1)[0] for z in zones)
-
-
 @rule("vertex.region-gpu", "The region offers each GPU of the job, by Compute Engine's zone "
       "list (a proxy for Vertex AI's, dated): a warning, left out with --no-region-check and "
       "in local runs.", services=VERTEX, severity="warning", region=True)
@@ -174,10 +167,9 @@ def region_gpu(ctx: VertexContext) -> None:
         if accel is None or accel.kind != "gpu" or cat.problem(
                 pool.machine_type, accel.api_name, pool.accelerator_count):
             continue  # no GPU, or one the machine cannot take (vertex.machine says so)
-        zones = cat.zones_for(pool.machine_type, accel.api_name)
-        if zones is None or region in _regions(zones):
+        regions = cat.regions_for(pool.machine_type, accel.api_name)
+        if regions is None or region in regions:
             continue  # the proxy has no data on it (a4x, g4), or lists it there
-        regions = cat.regions_for(pool.machine_type, accel.api_name) or []
         where = (f"{accel.name} GPUs" if not cat.machine_types[pool.machine_type].built_in
                  else f"{pool.machine_type} machines ({accel.name} GPUs)")
         elsewhere = [r for r in regions if cat.is_training_region(r)]
