@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import TypeVar
 
 from gpujob.catalog import Catalog, GpuType
+from gpujob.console import CONSOLE
 from gpujob.errors import InvalidConfig
 from gpujob.suggest import describe_list, did_you_mean
 
@@ -210,8 +211,13 @@ def render_json(offerings: Sequence[Offering], f: Filters, cat: Catalog) -> str:
     }, indent=2) + "\n"
 
 
+def table_width() -> int:
+    """The terminal's width, between 80 and 160 columns (100 when it is not a terminal)."""
+    return max(80, min(shutil.get_terminal_size((100, 24)).columns, 160))
+
+
 def render_table(offerings: Sequence[Offering], f: Filters) -> str:
-    width = max(80, min(shutil.get_terminal_size((100, 24)).columns, 160))
+    width = table_width()
     zoned = bool(f.region or f.zone)
     header = ("GPU", "COUNT", "MACHINE TYPES", "ZONES" if zoned else "REGIONS")
     rows: list[tuple[str, str, str, str] | None] = []  # None: a blank line between GPUs
@@ -251,19 +257,21 @@ def render_table(offerings: Sequence[Offering], f: Filters) -> str:
     return "\n".join(lines) + "\n\n" + "\n".join(notes) + "\n"
 
 
+def report_miss(f: Filters, alternatives: Sequence[str]) -> int:
+    """Say on stderr that no offering matches the filters, and what does without one of
+    them; exit 1."""
+    wanted = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in f.given().items())
+    CONSOLE.err(f"no GPU offering matches {wanted}")
+    for line in alternatives:
+        CONSOLE.err(f"  {line}")
+    return 1
+
+
 def run(cat: Catalog, f: Filters, fmt: str) -> int:
     """Print the offerings that match; exit 1 (with the closest alternatives) when none do."""
-    import sys
-
     found = query(cat, f)
     if fmt == "json":
-        sys.stdout.write(render_json(found, f, cat))
+        CONSOLE.json_text(render_json(found, f, cat))
     elif found:
-        sys.stdout.write(render_table(found, f))
-    if found:
-        return 0
-    wanted = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in f.given().items())
-    print(f"no GPU offering matches {wanted}", file=sys.stderr)
-    for line in alternatives(cat, f):
-        print(f"  {line}", file=sys.stderr)
-    return 1
+        CONSOLE.out(render_table(found, f))
+    return 0 if found else report_miss(f, alternatives(cat, f))

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import NamedTuple
 
-from gpujob.catalog.vertex_data import Accelerator, VertexCatalog
+from gpujob.catalog.vertex_data import Accelerator, VertexCatalog, region_of
 from gpujob.errors import InvalidConfig
 from gpujob.gpus import Filters, with_one_filter_fewer
 from gpujob.suggest import describe_list, did_you_mean, or_list
@@ -42,10 +42,6 @@ class Offering(NamedTuple):
 
     def as_dict(self) -> dict[str, object]:
         return {**self._asdict(), "regions": self.regions}
-
-
-def region_of(zone: str) -> str:
-    return zone.rsplit("-", 1)[0]
 
 
 def _key(name: str) -> str:

@@ -5,13 +5,12 @@ name, machine types by family, counts, end of support); with filters, the ``gpuj
 from __future__ import annotations
 
 import json
-import shutil
 import textwrap
 from collections.abc import Sequence
 
-from gpujob.catalog.vertex_data import Accelerator, VertexCatalog
+from gpujob.catalog.vertex_data import Accelerator, VertexCatalog, region_of
 from gpujob.console import CONSOLE
-from gpujob.gpus import Filters
+from gpujob.gpus import Filters, report_miss, table_width
 from gpujob.gpus_vertex import (
     Offering,
     alternatives,
@@ -19,7 +18,6 @@ from gpujob.gpus_vertex import (
     groups,
     machines_by_gpu,
     query,
-    region_of,
     related,
     unlisted,
 )
@@ -31,10 +29,6 @@ PROXY = ("where Compute Engine lists the machine type or GPU (the catalog's zone
          "quota or capacity")
 
 Row = tuple[str, ...] | None  # None: a blank line
-
-
-def _width() -> int:
-    return max(80, min(shutil.get_terminal_size((100, 24)).columns, 160))
 
 
 def _lines(rows: Sequence[Row], widths: Sequence[int]) -> list[str]:
@@ -59,7 +53,7 @@ def _fit(rows: Sequence[Row], fixed: int, shares: Sequence[int], cap: int | None
     real = [r for r in rows if r is not None]
     widest = [max(len(r[i]) for r in real) for i in range(len(real[0]))]
     widths = widest[:fixed]
-    rest = _width() - sum(widths) - 2 * (len(widest) - 1)
+    rest = table_width() - sum(widths) - 2 * (len(widest) - 1)
     for i, share in enumerate(shares, start=fixed):
         width = max(20, rest * share // sum(shares[i - fixed:]) if i < len(widest) - 1 else rest)
         widths.append(min(width, widest[i]) if i == cap else width)
@@ -68,7 +62,7 @@ def _fit(rows: Sequence[Row], fixed: int, shares: Sequence[int], cap: int | None
 
 
 def _notes(lines: Sequence[str]) -> str:
-    width = _width()
+    width = table_width()
     return "\n".join(textwrap.fill(line, width, subsequent_indent="  ",
                                    break_on_hyphens=False, break_long_words=False)
                      for line in lines) + "\n"
@@ -219,10 +213,4 @@ def run(cat: VertexCatalog, f: Filters, fmt: str) -> int:
         CONSOLE.out(render_types(cat, found))
     elif found:
         CONSOLE.out(render_table(cat, found, f))
-    if found:
-        return 0
-    wanted = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in f.given().items())
-    CONSOLE.err(f"no GPU offering matches {wanted}")
-    for line in alternatives(cat, f):
-        CONSOLE.err(f"  {line}")
-    return 1
+    return 0 if found else report_miss(f, alternatives(cat, f))

@@ -240,11 +240,14 @@ def test_a_valid_config_is_checked_without_importing_jsonschema(write, service):
 
 
 def _validate_in_a_new_python(path: str, service: str) -> tuple[int, bool, str]:
-    """validate's exit code, whether it imported jsonschema, and its report."""
+    """validate's exit code, whether it imported jsonschema, and its report; it must import
+    no Google client library either (valid or not, whatever the service)."""
     probe = ("import sys; from gpujob.cli import main; code = main(['validate', '--service', "
-             f"{service!r}, {path!r}]); print(code, 'jsonschema' in sys.modules, "
+             f"{service!r}, {path!r}]); print(code, 'jsonschema' in sys.modules, ','.join("
+             "m for m in sys.modules if m.startswith(('google', 'httplib2'))) or '-', "
              "file=sys.stderr)")
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                             timeout=60)
-    code, imported = result.stderr.split()[-2:]
+    code, imported, google = result.stderr.split()[-3:]
+    assert google == "-", f"validate --service {service} imported {google}"
     return int(code), imported == "True", result.stdout

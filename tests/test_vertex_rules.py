@@ -290,7 +290,7 @@ def test_every_vertex_rule_a_finding_can_name_is_exercised_here():
     translation_elsewhere = {"vertex-translate.scale-tier", "vertex-translate.pool",
                              "vertex-translate.runtime-version",
                              "vertex-translate.executor-image",
-                             "vertex-translate.job-dir", "vertex-translate.dropped"}
+                             "vertex-translate.job-dir"}
     assert set(VERTEX_RULES) - translation_elsewhere == named
 
 
@@ -319,6 +319,51 @@ def test_a_misspelt_master_type_is_one_message(cli, write):
     assert result.out == (
         "config.yaml:4:3: trainingInput.masterTyp: unknown key 'masterTyp' "
         "[schema.unknown-key]\n  hint: did you mean 'masterType'?\n")
+
+
+def test_two_misspellings_of_one_key_are_their_two_messages_and_no_more(cli, write):
+    """Neither stands in for the key (which is it?): the translation's "needs masterType" or
+    "needs packageUris and pythonModule" would only repeat the schema's did-you-means."""
+    text = container().replace("  masterType: n1-standard-8\n",
+                               "  masterTyp: n1-standard-8\n  mastrType: n1-standard-8\n")
+    result = validate(cli, write, text)
+    assert result.code == 1
+    assert result.out == (
+        "config.yaml:4:3: trainingInput.masterTyp: unknown key 'masterTyp' "
+        "[schema.unknown-key]\n  hint: did you mean 'masterType'?\n"
+        "config.yaml:5:3: trainingInput.mastrType: unknown key 'mastrType' "
+        "[schema.unknown-key]\n  hint: did you mean 'masterType'?\n")
+    package = write("trainingInput:\n  scaleTier: BASIC\n  region: us-central1\n"
+                    "  packageUris: [gs://b/t.tar.gz]\n"
+                    "  pythonModul: trainer.task\n  pythnModule: trainer.task\n")
+    sent = cli("submit", "--service", "vertex", "--dry-run", package)
+    assert sent.code == 1
+    assert "unknown key 'pythonModul'" in sent.err and "unknown key 'pythnModule'" in sent.err
+    assert "vertex-translate.package" not in sent.err
+
+
+AMBIGUOUS = container() + "  workerType: n1-standard-8\n  workerConf: 2\n"
+
+
+def test_a_key_that_may_be_a_misspelt_count_is_one_message_as_for_ai_platform(cli, write):
+    """workerConf may be workerConfig or workerCount: no "workerType is not sent: workerCount
+    is not set" beside the did-you-mean (AI Platform's replica.unused stays quiet too)."""
+    expected = ("config.yaml:9:3: trainingInput.workerConf: unknown key 'workerConf' "
+                "[schema.unknown-key]\n  hint: did you mean 'workerConfig' or 'workerCount'?\n")
+    for service in ("vertex", "ai-platform"):
+        path = write(AMBIGUOUS)
+        result = cli("validate", "--service", service, path)
+        assert (result.code, result.out.replace(str(Path(path).parent) + "/", "")) == (
+            1, expected), service
+
+
+def test_a_type_a_scale_tier_overrides_is_dropped_whatever_the_misspelt_count(cli, write):
+    text = AMBIGUOUS.replace("scaleTier: CUSTOM", "scaleTier: BASIC").replace(
+        "  masterType: n1-standard-8\n", "")
+    result = validate(cli, write, text)
+    assert ("config.yaml:7:15: trainingInput.workerType: warning: workerType is not sent: "
+            "scaleTier BASIC sets the machines [vertex-translate.dropped]\n") in result.out
+    assert "unknown key 'workerConf'" in result.out
 
 
 def test_a_package_job_is_checked_without_its_package_and_refused_without_one_at_submit(cli,

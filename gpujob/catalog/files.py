@@ -19,6 +19,13 @@ from gpujob.resources import schema_path
 HERE = Path(__file__).resolve().parent
 
 
+def load(spec: ModuleType, path: str | None) -> Any:
+    """The service's catalog: its built-in one, or the user's at ``path``."""
+    if path is None:
+        return built_in(spec)
+    return spec.build(read_user_catalog(spec, path), path)
+
+
 @cache
 def built_in(spec: ModuleType) -> Any:
     """A built-in catalog is package data: it cannot change while gpujob runs."""

@@ -67,7 +67,4 @@ def load(name: str, path: str | None = None) -> AnyCatalog:
     against the service's catalog schema. A bad file raises ``UsageError`` listing its
     problems. The caller keeps the catalog and passes it on: a user's file is read once per
     call, never cached."""
-    spec = service(name)
-    if path is None:
-        return files.built_in(spec)  # type: ignore[no-any-return]
-    return spec.build(files.read_user_catalog(spec, path), path)  # type: ignore[no-any-return]
+    return files.load(service(name), path)  # type: ignore[no-any-return]

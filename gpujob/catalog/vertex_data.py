@@ -4,7 +4,6 @@ this module only reads it."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from datetime import date
 from pathlib import Path
@@ -17,6 +16,11 @@ SCHEMA = "vertex-catalog.schema.json"
 NOUN = "Vertex catalog"
 EXPORT = "gpujob gpus --service vertex --export-catalog"
 INTEGRITY_HINT = "every accelerator, machine type and source a section names must be defined"
+
+
+def region_of(zone: str) -> str:
+    """A zone's region: ``us-central1-a`` -> ``us-central1``."""
+    return zone.rsplit("-", 1)[0]
 
 
 class Accelerator(NamedTuple):
@@ -196,7 +200,7 @@ class VertexCatalog(NamedTuple):
         zones = self.zones_for(machine, accelerator)
         if zones is None:
             return None
-        return sorted({z.rsplit("-", 1)[0] for z in zones})
+        return sorted(set(map(region_of, zones)))
 
     def is_training_region(self, region: str) -> bool:
         return region in self.training_regions
@@ -325,12 +329,10 @@ def integrity(data: dict[str, Any]) -> list[str]:
 
 
 def load(path: str | None = None) -> VertexCatalog:
-    """The built-in Vertex catalog (read once), or the one at ``path`` (YAML or JSON), checked
-    against ``schemas/vertex-catalog.schema.json``, as ``gpujob.catalog.load("vertex", path)``
-    gives them. A bad file raises ``UsageError``."""
-    from gpujob.catalog import files
+    """``gpujob.catalog.load("vertex", path)``, read by the same ``files.load`` (``services``
+    imports this module, so this one does not call it): the built-in Vertex catalog (read
+    once), or the one at ``path`` (YAML or JSON), checked against
+    ``schemas/vertex-catalog.schema.json``. A bad file raises ``UsageError``."""
+    from gpujob.catalog import files, vertex_data
 
-    module = sys.modules[__name__]
-    if path is None:
-        return files.built_in(module)  # type: ignore[no-any-return]
-    return build(files.read_user_catalog(module, path), path)
+    return files.load(vertex_data, path)  # type: ignore[no-any-return]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from gpujob.cli import candidates
@@ -22,7 +20,8 @@ def execute(settings: GpusSettings) -> int:
 
     from gpujob import gpus as command
 
-    cat = settings.check.catalog or catalog_of(settings.check.service, None)
+    cat = settings.check.catalog
+    assert cat is not None, "the command loads the catalog it browses"
     if settings.export_catalog:
         CONSOLE.out(Path(cat.path).read_text(encoding="utf-8"))
         return EXIT_OK
@@ -34,11 +33,6 @@ def execute(settings: GpusSettings) -> int:
     filters = command.resolve_filters(cat, settings.gpu, settings.machine_type, settings.count,
                                       settings.region, settings.zone)
     return report.run(cat, filters, settings.output_format)
-
-
-def catalog_of(service: str, path: str | None) -> Any:
-    """The catalog ``gpus`` browses (the service's record type: ``Catalog`` or Vertex's)."""
-    return load_catalog(service, path)
 
 
 @click.command(cls=GpujobCommand, context_settings=CONTEXT, epilog=exit_codes_help(
@@ -81,5 +75,5 @@ def gpus(gpu: str | None, machine_type: str | None, count: int | None, region: s
     """
     return execute(GpusSettings(gpu, machine_type, count, region, zone, fmt,
                                 CheckSettings(service=service,
-                                              catalog=catalog_of(service, catalog)),
+                                              catalog=load_catalog(service, catalog)),
                                 export_catalog))

@@ -13,21 +13,21 @@ The translation is made before the rules run (``gpujob.check``) and given to the
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from gpujob.findings import Finding, JsonPath, Location, Severity
+from gpujob.findings import Finding, JsonPath, Location
 from gpujob.job import TI, JobView
 from gpujob.rules import submission
 from gpujob.rules.context import Checking
 from gpujob.rules.registry import rule
 from gpujob.suggest import describe_list, did_you_mean
+from gpujob.translate.notes import RULE as TRANSLATE
+from gpujob.translate.notes import RULES as TRANSLATION_RULES
 
 if TYPE_CHECKING:  # the catalog comes with the context: validate for AI Platform never reads it
     from gpujob.catalog import VertexCatalog
 
 VERTEX = ("vertex",)
-TRANSLATE = "vertex-translate"  # the translation's rule ids: vertex-translate.RULE
 POOL_LABELS = ("the master", "the workers", "the parameter servers", "the evaluators")
 
 
@@ -85,11 +85,6 @@ class VertexContext(Checking):
         for finding in translated.findings:
             self._by_rule.setdefault(finding.rule, []).append(finding)
 
-    def region(self) -> str | None:
-        """The job's region, unless the schema refused it."""
-        region = self.job.region
-        return None if region is None or self.broken((TI, "region")) else region
-
     def adopt(self, rule_id: str) -> None:
         """The translation's findings of rule ``rule_id``, as it made them (notes, warnings
         and errors), but for those about a value the schema refused, and for a field said to
@@ -107,7 +102,16 @@ class VertexContext(Checking):
             return self.misspelt(field.replace("Count", "Type"))
         if rule == "package" and field:
             return self.misspelt("pythonModule") or self.misspelt("packageUris")
+        if rule == "dropped" and field.endswith("Type") and self._custom_cluster():
+            # "workerType is not sent: workerCount is not set": workerConf may be the count
+            return self.misspelt(field.replace("Type", "Count"))
         return False
+
+    def _custom_cluster(self) -> bool:
+        """The config describes its cluster (scaleTier CUSTOM, or none given), where a *Type
+        without its *Count is dropped for want of the count, not for the tier's machines."""
+        tier = self.catalog.scale_tiers.get(self.job.scale_tier or "CUSTOM")
+        return tier is not None and tier.custom
 
 
 # the translation's errors about the service's images, which a local run does not use
@@ -151,12 +155,6 @@ def _proxy_date(cat: VertexCatalog) -> str:
     return str(cat.sources.get("zones", {}).get("as_of", "an unknown date"))
 
 
-@cache
-def _regions(zones: tuple[str, ...]) -> frozenset[str]:
-    """The regions of a machine type's zones (asked for every file: worked out once)."""
-    return frozenset(z.rsplit("-", 1)[0] for z in zones)
-
-
 @rule("vertex.region-gpu", "The region offers each GPU of the job, by Compute Engine's zone "
       "list (a proxy for Vertex AI's, dated): a warning, left out with --no-region-check and "
       "in local runs.", services=VERTEX, severity="warning", region=True)
@@ -169,10 +167,9 @@ def region_gpu(ctx: VertexContext) -> None:
         if accel is None or accel.kind != "gpu" or cat.problem(
                 pool.machine_type, accel.api_name, pool.accelerator_count):
             continue  # no GPU, or one the machine cannot take (vertex.machine says so)
-        zones = cat.zones_for(pool.machine_type, accel.api_name)
-        if zones is None or region in _regions(zones):
+        regions = cat.regions_for(pool.machine_type, accel.api_name)
+        if regions is None or region in regions:
             continue  # the proxy has no data on it (a4x, g4), or lists it there
-        regions = cat.regions_for(pool.machine_type, accel.api_name) or []
         where = (f"{accel.name} GPUs" if not cat.machine_types[pool.machine_type].built_in
                  else f"{pool.machine_type} machines ({accel.name} GPUs)")
         elsewhere = [r for r in regions if cat.is_training_region(r)]
@@ -227,35 +224,7 @@ def _gpus_hint(cat: VertexCatalog, accelerator: str) -> str:
             "and their counts")
 
 
-# -- what the translation reports ----------------------------------------------------------------
-
-# (rule, severity as listed: the most severe it gives, what it reports)
-TRANSLATION_RULES: tuple[tuple[str, Severity, str], ...] = (
-    ("scale-tier", "error", "A scale tier becomes its worker pools (a note says which); one "
-     "with no Vertex AI equivalent (PREMIUM_1) is refused."),
-    ("pool", "error", "The cluster translates into worker pools: CUSTOM needs masterType, and a "
-     "replica count its machine type."),
-    ("machine-type", "note", "A legacy machine type becomes a Compute Engine machine type with "
-     "its GPUs (a note says which, and why a GPU Vertex no longer has was replaced)."),
-    ("accelerator", "error", "GPUs and TPUs Vertex AI no longer has (K80, TPU Pods) are refused "
-     "with the type to use; one past its end of support draws a warning."),
-    ("tpu-cluster", "error", "A master plus Cloud TPU workers cannot run on Vertex AI: a TPU "
-     "machine is a job's single pool."),
-    ("runtime-version", "error", "runtimeVersion becomes the same-numbered prebuilt image while "
-     "that image is available, else --executor-image-uri or a newer runtimeVersion is needed."),
-    ("executor-image", "error", "--executor-image-uri: a prebuilt image runs the package, any "
-     "other image installs it and runs the module."),
-    ("package", "error", "A job without a container image runs a Python package: it needs "
-     "packageUris and pythonModule."),
-    ("job-dir", "note", "jobDir becomes baseOutputDirectory, and --job-dir is added to the "
-     "trainer's arguments (Vertex AI does not pass it)."),
-    ("scheduling", "error", "maxWaitTime needs the FLEX_START scheduling strategy "
-     "(--strategy FLEX_START; it then becomes maxWaitDuration)."),
-    ("hyperparameters", "error", "hyperparameters become a HyperparameterTuningJob; "
-     "resumePreviousJobId cannot be translated."),
-    ("dropped", "warning", "A value Vertex AI has no field for is not sent (a warning at it)."),
-)
-
+# -- what the translation reports: one rule per name of translate/notes.py's RULES --------------
 
 # what only a job about to be sent needs: validate takes a config whose package comes later
 # (submit's --package-path builds and stages it), as the ai-platform service does
@@ -270,7 +239,7 @@ def _adopter(rule_id: str) -> Callable[[VertexContext], None]:
     return adopt
 
 
-for _name, _severity, _doc in TRANSLATION_RULES:
+for _name, (_severity, _doc) in TRANSLATION_RULES.items():
     rule(f"{TRANSLATE}.{_name}", _doc, services=VERTEX, severity=_severity,
          submit=_name in SUBMIT_ONLY)(_adopter(f"{TRANSLATE}.{_name}"))
 

@@ -10,6 +10,37 @@ from gpujob.findings import Finding, JsonPath, Location, Severity
 
 RULE = "vertex-translate"
 
+# The rules a translation's findings name (``RULE.name``): for each, the most severe finding it
+# gives and what it reports. ``gpujob.rules.vertex`` registers one rule per name, which puts the
+# findings in the report; ``Notes`` takes no other name, so none can go unreported.
+RULES: dict[str, tuple[Severity, str]] = {
+    "scale-tier": ("error", "A scale tier becomes its worker pools (a note says which); one "
+                   "with no Vertex AI equivalent (PREMIUM_1) is refused."),
+    "pool": ("error", "The cluster translates into worker pools: CUSTOM needs masterType, and a "
+             "replica count its machine type."),
+    "machine-type": ("note", "A legacy machine type becomes a Compute Engine machine type with "
+                     "its GPUs (a note says which, and why a GPU Vertex no longer has was "
+                     "replaced)."),
+    "accelerator": ("error", "GPUs and TPUs Vertex AI no longer has (K80, TPU Pods) are refused "
+                    "with the type to use; one past its end of support draws a warning."),
+    "tpu-cluster": ("error", "A master plus Cloud TPU workers cannot run on Vertex AI: a TPU "
+                    "machine is a job's single pool."),
+    "runtime-version": ("error", "runtimeVersion becomes the same-numbered prebuilt image while "
+                        "that image is available, else --executor-image-uri or a newer "
+                        "runtimeVersion is needed."),
+    "executor-image": ("error", "--executor-image-uri: a prebuilt image runs the package, any "
+                       "other image installs it and runs the module."),
+    "package": ("error", "A job without a container image runs a Python package: it needs "
+                "packageUris and pythonModule."),
+    "job-dir": ("note", "jobDir becomes baseOutputDirectory, and --job-dir is added to the "
+                "trainer's arguments (Vertex AI does not pass it)."),
+    "scheduling": ("error", "maxWaitTime needs the FLEX_START scheduling strategy "
+                   "(--strategy FLEX_START; it then becomes maxWaitDuration)."),
+    "hyperparameters": ("error", "hyperparameters become a HyperparameterTuningJob; "
+                        "resumePreviousJobId cannot be translated."),
+    "dropped": ("warning", "A value Vertex AI has no field for is not sent (a warning at it)."),
+}
+
 
 class Notes:
     """Findings of one translation: ``note`` (a value was translated into something else),
@@ -26,6 +57,8 @@ class Notes:
 
     def _add(self, severity: Severity, rule: str, path: JsonPath, message: str,
              hint: str | None, location: Location | None) -> None:
+        if rule not in RULES:  # a finding no rule adopts would never be reported
+            raise ValueError(f"{RULE}.{rule} is not a translation rule (notes.RULES)")
         where = location or self.doc.locate(path)
         self.findings.append(Finding(severity, f"{RULE}.{rule}", message, path, where, hint))
 
