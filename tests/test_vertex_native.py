@@ -147,8 +147,12 @@ def test_a_job_copied_from_describe_is_told_which_fields_the_service_sets():
                             "at least 0, found the number 2.0 [schema.type]"),
     ("    replicaCount: -1", "3:19: workerPoolSpecs[0].replicaCount: expected a whole number of "
                            "at least 0, found the number -1 [schema.type]"),
+    # an int32 is a number only: the discovery document has no string form for it
+    ("    diskSpec: {bootDiskSizeGb: '100'}\n    replicaCount: 1",
+     "3:32: workerPoolSpecs[0].diskSpec.bootDiskSizeGb: expected a whole number, found the "
+     "string '100' [schema.type]\n  hint: write a whole number without quotes, such as 4"),
 ])
-def test_counts_are_whole_numbers(line, message):
+def test_counts_and_sizes_are_whole_numbers(line, message):
     text = pool("n1-standard-4").replace("    replicaCount: 1", line)
     assert shown(text)[0].startswith(message)
 
@@ -320,7 +324,7 @@ def test_a_spec_is_sent_as_a_custom_job_named_after_its_file_with_the_encodings_
     assert body["labels"] == {"gpujob-submission": "tok-1"}
     pools = body["jobSpec"]["workerPoolSpecs"]
     assert [p.get("replicaCount") for p in pools] == ["1", None, "3"]  # int64: strings
-    assert pools[0]["machineSpec"]["acceleratorCount"] == 2  # int32: a number
+    assert pools[0]["machineSpec"]["acceleratorCount"] == 2  # int32: as written
     assert pools[0]["diskSpec"]["bootDiskSizeGb"] == 200
     assert body["jobSpec"]["scheduling"] == {"timeout": "7200s", "strategy": "SPOT"}
     assert request_violations("aiplatform.v1", body, "projects", "locations", "customJobs",
