@@ -198,11 +198,16 @@ class _Reporter:
         unknown = [key for key in err.instance if key not in known]
         for n, key in enumerate(unknown):
             # hints are the costly part; the report shows MAX_OF_A_KIND of a kind per file
-            hint = self.key_hint(path, key, known, err.instance) if n < MAX_OF_A_KIND else None
+            hint = self.key_hint(path, key, known, err.instance, err.schema) \
+                if n < MAX_OF_A_KIND else None
             self.add("schema.unknown-key", (*path, key), f"unknown key {key!r}", hint, key=True)
 
-    def key_hint(self, path: JsonPath, key: str, known: list[str], mapping: dict) -> str | None:
-        if self.is_job and path == () and key in _OUTPUT_ONLY:
+    def key_hint(self, path: JsonPath, key: str, known: list[str], mapping: dict,
+                 node: dict[str, Any]) -> str | None:
+        """``node``: the schema of ``mapping``; its ``x-output-only`` names the fields the
+        service sets there (a config copied from ``describe`` carries them)."""
+        if key in node.get("x-output-only", ()) or (
+                self.is_job and path == () and key in _OUTPUT_ONLY):
             return f"{key} is set by the service (output only); remove it"
         if self.is_job and path == () and key == "predictionInput":
             return "gpujob submits training jobs; predictionInput belongs to prediction jobs"

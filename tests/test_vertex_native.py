@@ -140,6 +140,9 @@ def test_a_job_copied_from_describe_is_told_which_fields_the_service_sets():
         "  hint: state is set by the service (output only); remove it",
         "3:1: name: unknown key 'name' [schema.unknown-key]\n"
         "  hint: name is set by the service (output only); remove it"]
+    assert shown("trials: []\n" + TUNING)[0] == (
+        "1:1: trials: unknown key 'trials' [schema.unknown-key]\n"
+        "  hint: trials is set by the service (output only); remove it")
 
 
 @pytest.mark.parametrize("line, message", [

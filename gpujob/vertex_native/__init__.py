@@ -55,8 +55,7 @@ def check(doc: Document, cat: VertexCatalog, today: date | None = None, *,
     found = kind(doc.data)
     if found is None:
         raise ValueError("not a native Vertex config")
-    findings = [shapes.output_only_hint(found, f) for f in
-                schema.check(doc, SCHEMAS[found])]
+    findings = schema.check(doc, SCHEMAS[found])
     refused = {f.path for f in findings if f.is_error}
     findings += rules.check(doc, found, cat, today or date.today(), refused, region=region,
                             region_origin=region_origin or REGION_FLAG,

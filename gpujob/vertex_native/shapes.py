@@ -1,6 +1,6 @@
 """What a native Vertex config is shaped as: its kind (by its top-level keys), the schema of
-each kind, the schema of any value in it (``schema_at``), and the encodings the discovery
-document declares (``encoded``: int64 values as strings of digits)."""
+each kind, and the encodings the discovery document declares (``encoded``: int64 values as
+strings of digits)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from functools import cache
 from typing import Any
 
 from gpujob import numbers
-from gpujob.findings import Finding, JsonPath
+from gpujob.findings import JsonPath
 from gpujob.resources import load_schema
 
 SCHEMAS = {
@@ -34,43 +34,6 @@ def kind(data: Any) -> str | None:
     return None
 
 
-def _resolve(node: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
-    while "$ref" in node:
-        node = defs[node["$ref"].rsplit("/", 1)[-1]]
-    return node
-
-
-def schema_at(found: str, path: JsonPath) -> dict[str, Any] | None:
-    """The schema of the value at ``path`` in a config of kind ``found`` (references
-    followed), or None where the schema has no such place."""
-    schema = load_schema(SCHEMAS[found])
-    defs = schema["$defs"]
-    node = _resolve(schema, defs)
-    for key in path:
-        if isinstance(key, int):
-            node = node.get("items") if node.get("type") == "array" else None
-        else:
-            node = node.get("properties", {}).get(key) or (
-                node.get("additionalProperties") if node.get("type") == "object"
-                and isinstance(node.get("additionalProperties"), dict) else None)
-        if not isinstance(node, dict):
-            return None
-        node = _resolve(node, defs)
-    return node
-
-
-def output_only_hint(found: str, finding: Finding) -> Finding:
-    """An unknown key that is an output-only field where it stands (a config copied from
-    ``describe``) is told so."""
-    if finding.rule != "schema.unknown-key" or not finding.path:
-        return finding
-    parent = schema_at(found, finding.path[:-1])
-    if parent and finding.path[-1] in parent.get("x-output-only", ()):
-        return finding._replace(hint=f"{finding.path[-1]} is set by the service (output "
-                                     "only); remove it")
-    return finding
-
-
 @cache
 def _int64s(found: str) -> frozenset[str]:
     """``#/$defs/NAME`` of the int64 encodings: a number, or a string of digits (an int32 is a
@@ -91,7 +54,8 @@ def _encode(value: Any, node: dict[str, Any], defs: dict[str, Any],
             int64s: frozenset[str]) -> Any:
     if node.get("$ref") in int64s and numbers.is_integer(value):
         return str(value)
-    node = _resolve(node, defs)
+    while "$ref" in node:
+        node = defs[node["$ref"].rsplit("/", 1)[-1]]
     if isinstance(value, dict):
         props = node.get("properties", {})
         extra = node.get("additionalProperties")
