@@ -13,9 +13,11 @@ from typing import Any
 from gpujob.catalog.vertex_data import VertexCatalog
 from gpujob.config.document import Document
 from gpujob.findings import Finding, JsonPath, Location
+from gpujob.job import as_str
 from gpujob.numbers import as_count
 from gpujob.suggest import describe_list, did_you_mean
-from gpujob.vertex_native.shapes import SPEC_PATHS
+from gpujob.translate.notes import mapping
+from gpujob.vertex_native import shapes
 
 RULES = "vertex"
 _STOPPING = ("decayCurveStoppingSpec", "medianAutomatedStoppingSpec",
@@ -40,32 +42,19 @@ class _Findings:
                                 where or self.doc.locate(path, key=key), hint))
 
 
-def _map(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
 def check(doc: Document, found: str, cat: VertexCatalog, today: date, refused: set[JsonPath],
           *, region: str | None, region_origin: Location, relax_region: bool) -> list[Finding]:
     """The catalog's findings for a native config of kind ``found``."""
     f = _Findings(doc, refused, relax_region)
-    spec_path = SPEC_PATHS[found]
-    spec = doc.data
-    for key in spec_path:
-        spec = _map(spec.get(key))
-    pools = spec.get("workerPoolSpecs")
-    here = (*spec_path, "workerPoolSpecs")
-    if isinstance(pools, list):
+    here, pools = shapes.pools(doc.data)
+    if pools is not None:
         pools = [_as_meant(pool, (*here, i, "machineSpec"), refused)
                  for i, pool in enumerate(pools)]
         _pools(f, pools, here, cat, today)
         if region:
             _region(f, pools, here, region, region_origin, cat)
     if found == "HyperparameterTuningJob":
-        _study(f, _map(doc.data.get("studySpec")), ("studySpec",))
+        _study(f, mapping(doc.data.get("studySpec")), ("studySpec",))
     return f.out
 
 
@@ -76,7 +65,7 @@ def _as_meant(pool: Any, path: JsonPath, refused: set[JsonPath]) -> Any:
     """A pool whose machineSpec has a misspelt field (``machineTyp``: the schema reports it
     with a did-you-mean) read with that key's value in the field's place, so that the rules
     still check the rest and the typo is one message."""
-    machine = _map(pool).get("machineSpec") if isinstance(pool, dict) else None
+    machine = mapping(pool).get("machineSpec") if isinstance(pool, dict) else None
     if not isinstance(machine, dict):
         return pool
     meant = dict(machine)
@@ -99,11 +88,11 @@ def _pools(f: _Findings, pools: list[Any], here: JsonPath, cat: VertexCatalog,
               "primary replica (workerpool0)", "describe its machine and code; only later "
               "pools may be empty placeholders ({})")
     for i in used:
-        pool = _map(pools[i])
+        pool = mapping(pools[i])
         path = (*here, i)
         _code(f, pool, path, cat, today)
-        machine = _map(pool.get("machineSpec"))
-        if _text(machine.get("machineType")) is None:
+        machine = mapping(pool.get("machineSpec"))
+        if as_str(machine.get("machineType")) is None:
             f.add("error", "pool", path, f"worker pool {i} has no machineSpec.machineType",
                   "name the machine type of its replicas (gpujob gpus --service vertex lists "
                   "them)", key=True)
@@ -115,7 +104,7 @@ def _pools(f: _Findings, pools: list[Any], here: JsonPath, cat: VertexCatalog,
 def _machine(f: _Findings, machine: dict[str, Any], path: JsonPath, cat: VertexCatalog,
              today: date) -> None:
     name = machine["machineType"]
-    accel, count = _text(machine.get("acceleratorType")), as_count(machine.get("acceleratorCount"))
+    accel, count = as_str(machine.get("acceleratorType")), as_count(machine.get("acceleratorCount"))
     if name not in cat.machine_types:
         guess = did_you_mean(name, list(cat.machine_types))
         f.add("error", "machine", (*path, "machineType"), f"{name} is not a machine type "
@@ -152,7 +141,7 @@ def _code(f: _Findings, pool: dict[str, Any], path: JsonPath, cat: VertexCatalog
               "a pool runs exactly one of them", "containerSpec runs an image; "
               "pythonPackageSpec runs a Python package on a prebuilt executor image", key=True)
         return
-    uri = _text(_map(pool.get("pythonPackageSpec")).get("executorImageUri"))
+    uri = as_str(mapping(pool.get("pythonPackageSpec")).get("executorImageUri"))
     if uri is not None:
         _executor(f, uri, (*path, "pythonPackageSpec", "executorImageUri"), cat, today)
 
@@ -188,7 +177,7 @@ def _executor(f: _Findings, uri: str, path: JsonPath, cat: VertexCatalog, today:
 
 def _tpu(f: _Findings, pool: dict[str, Any], path: JsonPath, used: int,
          cat: VertexCatalog) -> None:
-    name = _map(pool.get("machineSpec")).get("machineType")
+    name = mapping(pool.get("machineSpec")).get("machineType")
     machine = cat.machine_types.get(name) if isinstance(name, str) else None
     replicas = as_count(pool.get("replicaCount"))
     if machine is None or not machine.single_replica or (used == 1 and (replicas or 1) == 1):
@@ -206,8 +195,8 @@ def _region(f: _Findings, pools: list[Any], here: JsonPath, region: str, origin:
         return
     as_of = cat.sources["zones"]["as_of"]
     for i, pool in enumerate(pools):
-        machine = _map(_map(pool).get("machineSpec"))
-        name, accel = _text(machine.get("machineType")), _text(machine.get("acceleratorType"))
+        machine = mapping(mapping(pool).get("machineSpec"))
+        name, accel = as_str(machine.get("machineType")), as_str(machine.get("acceleratorType"))
         regions = cat.regions_for(name, accel) if name else None
         if regions is not None and region not in regions:
             path = (*here, i, "machineSpec", "acceleratorType" if accel else "machineType")
@@ -237,7 +226,7 @@ def _study(f: _Findings, study: dict[str, Any], path: JsonPath) -> None:
     params = study.get("parameters") if isinstance(study.get("parameters"), list) else []
     seen: set[str] = set()
     for i, param in enumerate(params):
-        spec = _map(param)
+        spec = mapping(param)
         where = (*path, "parameters", i)
         ident = spec.get("parameterId")
         if isinstance(ident, str) and ident in seen:

@@ -34,6 +34,18 @@ def kind(data: Any) -> str | None:
     return None
 
 
+def pools(data: Any) -> tuple[JsonPath, list[Any] | None]:
+    """Where a native config's ``workerPoolSpecs`` are (in its CustomJobSpec), and the list;
+    None where there is none, or not a list (the schema says what is wrong)."""
+    found = kind(data)
+    here: JsonPath = SPEC_PATHS[found] if found else ()
+    node = data
+    for key in here:
+        node = node.get(key) if isinstance(node, dict) else None
+    listed = node.get("workerPoolSpecs") if isinstance(node, dict) else None
+    return (*here, "workerPoolSpecs"), listed if isinstance(listed, list) else None
+
+
 @cache
 def _int64s(found: str) -> frozenset[str]:
     """``#/$defs/NAME`` of the int64 encodings: a number, or a string of digits (an int32 is a
