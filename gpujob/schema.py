@@ -232,8 +232,7 @@ class _Reporter:
     def did_you_mean(self, path: JsonPath, key: str, meant: str) -> str:
         """The hint for a clear misspelling, noted so that its value can stand in for the key
         it means (``gpujob.typos``)."""
-        if self.is_job:
-            self.meant[(*path, key)] = meant
+        self.meant[(*path, key)] = meant
         return f"did you mean {meant!r}?"
 
     def stand_ins(self) -> dict[JsonPath, str]:
@@ -371,10 +370,13 @@ class JobChecked(NamedTuple):
     stand_ins: dict[JsonPath, str]  # a clearly misspelt key's path -> the key it means
 
 
-def check_job(doc: Document, choices: Choices = ()) -> JobChecked:
-    """``check`` of a Job, with the unknown keys whose did-you-mean is clear: one key spelt
-    close, and not set beside it (a misspelt key's value can stand in for it, ``gpujob.typos``)."""
-    reporter = _report(doc, SCHEMA_FILE, choices)
+def check_job(doc: Document, choices: Choices = (),
+              schema_name: str = SCHEMA_FILE) -> JobChecked:
+    """``check`` of a job (an AI Platform Job unless ``schema_name`` names another schema, such
+    as a native Vertex config's), with the unknown keys whose did-you-mean is clear: one key
+    spelt close, and not set beside it (a misspelt key's value can stand in for it,
+    ``gpujob.typos``)."""
+    reporter = _report(doc, schema_name, choices)
     return JobChecked(sorted(reporter.findings, key=position_key), reporter.stand_ins())
 
 

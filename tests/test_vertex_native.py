@@ -122,9 +122,7 @@ def test_misspelt_keys_and_values_get_a_did_you_mean_at_their_place():
     assert shown(text) == [
         "4:24: workerPoolSpecs[0].machineSpec.acceleratorType: 'NVIDIA_TESLA_T5' is not a valid "
         "acceleratorType [schema.enum]\n  hint: did you mean 'NVIDIA_TESLA_T4'?",
-        "8:5: workerPoolSpecs[0].containerSpec: missing required key 'imageUri' "
-        "[schema.required]\n  hint: The URI of a container image in the Container Registry that "
-        "is to be run on each worker replica.",
+        # (imageUrl stands in for imageUri: not also "missing required key 'imageUri'")
         "9:7: workerPoolSpecs[0].containerSpec.imageUrl: unknown key 'imageUrl' "
         "[schema.unknown-key]\n  hint: did you mean 'imageUri'?",
         "15:40: scheduling.strategy: 'spot' is not a valid strategy [schema.enum]\n"
@@ -438,3 +436,30 @@ def test_a_misspelt_machine_field_is_one_message_and_the_rest_is_still_checked()
         "2:98: workerPoolSpecs[0].machineSpec.acceleratorCount: n1-standard-8 takes 1, 2 or 4 × "
         "NVIDIA_TESLA_T4, not 3 [vertex.machine]\n  hint: `gpujob gpus --service vertex --gpu "
         "t4` lists the machine types that take it and their counts"]
+
+
+def test_a_clear_typo_stands_in_and_what_its_value_breaks_is_reported_where_it_is_written():
+    text = pool("n1-standard-8", "NVIDIA_TESLA_T4", 3).replace("acceleratorCount:",
+                                                                "acceleratorCoun:")
+    assert shown(text) == [
+        "2:81: workerPoolSpecs[0].machineSpec.acceleratorCoun: unknown key 'acceleratorCoun' "
+        "[schema.unknown-key]\n  hint: did you mean 'acceleratorCount'?",
+        "2:98: workerPoolSpecs[0].machineSpec.acceleratorCoun: n1-standard-8 takes 1, 2 or 4 × "
+        "NVIDIA_TESLA_T4, not 3 [vertex.machine]\n  hint: `gpujob gpus --service vertex --gpu "
+        "t4` lists the machine types that take it and their counts"]
+
+
+def test_an_ambiguous_typo_stands_in_for_nothing_and_the_rest_is_checked():
+    """acceleratorC is spelt like acceleratorCount and like acceleratorType (set beside it): the
+    hint names both, its 3 is not checked as a count, no "set both or neither" repeats the
+    typo, and the next pool is still checked."""
+    text = pool("n1-standard-8", "NVIDIA_TESLA_T4", 3).replace(
+        "acceleratorCount:", "acceleratorC:") + pool("n1-standrd-8").removeprefix(
+        "workerPoolSpecs:\n")
+    assert shown(text) == [
+        "2:81: workerPoolSpecs[0].machineSpec.acceleratorC: unknown key 'acceleratorC' "
+        "[schema.unknown-key]\n  hint: did you mean 'acceleratorCount' or 'acceleratorType' "
+        "(already set here)?",
+        "5:32: workerPoolSpecs[1].machineSpec.machineType: n1-standrd-8 is not a machine type "
+        "Vertex AI custom training offers [vertex.machine]\n"
+        "  hint: did you mean 'n1-standard-8'?"]

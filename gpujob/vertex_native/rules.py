@@ -41,6 +41,13 @@ class _Findings:
         self.out.append(Finding(severity, f"{RULES}.{rule}", message, path,  # type: ignore[arg-type]
                                 where or self.doc.locate(path, key=key), hint))
 
+    def misspelt(self, mapping_: dict[str, Any], path: JsonPath, field: str) -> bool:
+        """The mapping at ``path`` holds an unknown key that may be a misspelling of ``field``
+        (the schema says so; saying ``field`` is missing would repeat it). A clear misspelling
+        stands in for its key (``gpujob.typos``): this is about the others."""
+        return any(did_you_mean(key, [field]) == field for key in mapping_
+                   if (*path, key) in self.refused)
+
 
 def check(doc: Document, found: str, cat: VertexCatalog, today: date, refused: set[JsonPath],
           *, region: str | None, region_origin: Location, relax_region: bool) -> list[Finding]:
@@ -48,32 +55,12 @@ def check(doc: Document, found: str, cat: VertexCatalog, today: date, refused: s
     f = _Findings(doc, refused, relax_region)
     here, pools = shapes.pools(doc.data)
     if pools is not None:
-        pools = [_as_meant(pool, (*here, i, "machineSpec"), refused)
-                 for i, pool in enumerate(pools)]
         _pools(f, pools, here, cat, today)
         if region:
             _region(f, pools, here, region, region_origin, cat)
     if found == "HyperparameterTuningJob":
         _study(f, mapping(doc.data.get("studySpec")), ("studySpec",))
     return f.out
-
-
-_MACHINE_FIELDS = ("machineType", "acceleratorType", "acceleratorCount")
-
-
-def _as_meant(pool: Any, path: JsonPath, refused: set[JsonPath]) -> Any:
-    """A pool whose machineSpec has a misspelt field (``machineTyp``: the schema reports it
-    with a did-you-mean) read with that key's value in the field's place, so that the rules
-    still check the rest and the typo is one message."""
-    machine = mapping(pool).get("machineSpec") if isinstance(pool, dict) else None
-    if not isinstance(machine, dict):
-        return pool
-    meant = dict(machine)
-    for key, value in machine.items():
-        guess = did_you_mean(key, _MACHINE_FIELDS) if (*path, key) in refused else None
-        if guess and guess not in machine:
-            meant[guess] = value
-    return {**pool, "machineSpec": meant}
 
 
 def _pools(f: _Findings, pools: list[Any], here: JsonPath, cat: VertexCatalog,
@@ -93,9 +80,10 @@ def _pools(f: _Findings, pools: list[Any], here: JsonPath, cat: VertexCatalog,
         _code(f, pool, path, cat, today)
         machine = mapping(pool.get("machineSpec"))
         if as_str(machine.get("machineType")) is None:
-            f.add("error", "pool", path, f"worker pool {i} has no machineSpec.machineType",
-                  "name the machine type of its replicas (gpujob gpus --service vertex lists "
-                  "them)", key=True)
+            if not f.misspelt(machine, (*path, "machineSpec"), "machineType"):
+                f.add("error", "pool", path, f"worker pool {i} has no machineSpec.machineType",
+                      "name the machine type of its replicas (gpujob gpus --service vertex "
+                      "lists them)", key=True)
             continue
         _machine(f, machine, (*path, "machineSpec"), cat, today)
         _tpu(f, pool, path, len(used), cat)
@@ -114,6 +102,9 @@ def _machine(f: _Findings, machine: dict[str, Any], path: JsonPath, cat: VertexC
     if (machine.get("acceleratorType") is not None and accel is None) or \
             (machine.get("acceleratorCount") is not None and count is None):
         return  # a value the schema refused: its finding says what is wrong
+    if any(field not in machine and f.misspelt(machine, path, field)
+           for field in ("acceleratorType", "acceleratorCount")):
+        return  # one the schema reported misspelt, but not clearly: its finding says so
     problem = cat.problem(name, accel, count)
     if problem:
         taken = accel in cat.machine_types[name].accelerators  # then the count is wrong
