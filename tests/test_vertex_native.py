@@ -260,12 +260,27 @@ def test_the_region_when_given():
         "hint: us-central1-a looks like a zone; the job takes its region, us-central1")
     assert shown(text, region="us-centrl1", region_check=False)[0].startswith(
         "command line (--region): warning: 'us-centrl1' is not a region")
-    (zones,) = shown(text, region="us-west2")
-    assert zones.startswith(
-        "2:64: workerPoolSpecs[0].machineSpec.acceleratorType: warning: a3-highgpu-1g with "
-        "NVIDIA_H100_80GB is not listed in any zone of us-west2 (Compute Engine zones as of "
-        "2026-11-23, a proxy for Vertex AI) [vertex.zones]\n  hint: regions that list it: "
-        "asia-east1,"), zones
+    (endpoint_only,) = shown(text, region="us-central2")  # as for an AI Platform config's
+    assert endpoint_only.startswith(
+        "command line (--region): 'us-central2' is not a region Vertex AI custom training runs "
+        "in (it has an API endpoint, but it is not among the training regions) [vertex.region]"
+        "\n  hint: training regions: africa-south1, asia-east1, "), endpoint_only
+
+
+def test_gpus_the_zone_proxy_does_not_list_in_the_region_are_a_warning_as_for_ai_platform():
+    """vertex.region-gpu, worded as for an AI Platform config, once per machine and GPU, and
+    left out with --no-region-check (and in local runs, which check with region_check off)."""
+    text = pool("a3-highgpu-1g", "NVIDIA_H100_80GB", 1)
+    twice = text + text.removeprefix("workerPoolSpecs:\n")
+    assert shown(twice, region="us-west2") == [
+        "2:64: workerPoolSpecs[0].machineSpec.acceleratorType: warning: a3-highgpu-1g machines "
+        "(H100 GPUs), asked for by worker pool 0, are not listed in any zone of us-west2 in "
+        "Compute Engine's zone list (a proxy for Vertex AI's, read 2026-11-23) "
+        "[vertex.region-gpu]\n  hint: training regions where they are listed: asia-east1, "
+        "asia-northeast1, asia-south1, asia-south2, asia-southeast1, australia-southeast1, "
+        "europe-north1, europe-west1 … (17 in all); Vertex AI's own list can differ "
+        "(--no-region-check leaves this out)"]
+    assert shown(text, region="us-west2", region_check=False) == []
 
 
 TUNING = """\

@@ -126,12 +126,12 @@ def for_local_run(findings: list[Finding]) -> list[Finding]:
 
 # -- where: training regions, and GPUs by zone (a proxy) ---------------------------------------
 
-@rule("vertex.region", "The region is one where Vertex AI runs custom training jobs.",
-      services=VERTEX, region=True)
-def region_unknown(ctx: VertexContext) -> None:
-    region, cat = ctx.region(), ctx.catalog
-    if region is None or cat.is_training_region(region):
-        return
+def region_problem(region: str, cat: VertexCatalog) -> tuple[str, str] | None:
+    """vertex.region's message and hint where Vertex AI does not run custom training in
+    ``region`` (an AI Platform config's, or the --region of a native config); None where it
+    does."""
+    if cat.is_training_region(region):
+        return None
     message = f"{region!r} is not a region {cat.service_name} runs in"
     zone_of = region.rsplit("-", 1)[0]
     guess = did_you_mean(region, list(cat.training_regions))
@@ -144,7 +144,16 @@ def region_unknown(ctx: VertexContext) -> None:
         hint = f"did you mean {guess!r}?"
     else:
         hint = f"training regions: {describe_list(list(cat.training_regions), 40)}"
-    ctx.emit((TI, "region"), message, hint)
+    return message, hint
+
+
+@rule("vertex.region", "The region is one where Vertex AI runs custom training jobs.",
+      services=VERTEX, region=True)
+def region_unknown(ctx: VertexContext) -> None:
+    region = ctx.region()
+    problem = region_problem(region, ctx.catalog) if region is not None else None
+    if problem is not None:
+        ctx.emit((TI, "region"), *problem)
 
 
 def _proxy_date(cat: VertexCatalog) -> str:
@@ -165,23 +174,33 @@ def region_gpu(ctx: VertexContext) -> None:
     if ctx.relax_region or region is None or not cat.is_training_region(region):
         return
     for pool in ctx.pools:
-        accel = cat.accelerators.get(pool.accelerator_type or "")
-        if accel is None or accel.kind != "gpu" or cat.problem(
-                pool.machine_type, accel.api_name, pool.accelerator_count):
-            continue  # no GPU, or one the machine cannot take (vertex.machine says so)
-        zones = cat.zones_for(pool.machine_type, accel.api_name)
-        if zones is None or region in _regions(zones):
-            continue  # the proxy has no data on it (a4x, g4), or lists it there
-        regions = cat.regions_for(pool.machine_type, accel.api_name) or []
-        where = (f"{accel.name} GPUs" if not cat.machine_types[pool.machine_type].built_in
-                 else f"{pool.machine_type} machines ({accel.name} GPUs)")
-        elsewhere = [r for r in regions if cat.is_training_region(r)]
-        ctx.once(f"{pool.machine_type}:{accel.api_name}", pool.type_path,
-                 f"{where}, asked for by {POOL_LABELS[pool.index]}, are not listed in any zone "
-                 f"of {region} in Compute Engine's zone list (a proxy for Vertex AI's, read "
-                 f"{_proxy_date(cat)})",
-                 f"training regions where they are listed: {describe_list(elsewhere, 8)}; "
-                 "Vertex AI's own list can differ (--no-region-check leaves this out)")
+        unlisted = gpus_unlisted(region, pool.machine_type, pool.accelerator_type,
+                                 pool.accelerator_count, POOL_LABELS[pool.index], cat)
+        if unlisted is not None:
+            ctx.once(f"{pool.machine_type}:{pool.accelerator_type}", pool.type_path, *unlisted)
+
+
+def gpus_unlisted(region: str, machine: str, accelerator: str | None, count: int | None,
+                  asked_by: str, cat: VertexCatalog) -> tuple[str, str] | None:
+    """vertex.region-gpu's message and hint where Compute Engine's zone list does not list the
+    GPUs of ``machine`` (with ``count`` × ``accelerator``) in ``region``, a training region;
+    None where it does, where the proxy has no data on them (a4x, g4), and where there is no
+    GPU or one the machine cannot take (vertex.machine says so). ``asked_by``: the pool, in
+    words."""
+    accel = cat.accelerators.get(accelerator or "")
+    if accel is None or accel.kind != "gpu" or cat.problem(machine, accel.api_name, count):
+        return None
+    zones = cat.zones_for(machine, accel.api_name)
+    if zones is None or region in _regions(zones):
+        return None
+    regions = cat.regions_for(machine, accel.api_name) or []
+    where = (f"{accel.name} GPUs" if not cat.machine_types[machine].built_in
+             else f"{machine} machines ({accel.name} GPUs)")
+    elsewhere = [r for r in regions if cat.is_training_region(r)]
+    return (f"{where}, asked for by {asked_by}, are not listed in any zone of {region} in "
+            f"Compute Engine's zone list (a proxy for Vertex AI's, read {_proxy_date(cat)})",
+            f"training regions where they are listed: {describe_list(elsewhere, 8)}; "
+            "Vertex AI's own list can differ (--no-region-check leaves this out)")
 
 
 # -- machines: machine type x accelerator x count ------------------------------------------------

@@ -15,7 +15,8 @@ from gpujob.config.document import Document
 from gpujob.findings import Finding, JsonPath, Location
 from gpujob.job import as_str
 from gpujob.numbers import as_count
-from gpujob.suggest import describe_list, did_you_mean
+from gpujob.rules.vertex import gpus_unlisted, region_problem
+from gpujob.suggest import did_you_mean
 from gpujob.translate.notes import mapping
 from gpujob.vertex_native import shapes
 
@@ -180,31 +181,26 @@ def _tpu(f: _Findings, pool: dict[str, Any], path: JsonPath, used: int,
 
 def _region(f: _Findings, pools: list[Any], here: JsonPath, region: str, origin: Location,
             cat: VertexCatalog) -> None:
-    if not cat.is_training_region(region):
-        f.add("error", "region", (), f"{region!r} is not a region Vertex AI custom training "
-              "runs in", _region_hint(region, cat), region=True, where=origin)
+    """vertex.region and vertex.region-gpu, as for an AI Platform config (the GPUs' warning
+    left out with --no-region-check and in local runs, once per machine and GPU)."""
+    problem = region_problem(region, cat)
+    if problem is not None:
+        f.add("error", "region", (), *problem, region=True, where=origin)
         return
-    as_of = cat.sources["zones"]["as_of"]
+    if f.relax_region:
+        return
+    warned: set[tuple[str, str | None]] = set()
     for i, pool in enumerate(pools):
         machine = mapping(mapping(pool).get("machineSpec"))
         name, accel = as_str(machine.get("machineType")), as_str(machine.get("acceleratorType"))
-        regions = cat.regions_for(name, accel) if name else None
-        if regions is not None and region not in regions:
-            path = (*here, i, "machineSpec", "acceleratorType" if accel else "machineType")
-            f.add("warning", "zones", path, f"{name}{' with ' + accel if accel else ''} is not "
-                  f"listed in any zone of {region} (Compute Engine zones as of {as_of}, a "
-                  "proxy for Vertex AI)", f"regions that list it: {', '.join(regions[:8])}"
-                  + (" …" if len(regions) > 8 else ""))
-
-
-def _region_hint(region: str, cat: VertexCatalog) -> str:
-    zone_of = region.rsplit("-", 1)[0]
-    guess = did_you_mean(region, list(cat.training_regions))
-    if cat.is_training_region(zone_of) and len(region) - len(zone_of) == 2:
-        return f"{region} looks like a zone; the job takes its region, {zone_of}"
-    if guess and region not in cat.endpoint_only_regions:
-        return f"did you mean {guess!r}?"
-    return f"training regions: {describe_list(list(cat.training_regions), 40)}"
+        if name is None or (name, accel) in warned:
+            continue
+        unlisted = gpus_unlisted(region, name, accel, as_count(machine.get("acceleratorCount")),
+                                 f"worker pool {i}", cat)
+        if unlisted is not None:
+            warned.add((name, accel))
+            f.add("warning", "region-gpu", (*here, i, "machineSpec", "acceleratorType"),
+                  *unlisted)
 
 
 def _study(f: _Findings, study: dict[str, Any], path: JsonPath) -> None:
