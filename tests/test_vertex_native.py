@@ -4,9 +4,12 @@ aiplatform v1 discovery document and against the Vertex catalog, and sent as wri
 
 from __future__ import annotations
 
+import ast
+import importlib
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 from datetime import date
@@ -19,6 +22,7 @@ from vertex_translation import CAT
 from gpujob import vertex_native
 from gpujob.config.load import loads
 from gpujob.findings import Location, finding_line
+from gpujob.rules.vertex import NATIVE_RULES
 
 ROOT = Path(__file__).resolve().parent.parent
 TODAY = date(2026, 11, 23)
@@ -478,3 +482,61 @@ def test_an_ambiguous_typo_stands_in_for_nothing_and_the_rest_is_checked():
         "5:32: workerPoolSpecs[1].machineSpec.machineType: n1-standrd-8 is not a machine type "
         "Vertex AI custom training offers [vertex.machine]\n"
         "  hint: did you mean 'n1-standard-8'?"]
+
+
+# -- the rules, as gpujob rules lists them -------------------------------------------------------
+
+def _text(node: ast.expr, module: object) -> str:
+    """A rule id or severity as the source gives it: a literal, or an f-string of the module's
+    names."""
+    if isinstance(node, ast.JoinedStr):
+        return "".join(_text(v.value if isinstance(v, ast.FormattedValue) else v, module)
+                       for v in node.values)
+    if isinstance(node, ast.Name):
+        return getattr(module, node.id)
+    assert isinstance(node, ast.Constant) and isinstance(node.value, str), \
+        f"{module}: line {node.lineno}: a rule id the test cannot read"
+    return node.value
+
+
+def _emitted() -> dict[str, set[str]]:
+    """Every rule id the native modules give a finding, with its severities, read from their
+    source: ``f.add(SEVERITY, NAME, …)`` (NAME under the module's ``RULES``), and
+    ``error(ID, …)``/``warning(ID, …)``."""
+    out: dict[str, set[str]] = {}
+    for path in sorted((ROOT / "gpujob" / "vertex_native").glob("*.py")):
+        module = importlib.import_module("gpujob.vertex_native" + (
+            "" if path.stem == "__init__" else f".{path.stem}"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr == "add" and \
+                    hasattr(module, "RULES") and len(node.args) > 1:
+                severity = _text(node.args[0], module)
+                rule_id = f"{module.RULES}.{_text(node.args[1], module)}"
+            elif isinstance(func, ast.Name) and func.id in ("error", "warning"):
+                severity, rule_id = func.id, _text(node.args[0], module)
+            else:
+                continue
+            out.setdefault(rule_id, set()).add(severity)
+    return out
+
+
+def test_every_rule_a_native_config_s_findings_name_is_listed_by_gpujob_rules(cli):
+    listed = {r["id"]: r["severity"] for r in json.loads(
+        cli("rules", "--service", "vertex", "--format", "json").out)["rules"]}
+    emitted = _emitted()
+    assert {"vertex.pool", "vertex.study", "vertex.region-gpu", "vertex.label",
+            "vertex-convert.not-in-spec"} <= set(emitted)  # the reading finds each module's
+    for rule_id, severities in emitted.items():
+        assert rule_id in listed, rule_id
+        # as listed: the most severe it gives
+        assert listed[rule_id] == ("error" if "error" in severities else "warning"), rule_id
+
+
+def test_every_native_rule_listed_is_exercised_here_or_in_convert_s_tests():
+    text = "".join((ROOT / "tests" / name).read_text(encoding="utf-8")
+                   for name in ("test_vertex_native.py", "test_convert.py"))
+    named = set(re.findall(r'\["?(vertex[a-z-]*\.[a-z0-9-]+)"?\]', text))  # [ID], ["ID"]
+    assert {rule_id for rule_id, _, _ in NATIVE_RULES} <= named

@@ -8,6 +8,10 @@ versions without an image …), adopted as it is, so nothing is reported twice.
 
 The translation is made before the rules run (``gpujob.check``) and given to them as data
 (``Translated``): the rules read the request body and where each of its values came from.
+
+A native Vertex config is checked by ``gpujob.vertex_native``: its region findings are made
+by the functions here (``region_problem``, ``gpus_unlisted``), and its other rules are listed
+here (``NATIVE_RULES``) for ``gpujob rules``.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from gpujob.findings import Finding, JsonPath, Location, Severity
 from gpujob.job import TI, JobView
 from gpujob.rules import submission
 from gpujob.rules.context import Checking
-from gpujob.rules.registry import rule
+from gpujob.rules.registry import listed, rule
 from gpujob.suggest import describe_list, did_you_mean
 
 if TYPE_CHECKING:  # the catalog comes with the context: validate for AI Platform never reads it
@@ -306,3 +310,33 @@ def submit_region(ctx: VertexContext) -> None:
       services=VERTEX, submit=True)
 def submit_job_dir(ctx: VertexContext) -> None:
     submission.submit_job_dir(ctx)
+
+
+# -- a native Vertex config's own rules (gpujob.vertex_native checks them; listed here) ----------
+
+# (rule id, severity as listed: the most severe it gives, what it checks); a native config is
+# also checked by vertex.machine, vertex.region and vertex.region-gpu
+NATIVE_RULES: tuple[tuple[str, Severity, str], ...] = (
+    ("vertex.pool", "error", "A native config's first worker pool is described, and every "
+     "pool it uses names its machine type."),
+    ("vertex.code", "error", "A native config's worker pool runs exactly one of containerSpec "
+     "and pythonPackageSpec."),
+    ("vertex.executor-image", "error", "A pythonPackageSpec runs on a prebuilt training image "
+     "still available (past its end of support, unknown to gpujob or not tagged as supported: "
+     "a warning)."),
+    ("vertex.accelerator", "warning", "A native config's accelerator past its end of support on "
+     "Vertex AI draws a warning."),
+    ("vertex.tpu", "error", "A TPU machine type runs as a native config's only worker pool, "
+     "with one replica."),
+    ("vertex.study", "error", "A tuning study takes one automated stopping rule at most, "
+     "GRID_SEARCH over integer, categorical and discrete parameters, unique parameter ids."),
+    ("vertex.label", "warning", "A native config does not set gpujob-submission, the label "
+     "each submission sets."),
+    ("vertex.display-name", "error", "A CustomJobSpec's display name (--display-name, or the "
+     "file's name) is at most 128 characters."),
+    ("vertex-convert.not-in-spec", "warning", "convert: a CustomJobSpec file holds no labels "
+     "or encryption key; its header gives them as flags (--whole-job keeps them in)."),
+)
+
+for _id, _severity, _doc in NATIVE_RULES:
+    listed(_id, _doc, services=VERTEX, severity=_severity)
