@@ -38,6 +38,11 @@ class Checking:
         refused = self.refused
         return bool(refused) and any(path[:n] in refused for n in range(1, len(path) + 1))
 
+    def region(self) -> str | None:
+        """The job's region, unless the schema refused it."""
+        region = self.job.region
+        return None if region is None or self.broken((TI, "region")) else region
+
     def misspelt(self, field: str) -> bool:
         """trainingInput holds an unknown key that may be a misspelling of ``field`` (the schema
         reports it with a did-you-mean; saying ``field`` is missing would repeat it). A clear

@@ -89,11 +89,6 @@ class VertexContext(Checking):
         for finding in translated.findings:
             self._by_rule.setdefault(finding.rule, []).append(finding)
 
-    def region(self) -> str | None:
-        """The job's region, unless the schema refused it."""
-        region = self.job.region
-        return None if region is None or self.broken((TI, "region")) else region
-
     def adopt(self, rule_id: str) -> None:
         """The translation's findings of rule ``rule_id``, as it made them (notes, warnings
         and errors), but for those about a value the schema refused, and for a field said to

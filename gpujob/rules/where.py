@@ -24,15 +24,9 @@ def _zone_letters(zones: list[str]) -> str:
     return f"zone{'s' if len(letters) > 1 else ''} {and_list(letters)}"
 
 
-def _region(ctx: Context) -> str | None:
-    """The job's region, unless the schema refused it."""
-    region = ctx.job.region
-    return None if region is None or ctx.broken((TI, "region")) else region
-
-
 @rule("region.unknown", "The region is one the service trains in.", region=True)
 def region_unknown(ctx: Context) -> None:
-    region, cat = _region(ctx), ctx.catalog
+    region, cat = ctx.region(), ctx.catalog
     if region is None or region in cat.regions:
         return
     zone_of = region.rsplit("-", 1)[0]
@@ -48,7 +42,7 @@ def region_unknown(ctx: Context) -> None:
 
 def _offered(ctx: Context) -> set[str] | None:
     """The GPU types of the job's region, when it is known and the job uses GPUs."""
-    region = _region(ctx)
+    region = ctx.region()
     if region is None or region not in ctx.catalog.regions or not ctx.gpus_in_use():
         return None
     return ctx.catalog.region_gpus(region)
