@@ -482,6 +482,12 @@ def test_an_ambiguous_typo_stands_in_for_nothing_and_the_rest_is_checked():
         "5:32: workerPoolSpecs[1].machineSpec.machineType: n1-standrd-8 is not a machine type "
         "Vertex AI custom training offers [vertex.machine]\n"
         "  hint: did you mean 'n1-standard-8'?"]
+    # two typos of one key: neither stands in, and the key is not also said to be missing
+    twice = pool("n1-standard-4").replace("machineType: n1-standard-4",
+                                          "machineTyp: n1-standard-4, machinType: n1-standard-4")
+    assert [line.split(" [")[0] for line in shown(twice)] == [
+        "2:19: workerPoolSpecs[0].machineSpec.machineTyp: unknown key 'machineTyp'",
+        "2:46: workerPoolSpecs[0].machineSpec.machinType: unknown key 'machinType'"]
 
 
 # -- the rules, as gpujob rules lists them -------------------------------------------------------
