@@ -81,11 +81,6 @@ def warning(rule: str, message: str, path: JsonPath = (), location: Location | N
     return Finding("warning", rule, message, path, location, hint)
 
 
-def note(rule: str, message: str, path: JsonPath = (), location: Location | None = None,
-         hint: str | None = None) -> Finding:
-    return Finding("note", rule, message, path, location, hint)
-
-
 def finding_line(finding: Finding) -> str:
     """``config.yaml:3:3: trainingInput.masterTyp: unknown key 'masterTyp' [schema.unknown-key]``
     plus an indented ``hint:`` line; a warning's and a note's message start with ``warning:``

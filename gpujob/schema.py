@@ -198,11 +198,16 @@ class _Reporter:
         unknown = [key for key in err.instance if key not in known]
         for n, key in enumerate(unknown):
             # hints are the costly part; the report shows MAX_OF_A_KIND of a kind per file
-            hint = self.key_hint(path, key, known, err.instance) if n < MAX_OF_A_KIND else None
+            hint = self.key_hint(path, key, known, err.instance, err.schema) \
+                if n < MAX_OF_A_KIND else None
             self.add("schema.unknown-key", (*path, key), f"unknown key {key!r}", hint, key=True)
 
-    def key_hint(self, path: JsonPath, key: str, known: list[str], mapping: dict) -> str | None:
-        if self.is_job and path == () and key in _OUTPUT_ONLY:
+    def key_hint(self, path: JsonPath, key: str, known: list[str], mapping: dict,
+                 node: dict[str, Any]) -> str | None:
+        """``node``: the schema of ``mapping``; its ``x-output-only`` names the fields the
+        service sets there (a config copied from ``describe`` carries them)."""
+        if key in node.get("x-output-only", ()) or (
+                self.is_job and path == () and key in _OUTPUT_ONLY):
             return f"{key} is set by the service (output only); remove it"
         if self.is_job and path == () and key == "predictionInput":
             return "gpujob submits training jobs; predictionInput belongs to prediction jobs"
@@ -227,8 +232,7 @@ class _Reporter:
     def did_you_mean(self, path: JsonPath, key: str, meant: str) -> str:
         """The hint for a clear misspelling, noted so that its value can stand in for the key
         it means (``gpujob.typos``)."""
-        if self.is_job:
-            self.meant[(*path, key)] = meant
+        self.meant[(*path, key)] = meant
         return f"did you mean {meant!r}?"
 
     def stand_ins(self) -> dict[JsonPath, str]:
@@ -366,10 +370,13 @@ class JobChecked(NamedTuple):
     stand_ins: dict[JsonPath, str]  # a clearly misspelt key's path -> the key it means
 
 
-def check_job(doc: Document, choices: Choices = ()) -> JobChecked:
-    """``check`` of a Job, with the unknown keys whose did-you-mean is clear: one key spelt
-    close, and not set beside it (a misspelt key's value can stand in for it, ``gpujob.typos``)."""
-    reporter = _report(doc, SCHEMA_FILE, choices)
+def check_job(doc: Document, choices: Choices = (),
+              schema_name: str = SCHEMA_FILE) -> JobChecked:
+    """``check`` of a job (an AI Platform Job unless ``schema_name`` names another schema, such
+    as a native Vertex config's), with the unknown keys whose did-you-mean is clear: one key
+    spelt close, and not set beside it (a misspelt key's value can stand in for it,
+    ``gpujob.typos``)."""
+    reporter = _report(doc, schema_name, choices)
     return JobChecked(sorted(reporter.findings, key=position_key), reporter.stand_ins())
 
 

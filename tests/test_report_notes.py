@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 
 from gpujob.check import FileResult
-from gpujob.findings import Location, error, note, warning
+from gpujob.findings import Finding, Location, error, warning
 from gpujob.report import render_github, render_json, render_text, summary
 
 PATH = ("trainingInput", "masterType")
-NOTE = note("vertex-translate.machine-type", "complex_model_m_gpu became n1-standard-16", PATH,
-            Location("job.yaml", 4, 15), "a hint")
+NOTE = Finding("note", "vertex-translate.machine-type", "complex_model_m_gpu became n1-standard-16",
+               PATH, Location("job.yaml", 4, 15), "a hint")
 WARNING = warning("vertex-translate.dropped", "priority is not sent",
                   ("trainingInput", "scheduling", "priority"), Location("job.yaml", 9, 15))
 

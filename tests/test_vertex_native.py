@@ -4,9 +4,12 @@ aiplatform v1 discovery document and against the Vertex catalog, and sent as wri
 
 from __future__ import annotations
 
+import ast
+import importlib
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 from datetime import date
@@ -19,6 +22,7 @@ from vertex_translation import CAT
 from gpujob import vertex_native
 from gpujob.config.load import loads
 from gpujob.findings import Location, finding_line
+from gpujob.rules.vertex import NATIVE_RULES
 
 ROOT = Path(__file__).resolve().parent.parent
 TODAY = date(2026, 11, 23)
@@ -122,9 +126,7 @@ def test_misspelt_keys_and_values_get_a_did_you_mean_at_their_place():
     assert shown(text) == [
         "4:24: workerPoolSpecs[0].machineSpec.acceleratorType: 'NVIDIA_TESLA_T5' is not a valid "
         "acceleratorType [schema.enum]\n  hint: did you mean 'NVIDIA_TESLA_T4'?",
-        "8:5: workerPoolSpecs[0].containerSpec: missing required key 'imageUri' "
-        "[schema.required]\n  hint: The URI of a container image in the Container Registry that "
-        "is to be run on each worker replica.",
+        # (imageUrl stands in for imageUri: not also "missing required key 'imageUri'")
         "9:7: workerPoolSpecs[0].containerSpec.imageUrl: unknown key 'imageUrl' "
         "[schema.unknown-key]\n  hint: did you mean 'imageUri'?",
         "15:40: scheduling.strategy: 'spot' is not a valid strategy [schema.enum]\n"
@@ -140,6 +142,9 @@ def test_a_job_copied_from_describe_is_told_which_fields_the_service_sets():
         "  hint: state is set by the service (output only); remove it",
         "3:1: name: unknown key 'name' [schema.unknown-key]\n"
         "  hint: name is set by the service (output only); remove it"]
+    assert shown("trials: []\n" + TUNING)[0] == (
+        "1:1: trials: unknown key 'trials' [schema.unknown-key]\n"
+        "  hint: trials is set by the service (output only); remove it")
 
 
 @pytest.mark.parametrize("line, message", [
@@ -147,8 +152,12 @@ def test_a_job_copied_from_describe_is_told_which_fields_the_service_sets():
                             "at least 0, found the number 2.0 [schema.type]"),
     ("    replicaCount: -1", "3:19: workerPoolSpecs[0].replicaCount: expected a whole number of "
                            "at least 0, found the number -1 [schema.type]"),
+    # an int32 is a number only: the discovery document has no string form for it
+    ("    diskSpec: {bootDiskSizeGb: '100'}\n    replicaCount: 1",
+     "3:32: workerPoolSpecs[0].diskSpec.bootDiskSizeGb: expected a whole number, found the "
+     "string '100' [schema.type]\n  hint: write a whole number without quotes, such as 4"),
 ])
-def test_counts_are_whole_numbers(line, message):
+def test_counts_and_sizes_are_whole_numbers(line, message):
     text = pool("n1-standard-4").replace("    replicaCount: 1", line)
     assert shown(text)[0].startswith(message)
 
@@ -255,12 +264,27 @@ def test_the_region_when_given():
         "hint: us-central1-a looks like a zone; the job takes its region, us-central1")
     assert shown(text, region="us-centrl1", region_check=False)[0].startswith(
         "command line (--region): warning: 'us-centrl1' is not a region")
-    (zones,) = shown(text, region="us-west2")
-    assert zones.startswith(
-        "2:64: workerPoolSpecs[0].machineSpec.acceleratorType: warning: a3-highgpu-1g with "
-        "NVIDIA_H100_80GB is not listed in any zone of us-west2 (Compute Engine zones as of "
-        "2026-11-23, a proxy for Vertex AI) [vertex.zones]\n  hint: regions that list it: "
-        "asia-east1,"), zones
+    (endpoint_only,) = shown(text, region="us-central2")  # as for an AI Platform config's
+    assert endpoint_only.startswith(
+        "command line (--region): 'us-central2' is not a region Vertex AI custom training runs "
+        "in (it has an API endpoint, but it is not among the training regions) [vertex.region]"
+        "\n  hint: training regions: africa-south1, asia-east1, "), endpoint_only
+
+
+def test_gpus_the_zone_proxy_does_not_list_in_the_region_are_a_warning_as_for_ai_platform():
+    """vertex.region-gpu, worded as for an AI Platform config, once per machine and GPU, and
+    left out with --no-region-check (and in local runs, which check with region_check off)."""
+    text = pool("a3-highgpu-1g", "NVIDIA_H100_80GB", 1)
+    twice = text + text.removeprefix("workerPoolSpecs:\n")
+    assert shown(twice, region="us-west2") == [
+        "2:64: workerPoolSpecs[0].machineSpec.acceleratorType: warning: a3-highgpu-1g machines "
+        "(H100 GPUs), asked for by worker pool 0, are not listed in any zone of us-west2 in "
+        "Compute Engine's zone list (a proxy for Vertex AI's, read 2026-11-23) "
+        "[vertex.region-gpu]\n  hint: training regions where they are listed: asia-east1, "
+        "asia-northeast1, asia-south1, asia-south2, asia-southeast1, australia-southeast1, "
+        "europe-north1, europe-west1 … (17 in all); Vertex AI's own list can differ "
+        "(--no-region-check leaves this out)"]
+    assert shown(text, region="us-west2", region_check=False) == []
 
 
 TUNING = """\
@@ -320,7 +344,7 @@ def test_a_spec_is_sent_as_a_custom_job_named_after_its_file_with_the_encodings_
     assert body["labels"] == {"gpujob-submission": "tok-1"}
     pools = body["jobSpec"]["workerPoolSpecs"]
     assert [p.get("replicaCount") for p in pools] == ["1", None, "3"]  # int64: strings
-    assert pools[0]["machineSpec"]["acceleratorCount"] == 2  # int32: a number
+    assert pools[0]["machineSpec"]["acceleratorCount"] == 2  # int32: as written
     assert pools[0]["diskSpec"]["bootDiskSizeGb"] == 200
     assert body["jobSpec"]["scheduling"] == {"timeout": "7200s", "strategy": "SPOT"}
     assert request_violations("aiplatform.v1", body, "projects", "locations", "customJobs",
@@ -431,3 +455,94 @@ def test_a_misspelt_machine_field_is_one_message_and_the_rest_is_still_checked()
         "2:98: workerPoolSpecs[0].machineSpec.acceleratorCount: n1-standard-8 takes 1, 2 or 4 × "
         "NVIDIA_TESLA_T4, not 3 [vertex.machine]\n  hint: `gpujob gpus --service vertex --gpu "
         "t4` lists the machine types that take it and their counts"]
+
+
+def test_a_clear_typo_stands_in_and_what_its_value_breaks_is_reported_where_it_is_written():
+    text = pool("n1-standard-8", "NVIDIA_TESLA_T4", 3).replace("acceleratorCount:",
+                                                                "acceleratorCoun:")
+    assert shown(text) == [
+        "2:81: workerPoolSpecs[0].machineSpec.acceleratorCoun: unknown key 'acceleratorCoun' "
+        "[schema.unknown-key]\n  hint: did you mean 'acceleratorCount'?",
+        "2:98: workerPoolSpecs[0].machineSpec.acceleratorCoun: n1-standard-8 takes 1, 2 or 4 × "
+        "NVIDIA_TESLA_T4, not 3 [vertex.machine]\n  hint: `gpujob gpus --service vertex --gpu "
+        "t4` lists the machine types that take it and their counts"]
+
+
+def test_an_ambiguous_typo_stands_in_for_nothing_and_the_rest_is_checked():
+    """acceleratorC is spelt like acceleratorCount and like acceleratorType (set beside it): the
+    hint names both, its 3 is not checked as a count, no "set both or neither" repeats the
+    typo, and the next pool is still checked."""
+    text = pool("n1-standard-8", "NVIDIA_TESLA_T4", 3).replace(
+        "acceleratorCount:", "acceleratorC:") + pool("n1-standrd-8").removeprefix(
+        "workerPoolSpecs:\n")
+    assert shown(text) == [
+        "2:81: workerPoolSpecs[0].machineSpec.acceleratorC: unknown key 'acceleratorC' "
+        "[schema.unknown-key]\n  hint: did you mean 'acceleratorCount' or 'acceleratorType' "
+        "(already set here)?",
+        "5:32: workerPoolSpecs[1].machineSpec.machineType: n1-standrd-8 is not a machine type "
+        "Vertex AI custom training offers [vertex.machine]\n"
+        "  hint: did you mean 'n1-standard-8'?"]
+    # two typos of one key: neither stands in, and the key is not also said to be missing
+    twice = pool("n1-standard-4").replace("machineType: n1-standard-4",
+                                          "machineTyp: n1-standard-4, machinType: n1-standard-4")
+    assert [line.split(" [")[0] for line in shown(twice)] == [
+        "2:19: workerPoolSpecs[0].machineSpec.machineTyp: unknown key 'machineTyp'",
+        "2:46: workerPoolSpecs[0].machineSpec.machinType: unknown key 'machinType'"]
+
+
+# -- the rules, as gpujob rules lists them -------------------------------------------------------
+
+def _text(node: ast.expr, module: object) -> str:
+    """A rule id or severity as the source gives it: a literal, or an f-string of the module's
+    names."""
+    if isinstance(node, ast.JoinedStr):
+        return "".join(_text(v.value if isinstance(v, ast.FormattedValue) else v, module)
+                       for v in node.values)
+    if isinstance(node, ast.Name):
+        return getattr(module, node.id)
+    assert isinstance(node, ast.Constant) and isinstance(node.value, str), \
+        f"{module}: line {node.lineno}: a rule id the test cannot read"
+    return node.value
+
+
+def _emitted() -> dict[str, set[str]]:
+    """Every rule id the native modules give a finding, with its severities, read from their
+    source: ``f.add(SEVERITY, NAME, …)`` (NAME under the module's ``RULES``), and
+    ``error(ID, …)``/``warning(ID, …)``."""
+    out: dict[str, set[str]] = {}
+    for path in sorted((ROOT / "gpujob" / "vertex_native").glob("*.py")):
+        module = importlib.import_module("gpujob.vertex_native" + (
+            "" if path.stem == "__init__" else f".{path.stem}"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr == "add" and \
+                    hasattr(module, "RULES") and len(node.args) > 1:
+                severity = _text(node.args[0], module)
+                rule_id = f"{module.RULES}.{_text(node.args[1], module)}"
+            elif isinstance(func, ast.Name) and func.id in ("error", "warning"):
+                severity, rule_id = func.id, _text(node.args[0], module)
+            else:
+                continue
+            out.setdefault(rule_id, set()).add(severity)
+    return out
+
+
+def test_every_rule_a_native_config_s_findings_name_is_listed_by_gpujob_rules(cli):
+    listed = {r["id"]: r["severity"] for r in json.loads(
+        cli("rules", "--service", "vertex", "--format", "json").out)["rules"]}
+    emitted = _emitted()
+    assert {"vertex.pool", "vertex.study", "vertex.region-gpu", "vertex.label",
+            "vertex-convert.not-in-spec"} <= set(emitted)  # the reading finds each module's
+    for rule_id, severities in emitted.items():
+        assert rule_id in listed, rule_id
+        # as listed: the most severe it gives
+        assert listed[rule_id] == ("error" if "error" in severities else "warning"), rule_id
+
+
+def test_every_native_rule_listed_is_exercised_here_or_in_convert_s_tests():
+    text = "".join((ROOT / "tests" / name).read_text(encoding="utf-8")
+                   for name in ("test_vertex_native.py", "test_convert.py"))
+    named = set(re.findall(r'\["?(vertex[a-z-]*\.[a-z0-9-]+)"?\]', text))  # [ID], ["ID"]
+    assert {rule_id for rule_id, _, _ in NATIVE_RULES} <= named

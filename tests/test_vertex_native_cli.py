@@ -123,3 +123,22 @@ def test_display_name_is_for_native_configs(cli, write):
     assert result.err.splitlines() == [
         "error: --display-name names the job of a native Vertex config; an AI Platform "
         "config's job is named by its jobId", "  hint: use --job-id"]
+
+
+def test_no_region_check_leaves_out_the_gpu_zone_warning_as_for_an_ai_platform_config(cli,
+                                                                                       write):
+    spec = write("workerPoolSpecs:\n  - machineSpec: {machineType: a3-highgpu-1g, "
+                 "acceleratorType: NVIDIA_H100_80GB, acceleratorCount: 1}\n"
+                 "    replicaCount: 1\n    containerSpec: {imageUri: 'gcr.io/p/i:1'}\n",
+                 "a3.yaml")
+    args = ("submit", spec, "--service", "vertex", "--region", "us-west2", "--dry-run")
+    checked = cli(*args)
+    assert checked.code == 0, checked.err
+    assert (f"{spec}:2:64: workerPoolSpecs[0].machineSpec.acceleratorType: warning: "
+            "a3-highgpu-1g machines (H100 GPUs), asked for by worker pool 0, are not listed in "
+            "any zone of us-west2") in checked.err
+    unchecked = cli(*args, "--no-region-check")
+    assert unchecked.code == 0, unchecked.err
+    assert "warning" not in unchecked.err
+    assert unchecked.out == checked.out.replace(
+        TOKEN.search(checked.out).group(), TOKEN.search(unchecked.out).group())

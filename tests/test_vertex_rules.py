@@ -14,6 +14,7 @@ import pytest
 from gpujob.check import CheckOptions, check_document
 from gpujob.config.load import loads
 from gpujob.rules import RULES
+from gpujob.rules.vertex import NATIVE_RULES
 
 pytestmark = pytest.mark.default_service  # they name their service; the default is not set
 
@@ -277,7 +278,7 @@ def test_gpujob_rules_lists_vertex_rules_for_vertex_only(cli):
 
 def test_every_vertex_rule_says_what_it_checks():
     for rule in VERTEX_RULES.values():
-        assert re.fullmatch(r"vertex(-translate)?\.[a-z0-9-]+", rule.id), rule.id
+        assert re.fullmatch(r"vertex(-translate|-convert)?\.[a-z0-9-]+", rule.id), rule.id
         assert rule.doc.endswith(".") and "\n" not in rule.doc and len(rule.doc) < 200, rule.id
         assert rule.services == ("vertex",), rule.id
 
@@ -291,7 +292,8 @@ def test_every_vertex_rule_a_finding_can_name_is_exercised_here():
                              "vertex-translate.runtime-version",
                              "vertex-translate.executor-image",
                              "vertex-translate.job-dir"}
-    assert set(VERTEX_RULES) - translation_elsewhere == named
+    native_elsewhere = {rule_id for rule_id, _, _ in NATIVE_RULES}  # tests/test_vertex_native.py
+    assert set(VERTEX_RULES) - translation_elsewhere - native_elsewhere == named
 
 
 def test_a_local_run_does_not_need_the_image():

@@ -52,6 +52,15 @@ def rule(rule_id: str, doc: str, *, services: tuple[str, ...] = AI_PLATFORM,
     return also(rule_id, pass_=pass_)
 
 
+def listed(rule_id: str, doc: str, *, services: tuple[str, ...], severity: Severity = "error",
+           region: bool = False, submit: bool = False) -> None:
+    """Register rule ``rule_id`` for ``gpujob rules`` only: its checks run outside the registry
+    (a native Vertex config's, in ``gpujob.vertex_native``)."""
+    if rule_id in RULES:
+        raise ValueError(f"rule {rule_id} is registered twice")
+    RULES[rule_id] = Rule(rule_id, services, severity, region, submit, doc)
+
+
 def also(rule_id: str, *, pass_: str | None = None) -> Callable[[Check], Check]:
     """Register the decorated function as a further check of rule ``rule_id``, run where it
     stands (a GPU a replica attaches is checked with the replica; one its machine type or
@@ -65,11 +74,12 @@ def also(rule_id: str, *, pass_: str | None = None) -> Callable[[Check], Check]:
 
 def arrange(*modules: ModuleType) -> None:
     """Order the checks by their module in ``modules`` (each module's in the order they are
-    defined), and the rules as their first checks."""
+    defined), and the rules as their first checks; the rules only ``listed`` come last."""
     order = {module.__name__: i for i, module in enumerate(modules)}
     STEPS.sort(key=lambda step: order[step[1].__module__])
     ordered: dict[str, Rule] = {}
     for rule_, _, _ in STEPS:
         ordered.setdefault(rule_.id, rule_)
+    ordered.update({rule_id: r for rule_id, r in RULES.items() if rule_id not in ordered})
     RULES.clear()
     RULES.update(ordered)

@@ -8,6 +8,10 @@ versions without an image …), adopted as it is, so nothing is reported twice.
 
 The translation is made before the rules run (``gpujob.check``) and given to them as data
 (``Translated``): the rules read the request body and where each of its values came from.
+
+A native Vertex config is checked by ``gpujob.vertex_native``: its region findings are made
+by the functions here (``region_problem``, ``gpus_unlisted``), and its other rules are listed
+here (``NATIVE_RULES``) for ``gpujob rules``.
 """
 
 from __future__ import annotations
@@ -15,11 +19,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from gpujob.findings import Finding, JsonPath, Location
+from gpujob.findings import Finding, JsonPath, Location, Severity
 from gpujob.job import TI, JobView
 from gpujob.rules import submission
 from gpujob.rules.context import Checking
-from gpujob.rules.registry import rule
+from gpujob.rules.registry import listed, rule
 from gpujob.suggest import describe_list, did_you_mean
 from gpujob.translate.notes import RULE as TRANSLATE
 from gpujob.translate.notes import RULES as TRANSLATION_RULES
@@ -130,12 +134,12 @@ def for_local_run(findings: list[Finding]) -> list[Finding]:
 
 # -- where: training regions, and GPUs by zone (a proxy) ---------------------------------------
 
-@rule("vertex.region", "The region is one where Vertex AI runs custom training jobs.",
-      services=VERTEX, region=True)
-def region_unknown(ctx: VertexContext) -> None:
-    region, cat = ctx.region(), ctx.catalog
-    if region is None or cat.is_training_region(region):
-        return
+def region_problem(region: str, cat: VertexCatalog) -> tuple[str, str] | None:
+    """vertex.region's message and hint where Vertex AI does not run custom training in
+    ``region`` (an AI Platform config's, or the --region of a native config); None where it
+    does."""
+    if cat.is_training_region(region):
+        return None
     message = f"{region!r} is not a region {cat.service_name} runs in"
     zone_of = region.rsplit("-", 1)[0]
     guess = did_you_mean(region, list(cat.training_regions))
@@ -148,7 +152,16 @@ def region_unknown(ctx: VertexContext) -> None:
         hint = f"did you mean {guess!r}?"
     else:
         hint = f"training regions: {describe_list(list(cat.training_regions), 40)}"
-    ctx.emit((TI, "region"), message, hint)
+    return message, hint
+
+
+@rule("vertex.region", "The region is one where Vertex AI runs custom training jobs.",
+      services=VERTEX, region=True)
+def region_unknown(ctx: VertexContext) -> None:
+    region = ctx.region()
+    problem = region_problem(region, ctx.catalog) if region is not None else None
+    if problem is not None:
+        ctx.emit((TI, "region"), *problem)
 
 
 def _proxy_date(cat: VertexCatalog) -> str:
@@ -163,22 +176,32 @@ def region_gpu(ctx: VertexContext) -> None:
     if ctx.relax_region or region is None or not cat.is_training_region(region):
         return
     for pool in ctx.pools:
-        accel = cat.accelerators.get(pool.accelerator_type or "")
-        if accel is None or accel.kind != "gpu" or cat.problem(
-                pool.machine_type, accel.api_name, pool.accelerator_count):
-            continue  # no GPU, or one the machine cannot take (vertex.machine says so)
-        regions = cat.regions_for(pool.machine_type, accel.api_name)
-        if regions is None or region in regions:
-            continue  # the proxy has no data on it (a4x, g4), or lists it there
-        where = (f"{accel.name} GPUs" if not cat.machine_types[pool.machine_type].built_in
-                 else f"{pool.machine_type} machines ({accel.name} GPUs)")
-        elsewhere = [r for r in regions if cat.is_training_region(r)]
-        ctx.once(f"{pool.machine_type}:{accel.api_name}", pool.type_path,
-                 f"{where}, asked for by {POOL_LABELS[pool.index]}, are not listed in any zone "
-                 f"of {region} in Compute Engine's zone list (a proxy for Vertex AI's, read "
-                 f"{_proxy_date(cat)})",
-                 f"training regions where they are listed: {describe_list(elsewhere, 8)}; "
-                 "Vertex AI's own list can differ (--no-region-check leaves this out)")
+        unlisted = gpus_unlisted(region, pool.machine_type, pool.accelerator_type,
+                                 pool.accelerator_count, POOL_LABELS[pool.index], cat)
+        if unlisted is not None:
+            ctx.once(f"{pool.machine_type}:{pool.accelerator_type}", pool.type_path, *unlisted)
+
+
+def gpus_unlisted(region: str, machine: str, accelerator: str | None, count: int | None,
+                  asked_by: str, cat: VertexCatalog) -> tuple[str, str] | None:
+    """vertex.region-gpu's message and hint where Compute Engine's zone list does not list the
+    GPUs of ``machine`` (with ``count`` × ``accelerator``) in ``region``, a training region;
+    None where it does, where the proxy has no data on them (a4x, g4), and where there is no
+    GPU or one the machine cannot take (vertex.machine says so). ``asked_by``: the pool, in
+    words."""
+    accel = cat.accelerators.get(accelerator or "")
+    if accel is None or accel.kind != "gpu" or cat.problem(machine, accel.api_name, count):
+        return None
+    regions = cat.regions_for(machine, accel.api_name)
+    if regions is None or region in regions:
+        return None
+    where = (f"{accel.name} GPUs" if not cat.machine_types[machine].built_in
+             else f"{machine} machines ({accel.name} GPUs)")
+    elsewhere = [r for r in regions if cat.is_training_region(r)]
+    return (f"{where}, asked for by {asked_by}, are not listed in any zone of {region} in "
+            f"Compute Engine's zone list (a proxy for Vertex AI's, read {_proxy_date(cat)})",
+            f"training regions where they are listed: {describe_list(elsewhere, 8)}; "
+            "Vertex AI's own list can differ (--no-region-check leaves this out)")
 
 
 # -- machines: machine type x accelerator x count ------------------------------------------------
@@ -256,3 +279,33 @@ def submit_region(ctx: VertexContext) -> None:
       services=VERTEX, submit=True)
 def submit_job_dir(ctx: VertexContext) -> None:
     submission.submit_job_dir(ctx)
+
+
+# -- a native Vertex config's own rules (gpujob.vertex_native checks them; listed here) ----------
+
+# (rule id, severity as listed: the most severe it gives, what it checks); a native config is
+# also checked by vertex.machine, vertex.region and vertex.region-gpu
+NATIVE_RULES: tuple[tuple[str, Severity, str], ...] = (
+    ("vertex.pool", "error", "A native config's first worker pool is described, and every "
+     "pool it uses names its machine type."),
+    ("vertex.code", "error", "A native config's worker pool runs exactly one of containerSpec "
+     "and pythonPackageSpec."),
+    ("vertex.executor-image", "error", "A pythonPackageSpec runs on a prebuilt training image "
+     "still available (past its end of support, unknown to gpujob or not tagged as supported: "
+     "a warning)."),
+    ("vertex.accelerator", "warning", "A native config's accelerator past its end of support on "
+     "Vertex AI draws a warning."),
+    ("vertex.tpu", "error", "A TPU machine type runs as a native config's only worker pool, "
+     "with one replica."),
+    ("vertex.study", "error", "A tuning study takes one automated stopping rule at most, "
+     "GRID_SEARCH over integer, categorical and discrete parameters, unique parameter ids."),
+    ("vertex.label", "warning", "A native config does not set gpujob-submission, the label "
+     "each submission sets."),
+    ("vertex.display-name", "error", "A CustomJobSpec's display name (--display-name, or the "
+     "file's name) is at most 128 characters."),
+    ("vertex-convert.not-in-spec", "warning", "convert: a CustomJobSpec file holds no labels "
+     "or encryption key; its header gives them as flags (--whole-job keeps them in)."),
+)
+
+for _id, _severity, _doc in NATIVE_RULES:
+    listed(_id, _doc, services=VERTEX, severity=_severity)

@@ -48,20 +48,32 @@ def check(doc: Document, cat: VertexCatalog, today: date | None = None, *,
     fields named as such), then the catalog's rules (machine × accelerator × count,
     accelerators past their end of support, executor images, TPUs, the region when one is
     given: ``region_origin`` says where, by default --region), in file order. ``name``: the
-    --display-name a CustomJobSpec is submitted under."""
+    --display-name a CustomJobSpec is submitted under. Where a key is clearly misspelt, the
+    checks run again with its value in the key it means (``gpujob.typos``), as for a Job."""
     from gpujob import schema
     from gpujob.vertex_native import rules
 
     found = kind(doc.data)
     if found is None:
         raise ValueError("not a native Vertex config")
-    findings = [shapes.output_only_hint(found, f) for f in
-                schema.check(doc, SCHEMAS[found])]
-    refused = {f.path for f in findings if f.is_error}
-    findings += rules.check(doc, found, cat, today or date.today(), refused, region=region,
-                            region_origin=region_origin or REGION_FLAG,
-                            relax_region=not region_check)
-    findings += _names(doc, found, name)
+    day = today or date.today()
+
+    def catalog(checked: Document, schema_findings: list[Finding]) -> list[Finding]:
+        """The catalog's findings and the names', quiet about the values the schema refused."""
+        refused = {f.path for f in schema_findings if f.is_error}
+        return rules.check(checked, found, cat, day, refused, region=region,
+                           region_origin=region_origin or REGION_FLAG,
+                           relax_region=not region_check) + _names(checked, found, name)
+
+    first = schema.check_job(doc, schema_name=SCHEMAS[found])
+    if not first.stand_ins:
+        findings = first.findings + catalog(doc, first.findings)
+    else:
+        from gpujob import typos
+
+        meant = typos.Meant(doc, first.stand_ins)
+        again = schema.check(meant.doc, SCHEMAS[found])
+        findings = meant.report(first.findings, again, catalog(meant.doc, again))
     return sorted(findings, key=schema.position_key)
 
 

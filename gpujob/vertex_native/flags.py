@@ -16,7 +16,7 @@ from gpujob.config.merge import apply
 from gpujob.config.overrides import Override
 from gpujob.errors import UsageError
 from gpujob.findings import JsonPath, Location, format_path
-from gpujob.vertex_native.shapes import SPEC_PATHS, kind
+from gpujob.vertex_native.shapes import SPEC_PATHS, kind, pools
 
 TI = "trainingInput"
 # AI Platform paths a flag sets -> the field of the CustomJobSpec they mean
@@ -86,23 +86,19 @@ def apply_flags(doc: Document, overrides: list[Override], user_args: list[str] |
         _refuse(refused, overrides)
     result = apply(doc, native)
     if user_args is not None:
-        result = apply(result, _args(result, spec, user_args))
+        result = apply(result, _args(result, user_args))
     return NativeJob(result, **job)
 
 
-def _args(doc: Document, spec: JsonPath, user_args: list[str]) -> list[Override]:
+def _args(doc: Document, user_args: list[str]) -> list[Override]:
     """``-- ARGS``: the arguments of every pool that runs code, as gcloud's --args sets them."""
-    node: Any = doc.data
-    for key in spec:
-        node = node.get(key) if isinstance(node, dict) else None
-    pools = node.get("workerPoolSpecs") if isinstance(node, dict) else None
+    here, listed = pools(doc.data)
     origin = Location("command line", flag="-- user args")
     out = []
-    for i, pool in enumerate(pools if isinstance(pools, list) else []):
+    for i, pool in enumerate(listed or ()):
         for code in ("containerSpec", "pythonPackageSpec"):
             if isinstance(pool, dict) and isinstance(pool.get(code), dict):
-                out.append(Override((*spec, "workerPoolSpecs", i, code, "args"),
-                                    list(user_args), origin))
+                out.append(Override((*here, i, code, "args"), list(user_args), origin))
     return out
 
 

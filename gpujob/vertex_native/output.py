@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 from gpujob.config.document import Document
 from gpujob.findings import Finding, JsonPath, format_path, warning
 from gpujob.translate.vertex import Translation
+from gpujob.vertex_native import shapes
 from gpujob.vertex_native.writer import dump
 
 RULE = "vertex-convert"
@@ -102,16 +103,9 @@ def _not_in_spec(doc: Document, t: Translation, key: str) -> Finding:
                    f"--whole-job to keep {'them' if key == 'labels' else 'it'} in the file")
 
 
-def _spec_path(data: dict[str, Any]) -> JsonPath:
-    """Where the CustomJobSpec is in a native config."""
-    return next(((key,) for key in ("jobSpec", "trialJobSpec") if key in data), ())
-
-
 def _pool_paths(data: dict[str, Any]) -> list[JsonPath]:
-    spec = _spec_path(data)
-    pools = _at(data, (*spec, "workerPoolSpecs"))
-    return [(*spec, "workerPoolSpecs", i) for i in range(len(pools))] \
-        if isinstance(pools, list) else []
+    here, listed = shapes.pools(data)
+    return [(*here, i) for i in range(len(listed or ()))]
 
 
 def _empty_pools(data: dict[str, Any]) -> list[str]:

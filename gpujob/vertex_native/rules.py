@@ -13,9 +13,12 @@ from typing import Any
 from gpujob.catalog.vertex_data import VertexCatalog
 from gpujob.config.document import Document
 from gpujob.findings import Finding, JsonPath, Location
+from gpujob.job import as_str
 from gpujob.numbers import as_count
-from gpujob.suggest import describe_list, did_you_mean
-from gpujob.vertex_native.shapes import SPEC_PATHS
+from gpujob.rules.vertex import gpus_unlisted, region_problem
+from gpujob.suggest import did_you_mean
+from gpujob.translate.notes import mapping
+from gpujob.vertex_native import shapes
 
 RULES = "vertex"
 _STOPPING = ("decayCurveStoppingSpec", "medianAutomatedStoppingSpec",
@@ -39,52 +42,26 @@ class _Findings:
         self.out.append(Finding(severity, f"{RULES}.{rule}", message, path,  # type: ignore[arg-type]
                                 where or self.doc.locate(path, key=key), hint))
 
-
-def _map(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
+    def misspelt(self, mapping_: dict[str, Any], path: JsonPath, field: str) -> bool:
+        """The mapping at ``path`` holds an unknown key that may be a misspelling of ``field``
+        (the schema says so; saying ``field`` is missing would repeat it). A clear misspelling
+        stands in for its key (``gpujob.typos``): this is about the others."""
+        return any(did_you_mean(key, [field]) == field for key in mapping_
+                   if (*path, key) in self.refused)
 
 
 def check(doc: Document, found: str, cat: VertexCatalog, today: date, refused: set[JsonPath],
           *, region: str | None, region_origin: Location, relax_region: bool) -> list[Finding]:
     """The catalog's findings for a native config of kind ``found``."""
     f = _Findings(doc, refused, relax_region)
-    spec_path = SPEC_PATHS[found]
-    spec = doc.data
-    for key in spec_path:
-        spec = _map(spec.get(key))
-    pools = spec.get("workerPoolSpecs")
-    here = (*spec_path, "workerPoolSpecs")
-    if isinstance(pools, list):
-        pools = [_as_meant(pool, (*here, i, "machineSpec"), refused)
-                 for i, pool in enumerate(pools)]
+    here, pools = shapes.pools(doc.data)
+    if pools is not None:
         _pools(f, pools, here, cat, today)
         if region:
             _region(f, pools, here, region, region_origin, cat)
     if found == "HyperparameterTuningJob":
-        _study(f, _map(doc.data.get("studySpec")), ("studySpec",))
+        _study(f, mapping(doc.data.get("studySpec")), ("studySpec",))
     return f.out
-
-
-_MACHINE_FIELDS = ("machineType", "acceleratorType", "acceleratorCount")
-
-
-def _as_meant(pool: Any, path: JsonPath, refused: set[JsonPath]) -> Any:
-    """A pool whose machineSpec has a misspelt field (``machineTyp``: the schema reports it
-    with a did-you-mean) read with that key's value in the field's place, so that the rules
-    still check the rest and the typo is one message."""
-    machine = _map(pool).get("machineSpec") if isinstance(pool, dict) else None
-    if not isinstance(machine, dict):
-        return pool
-    meant = dict(machine)
-    for key, value in machine.items():
-        guess = did_you_mean(key, _MACHINE_FIELDS) if (*path, key) in refused else None
-        if guess and guess not in machine:
-            meant[guess] = value
-    return {**pool, "machineSpec": meant}
 
 
 def _pools(f: _Findings, pools: list[Any], here: JsonPath, cat: VertexCatalog,
@@ -99,14 +76,15 @@ def _pools(f: _Findings, pools: list[Any], here: JsonPath, cat: VertexCatalog,
               "primary replica (workerpool0)", "describe its machine and code; only later "
               "pools may be empty placeholders ({})")
     for i in used:
-        pool = _map(pools[i])
+        pool = mapping(pools[i])
         path = (*here, i)
         _code(f, pool, path, cat, today)
-        machine = _map(pool.get("machineSpec"))
-        if _text(machine.get("machineType")) is None:
-            f.add("error", "pool", path, f"worker pool {i} has no machineSpec.machineType",
-                  "name the machine type of its replicas (gpujob gpus --service vertex lists "
-                  "them)", key=True)
+        machine = mapping(pool.get("machineSpec"))
+        if as_str(machine.get("machineType")) is None:
+            if not f.misspelt(machine, (*path, "machineSpec"), "machineType"):
+                f.add("error", "pool", path, f"worker pool {i} has no machineSpec.machineType",
+                      "name the machine type of its replicas (gpujob gpus --service vertex "
+                      "lists them)", key=True)
             continue
         _machine(f, machine, (*path, "machineSpec"), cat, today)
         _tpu(f, pool, path, len(used), cat)
@@ -115,7 +93,7 @@ def _pools(f: _Findings, pools: list[Any], here: JsonPath, cat: VertexCatalog,
 def _machine(f: _Findings, machine: dict[str, Any], path: JsonPath, cat: VertexCatalog,
              today: date) -> None:
     name = machine["machineType"]
-    accel, count = _text(machine.get("acceleratorType")), as_count(machine.get("acceleratorCount"))
+    accel, count = as_str(machine.get("acceleratorType")), as_count(machine.get("acceleratorCount"))
     if name not in cat.machine_types:
         guess = did_you_mean(name, list(cat.machine_types))
         f.add("error", "machine", (*path, "machineType"), f"{name} is not a machine type "
@@ -125,6 +103,9 @@ def _machine(f: _Findings, machine: dict[str, Any], path: JsonPath, cat: VertexC
     if (machine.get("acceleratorType") is not None and accel is None) or \
             (machine.get("acceleratorCount") is not None and count is None):
         return  # a value the schema refused: its finding says what is wrong
+    if any(field not in machine and f.misspelt(machine, path, field)
+           for field in ("acceleratorType", "acceleratorCount")):
+        return  # one the schema reported misspelt, but not clearly: its finding says so
     problem = cat.problem(name, accel, count)
     if problem:
         taken = accel in cat.machine_types[name].accelerators  # then the count is wrong
@@ -152,7 +133,7 @@ def _code(f: _Findings, pool: dict[str, Any], path: JsonPath, cat: VertexCatalog
               "a pool runs exactly one of them", "containerSpec runs an image; "
               "pythonPackageSpec runs a Python package on a prebuilt executor image", key=True)
         return
-    uri = _text(_map(pool.get("pythonPackageSpec")).get("executorImageUri"))
+    uri = as_str(mapping(pool.get("pythonPackageSpec")).get("executorImageUri"))
     if uri is not None:
         _executor(f, uri, (*path, "pythonPackageSpec", "executorImageUri"), cat, today)
 
@@ -188,7 +169,7 @@ def _executor(f: _Findings, uri: str, path: JsonPath, cat: VertexCatalog, today:
 
 def _tpu(f: _Findings, pool: dict[str, Any], path: JsonPath, used: int,
          cat: VertexCatalog) -> None:
-    name = _map(pool.get("machineSpec")).get("machineType")
+    name = mapping(pool.get("machineSpec")).get("machineType")
     machine = cat.machine_types.get(name) if isinstance(name, str) else None
     replicas = as_count(pool.get("replicaCount"))
     if machine is None or not machine.single_replica or (used == 1 and (replicas or 1) == 1):
@@ -200,31 +181,26 @@ def _tpu(f: _Findings, pool: dict[str, Any], path: JsonPath, used: int,
 
 def _region(f: _Findings, pools: list[Any], here: JsonPath, region: str, origin: Location,
             cat: VertexCatalog) -> None:
-    if not cat.is_training_region(region):
-        f.add("error", "region", (), f"{region!r} is not a region Vertex AI custom training "
-              "runs in", _region_hint(region, cat), region=True, where=origin)
+    """vertex.region and vertex.region-gpu, as for an AI Platform config (the GPUs' warning
+    left out with --no-region-check and in local runs, once per machine and GPU)."""
+    problem = region_problem(region, cat)
+    if problem is not None:
+        f.add("error", "region", (), *problem, region=True, where=origin)
         return
-    as_of = cat.sources["zones"]["as_of"]
+    if f.relax_region:
+        return
+    warned: set[tuple[str, str | None]] = set()
     for i, pool in enumerate(pools):
-        machine = _map(_map(pool).get("machineSpec"))
-        name, accel = _text(machine.get("machineType")), _text(machine.get("acceleratorType"))
-        regions = cat.regions_for(name, accel) if name else None
-        if regions is not None and region not in regions:
-            path = (*here, i, "machineSpec", "acceleratorType" if accel else "machineType")
-            f.add("warning", "zones", path, f"{name}{' with ' + accel if accel else ''} is not "
-                  f"listed in any zone of {region} (Compute Engine zones as of {as_of}, a "
-                  "proxy for Vertex AI)", f"regions that list it: {', '.join(regions[:8])}"
-                  + (" …" if len(regions) > 8 else ""))
-
-
-def _region_hint(region: str, cat: VertexCatalog) -> str:
-    zone_of = region.rsplit("-", 1)[0]
-    guess = did_you_mean(region, list(cat.training_regions))
-    if cat.is_training_region(zone_of) and len(region) - len(zone_of) == 2:
-        return f"{region} looks like a zone; the job takes its region, {zone_of}"
-    if guess and region not in cat.endpoint_only_regions:
-        return f"did you mean {guess!r}?"
-    return f"training regions: {describe_list(list(cat.training_regions), 40)}"
+        machine = mapping(mapping(pool).get("machineSpec"))
+        name, accel = as_str(machine.get("machineType")), as_str(machine.get("acceleratorType"))
+        if name is None or (name, accel) in warned:
+            continue
+        unlisted = gpus_unlisted(region, name, accel, as_count(machine.get("acceleratorCount")),
+                                 f"worker pool {i}", cat)
+        if unlisted is not None:
+            warned.add((name, accel))
+            f.add("warning", "region-gpu", (*here, i, "machineSpec", "acceleratorType"),
+                  *unlisted)
 
 
 def _study(f: _Findings, study: dict[str, Any], path: JsonPath) -> None:
@@ -237,7 +213,7 @@ def _study(f: _Findings, study: dict[str, Any], path: JsonPath) -> None:
     params = study.get("parameters") if isinstance(study.get("parameters"), list) else []
     seen: set[str] = set()
     for i, param in enumerate(params):
-        spec = _map(param)
+        spec = mapping(param)
         where = (*path, "parameters", i)
         ident = spec.get("parameterId")
         if isinstance(ident, str) and ident in seen:

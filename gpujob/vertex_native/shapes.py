@@ -1,18 +1,15 @@
 """What a native Vertex config is shaped as: its kind (by its top-level keys), the schema of
-each kind, the schema of any value in it (``schema_at``), and the encodings the discovery
-document declares (``encoded``: int64 as strings, int32 as numbers)."""
+each kind, and the encodings the discovery document declares (``encoded``: int64 values as
+strings of digits)."""
 
 from __future__ import annotations
 
-import re
 from functools import cache
 from typing import Any
 
-from gpujob.findings import Finding, JsonPath
+from gpujob import numbers
+from gpujob.findings import JsonPath
 from gpujob.resources import load_schema
-
-# An int32 written as text: ASCII digits only ('²' is a digit to str.isdigit(), not to int())
-_INT32_TEXT = re.compile(r"-?[0-9]{1,10}")
 
 SCHEMAS = {
     "CustomJobSpec": "vertex-custom-job-spec.schema.json",
@@ -37,77 +34,46 @@ def kind(data: Any) -> str | None:
     return None
 
 
-def _resolve(node: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
-    while "$ref" in node:
-        node = defs[node["$ref"].rsplit("/", 1)[-1]]
-    return node
-
-
-def schema_at(found: str, path: JsonPath) -> dict[str, Any] | None:
-    """The schema of the value at ``path`` in a config of kind ``found`` (references
-    followed), or None where the schema has no such place."""
-    schema = load_schema(SCHEMAS[found])
-    defs = schema["$defs"]
-    node = _resolve(schema, defs)
-    for key in path:
-        if isinstance(key, int):
-            node = node.get("items") if node.get("type") == "array" else None
-        else:
-            node = node.get("properties", {}).get(key) or (
-                node.get("additionalProperties") if node.get("type") == "object"
-                and isinstance(node.get("additionalProperties"), dict) else None)
-        if not isinstance(node, dict):
-            return None
-        node = _resolve(node, defs)
-    return node
-
-
-def output_only_hint(found: str, finding: Finding) -> Finding:
-    """An unknown key that is an output-only field where it stands (a config copied from
-    ``describe``) is told so."""
-    if finding.rule != "schema.unknown-key" or not finding.path:
-        return finding
-    parent = schema_at(found, finding.path[:-1])
-    if parent and finding.path[-1] in parent.get("x-output-only", ()):
-        return finding._replace(hint=f"{finding.path[-1]} is set by the service (output "
-                                     "only); remove it")
-    return finding
+def pools(data: Any) -> tuple[JsonPath, list[Any] | None]:
+    """Where a native config's ``workerPoolSpecs`` are (in its CustomJobSpec), and the list;
+    None where there is none, or not a list (the schema says what is wrong)."""
+    found = kind(data)
+    here: JsonPath = SPEC_PATHS[found] if found else ()
+    node = data
+    for key in here:
+        node = node.get(key) if isinstance(node, dict) else None
+    listed = node.get("workerPoolSpecs") if isinstance(node, dict) else None
+    return (*here, "workerPoolSpecs"), listed if isinstance(listed, list) else None
 
 
 @cache
-def _int_kinds(found: str) -> dict[str, str]:
-    """``#/$defs/NAME`` of the integer encodings -> "int64" or "int32"."""
+def _int64s(found: str) -> frozenset[str]:
+    """``#/$defs/NAME`` of the int64 encodings: a number, or a string of digits (an int32 is a
+    number only, so the schema has it as written)."""
     defs = load_schema(SCHEMAS[found])["$defs"]
-    out = {}
-    for name, node in defs.items():
-        if "anyOf" in node and any(s.get("type") == "string" for s in node["anyOf"]):
-            out[f"#/$defs/{name}"] = "int64"
-        elif node.get("type") == "integer":
-            out[f"#/$defs/{name}"] = "int32"
-    return out
+    return frozenset(f"#/$defs/{name}" for name, node in defs.items()
+                     if any(s.get("type") == "string" for s in node.get("anyOf", ())))
 
 
 def encoded(found: str, data: Any) -> Any:
-    """``data`` (a checked config) with int64 values as strings of digits and int32 ones as
-    numbers, as the discovery document declares them and gcloud sends them."""
+    """``data`` (a checked config) with int64 values as strings of digits, as the discovery
+    document declares them and gcloud sends them; every other value as written."""
     schema = load_schema(SCHEMAS[found])
-    return _encode(data, schema, schema["$defs"], _int_kinds(found))
+    return _encode(data, schema, schema["$defs"], _int64s(found))
 
 
 def _encode(value: Any, node: dict[str, Any], defs: dict[str, Any],
-            ints: dict[str, str]) -> Any:
-    encoding = ints.get(node.get("$ref", ""))
-    if encoding == "int64" and isinstance(value, int) and not isinstance(value, bool):
+            int64s: frozenset[str]) -> Any:
+    if node.get("$ref") in int64s and numbers.is_integer(value):
         return str(value)
-    if encoding == "int32" and isinstance(value, str) and _INT32_TEXT.fullmatch(value):
-        return int(value)
-    node = _resolve(node, defs)
+    while "$ref" in node:
+        node = defs[node["$ref"].rsplit("/", 1)[-1]]
     if isinstance(value, dict):
         props = node.get("properties", {})
         extra = node.get("additionalProperties")
         return {k: _encode(v, props.get(k) or (extra if isinstance(extra, dict) else {}),
-                           defs, ints) for k, v in value.items()}
+                           defs, int64s) for k, v in value.items()}
     if isinstance(value, list):
         items = node.get("items", {})
-        return [_encode(v, items, defs, ints) for v in value]
+        return [_encode(v, items, defs, int64s) for v in value]
     return value
