@@ -185,6 +185,9 @@ def test_a_tuning_job_is_written_whole(cli, tmp_path):
            "--display-name=hyperparameter-tuning" in result.out
     assert "maxTrialCount: 20  # from trainingInput.hyperparameters.maxTrials (line 22)" \
         in result.out.splitlines()
+    # a tuning job is always whole: --whole-job changes nothing, its header included
+    assert cli("convert", config, "--executor-image-uri", PYTORCH, "--whole-job").out == \
+        result.out
 
 
 def test_an_empty_pool_is_written_and_gcloud_s_refusal_of_it_is_said(cli, write):
