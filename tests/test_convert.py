@@ -5,6 +5,7 @@ file:line:col on stderr; nothing written when the config cannot be converted."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -289,3 +290,15 @@ def test_a_native_vertex_config_is_not_converted_again(cli, tmp_path):
         f"error: {out} is a native Vertex config already (a CustomJobSpec): there is nothing "
         "to convert", "  hint: check it with gpujob validate --service vertex, or send it with "
         "gpujob submit --service vertex"]
+
+
+def test_a_config_from_standard_input_is_named_as_a_spec_from_it_is_sent(cli):
+    result = cli("convert", "-", "--executor-image-uri", PYTORCH,
+                 stdin=Path(T4).read_bytes())
+    assert result.code == 0, result.err
+    assert "#   gpujob submit FILE --service vertex --region us-central1 --display-name job" \
+        in result.out.splitlines()
+    sent = cli("submit", "-", "--service", "vertex", "--region", "us-central1", "--dry-run",
+               stdin=result.out.encode("utf-8"))
+    assert sent.code == 0, sent.err
+    assert json.loads(sent.out)["displayName"] == "job"
