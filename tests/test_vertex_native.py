@@ -423,6 +423,24 @@ def test_flags_that_set_ai_platform_s_cluster_are_refused_with_the_set_path_to_u
                                  "workerPoolSpecs[1].replicaCount=VALUE")
 
 
+@pytest.mark.parametrize("whole, where", [("", ""), ("job", "jobSpec."),
+                                          ("tuning", "trialJobSpec.")])
+def test_a_refused_set_is_hinted_at_the_path_its_field_has_in_the_file(whole, where):
+    from gpujob.config.overrides import parse_set
+    from gpujob.errors import UsageError
+    from gpujob.vertex_native.flags import apply_flags
+
+    text = {"": SPEC, "tuning": TUNING, "job": "displayName: j\njobSpec:\n" + "\n".join(
+        "  " + line for line in SPEC.splitlines()) + "\n"}[whole]
+    with pytest.raises(UsageError) as raised:
+        apply_flags(doc(text), [parse_set("trainingInput.workerCount=3")], None)
+    assert raised.value.message == ("--set trainingInput.workerCount: the config is a native "
+                                    "Vertex config, and this flag sets AI Platform's fields "
+                                    "(trainingInput)")
+    assert raised.value.hint == ("set its own fields with --set, e.g. --set "
+                                 f"{where}workerPoolSpecs[1].replicaCount=VALUE")
+
+
 def test_a_misspelt_machine_field_is_one_message_and_the_rest_is_still_checked():
     text = pool("n1-standard-8", "NVIDIA_TESLA_T4", 3).replace("machineType:", "machineTyp:")
     assert shown(text) == [

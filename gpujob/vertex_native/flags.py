@@ -26,7 +26,7 @@ _SPEC_FIELDS: dict[JsonPath, JsonPath] = {
     (TI, "network"): ("network",),
     (TI, "enableWebAccess"): ("enableWebAccess",),
 }
-# the --set path to suggest instead of a refused flag
+# the --set path (in the CustomJobSpec) to suggest instead of a refused flag, by the field it sets
 _INSTEAD = {"masterType": "workerPoolSpecs[0].machineSpec.machineType",
             "workerCount": "workerPoolSpecs[1].replicaCount",
             "masterConfig": "workerPoolSpecs[0].machineSpec.acceleratorType",
@@ -61,12 +61,12 @@ def apply_flags(doc: Document, overrides: list[Override], user_args: list[str] |
     spec = SPEC_PATHS[found]
     job: dict[str, Any] = {"name": display_name}
     native: list[Override] = []
-    refused: list[str] = []
+    refused: list[tuple[str, str | int]] = []  # the flag, and the field it sets
     for override in overrides:
         path, flag = override.path, override.origin.flag or "?"
         if _is_native_path(override):
             if path[0] == TI:
-                refused.append(f"{flag.split()[0]} {format_path(path)}")
+                refused.append((f"{flag.split()[0]} {format_path(path)}", path[-1]))
             else:
                 native.append(override)
         elif path == (TI, "region"):
@@ -81,9 +81,9 @@ def apply_flags(doc: Document, overrides: list[Override], user_args: list[str] |
             native.append(Override((*spec, *_SPEC_FIELDS[path]), override.value,
                                    override.origin))
         else:
-            refused.append(flag)
+            refused.append((flag, path[-1]))
     if refused:
-        _refuse(refused, overrides)
+        _refuse(refused, spec)
     result = apply(doc, native)
     if user_args is not None:
         result = apply(result, _args(result, spec, user_args))
@@ -106,13 +106,14 @@ def _args(doc: Document, spec: JsonPath, user_args: list[str]) -> list[Override]
     return out
 
 
-def _refuse(refused: list[str], overrides: list[Override]) -> None:
-    names = list(dict.fromkeys(refused))
-    fields = [o.path[-1] for o in overrides if not _is_native_path(o)
-              and (o.origin.flag or "?") in names]
-    instead = next((_INSTEAD[f] for f in fields if f in _INSTEAD),
+def _refuse(refused: list[tuple[str, str | int]], spec: JsonPath) -> None:
+    """``refused``: each flag, with the field it sets; ``spec``: where the config's
+    CustomJobSpec is, which the hint's path starts from."""
+    names = list(dict.fromkeys(name for name, _ in refused))
+    instead = next((_INSTEAD[field] for _, field in refused if field in _INSTEAD),
                    "workerPoolSpecs[0].machineSpec.machineType")
     raise UsageError(f"{', '.join(names)}: the config is a native Vertex config, and "
                      f"{'this flag sets' if len(names) == 1 else 'these flags set'} AI "
                      "Platform's fields (trainingInput)",
-                     f"set its own fields with --set, e.g. --set {instead}=VALUE")
+                     "set its own fields with --set, e.g. --set "
+                     f"{''.join(f'{key}.' for key in spec)}{instead}=VALUE")
