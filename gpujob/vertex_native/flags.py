@@ -5,7 +5,8 @@ its name, labels and key (not part of a CustomJobSpec), the spec's service accou
 web access and output directory, and the trainer's arguments (``-- ARGS``: every pool's, as
 gcloud's ``--args``). ``--set``/``--unset`` take the native file's own paths. A flag that sets
 a field of AI Platform's cluster or code has no one place in a native config: it is refused,
-with the ``--set`` path to use instead."""
+with the ``--set`` path to use instead; so are ``--executor-image-uri`` and ``--strategy``, which
+the translation of an AI Platform config uses (a native config names its image and strategy)."""
 
 from __future__ import annotations
 
@@ -31,7 +32,11 @@ _INSTEAD = {"masterType": "workerPoolSpecs[0].machineSpec.machineType",
             "workerCount": "workerPoolSpecs[1].replicaCount",
             "masterConfig": "workerPoolSpecs[0].machineSpec.acceleratorType",
             "pythonModule": "workerPoolSpecs[0].pythonPackageSpec.pythonModule",
-            "packageUris": "workerPoolSpecs[0].pythonPackageSpec.packageUris"}
+            "packageUris": "workerPoolSpecs[0].pythonPackageSpec.packageUris",
+            "executorImageUri": "workerPoolSpecs[0].pythonPackageSpec.executorImageUri",
+            "strategy": "scheduling.strategy"}
+# the flags that say how to translate an AI Platform config, and the field each becomes
+_TRANSLATION = {"--executor-image-uri": "executorImageUri", "--strategy": "strategy"}
 
 
 class NativeJob(NamedTuple):
@@ -52,9 +57,11 @@ def _is_native_path(override: Override) -> bool:
 
 
 def apply_flags(doc: Document, overrides: list[Override], user_args: list[str] | None,
-                display_name: str | None = None) -> NativeJob:
+                display_name: str | None = None, *, executor_image_uri: str | None = None,
+                strategy: str | None = None) -> NativeJob:
     """``doc`` (a native config) with the command line applied; ``UsageError`` naming every
-    flag that has no meaning for it."""
+    flag that has no meaning for it (``executor_image_uri`` and ``strategy``, when given,
+    have none)."""
     found = kind(doc.data)
     if found is None:
         raise ValueError("not a native Vertex config")
@@ -82,6 +89,8 @@ def apply_flags(doc: Document, overrides: list[Override], user_args: list[str] |
                                    override.origin))
         else:
             refused.append((flag, path[-1]))
+    given = {"--executor-image-uri": executor_image_uri, "--strategy": strategy}
+    refused += [(flag, _TRANSLATION[flag]) for flag, value in given.items() if value is not None]
     if refused:
         _refuse(refused, spec)
     result = apply(doc, native)
@@ -112,8 +121,10 @@ def _refuse(refused: list[tuple[str, str | int]], spec: JsonPath) -> None:
     names = list(dict.fromkeys(name for name, _ in refused))
     instead = next((_INSTEAD[field] for _, field in refused if field in _INSTEAD),
                    "workerPoolSpecs[0].machineSpec.machineType")
-    raise UsageError(f"{', '.join(names)}: the config is a native Vertex config, and "
-                     f"{'this flag sets' if len(names) == 1 else 'these flags set'} AI "
-                     "Platform's fields (trainingInput)",
+    one = len(names) == 1
+    what = f"{'this flag sets' if one else 'these flags set'} AI Platform's fields (trainingInput)"
+    if any(name in _TRANSLATION for name in names):
+        what = f"{'this flag is' if one else 'these flags are'} for AI Platform configs"
+    raise UsageError(f"{', '.join(names)}: the config is a native Vertex config, and {what}",
                      "set its own fields with --set, e.g. --set "
                      f"{''.join(f'{key}.' for key in spec)}{instead}=VALUE")
