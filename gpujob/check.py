@@ -18,7 +18,7 @@ from gpujob.job import view
 if TYPE_CHECKING:
     from gpujob.catalog import VertexCatalog
     from gpujob.rules.vertex import Translated
-    from gpujob.translate.vertex import VertexOptions
+    from gpujob.translate.vertex import Translation, VertexOptions
 
 
 class CheckOptions(NamedTuple):
@@ -29,10 +29,8 @@ class CheckOptions(NamedTuple):
     become warnings). ``catalog``: the catalog to check against (None: the built-in one of
     ``service``); its service chooses the rules. ``region_check``: False turns region and zone
     findings into warnings. ``service``: the service the job is for (``--service``).
-    ``executor_image_uri``: Vertex AI's image for a Python package job
-    (``--executor-image-uri``). ``strategy``: its scheduling strategy (``--strategy``).
-    ``vertex_options``: everything the command line gives the translation (``gpujob
-    convert``), over ``executor_image_uri`` and ``strategy``.
+    ``vertex``: what the command line gives Vertex AI's translation of a config
+    (``--executor-image-uri``, ``--strategy``; ``convert``'s flags); None: nothing.
     """
 
     submit: bool = False
@@ -40,9 +38,7 @@ class CheckOptions(NamedTuple):
     catalog: AnyCatalog | None = None
     region_check: bool = True
     service: str = DEFAULT_SERVICE
-    executor_image_uri: str | None = None
-    strategy: str | None = None
-    vertex_options: "VertexOptions | None" = None
+    vertex: "VertexOptions | None" = None
 
     def catalog_in_use(self) -> AnyCatalog:
         return self.catalog if self.catalog is not None else load(self.service)
@@ -73,10 +69,13 @@ class FileResult:
         return not self.errors
 
 
-def check_document(doc: Document, options: CheckOptions) -> list[Finding]:
+def check_document(doc: Document, options: CheckOptions,
+                   translation: "Translation | None" = None) -> list[Finding]:
     """Schema findings, then the compatibility rules', in file order. Where a key is clearly
     misspelt, the checks run again with its value in the key it means (``gpujob.typos``). A
-    native Vertex config is checked as one (``check_native``)."""
+    native Vertex config is checked as one (``check_native``). ``translation``: the caller's
+    translation of ``doc`` for Vertex AI (with ``options.vertex``), so that it is not made
+    twice."""
     if "trainingInput" not in doc.data:  # an AI Platform config pays for no more than this
         from gpujob.vertex_native.shapes import kind
 
@@ -85,11 +84,12 @@ def check_document(doc: Document, options: CheckOptions) -> list[Finding]:
     cat = options.catalog_in_use()
     first = schema.check_job(doc, choices=cat.choices)
     if not first.stand_ins:
-        findings = first.findings + _rule_findings(doc, first.findings, cat, options)
+        findings = first.findings + _rule_findings(doc, first.findings, cat, options,
+                                                   translation)
     else:
         from gpujob import typos  # only a file with a typo pays for it (validate's start-up)
 
-        meant = typos.Meant(doc, first.stand_ins)
+        meant = typos.Meant(doc, first.stand_ins)  # (another document: translated anew)
         again = schema.check(meant.doc, choices=cat.choices)
         findings = meant.report(first.findings, again,
                                 _rule_findings(meant.doc, again, cat, options))
@@ -97,12 +97,13 @@ def check_document(doc: Document, options: CheckOptions) -> list[Finding]:
 
 
 def _rule_findings(doc: Document, schema_findings: list[Finding], cat: AnyCatalog,
-                   options: CheckOptions) -> list[Finding]:
+                   options: CheckOptions, translation: "Translation | None" = None
+                   ) -> list[Finding]:
     """The rules' findings; they stay quiet about the values the schema refused."""
     from gpujob import rules
 
     refused = {f.path for f in schema_findings if f.is_error}
-    translated = translate(doc, cat, options) if cat.service == "vertex" else None
+    translated = translate(doc, cat, options, translation) if cat.service == "vertex" else None
     return rules.check(view(doc.data), cat, doc.locate, refused,
                        submit=options.submit and not options.local,
                        relax_region=options.local or not options.region_check,
@@ -124,17 +125,16 @@ def check_native(doc: Document, options: CheckOptions, **where: object) -> list[
                                **where)  # type: ignore[arg-type]
 
 
-def translate(doc: Document, cat: "VertexCatalog", options: CheckOptions) -> "Translated":
-    """The config as Vertex AI's request, for its rules."""
+def translate(doc: Document, cat: "VertexCatalog", options: CheckOptions,
+              translation: "Translation | None" = None) -> "Translated":
+    """The config as Vertex AI's request, for its rules (``translation``: made already)."""
     from datetime import date
 
     from gpujob.rules.vertex import Translated, for_local_run
-    from gpujob.translate.vertex import VertexOptions
     from gpujob.translate.vertex import translate as to_vertex
 
-    t = to_vertex(doc, cat, date.today(), options.vertex_options
-                  or VertexOptions(executor_image_uri=options.executor_image_uri,
-                                   strategy=options.strategy))
+    t = translation if translation is not None else to_vertex(doc, cat, date.today(),
+                                                              options.vertex)
     return Translated(for_local_run(t.findings) if options.local else t.findings, t.body,
                       t.origins)
 

@@ -36,7 +36,6 @@ class ConvertSettings(NamedTuple):
     check: CheckSettings  # service vertex, its catalog, whether region findings are errors
     output: str | None = None  # -o FILE; None: standard output
     whole_job: bool = False  # a whole CustomJob rather than the CustomJobSpec gcloud reads
-    today: date | None = None  # the day the images' availability is judged on (None: today)
 
 
 def run(settings: ConvertSettings) -> int:
@@ -85,18 +84,17 @@ def _not_native(doc: Document) -> None:
 
 def _translate(doc: Document, cat: VertexCatalog, settings: ConvertSettings
                ) -> tuple[Translation, list[Finding]]:
-    """The translation, and the config's findings for Vertex AI (its schema, what the
-    translation did, the Vertex rules: ``check.check_document``), then what the translated
-    job would still be refused for."""
+    """The translation (made once, today), and the config's findings for Vertex AI (its
+    schema, what the translation did, the Vertex rules: ``check.check_document``), then what
+    the translated job would still be refused for."""
     from gpujob.check import CheckOptions, check_document
     from gpujob.translate.vertex import translate
 
-    today = settings.today or date.today()
+    today = date.today()
     translation = translate(doc, cat, today, settings.options)
     findings = check_document(doc, CheckOptions(
         catalog=cat, region_check=settings.check.region_check, service="vertex",
-        executor_image_uri=settings.options.executor_image_uri,
-        vertex_options=settings.options))
+        vertex=settings.options), translation)
     if not any(f.is_error for f in findings):
         findings += _result_findings(translation, doc, cat, today, settings)
     return translation, sorted(findings, key=position_key)

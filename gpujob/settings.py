@@ -18,6 +18,7 @@ from gpujob.backends import DEFAULT_SERVICE
 if TYPE_CHECKING:
     from gpujob.catalog import AnyCatalog
     from gpujob.gcp.settings import GcpSettings
+    from gpujob.translate.vertex import VertexOptions
 
 
 class CheckSettings(NamedTuple):
@@ -31,6 +32,15 @@ class CheckSettings(NamedTuple):
     region_check: bool = True
     executor_image_uri: str | None = None
     strategy: str | None = None
+
+    def vertex_options(self) -> "VertexOptions | None":
+        """What the two Vertex flags give the translation of a config (None: neither was
+        given, and the translation is not imported for them)."""
+        if self.executor_image_uri is None and self.strategy is None:
+            return None
+        from gpujob.translate.vertex import VertexOptions
+
+        return VertexOptions(executor_image_uri=self.executor_image_uri, strategy=self.strategy)
 
 
 class ValidateSettings(NamedTuple):

@@ -276,7 +276,9 @@ def _prepare_native(settings: SubmitSettings, doc: Document,
                              "packageUris; a native Vertex config names its packages itself",
                              "stage the package and name its gs:// URI in "
                              "pythonPackageSpec.packageUris")
-        job = apply_flags(doc, settings.overrides, settings.user_args, settings.display_name)
+        job = apply_flags(doc, settings.overrides, settings.user_args, settings.display_name,
+                          executor_image_uri=settings.check.executor_image_uri,
+                          strategy=settings.check.strategy)
         doc = job.doc
     findings = combine(load_findings, check_native(
         doc, options, **({"region": job.region, "region_origin": job.region_origin,

@@ -58,8 +58,7 @@ class SubmitSettings:
 
         return CheckOptions(submit=True, local=self.local, catalog=self.catalog,
                             region_check=self.check.region_check, service=self.service,
-                            executor_image_uri=self.check.executor_image_uri,
-                            strategy=self.check.strategy)
+                            vertex=self.check.vertex_options())
 
     def job_options(self) -> JobOptions:
         """What the service's request needs besides the checked config."""

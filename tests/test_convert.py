@@ -5,6 +5,7 @@ file:line:col on stderr; nothing written when the config cannot be converted."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -185,6 +186,9 @@ def test_a_tuning_job_is_written_whole(cli, tmp_path):
            "--display-name=hyperparameter-tuning" in result.out
     assert "maxTrialCount: 20  # from trainingInput.hyperparameters.maxTrials (line 22)" \
         in result.out.splitlines()
+    # a tuning job is always whole: --whole-job changes nothing, its header included
+    assert cli("convert", config, "--executor-image-uri", PYTORCH, "--whole-job").out == \
+        result.out
 
 
 def test_an_empty_pool_is_written_and_gcloud_s_refusal_of_it_is_said(cli, write):
@@ -286,3 +290,31 @@ def test_a_native_vertex_config_is_not_converted_again(cli, tmp_path):
         f"error: {out} is a native Vertex config already (a CustomJobSpec): there is nothing "
         "to convert", "  hint: check it with gpujob validate --service vertex, or send it with "
         "gpujob submit --service vertex"]
+
+
+def test_a_config_from_standard_input_is_named_as_a_spec_from_it_is_sent(cli):
+    result = cli("convert", "-", "--executor-image-uri", PYTORCH,
+                 stdin=Path(T4).read_bytes())
+    assert result.code == 0, result.err
+    assert "#   gpujob submit FILE --service vertex --region us-central1 --display-name job" \
+        in result.out.splitlines()
+    sent = cli("submit", "-", "--service", "vertex", "--region", "us-central1", "--dry-run",
+               stdin=result.out.encode("utf-8"))
+    assert sent.code == 0, sent.err
+    assert json.loads(sent.out)["displayName"] == "job"
+
+
+def test_the_config_is_translated_once(cli, monkeypatch):
+    """The translation written is the one checked (it was made twice, on days that could
+    differ)."""
+    from gpujob.translate import vertex
+
+    made = []
+
+    def counted(*args, **kwargs):
+        made.append(args[0].source)
+        return translate(*args, **kwargs)
+
+    monkeypatch.setattr(vertex, "translate", counted)
+    assert cli("convert", T4, "--executor-image-uri", PYTORCH).code == 0
+    assert made == [T4]

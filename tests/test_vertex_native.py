@@ -337,11 +337,10 @@ def test_the_submission_label_is_gpujob_s_and_a_long_file_name_is_refused():
 # -- the body sent ---------------------------------------------------------------------------------
 
 def test_a_spec_is_sent_as_a_custom_job_named_after_its_file_with_the_encodings_declared():
-    kind, body = vertex_native.body(doc(SPEC, "configs/t4.vertex.yaml"), token="tok-1")
+    kind, body = vertex_native.body(doc(SPEC, "configs/t4.vertex.yaml"))
     assert kind == "CustomJob"
-    assert list(body) == ["displayName", "labels", "jobSpec"]
+    assert list(body) == ["displayName", "jobSpec"]  # the backend adds the submission label
     assert body["displayName"] == "t4.vertex"
-    assert body["labels"] == {"gpujob-submission": "tok-1"}
     pools = body["jobSpec"]["workerPoolSpecs"]
     assert [p.get("replicaCount") for p in pools] == ["1", None, "3"]  # int64: strings
     assert pools[0]["machineSpec"]["acceleratorCount"] == 2  # int32: as written
@@ -355,13 +354,11 @@ def test_the_command_line_names_labels_and_key_replace_the_file_s():
     text = "displayName: j\nlabels: {team: ml}\njobSpec:\n" + "\n".join(
         "  " + line for line in pool("n1-standard-4").splitlines()) + "\n"
     kind, body = vertex_native.body(doc(text), name="other", labels={"a": "b"},
-                                    kms_key="projects/p/locations/l/keyRings/r/cryptoKeys/k",
-                                    token="t")
+                                    kms_key="projects/p/locations/l/keyRings/r/cryptoKeys/k")
     assert (kind, body["displayName"]) == ("CustomJob", "other")
-    assert body["labels"] == {"a": "b", "gpujob-submission": "t"}
+    assert body["labels"] == {"a": "b"}
     assert body["encryptionSpec"] == {
         "kmsKeyName": "projects/p/locations/l/keyRings/r/cryptoKeys/k"}
-    assert list(body)[:3] == ["displayName", "labels", "encryptionSpec"]
     assert vertex_native.body(doc(text))[1]["labels"] == {"team": "ml"}
 
 
@@ -370,7 +367,7 @@ def test_a_tuning_job_is_sent_as_written_with_int64_bounds_as_strings():
         "- parameterId: lr\n      integer", "- parameterId: batch\n      integer").replace(
         "  medianAutomatedStoppingSpec: {}\n", "")
     assert shown(text) == []
-    kind, body = vertex_native.body(doc(text), token="t")
+    kind, body = vertex_native.body(doc(text))
     assert kind == "HyperparameterTuningJob"
     assert body["studySpec"]["parameters"][1]["integerValueSpec"] == {"minValue": "16",
                                                                       "maxValue": "128"}
@@ -445,6 +442,24 @@ def test_flags_that_set_ai_platform_s_cluster_are_refused_with_the_set_path_to_u
                                     "Platform's fields (trainingInput)")
     assert raised.value.hint == ("set its own fields with --set, e.g. --set "
                                  "workerPoolSpecs[1].replicaCount=VALUE")
+
+
+@pytest.mark.parametrize("whole, where", [("", ""), ("job", "jobSpec."),
+                                          ("tuning", "trialJobSpec.")])
+def test_a_refused_set_is_hinted_at_the_path_its_field_has_in_the_file(whole, where):
+    from gpujob.config.overrides import parse_set
+    from gpujob.errors import UsageError
+    from gpujob.vertex_native.flags import apply_flags
+
+    text = {"": SPEC, "tuning": TUNING, "job": "displayName: j\njobSpec:\n" + "\n".join(
+        "  " + line for line in SPEC.splitlines()) + "\n"}[whole]
+    with pytest.raises(UsageError) as raised:
+        apply_flags(doc(text), [parse_set("trainingInput.workerCount=3")], None)
+    assert raised.value.message == ("--set trainingInput.workerCount: the config is a native "
+                                    "Vertex config, and this flag sets AI Platform's fields "
+                                    "(trainingInput)")
+    assert raised.value.hint == ("set its own fields with --set, e.g. --set "
+                                 f"{where}workerPoolSpecs[1].replicaCount=VALUE")
 
 
 def test_a_misspelt_machine_field_is_one_message_and_the_rest_is_still_checked():

@@ -97,6 +97,14 @@ def test_what_a_native_config_cannot_take(cli, write):
             "error: --worker-count: the config is a native Vertex config, and this flag sets AI "
             "Platform's fields (trainingInput)\n  hint: set its own fields with --set, e.g. "
             "--set workerPoolSpecs[1].replicaCount=VALUE", 2),
+        ("--strategy", "flex_start", *vertex, "--dry-run"): (
+            "error: --strategy: the config is a native Vertex config, and this flag is for AI "
+            "Platform configs\n  hint: set its own fields with --set, e.g. "
+            "--set scheduling.strategy=VALUE", 2),
+        ("--executor-image-uri", "x/y:1", "--strategy", "SPOT", *vertex): (
+            "error: --executor-image-uri, --strategy: the config is a native Vertex config, and "
+            "these flags are for AI Platform configs\n  hint: set its own fields with --set, "
+            "e.g. --set workerPoolSpecs[0].pythonPackageSpec.executorImageUri=VALUE", 2),
         ("--package-path", "trainer", *vertex, "--dry-run"): (
             "error: --package-path stages a package into an AI Platform config's packageUris; "
             "a native Vertex config names its packages itself", 2),

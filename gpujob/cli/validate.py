@@ -23,8 +23,7 @@ def execute(settings: ValidateSettings) -> int:
 
     check = settings.check
     options = CheckOptions(catalog=check.catalog, region_check=check.region_check,
-                           service=check.service, executor_image_uri=check.executor_image_uri,
-                           strategy=check.strategy)
+                           service=check.service, vertex=check.vertex_options())
     files, unreadable = expand(settings.files)
     results = [check_file(path, options) for path in files]
     results += [FileResult(path, [error("load.io", f"cannot read the directory: {why}", (),

@@ -12,7 +12,6 @@ it: ``displayName``, ``labels``, ``encryptionSpec`` at the top, the rest under `
 from __future__ import annotations
 
 from datetime import date
-from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 from gpujob.catalog.vertex_data import VertexCatalog
@@ -22,6 +21,7 @@ from gpujob.numbers import as_count
 from gpujob.translate import vertex_code, vertex_hptuning, vertex_pools
 from gpujob.translate.notes import Notes, mapping, strings, text
 from gpujob.translate.vertex_pools import TI, Pool
+from gpujob.vertex_native import display_name
 
 FLEX_START = "FLEX_START"
 
@@ -99,8 +99,8 @@ def _layout(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def _display_name(data: dict[str, Any], doc: Document, options: VertexOptions) -> str:
-    job_id = text(data.get("jobId"))
-    return job_id or options.display_name or Path(doc.source).stem or "job"
+    """The jobId, else --display-name, else as a native config is named after its file."""
+    return display_name(doc, text(data.get("jobId")) or options.display_name)
 
 
 def _job_dir(ti: dict[str, Any], options: VertexOptions,

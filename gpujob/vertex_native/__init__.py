@@ -4,7 +4,7 @@ by its top-level keys (``kind``), checked with positions against the JSON Schema
 (``schemas/vertex-*.schema.json``, generated from the bundled aiplatform v1 discovery document
 by ``scripts/vertex_schema.py``) and against the Vertex catalog (``check``), and sent as written
 (``body``): a CustomJobSpec wrapped into a CustomJob, encodings as the discovery document
-declares them, plus gpujob's submission label.
+declares them (the backend adds gpujob's submission label).
 
 Reading the schemas is reading JSON files: nothing here imports a Google client library.
 """
@@ -97,12 +97,13 @@ def _names(doc: Document, found: str, name: str | None) -> list[Finding]:
 
 
 def body(doc: Document, *, name: str | None = None, labels: dict[str, str] | None = None,
-         kms_key: str | None = None, token: str | None = None) -> tuple[Kind, dict[str, Any]]:
+         kms_key: str | None = None) -> tuple[Kind, dict[str, Any]]:
     """The create request's body for a checked native config, as written: a CustomJobSpec
     becomes the ``jobSpec`` of a CustomJob named ``display_name(doc, name)``; ``name``,
-    ``labels`` and ``kms_key`` (--display-name, --labels, --kms-key) replace the file's;
-    ``token``, when given, is the submission label. int64 values are sent as strings and int32
-    ones as numbers, as the discovery document declares them (the schema accepts both)."""
+    ``labels`` and ``kms_key`` (--display-name, --labels, --kms-key) replace the file's. int64
+    values are sent as strings and int32 ones as numbers, as the discovery document declares
+    them (the schema accepts both). The backend adds the submission label and lays the keys
+    out as gcloud does."""
     found = kind(doc.data)
     if found is None:
         raise ValueError("not a native Vertex config")
@@ -118,10 +119,5 @@ def body(doc: Document, *, name: str | None = None, labels: dict[str, str] | Non
         out["labels"] = dict(labels)
     if kms_key:
         out["encryptionSpec"] = {"kmsKeyName": kms_key}
-    if token is not None:
-        out["labels"] = {**out.get("labels", {}), SUBMISSION_LABEL: token}
-    first = ("displayName", "labels", "encryptionSpec")  # gcloud's layout (VERTEX.md §13)
-    out = {**{k: out[k] for k in first if k in out},
-           **{k: v for k, v in out.items() if k not in first}}
     return ("HyperparameterTuningJob" if found == "HyperparameterTuningJob" else "CustomJob",
             out)

@@ -5,7 +5,8 @@ its name, labels and key (not part of a CustomJobSpec), the spec's service accou
 web access and output directory, and the trainer's arguments (``-- ARGS``: every pool's, as
 gcloud's ``--args``). ``--set``/``--unset`` take the native file's own paths. A flag that sets
 a field of AI Platform's cluster or code has no one place in a native config: it is refused,
-with the ``--set`` path to use instead."""
+with the ``--set`` path to use instead; so are ``--executor-image-uri`` and ``--strategy``, which
+the translation of an AI Platform config uses (a native config names its image and strategy)."""
 
 from __future__ import annotations
 
@@ -26,12 +27,16 @@ _SPEC_FIELDS: dict[JsonPath, JsonPath] = {
     (TI, "network"): ("network",),
     (TI, "enableWebAccess"): ("enableWebAccess",),
 }
-# the --set path to suggest instead of a refused flag
+# the --set path (in the CustomJobSpec) to suggest instead of a refused flag, by the field it sets
 _INSTEAD = {"masterType": "workerPoolSpecs[0].machineSpec.machineType",
             "workerCount": "workerPoolSpecs[1].replicaCount",
             "masterConfig": "workerPoolSpecs[0].machineSpec.acceleratorType",
             "pythonModule": "workerPoolSpecs[0].pythonPackageSpec.pythonModule",
-            "packageUris": "workerPoolSpecs[0].pythonPackageSpec.packageUris"}
+            "packageUris": "workerPoolSpecs[0].pythonPackageSpec.packageUris",
+            "executorImageUri": "workerPoolSpecs[0].pythonPackageSpec.executorImageUri",
+            "strategy": "scheduling.strategy"}
+# the flags that say how to translate an AI Platform config, and the field each becomes
+_TRANSLATION = {"--executor-image-uri": "executorImageUri", "--strategy": "strategy"}
 
 
 class NativeJob(NamedTuple):
@@ -52,21 +57,23 @@ def _is_native_path(override: Override) -> bool:
 
 
 def apply_flags(doc: Document, overrides: list[Override], user_args: list[str] | None,
-                display_name: str | None = None) -> NativeJob:
+                display_name: str | None = None, *, executor_image_uri: str | None = None,
+                strategy: str | None = None) -> NativeJob:
     """``doc`` (a native config) with the command line applied; ``UsageError`` naming every
-    flag that has no meaning for it."""
+    flag that has no meaning for it (``executor_image_uri`` and ``strategy``, when given,
+    have none)."""
     found = kind(doc.data)
     if found is None:
         raise ValueError("not a native Vertex config")
     spec = SPEC_PATHS[found]
     job: dict[str, Any] = {"name": display_name}
     native: list[Override] = []
-    refused: list[str] = []
+    refused: list[tuple[str, str | int]] = []  # the flag, and the field it sets
     for override in overrides:
         path, flag = override.path, override.origin.flag or "?"
         if _is_native_path(override):
             if path[0] == TI:
-                refused.append(f"{flag.split()[0]} {format_path(path)}")
+                refused.append((f"{flag.split()[0]} {format_path(path)}", path[-1]))
             else:
                 native.append(override)
         elif path == (TI, "region"):
@@ -81,9 +88,11 @@ def apply_flags(doc: Document, overrides: list[Override], user_args: list[str] |
             native.append(Override((*spec, *_SPEC_FIELDS[path]), override.value,
                                    override.origin))
         else:
-            refused.append(flag)
+            refused.append((flag, path[-1]))
+    given = {"--executor-image-uri": executor_image_uri, "--strategy": strategy}
+    refused += [(flag, _TRANSLATION[flag]) for flag, value in given.items() if value is not None]
     if refused:
-        _refuse(refused, overrides)
+        _refuse(refused, spec)
     result = apply(doc, native)
     if user_args is not None:
         result = apply(result, _args(result, user_args))
@@ -102,13 +111,16 @@ def _args(doc: Document, user_args: list[str]) -> list[Override]:
     return out
 
 
-def _refuse(refused: list[str], overrides: list[Override]) -> None:
-    names = list(dict.fromkeys(refused))
-    fields = [o.path[-1] for o in overrides if not _is_native_path(o)
-              and (o.origin.flag or "?") in names]
-    instead = next((_INSTEAD[f] for f in fields if f in _INSTEAD),
+def _refuse(refused: list[tuple[str, str | int]], spec: JsonPath) -> None:
+    """``refused``: each flag, with the field it sets; ``spec``: where the config's
+    CustomJobSpec is, which the hint's path starts from."""
+    names = list(dict.fromkeys(name for name, _ in refused))
+    instead = next((_INSTEAD[field] for _, field in refused if field in _INSTEAD),
                    "workerPoolSpecs[0].machineSpec.machineType")
-    raise UsageError(f"{', '.join(names)}: the config is a native Vertex config, and "
-                     f"{'this flag sets' if len(names) == 1 else 'these flags set'} AI "
-                     "Platform's fields (trainingInput)",
-                     f"set its own fields with --set, e.g. --set {instead}=VALUE")
+    one = len(names) == 1
+    what = f"{'this flag sets' if one else 'these flags set'} AI Platform's fields (trainingInput)"
+    if any(name in _TRANSLATION for name in names):
+        what = f"{'this flag is' if one else 'these flags are'} for AI Platform configs"
+    raise UsageError(f"{', '.join(names)}: the config is a native Vertex config, and {what}",
+                     "set its own fields with --set, e.g. --set "
+                     f"{''.join(f'{key}.' for key in spec)}{instead}=VALUE")

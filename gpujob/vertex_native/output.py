@@ -65,7 +65,7 @@ def _title(t: Translation, doc: Document, spec_only: bool, whole_job: bool) -> l
     if spec_only:
         lines.append("The job's name, labels and encryption key are not part of a "
                      "CustomJobSpec: they are flags.")
-    elif whole_job:
+    elif whole_job and t.kind == "CustomJob":  # (a tuning job is always written whole)
         lines.append("A whole CustomJob: gcloud's --config reads only its jobSpec.")
     return lines
 
