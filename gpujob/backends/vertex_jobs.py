@@ -269,10 +269,12 @@ class VertexJobs:
 
     def list(self, filter_: str | None, limit: int | None) -> Iterator[dict[str, Any]]:
         """Custom jobs and tuning jobs of the region, newest first."""
-        location = self._location(JobRef("*"))
+        if not self.region:
+            raise UsageError("Vertex AI lists jobs region by region: which region?",
+                             "give --region REGION (or GPUJOB_REGION)")
         text = state_filter(filter_)
         jobs = [job for collection in COLLECTIONS
-                for job in self.vertex.list(self._place(location, collection), text, limit)]
+                for job in self.vertex.list(self._place(self.region, collection), text, limit)]
         jobs.sort(key=lambda job: str(job.get("createTime", "")), reverse=True)
         return iter(jobs[:limit] if limit is not None else jobs)
 
