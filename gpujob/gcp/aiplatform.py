@@ -32,7 +32,6 @@ from gpujob.vertex_api import ENDPOINT, SUBMISSION_LABEL
 SERVICE = "aiplatform.googleapis.com"
 ROLE = "roles/aiplatform.user"  # grants every aiplatform.customJobs.* and tuning-job permission
 COLLECTIONS = {"CustomJob": "customJobs", "HyperparameterTuningJob": "hyperparameterTuningJobs"}
-NOUNS = {collection: noun for noun, collection in COLLECTIONS.items()}
 WORDS = {"customJobs": "custom job", "hyperparameterTuningJobs": "tuning job"}
 _NAME = re.compile(r"projects/(?P<project>[^/]+)/locations/(?P<location>[^/]+)/"
                    r"(?P<collection>customJobs|hyperparameterTuningJobs)/(?P<id>[^/]+)")
