@@ -19,12 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 from gpujob.backends.base import Commands, JobClient, JobOptions, JobRef, JobStatus, Links, Request
 from gpujob.errors import InvalidConfig, UsageError
-from gpujob.vertex_api import ENDPOINT, SUBMISSION_LABEL
+from gpujob.vertex_api import SUBMISSION_LABEL, jobs_url
 
 if TYPE_CHECKING:
     from gpujob.gcp.session import Session
     from gpujob.gcp.settings import GcpSettings
-
 
 
 def submission_token(now: datetime | None = None) -> str:
@@ -33,15 +32,6 @@ def submission_token(now: datetime | None = None) -> str:
     letters, digits, ``-`` and ``_``, at most 63), so that submits started together differ."""
     now = now or datetime.now(timezone.utc)
     return f"{now:%Y%m%d-%H%M%S-%f}-{secrets.token_hex(4)}"
-
-
-def collection_url(gcp: GcpSettings, project: str, region: str, collection: str) -> str:
-    """``https://REGION-aiplatform.googleapis.com/v1/projects/P/locations/REGION/customJobs``
-    (``--api-endpoint`` replaces the address)."""
-    from gpujob.gcp.settings import endpoint
-
-    base = endpoint(gcp.api_endpoint, ENDPOINT, region)
-    return f"{base}v1/projects/{project}/locations/{region}/{collection}"
 
 
 class Vertex:
@@ -93,9 +83,8 @@ class Vertex:
         labels = {**body.get("labels", {}), SUBMISSION_LABEL: submission_token()}
         job = {"displayName": body["displayName"], "labels": labels,
                **{k: v for k, v in body.items() if k not in ("displayName", "labels")}}
-        collection = "customJobs" if noun == "CustomJob" else "hyperparameterTuningJobs"
-        url = collection_url(gcp, project or "PROJECT", region, collection)
-        return Request("POST", url, job, noun, job_id=None)
+        return Request("POST", jobs_url(gcp, project or "PROJECT", region, noun), job, noun,
+                       job_id=None)
 
     def client(self, gcp: GcpSettings, session: Session | None = None) -> JobClient:
         from gpujob.backends import vertex_jobs

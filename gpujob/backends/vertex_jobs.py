@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from gpujob import vertex_api
 from gpujob.backends.base import Commands, Created, JobRef, JobStatus, Links, Request
 from gpujob.backends.vertex_trials import summary
 from gpujob.errors import RemoteError, UsageError
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 
 PREFIX = "JOB_STATE_"
 ENDED = frozenset({"SUCCEEDED", "FAILED", "CANCELLED", "EXPIRED", "PARTIALLY_SUCCEEDED"})
-COLLECTIONS = ("customJobs", "hyperparameterTuningJobs")
+COLLECTIONS = tuple(vertex_api.COLLECTIONS.values())  # customJobs, then hyperparameterTuningJobs
 _ID = re.compile(r"[0-9]{1,30}")
 _STATE_TERM = re.compile(r"(?<![\w.])(state\s*!?=\s*)\"?([A-Z_]+)\"?")
 _CAPACITY = re.compile(r"resources are insufficient in region", re.IGNORECASE)

@@ -31,7 +31,6 @@ from gpujob.vertex_api import ENDPOINT, SUBMISSION_LABEL
 
 SERVICE = "aiplatform.googleapis.com"
 ROLE = "roles/aiplatform.user"  # grants every aiplatform.customJobs.* and tuning-job permission
-COLLECTIONS = {"CustomJob": "customJobs", "HyperparameterTuningJob": "hyperparameterTuningJobs"}
 WORDS = {"customJobs": "custom job", "hyperparameterTuningJobs": "tuning job"}
 _NAME = re.compile(r"projects/(?P<project>[^/]+)/locations/(?P<location>[^/]+)/"
                    r"(?P<collection>customJobs|hyperparameterTuningJobs)/(?P<id>[^/]+)")
@@ -79,12 +78,6 @@ def regions() -> frozenset[str]:
 def api_endpoint(settings: GcpSettings, region: str) -> str:
     """The API's base URL for ``region``: ``--api-endpoint`` when given, else the region's."""
     return endpoint(settings.api_endpoint, ENDPOINT, region)
-
-
-def jobs_url(settings: GcpSettings, project: str, region: str, noun: str) -> str:
-    """Where a job of ``noun`` (CustomJob, HyperparameterTuningJob) is created (``POST``)."""
-    return (f"{api_endpoint(settings, region)}v1/projects/{project}/locations/{region}/"
-            f"{COLLECTIONS[noun]}")
 
 
 def log_filter(job_id: str, since: str | None = None) -> str:

@@ -18,6 +18,7 @@ from jobs import CONTAINER_JOB
 from vertex_calls import T4
 from vertex_jobs import custom_job
 
+from gpujob import vertex_api
 from gpujob.errors import RemoteError
 from gpujob.gcp import aiplatform
 from gpujob.gcp.session import Session
@@ -38,7 +39,7 @@ def _body(token: str = TOKEN, **labels: str) -> dict:
 
 
 def _url(google, region: str = REGION, noun: str = "CustomJob") -> str:
-    return aiplatform.jobs_url(GcpSettings(api_endpoint=google.url), PROJECT, region, noun)
+    return vertex_api.jobs_url(GcpSettings(api_endpoint=google.url), PROJECT, region, noun)
 
 
 def test_create_posts_the_body_once_to_the_url(google, vertex, client):

@@ -13,9 +13,9 @@ from vertex_translation import CAT, TODAY
 from gpujob.backends import vertex_jobs
 from gpujob.backends.base import Request
 from gpujob.config.load import loads
-from gpujob.gcp import aiplatform
 from gpujob.gcp.settings import GcpSettings
 from gpujob.translate.vertex import VertexOptions, translate
+from gpujob.vertex_api import SUBMISSION_LABEL, jobs_url
 
 TOKEN = "20261123-101010-123456-abcd"
 
@@ -28,17 +28,17 @@ def translated(text: str, endpoint: str, token: str = TOKEN, source: str = "job.
     done = translate(loaded.document, CAT, TODAY, VertexOptions())
     assert not done.errors, done.findings
     body = dict(done.body)
-    body["labels"] = {**body.get("labels", {}), aiplatform.SUBMISSION_LABEL: token}
-    url = aiplatform.jobs_url(GcpSettings(api_endpoint=endpoint), project,
-                              done.region or REGION, done.kind)
+    body["labels"] = {**body.get("labels", {}), SUBMISSION_LABEL: token}
+    url = jobs_url(GcpSettings(api_endpoint=endpoint), project, done.region or REGION,
+                   done.kind)
     return Request("POST", url, body, done.kind, None, done.origins, loaded.document.locate)
 
 
 def request(body: dict[str, Any], endpoint: str, noun: str = "CustomJob",
             region: str = REGION, token: str = TOKEN) -> Request:
     """A create request of a Vertex body written by hand."""
-    body = {**body, "labels": {**body.get("labels", {}), aiplatform.SUBMISSION_LABEL: token}}
-    url = aiplatform.jobs_url(GcpSettings(api_endpoint=endpoint), PROJECT, region, noun)
+    body = {**body, "labels": {**body.get("labels", {}), SUBMISSION_LABEL: token}}
+    url = jobs_url(GcpSettings(api_endpoint=endpoint), PROJECT, region, noun)
     return Request("POST", url, body, noun)
 
 
