@@ -94,6 +94,19 @@ def test_the_request_uses_the_executor_image_and_catalog_given():
     assert spec["workerPoolSpecs"][0]["containerSpec"]["imageUri"] == "python:3.11"
 
 
+def test_a_native_body_is_sent_in_gclouds_order():
+    pools = [{"machineSpec": {"machineType": "n1-standard-4"}, "replicaCount": "1",
+              "containerSpec": {"imageUri": "gcr.io/p/trainer:1"}}]
+    body = {"jobSpec": {"workerPoolSpecs": pools},
+            "encryptionSpec": {"kmsKeyName": "projects/p/locations/us-central1/keyRings/r/"
+                                             "cryptoKeys/k"},
+            "displayName": "train"}
+    options = JobOptions(region="europe-west4")
+    request = backends.get("vertex").request(body, GcpSettings(), "p", options)
+    assert list(request.body) == ["displayName", "labels", "encryptionSpec", "jobSpec"]
+    assert request.url.endswith("/v1/projects/p/locations/europe-west4/customJobs")
+
+
 def test_a_job_without_a_region_has_no_request():
     with pytest.raises(UsageError, match="no region for the job"):
         backends.get("vertex").request(

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpujob.backends.base import Commands, JobClient, JobOptions, JobRef, JobStatus, Links, Request
 from gpujob.errors import InvalidConfig, UsageError
-from gpujob.vertex_api import SUBMISSION_LABEL, jobs_url
+from gpujob.vertex_api import SUBMISSION_LABEL, jobs_url, layout
 
 if TYPE_CHECKING:
     from gpujob.gcp.session import Session
@@ -81,8 +81,7 @@ class Vertex:
             raise UsageError("no region for the job",
                              "pass --region (or set GPUJOB_REGION, or trainingInput.region)")
         labels = {**body.get("labels", {}), SUBMISSION_LABEL: submission_token()}
-        job = {"displayName": body["displayName"], "labels": labels,
-               **{k: v for k, v in body.items() if k not in ("displayName", "labels")}}
+        job = layout({**body, "labels": labels})
         return Request("POST", jobs_url(gcp, project or "PROJECT", region, noun), job, noun,
                        job_id=None)
 
