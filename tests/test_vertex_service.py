@@ -113,6 +113,17 @@ def test_a_job_without_a_region_has_no_request():
             body_of(CONTAINER_JOB.replace("  region: us-central1\n", "")), GcpSettings(), "p")
 
 
+def test_a_native_job_without_a_region_is_told_to_pass_one():
+    body = {"displayName": "train", "jobSpec": {"workerPoolSpecs": [{
+        "machineSpec": {"machineType": "n1-standard-4"}, "replicaCount": "1",
+        "containerSpec": {"imageUri": "gcr.io/p/trainer:1"}}]}}
+    with pytest.raises(UsageError) as caught:
+        backends.get("vertex").request(body, GcpSettings(), "p")
+    assert (caught.value.message, caught.value.hint) == (
+        "no region for the job", "pass --region REGION (or set GPUJOB_REGION): a native Vertex "
+        "config does not name its region")
+
+
 # -- the catalog ---------------------------------------------------------------------------------
 
 def test_the_catalog_registry_loads_the_vertex_catalog():

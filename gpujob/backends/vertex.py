@@ -57,7 +57,9 @@ class Vertex:
         options = options or JobOptions()
         native = kind(body)
         if native is not None:
-            return self._request(body, gcp, project, options.region, native)
+            return self._request(body, gcp, project, options.region, native,
+                                 "pass --region REGION (or set GPUJOB_REGION): a native Vertex "
+                                 "config does not name its region")
         cat = options.catalog if options.catalog is not None else vertex_data.load()
         given = options.document
         doc = given if given is not None and given.data is body else Document("<job>", body)
@@ -68,18 +70,19 @@ class Vertex:
             raise InvalidConfig(f"the job cannot run on Vertex AI: "
                                 f"{translation.errors[0].message}")
         request = self._request(translation.body, gcp, project, translation.region,
-                                translation.kind)
+                                translation.kind, "pass --region (or set GPUJOB_REGION, or "
+                                "trainingInput.region)")
         # the service's complaints about a field then name the config's value (vertex_refusals)
         return replace(request, origins=translation.origins,
                        locate=doc.locate if doc is given else None)
 
     def _request(self, body: dict[str, Any], gcp: GcpSettings, project: str | None,
-                 region: str | None, noun: str) -> Request:
+                 region: str | None, noun: str, no_region_hint: str) -> Request:
         """POST ``body`` with the submission's label to the ``noun`` collection of
-        ``region``."""
+        ``region``; without one, a usage error hinted by ``no_region_hint`` (where the region
+        can be given: a native config cannot say)."""
         if region is None:
-            raise UsageError("no region for the job",
-                             "pass --region (or set GPUJOB_REGION, or trainingInput.region)")
+            raise UsageError("no region for the job", no_region_hint)
         labels = {**body.get("labels", {}), SUBMISSION_LABEL: submission_token()}
         job = layout({**body, "labels": labels})
         return Request("POST", jobs_url(gcp, project or "PROJECT", region, noun), job, noun,
