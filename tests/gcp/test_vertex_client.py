@@ -153,8 +153,8 @@ def test_capacity_refused_at_create(google, client, clock):
         400, "FAILED_PRECONDITION", insufficient_resources(REGION)["message"])))
     with pytest.raises(RemoteError) as caught:
         create(client, _url(google), _body())
-    assert caught.value.hint.startswith("Vertex AI has too few of these machines or GPUs free "
-                                        "in us-central1 now (this is capacity, not quota)")
+    assert caught.value.hint.startswith("Vertex AI had too few of these machines or GPUs free "
+                                        "in us-central1 (capacity, not quota)")
 
 
 def test_a_disabled_api_is_found_by_the_access_check(google, vertex, client):
