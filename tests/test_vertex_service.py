@@ -82,16 +82,27 @@ def test_a_tuning_job_goes_to_hyperparameter_tuning_jobs_and_the_endpoint_can_be
                               "hyperparameterTuningJobs", "create") == []
 
 
-def test_the_request_uses_the_executor_image_and_catalog_given():
+def test_the_request_uses_the_executor_image_and_catalog_given(tmp_path):
     runtime = CONTAINER_JOB.replace("    imageUri: gcr.io/p/trainer:1\n", "").replace(
         "  args:", "  runtimeVersion: '2.11'\n  packageUris: [gs://b/t.tar.gz]\n"
         "  pythonModule: trainer.task\n  args:")
     backend = backends.get("vertex")
     with pytest.raises(InvalidConfig, match="end of availability"):
         backend.request(body_of(runtime), GcpSettings(), "p")
-    options = JobOptions(catalog=vertex_data.load(), executor_image_uri="python:3.11")
+    options = JobOptions(executor_image_uri="python:3.11")
     spec = backend.request(body_of(runtime), GcpSettings(), "p", options).body["jobSpec"]
     assert spec["workerPoolSpecs"][0]["containerSpec"]["imageUri"] == "python:3.11"
+
+    def available(data):  # TensorFlow 2.11's images, usable for longer
+        for image in data["prebuilt_images"]["images"].values():
+            if image["version"] == "2.11":
+                image["end_of_availability"] = "2099-01-01"
+
+    later = catalog.load("vertex", str(vertex_catalog(tmp_path, available)))
+    spec = backend.request(body_of(runtime), GcpSettings(), "p",
+                           JobOptions(catalog=later)).body["jobSpec"]
+    assert spec["workerPoolSpecs"][0]["pythonPackageSpec"]["executorImageUri"] == (
+        "us-docker.pkg.dev/vertex-ai/training/tf-gpu.2-11:latest")
 
 
 def test_a_native_body_is_sent_in_gclouds_order():
