@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import cache
 from typing import Any, NamedTuple
 
@@ -56,15 +55,6 @@ class JobName(NamedTuple):
 
     def __str__(self) -> str:
         return f"projects/{self.project}/locations/{self.location}/{self.collection}/{self.id}"
-
-
-@dataclass(frozen=True)
-class Created:
-    """The job as the service holds it; ``recovered`` when an earlier attempt had created it and
-    its answer was lost (found by the submission's label)."""
-
-    job: dict[str, Any]
-    recovered: bool = False
 
 
 @cache
