@@ -1,7 +1,6 @@
 """Create requests for the Vertex AI client tests, built as the vertex backend builds them
 (docs/vertex-contracts: translated body, the submission label, origins and where the config
-wrote each value), and a stand-in for the backend's remote half until ``backends.vertex``
-exists."""
+wrote each value)."""
 
 from __future__ import annotations
 
@@ -10,7 +9,6 @@ from typing import Any
 from conftest import PROJECT, REGION
 from vertex_translation import CAT, TODAY
 
-from gpujob.backends import vertex_jobs
 from gpujob.backends.base import Request
 from gpujob.config.load import loads
 from gpujob.gcp.settings import GcpSettings
@@ -41,25 +39,3 @@ def request(body: dict[str, Any], endpoint: str, noun: str = "CustomJob",
     url = jobs_url(GcpSettings(api_endpoint=endpoint), PROJECT, region, noun)
     return Request("POST", url, body, noun)
 
-
-class Backend:
-    """``base.Backend``'s remote half for ``vertex``, delegating as ``backends.vertex`` does."""
-
-    name = "vertex"
-    title = "Vertex AI custom training"
-    unsupported_flags: frozenset[str] = frozenset()
-
-    def client(self, gcp, session=None):
-        return vertex_jobs.client(gcp, session)
-
-    def status(self, raw):
-        return vertex_jobs.status(raw)
-
-    def parse_ref(self, text):
-        return vertex_jobs.parse_ref(text)
-
-    def links(self, job_id, project, location=None):
-        return vertex_jobs.links(job_id, project, location)
-
-    def commands(self, job_id, project, location=None):
-        return vertex_jobs.commands(job_id, project, location)
