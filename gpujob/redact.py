@@ -34,8 +34,8 @@ _TOKEN = r"[A-Za-z0-9._~+/=-]+"
 
 @cache
 def _patterns() -> list[tuple[re.Pattern[str], str]]:
-    """The shapes of secrets, compiled on first use: importing the console (every command,
-    validate and --help included) compiles none of them."""
+    """The shapes of secrets, compiled on first use, when a command first writes to stderr:
+    ``--help``, which writes only to stdout, compiles none of them."""
     return [
         # PEM private keys, whole or cut off, raw or with \n escapes
         (re.compile(r"-----BEGIN ([A-Z ]*)PRIVATE KEY-----(?:.*?-----END [A-Z ]*PRIVATE KEY-----"

@@ -82,22 +82,57 @@ def test_a_tuning_job_goes_to_hyperparameter_tuning_jobs_and_the_endpoint_can_be
                               "hyperparameterTuningJobs", "create") == []
 
 
-def test_the_request_uses_the_executor_image_and_catalog_given():
+def test_the_request_uses_the_executor_image_and_catalog_given(tmp_path):
     runtime = CONTAINER_JOB.replace("    imageUri: gcr.io/p/trainer:1\n", "").replace(
         "  args:", "  runtimeVersion: '2.11'\n  packageUris: [gs://b/t.tar.gz]\n"
         "  pythonModule: trainer.task\n  args:")
     backend = backends.get("vertex")
     with pytest.raises(InvalidConfig, match="end of availability"):
         backend.request(body_of(runtime), GcpSettings(), "p")
-    options = JobOptions(catalog=vertex_data.load(), executor_image_uri="python:3.11")
+    options = JobOptions(executor_image_uri="python:3.11")
     spec = backend.request(body_of(runtime), GcpSettings(), "p", options).body["jobSpec"]
     assert spec["workerPoolSpecs"][0]["containerSpec"]["imageUri"] == "python:3.11"
+
+    def available(data):  # TensorFlow 2.11's images, usable for longer
+        for image in data["prebuilt_images"]["images"].values():
+            if image["version"] == "2.11":
+                image["end_of_availability"] = "2099-01-01"
+
+    later = catalog.load("vertex", str(vertex_catalog(tmp_path, available)))
+    spec = backend.request(body_of(runtime), GcpSettings(), "p",
+                           JobOptions(catalog=later)).body["jobSpec"]
+    assert spec["workerPoolSpecs"][0]["pythonPackageSpec"]["executorImageUri"] == (
+        "us-docker.pkg.dev/vertex-ai/training/tf-gpu.2-11:latest")
+
+
+def test_a_native_body_is_sent_in_gclouds_order():
+    pools = [{"machineSpec": {"machineType": "n1-standard-4"}, "replicaCount": "1",
+              "containerSpec": {"imageUri": "gcr.io/p/trainer:1"}}]
+    body = {"jobSpec": {"workerPoolSpecs": pools},
+            "encryptionSpec": {"kmsKeyName": "projects/p/locations/us-central1/keyRings/r/"
+                                             "cryptoKeys/k"},
+            "displayName": "train"}
+    options = JobOptions(region="europe-west4")
+    request = backends.get("vertex").request(body, GcpSettings(), "p", options)
+    assert list(request.body) == ["displayName", "labels", "encryptionSpec", "jobSpec"]
+    assert request.url.endswith("/v1/projects/p/locations/europe-west4/customJobs")
 
 
 def test_a_job_without_a_region_has_no_request():
     with pytest.raises(UsageError, match="no region for the job"):
         backends.get("vertex").request(
             body_of(CONTAINER_JOB.replace("  region: us-central1\n", "")), GcpSettings(), "p")
+
+
+def test_a_native_job_without_a_region_is_told_to_pass_one():
+    body = {"displayName": "train", "jobSpec": {"workerPoolSpecs": [{
+        "machineSpec": {"machineType": "n1-standard-4"}, "replicaCount": "1",
+        "containerSpec": {"imageUri": "gcr.io/p/trainer:1"}}]}}
+    with pytest.raises(UsageError) as caught:
+        backends.get("vertex").request(body, GcpSettings(), "p")
+    assert (caught.value.message, caught.value.hint) == (
+        "no region for the job", "pass --region REGION (or set GPUJOB_REGION): a native Vertex "
+        "config does not name its region")
 
 
 # -- the catalog ---------------------------------------------------------------------------------

@@ -19,12 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 from gpujob.backends.base import Commands, JobClient, JobOptions, JobRef, JobStatus, Links, Request
 from gpujob.errors import InvalidConfig, UsageError
-from gpujob.vertex_api import ENDPOINT, SUBMISSION_LABEL
+from gpujob.vertex_api import SUBMISSION_LABEL, jobs_url, layout
 
 if TYPE_CHECKING:
     from gpujob.gcp.session import Session
     from gpujob.gcp.settings import GcpSettings
-
 
 
 def submission_token(now: datetime | None = None) -> str:
@@ -33,15 +32,6 @@ def submission_token(now: datetime | None = None) -> str:
     letters, digits, ``-`` and ``_``, at most 63), so that submits started together differ."""
     now = now or datetime.now(timezone.utc)
     return f"{now:%Y%m%d-%H%M%S-%f}-{secrets.token_hex(4)}"
-
-
-def collection_url(gcp: GcpSettings, project: str, region: str, collection: str) -> str:
-    """``https://REGION-aiplatform.googleapis.com/v1/projects/P/locations/REGION/customJobs``
-    (``--api-endpoint`` replaces the address)."""
-    from gpujob.gcp.settings import endpoint
-
-    base = endpoint(gcp.api_endpoint, ENDPOINT, region)
-    return f"{base}v1/projects/{project}/locations/{region}/{collection}"
 
 
 class Vertex:
@@ -67,7 +57,9 @@ class Vertex:
         options = options or JobOptions()
         native = kind(body)
         if native is not None:
-            return self._request(body, gcp, project, options.region, native)
+            return self._request(body, gcp, project, options.region, native,
+                                 "pass --region REGION (or set GPUJOB_REGION): a native Vertex "
+                                 "config does not name its region")
         cat = options.catalog if options.catalog is not None else vertex_data.load()
         given = options.document
         doc = given if given is not None and given.data is body else Document("<job>", body)
@@ -78,24 +70,23 @@ class Vertex:
             raise InvalidConfig(f"the job cannot run on Vertex AI: "
                                 f"{translation.errors[0].message}")
         request = self._request(translation.body, gcp, project, translation.region,
-                                translation.kind)
+                                translation.kind, "pass --region (or set GPUJOB_REGION, or "
+                                "trainingInput.region)")
         # the service's complaints about a field then name the config's value (vertex_refusals)
         return replace(request, origins=translation.origins,
                        locate=doc.locate if doc is given else None)
 
     def _request(self, body: dict[str, Any], gcp: GcpSettings, project: str | None,
-                 region: str | None, noun: str) -> Request:
+                 region: str | None, noun: str, no_region_hint: str) -> Request:
         """POST ``body`` with the submission's label to the ``noun`` collection of
-        ``region``."""
+        ``region``; without one, a usage error hinted by ``no_region_hint`` (where the region
+        can be given: a native config cannot say)."""
         if region is None:
-            raise UsageError("no region for the job",
-                             "pass --region (or set GPUJOB_REGION, or trainingInput.region)")
+            raise UsageError("no region for the job", no_region_hint)
         labels = {**body.get("labels", {}), SUBMISSION_LABEL: submission_token()}
-        job = {"displayName": body["displayName"], "labels": labels,
-               **{k: v for k, v in body.items() if k not in ("displayName", "labels")}}
-        collection = "customJobs" if noun == "CustomJob" else "hyperparameterTuningJobs"
-        url = collection_url(gcp, project or "PROJECT", region, collection)
-        return Request("POST", url, job, noun, job_id=None)
+        job = layout({**body, "labels": labels})
+        return Request("POST", jobs_url(gcp, project or "PROJECT", region, noun), job, noun,
+                       job_id=None)
 
     def client(self, gcp: GcpSettings, session: Session | None = None) -> JobClient:
         from gpujob.backends import vertex_jobs

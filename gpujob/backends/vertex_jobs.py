@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from gpujob import vertex_api
 from gpujob.backends.base import Commands, Created, JobRef, JobStatus, Links, Request
 from gpujob.backends.vertex_trials import summary
 from gpujob.errors import RemoteError, UsageError
@@ -27,17 +28,16 @@ if TYPE_CHECKING:
 
 PREFIX = "JOB_STATE_"
 ENDED = frozenset({"SUCCEEDED", "FAILED", "CANCELLED", "EXPIRED", "PARTIALLY_SUCCEEDED"})
-COLLECTIONS = ("customJobs", "hyperparameterTuningJobs")
+COLLECTIONS = tuple(vertex_api.COLLECTIONS.values())  # customJobs, then hyperparameterTuningJobs
 _ID = re.compile(r"[0-9]{1,30}")
 _STATE_TERM = re.compile(r"(?<![\w.])(state\s*!?=\s*)\"?([A-Z_]+)\"?")
-_CAPACITY = re.compile(r"resources are insufficient in region", re.IGNORECASE)
-_QUOTA = re.compile(r"exceed quota limits", re.IGNORECASE)
 
 
 def status(raw: dict[str, Any]) -> JobStatus:
     """A CustomJob or HyperparameterTuningJob in the common terms; its state without the
-    ``JOB_STATE_`` prefix (SUCCEEDED, FAILED, CANCELLED, EXPIRED end it)."""
-    from gpujob.gcp.aiplatform import JobName
+    ``JOB_STATE_`` prefix (SUCCEEDED, FAILED, CANCELLED, EXPIRED end it); for a job that
+    ended for want of capacity or quota, what to do about it."""
+    from gpujob.gcp.aiplatform import JobName, capacity_or_quota
 
     state = str(raw.get("state") or "JOB_STATE_UNSPECIFIED").removeprefix(PREFIX)
     name = JobName.parse(str(raw.get("name", "")))
@@ -47,20 +47,7 @@ def status(raw: dict[str, Any]) -> JobStatus:
                      succeeded=state == "SUCCEEDED", message=message,
                      created=raw.get("createTime"), location=name.location if name else None,
                      display_name=str(raw.get("displayName") or ""), summary=summary(raw),
-                     hint=_hint(message, name.location if name else None))
-
-
-def _hint(message: str, region: str | None) -> str:
-    """What to do about a job that ended for want of capacity or quota."""
-    where = region or "its region"
-    if _CAPACITY.search(message):
-        return (f"Vertex AI had too few of these machines or GPUs free in {where} (capacity, "
-                "not quota): submit again later, or in another region or with another GPU "
-                "(gpujob gpus --service vertex shows where each is)")
-    if _QUOTA.search(message):
-        return (f"the project's quota in {where} is used up: ask for more at "
-                "https://console.cloud.google.com/iam-admin/quotas, or use another region")
-    return ""
+                     hint=capacity_or_quota(message, name.location if name else None) or "")
 
 
 def parse_ref(text: str) -> JobRef:
@@ -269,10 +256,12 @@ class VertexJobs:
 
     def list(self, filter_: str | None, limit: int | None) -> Iterator[dict[str, Any]]:
         """Custom jobs and tuning jobs of the region, newest first."""
-        location = self._location(JobRef("*"))
+        if not self.region:
+            raise UsageError("Vertex AI lists jobs region by region: which region?",
+                             "give --region REGION (or GPUJOB_REGION)")
         text = state_filter(filter_)
         jobs = [job for collection in COLLECTIONS
-                for job in self.vertex.list(self._place(location, collection), text, limit)]
+                for job in self.vertex.list(self._place(self.region, collection), text, limit)]
         jobs.sort(key=lambda job: str(job.get("createTime", "")), reverse=True)
         return iter(jobs[:limit] if limit is not None else jobs)
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import cache
 from typing import Any, NamedTuple
 
@@ -31,14 +30,14 @@ from gpujob.vertex_api import ENDPOINT, SUBMISSION_LABEL
 
 SERVICE = "aiplatform.googleapis.com"
 ROLE = "roles/aiplatform.user"  # grants every aiplatform.customJobs.* and tuning-job permission
-COLLECTIONS = {"CustomJob": "customJobs", "HyperparameterTuningJob": "hyperparameterTuningJobs"}
-NOUNS = {collection: noun for noun, collection in COLLECTIONS.items()}
 WORDS = {"customJobs": "custom job", "hyperparameterTuningJobs": "tuning job"}
 _NAME = re.compile(r"projects/(?P<project>[^/]+)/locations/(?P<location>[^/]+)/"
                    r"(?P<collection>customJobs|hyperparameterTuningJobs)/(?P<id>[^/]+)")
 _COLLECTION_URL = re.compile(r"v1/projects/(?P<project>[^/]+)/locations/(?P<location>[^/]+)/"
                              r"(?P<collection>customJobs|hyperparameterTuningJobs)")
 _QUOTA_METRIC = re.compile(r"exceed quota limits:\s*(\S+)")
+_QUOTA = re.compile(r"exceed quota limits", re.IGNORECASE)
+_CAPACITY = re.compile(r"resources are insufficient", re.IGNORECASE)
 
 
 class JobName(NamedTuple):
@@ -58,15 +57,6 @@ class JobName(NamedTuple):
         return f"projects/{self.project}/locations/{self.location}/{self.collection}/{self.id}"
 
 
-@dataclass(frozen=True)
-class Created:
-    """The job as the service holds it; ``recovered`` when an earlier attempt had created it and
-    its answer was lost (found by the submission's label)."""
-
-    job: dict[str, Any]
-    recovered: bool = False
-
-
 @cache
 def regions() -> frozenset[str]:
     """The regions with a locational endpoint in the bundled discovery document."""
@@ -80,12 +70,6 @@ def regions() -> frozenset[str]:
 def api_endpoint(settings: GcpSettings, region: str) -> str:
     """The API's base URL for ``region``: ``--api-endpoint`` when given, else the region's."""
     return endpoint(settings.api_endpoint, ENDPOINT, region)
-
-
-def jobs_url(settings: GcpSettings, project: str, region: str, noun: str) -> str:
-    """Where a job of ``noun`` (CustomJob, HyperparameterTuningJob) is created (``POST``)."""
-    return (f"{api_endpoint(settings, region)}v1/projects/{project}/locations/{region}/"
-            f"{COLLECTIONS[noun]}")
 
 
 def log_filter(job_id: str, since: str | None = None) -> str:
@@ -104,6 +88,29 @@ def submission_filter(token: str) -> str:
     return f"labels.{SUBMISSION_LABEL}={quoted(token)}"
 
 
+def capacity_or_quota(message: str, region: str | None,
+                      quota: dict[str, Any] | None = None) -> str | None:
+    """What to do about a job Vertex AI refused or ended for want of quota (``quota``: the
+    failure's QuotaFailure details, ``{}`` for a quota failure without them; else read from
+    ``message``) or of capacity in ``region``. None: ``message`` says neither."""
+    where = region or "the region"
+    if quota is not None or _QUOTA.search(message):
+        quota = quota or {}
+        found = _QUOTA_METRIC.search(message)
+        metric = quota.get("metric") or (found.group(1) if found else None)
+        where = quota.get("region") or where
+        limit = f" (limit {quota['limit']})" if quota.get("limit") else ""
+        return (f"the project's quota {metric + ' ' if metric else ''}in {where} is used "
+                f"up{limit}: ask for more at https://console.cloud.google.com/iam-admin/quotas"
+                f"{' (filter on that metric)' if metric else ''}, or use another region, "
+                "machine or GPU")
+    if _CAPACITY.search(message):
+        return (f"Vertex AI had too few of these machines or GPUs free in {where} (capacity, "
+                "not quota): submit again later, or in another region or with another GPU "
+                "(gpujob gpus --service vertex shows where each is)")
+    return None
+
+
 def advice(region: str | None) -> Any:
     """Vertex AI's reading of an error in ``region`` (``Action.advice``): quota, capacity, a
     region without training. None: the general reading applies."""
@@ -111,19 +118,11 @@ def advice(region: str | None) -> Any:
     def read(error: ServiceError) -> str | None:
         text = error.message.lower()
         if error.status == 429 and (error.quotas or "exceed quota limits" in text):
-            quota = error.quotas[0] if error.quotas else {}
-            found = _QUOTA_METRIC.search(error.message)
-            metric = quota.get("metric") or (found.group(1) if found else "the job's quota")
-            where = quota.get("region") or region or "the region"
-            limit = f" (limit {quota['limit']})" if quota.get("limit") else ""
-            return (f"the project's quota {metric} in {where} is used up{limit}: ask for more "
-                    "at https://console.cloud.google.com/iam-admin/quotas (filter on that "
-                    "metric), or use another region, machine or GPU")
-        if "resources are insufficient" in text:
-            where = region or "the region"
-            return (f"Vertex AI has too few of these machines or GPUs free in {where} now (this "
-                    "is capacity, not quota): try again later, or another "
-                    "region or GPU type (gpujob gpus --service vertex shows where each is)")
+            return capacity_or_quota(error.message, region,
+                                     error.quotas[0] if error.quotas else {})
+        shortage = capacity_or_quota(error.message, region)
+        if shortage is not None:
+            return shortage
         if error.status == 400 and any("location" in why.lower() and "not supported" in
                                        why.lower() for _, why in error.violations):
             return (f"Vertex AI does not offer training in {region or 'that region'}: choose "

@@ -9,12 +9,16 @@ reports as a remote failure (exit 3), never as a bug.
 
 Listings follow ``nextPageToken``; a token that comes back twice, or page after page with
 nothing on it, ends the listing with ``BadAnswer`` instead of looping.
+
+A create's answer, for both training APIs, is ``Created``: the job, and whether an earlier
+attempt had made it.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 # the API version of each client gpujob builds (by the API name that starts a method's ID)
@@ -23,6 +27,16 @@ API_VERSIONS = {"ml": "v1", "aiplatform": "v1", "logging": "v2", "storage": "v1"
 MAX_EMPTY_PAGES = 50
 _DIGITS = re.compile(r"-?[0-9]+")
 _INTEGER_FORMATS = {"int32", "uint32", "int64", "uint64"}
+
+
+@dataclass(frozen=True)
+class Created:
+    """The job as the service holds it; ``recovered`` when an earlier attempt had created it and
+    its answer was lost (found again: by the submission's label on Vertex AI, by its job ID
+    after a 409 ALREADY_EXISTS on AI Platform)."""
+
+    job: dict[str, Any]
+    recovered: bool = False
 
 
 class BadAnswer(Exception):

@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from email.utils import parsedate_to_datetime
 from typing import Any
 
 from gpujob.errors import RemoteError
+from gpujob.gcp.answers import Created
 from gpujob.gcp.errors import Action, ServiceError, parse_http_error, raise_explained
 from gpujob.gcp.proto3 import canonical, schemas
 from gpujob.gcp.session import Session
@@ -47,15 +48,6 @@ _SHUTDOWN = re.compile(r"Cloud AI Platform has been deprecated|AI Platform Train
 # (the Date header has whole seconds), or, without one, on ours (which may be off).
 SERVER_CLOCK_SLACK = timedelta(seconds=5)
 LOCAL_CLOCK_SLACK = timedelta(minutes=5)
-
-
-@dataclass(frozen=True)
-class Created:
-    """The job as the service holds it; ``recovered`` when an earlier attempt had created it and
-    its response was lost (the 409 ALREADY_EXISTS path)."""
-
-    job: dict[str, Any]
-    recovered: bool = False
 
 
 def api_endpoint(settings: GcpSettings) -> str:

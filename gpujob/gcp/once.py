@@ -39,25 +39,24 @@ class AnswerLost(ConnectionResetError):
     the service may have acted on it."""
 
 
-def _lost(exc: Exception) -> AnswerLost:
-    return AnswerLost(f"the connection closed before the answer came ({type(exc).__name__}: "
-                      f"{exc or 'no status line'})")
+class _SendsOnce(http.client.HTTPConnection):
+    """Reports a connection that closed before the answer as ``AnswerLost``, which httplib2
+    does not resend on (mixed into its HTTP and HTTPS connections)."""
 
-
-class _Connection(httplib2.HTTPConnectionWithTimeout):
-    def getresponse(self) -> http.client.HTTPResponse:  # type: ignore[override]
+    def getresponse(self) -> http.client.HTTPResponse:
         try:
             return super().getresponse()
         except (http.client.BadStatusLine, http.client.ResponseNotReady) as exc:
-            raise _lost(exc) from None
+            raise AnswerLost(f"the connection closed before the answer came "
+                             f"({type(exc).__name__}: {exc or 'no status line'})") from None
 
 
-class _SecureConnection(httplib2.HTTPSConnectionWithTimeout):
-    def getresponse(self) -> http.client.HTTPResponse:  # type: ignore[override]
-        try:
-            return super().getresponse()
-        except (http.client.BadStatusLine, http.client.ResponseNotReady) as exc:
-            raise _lost(exc) from None
+class _Connection(_SendsOnce, httplib2.HTTPConnectionWithTimeout):
+    pass
+
+
+class _SecureConnection(_SendsOnce, httplib2.HTTPSConnectionWithTimeout):
+    pass
 
 
 _CONNECTIONS = {"http": _Connection, "https": _SecureConnection}

@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from gpujob.errors import RemoteError
 from gpujob.gcp import retry
-from gpujob.gcp.aiplatform import WORDS, Created, Place, submission_filter
+from gpujob.gcp.aiplatform import WORDS, Place, submission_filter
+from gpujob.gcp.answers import Created
 from gpujob.gcp.errors import Action, ServiceError, explain, parse_http_error, raise_explained
 from gpujob.vertex_api import SUBMISSION_LABEL
 

@@ -21,6 +21,7 @@ from gpujob.numbers import as_count
 from gpujob.translate import vertex_code, vertex_hptuning, vertex_pools
 from gpujob.translate.notes import Notes, mapping, strings, text
 from gpujob.translate.vertex_pools import TI, Pool
+from gpujob.vertex_api import layout
 from gpujob.vertex_native import display_name
 
 FLEX_START = "FLEX_START"
@@ -88,14 +89,7 @@ def translate(doc: Document, cat: VertexCatalog, today: date,
         notes.came_from(("encryptionSpec", "kmsKeyName"), (TI, "encryptionConfig", "kmsKeyName"))
     kind: Literal["CustomJob", "HyperparameterTuningJob"] = (
         "HyperparameterTuningJob" if isinstance(hp, dict) else "CustomJob")
-    return Translation(kind, region, _layout(body), notes.sorted(), notes.origins, tuple(args))
-
-
-def _layout(body: dict[str, Any]) -> dict[str, Any]:
-    """gcloud's order: displayName, labels, encryptionSpec, then the rest."""
-    first = ("displayName", "labels", "encryptionSpec")
-    return {**{k: body[k] for k in first if k in body},
-            **{k: v for k, v in body.items() if k not in first}}
+    return Translation(kind, region, layout(body), notes.sorted(), notes.origins, tuple(args))
 
 
 def _display_name(data: dict[str, Any], doc: Document, options: VertexOptions) -> str:

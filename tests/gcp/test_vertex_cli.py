@@ -230,3 +230,12 @@ def test_a_native_config_is_checked_for_access_in_its_region_and_created_once(
     assert "/locations/europe-west4/customJobs/" in job["name"]
     assert f"Job [{_id(job)}] (train-t4) submitted to project [{PROJECT}], region " \
            "[europe-west4]" in result.err
+
+
+def test_list_without_a_region_asks_for_one(cli, google, key):
+    result = cli("list", *VERTEX, "--project", PROJECT)
+    assert result.code == 2
+    assert result.err.splitlines() == [
+        "error: Vertex AI lists jobs region by region: which region?",
+        "  hint: give --region REGION (or GPUJOB_REGION)"]
+    assert [r.route for r in google.requests if r.route != "token"] == []

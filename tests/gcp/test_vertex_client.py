@@ -18,6 +18,7 @@ from jobs import CONTAINER_JOB
 from vertex_calls import T4
 from vertex_jobs import custom_job
 
+from gpujob import vertex_api
 from gpujob.errors import RemoteError
 from gpujob.gcp import aiplatform
 from gpujob.gcp.session import Session
@@ -38,7 +39,7 @@ def _body(token: str = TOKEN, **labels: str) -> dict:
 
 
 def _url(google, region: str = REGION, noun: str = "CustomJob") -> str:
-    return aiplatform.jobs_url(GcpSettings(api_endpoint=google.url), PROJECT, region, noun)
+    return vertex_api.jobs_url(GcpSettings(api_endpoint=google.url), PROJECT, region, noun)
 
 
 def test_create_posts_the_body_once_to_the_url(google, vertex, client):
@@ -152,8 +153,8 @@ def test_capacity_refused_at_create(google, client, clock):
         400, "FAILED_PRECONDITION", insufficient_resources(REGION)["message"])))
     with pytest.raises(RemoteError) as caught:
         create(client, _url(google), _body())
-    assert caught.value.hint.startswith("Vertex AI has too few of these machines or GPUs free "
-                                        "in us-central1 now (this is capacity, not quota)")
+    assert caught.value.hint.startswith("Vertex AI had too few of these machines or GPUs free "
+                                        "in us-central1 (capacity, not quota)")
 
 
 def test_a_disabled_api_is_found_by_the_access_check(google, vertex, client):

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 from conftest import PROJECT, PROJECT_NUMBER, REGION
-from fakes.errors import insufficient_resources
+from fakes.errors import insufficient_resources, quota_failure
 from fakes.faults import Drop
 from fakes.vertex import Step, trial
-from vertex_calls import id_of
+from vertex_calls import T4, id_of
 from vertex_requests import TOKEN, request
 
 from gpujob.backends import vertex_jobs
@@ -54,8 +54,17 @@ def test_a_job_that_failed_for_capacity_says_what_to_do():
                                  "error": insufficient_resources(REGION)})
     assert status.message == ("Resources are insufficient in region: us-central1. Please try a "
                               "different region.")
-    assert status.hint.startswith("Vertex AI had too few of these machines or GPUs free in "
-                                  "us-central1 (capacity, not quota): submit again later")
+    assert status.hint == ("Vertex AI had too few of these machines or GPUs free in us-central1 "
+                           "(capacity, not quota): submit again later, or in another region or "
+                           "with another GPU (gpujob gpus --service vertex shows where each is)")
+
+
+def test_a_job_that_failed_on_quota_names_the_metric():
+    status = vertex_jobs.status({"name": f"projects/1/locations/{REGION}/customJobs/7",
+                                 "state": "JOB_STATE_FAILED", "error": quota_failure(T4)})
+    assert status.hint == (f"the project's quota {T4} in us-central1 is used up: ask for more at "
+                           "https://console.cloud.google.com/iam-admin/quotas (filter on that "
+                           "metric), or use another region, machine or GPU")
 
 
 def test_links_and_commands_name_the_region():

@@ -1,7 +1,6 @@
 """Create requests for the Vertex AI client tests, built as the vertex backend builds them
 (docs/vertex-contracts: translated body, the submission label, origins and where the config
-wrote each value), and a stand-in for the backend's remote half until ``backends.vertex``
-exists."""
+wrote each value)."""
 
 from __future__ import annotations
 
@@ -10,12 +9,11 @@ from typing import Any
 from conftest import PROJECT, REGION
 from vertex_translation import CAT, TODAY
 
-from gpujob.backends import vertex_jobs
 from gpujob.backends.base import Request
 from gpujob.config.load import loads
-from gpujob.gcp import aiplatform
 from gpujob.gcp.settings import GcpSettings
 from gpujob.translate.vertex import VertexOptions, translate
+from gpujob.vertex_api import SUBMISSION_LABEL, jobs_url
 
 TOKEN = "20261123-101010-123456-abcd"
 
@@ -28,38 +26,16 @@ def translated(text: str, endpoint: str, token: str = TOKEN, source: str = "job.
     done = translate(loaded.document, CAT, TODAY, VertexOptions())
     assert not done.errors, done.findings
     body = dict(done.body)
-    body["labels"] = {**body.get("labels", {}), aiplatform.SUBMISSION_LABEL: token}
-    url = aiplatform.jobs_url(GcpSettings(api_endpoint=endpoint), project,
-                              done.region or REGION, done.kind)
+    body["labels"] = {**body.get("labels", {}), SUBMISSION_LABEL: token}
+    url = jobs_url(GcpSettings(api_endpoint=endpoint), project, done.region or REGION,
+                   done.kind)
     return Request("POST", url, body, done.kind, None, done.origins, loaded.document.locate)
 
 
 def request(body: dict[str, Any], endpoint: str, noun: str = "CustomJob",
             region: str = REGION, token: str = TOKEN) -> Request:
     """A create request of a Vertex body written by hand."""
-    body = {**body, "labels": {**body.get("labels", {}), aiplatform.SUBMISSION_LABEL: token}}
-    url = aiplatform.jobs_url(GcpSettings(api_endpoint=endpoint), PROJECT, region, noun)
+    body = {**body, "labels": {**body.get("labels", {}), SUBMISSION_LABEL: token}}
+    url = jobs_url(GcpSettings(api_endpoint=endpoint), PROJECT, region, noun)
     return Request("POST", url, body, noun)
 
-
-class Backend:
-    """``base.Backend``'s remote half for ``vertex``, delegating as ``backends.vertex`` does."""
-
-    name = "vertex"
-    title = "Vertex AI custom training"
-    unsupported_flags: frozenset[str] = frozenset()
-
-    def client(self, gcp, session=None):
-        return vertex_jobs.client(gcp, session)
-
-    def status(self, raw):
-        return vertex_jobs.status(raw)
-
-    def parse_ref(self, text):
-        return vertex_jobs.parse_ref(text)
-
-    def links(self, job_id, project, location=None):
-        return vertex_jobs.links(job_id, project, location)
-
-    def commands(self, job_id, project, location=None):
-        return vertex_jobs.commands(job_id, project, location)
