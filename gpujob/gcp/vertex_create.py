@@ -34,35 +34,34 @@ Refusal = Callable[[ServiceError, Action], RemoteError | None]
 
 
 class _Attempts:
-    """The create's tries: which failures may be tried again, and how long to wait."""
+    """The create's tries, under the retry policy (``retry.next_delay``), with a look-up for
+    the job between them (``create``)."""
 
     def __init__(self, client: VertexClient, action: Action) -> None:
         self.session = client.session
-        self.policy = self.session.settings.retry
         self.clock = self.session.clock
         self.action = action
         self.started = self.clock.monotonic()
         self.count = 1
+        self.stopped = ""  # why the policy allows no more tries, once it does not
 
     def wait(self, why: retry.Transient) -> bool:
         """Sleep before the next try and say so; False when the policy allows none."""
-        delay = (why.retry_after if why.retry_after is not None
-                 else retry.backoff(self.policy, self.count, self.clock.random()))
-        elapsed = self.clock.monotonic() - self.started
-        if self.count >= self.policy.max_attempts or elapsed + delay > self.policy.deadline:
+        delay = retry.next_delay(self.session.settings.retry, self.count, self.started,
+                                 self.clock, why)
+        if isinstance(delay, str):
+            self.stopped = delay
             return False
-        self.session.echo(f"note: {self.action.what}: {why.reason}; retrying in {delay:.1f} s "
-                          f"unless the job turns out to have been made (attempt "
-                          f"{self.count + 1} of {self.policy.max_attempts})")
+        self.session.note_retry(self.action, self.count, why, delay,
+                                " unless the job turns out to have been made")
         self.clock.sleep(delay)
         self.count += 1
         return True
 
     def gave_up(self, exc: BaseException) -> RemoteError:
         """The last failure, once the look-up found no job: safe to submit again."""
-        last = retry.GaveUp(exc, self.count, f"gave up after {self.count} attempt"
-                                             f"{'s' if self.count > 1 else ''}")
-        error = explain(last, replace(self.action, retry_safe=True))
+        error = explain(retry.GaveUp(exc, self.count, self.stopped),
+                        replace(self.action, retry_safe=True))
         if error is None:
             raise exc
         return RemoteError(f"{error.message}; no job was made (none carries this submission's "

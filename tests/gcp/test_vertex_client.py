@@ -108,6 +108,18 @@ def test_giving_up_after_the_last_look_finds_no_job(google, vertex, client, cloc
         "the job turns out to have been made (attempt 2 of 5)")
 
 
+def test_a_wait_past_the_deadline_says_why_it_gave_up(google, vertex, client, clock):
+    google.inject("customJobs.create", Reply(503, unavailable(), {"Retry-After": "600"}))
+    with pytest.raises(RemoteError) as caught:
+        create(client, _url(google), _body())
+    assert caught.value.message == (
+        "submitting custom job train failed: 503 UNAVAILABLE: The service is currently "
+        "unavailable. (gave up after 1 attempt: the retry deadline of 120 s would pass (the "
+        "server asked to wait 600 s)); no job was made (none carries this submission's label)")
+    assert len(google.calls("customJobs.create")) == 1 and clock.sleeps == []
+    assert len(google.calls("customJobs.list")) == 1 and vertex.jobs == {}
+
+
 def test_when_the_look_up_fails_nothing_is_sent_again(google, vertex, client, clock):
     google.inject("customJobs.create", Drop())
     google.inject("customJobs.list", *[Reply(500, unavailable())] * 5)
