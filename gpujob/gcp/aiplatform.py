@@ -104,13 +104,20 @@ def submission_filter(token: str) -> str:
     return f"labels.{SUBMISSION_LABEL}={quoted(token)}"
 
 
+def resource_quota(error: ServiceError) -> bool:
+    """A 429 for a used-up resource quota (GPUs, CPUs in a region), not for a rate: trying
+    again in seconds will not help. Both the create's retries and ``advice`` ask this."""
+    return error.status == 429 and bool(error.quotas
+                                        or "exceed quota limits" in error.message.lower())
+
+
 def advice(region: str | None) -> Any:
     """Vertex AI's reading of an error in ``region`` (``Action.advice``): quota, capacity, a
     region without training. None: the general reading applies."""
 
     def read(error: ServiceError) -> str | None:
         text = error.message.lower()
-        if error.status == 429 and (error.quotas or "exceed quota limits" in text):
+        if resource_quota(error):
             quota = error.quotas[0] if error.quotas else {}
             found = _QUOTA_METRIC.search(error.message)
             metric = quota.get("metric") or (found.group(1) if found else "the job's quota")

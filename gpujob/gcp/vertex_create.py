@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpujob.errors import RemoteError
 from gpujob.gcp import retry
-from gpujob.gcp.aiplatform import WORDS, Created, Place, submission_filter
+from gpujob.gcp.aiplatform import WORDS, Created, Place, resource_quota, submission_filter
 from gpujob.gcp.errors import Action, ServiceError, explain, parse_http_error, raise_explained
 from gpujob.vertex_api import SUBMISSION_LABEL
 
@@ -72,10 +72,8 @@ def _retry_worthy(exc: BaseException) -> retry.Transient | None:
     """Why ``exc`` may be tried again (it may also have made the job); None: it was refused."""
     from googleapiclient.errors import HttpError
 
-    if isinstance(exc, HttpError) and exc.resp.status == 429:
-        error = parse_http_error(exc)
-        if error.quotas or "exceed quota limits" in error.message.lower():
-            return None  # a resource quota: trying again in seconds will not help
+    if isinstance(exc, HttpError) and resource_quota(parse_http_error(exc)):
+        return None
     return retry.transient(exc)
 
 

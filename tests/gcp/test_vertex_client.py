@@ -159,6 +159,17 @@ def test_a_quota_answer_without_details_still_names_the_metric(google, client, c
     assert caught.value.hint.startswith(f"the project's quota {T4} in us-central1 is used up: ")
 
 
+def test_a_quota_failure_in_other_words_is_still_a_quota(google, client, clock):
+    body = vertex_quota_exceeded(T4, REGION, limit=2)
+    body["error"]["message"] = "Quota exceeded."
+    google.inject("customJobs.create", Reply(429, body))
+    with pytest.raises(RemoteError) as caught:
+        create(client, _url(google), _body())
+    assert caught.value.hint.startswith(f"the project's quota {T4} in us-central1 is used up "
+                                        "(limit 2): ")
+    assert len(google.calls("customJobs.create")) == 1 and clock.sleeps == []
+
+
 def test_capacity_refused_at_create(google, client, clock):
     google.inject("customJobs.create", Reply(400, error_body(
         400, "FAILED_PRECONDITION", insufficient_resources(REGION)["message"])))
