@@ -4,13 +4,16 @@ A create is sent once, on a transport that never resends it by itself (``gpujob.
 When it fails in a way that leaves open whether the service made the job, gpujob looks for the
 job by the submission's label before doing anything else:
 
-- refused (a 4xx other than 429, a resource quota, bad credentials): nothing was made; the
-  error is reported, nothing is tried again;
+- refused (a 4xx other than 429, a resource quota, bad credentials) or never sent (an unknown
+  host, an untrusted certificate): nothing was made; the error is reported, nothing is tried
+  again;
 - a 429 or 5xx, a timeout, a reset, an answer lost before its status line: gpujob waits as the
   retry policy says (``Retry-After`` first), lists the jobs carrying the label, adopts the job
   if there is one (``Created(recovered=True)``), and only when there is none sends the create
   again; when the tries run out it looks once more before giving up;
-- a 2xx answer gpujob cannot read: the job was made; it is looked up, never created again.
+- a 2xx answer gpujob cannot read, or any other failure once the request was out (an answer
+  that is not HTTP): the job may have been made; it is looked up, never created again (when
+  none is found, the error says how to look again).
 
 When the look-up itself fails, nothing is sent again: the error says how to look.
 """
@@ -19,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from gpujob.errors import RemoteError
 from gpujob.gcp import retry
@@ -68,13 +71,35 @@ class _Attempts:
                            "label)", error.hint)
 
 
+def find_command(place: Place, token: str) -> str:
+    """The command that lists the jobs carrying the submission label ``token``."""
+    return (f"gpujob list --service vertex --project {place.project} --region "
+            f"{place.location} --filter '{submission_filter(token)}'")
+
+
 def _retry_worthy(exc: BaseException) -> retry.Transient | None:
-    """Why ``exc`` may be tried again (it may also have made the job); None: it was refused."""
+    """Why ``exc`` may be tried again (it may also have made the job); None: it may not."""
     from googleapiclient.errors import HttpError
 
     if isinstance(exc, HttpError) and resource_quota(parse_http_error(exc)):
         return None
     return retry.transient(exc)
+
+
+def _no_job_made(exc: BaseException, action: Action) -> bool:
+    """Whether ``exc`` settles that the create made nothing: the service refused it (an error
+    answer), it never left (no access token, an unknown host, an untrusted certificate), or
+    ``exc`` is a bug rather than a remote failure. Any other failure may have come after the
+    service acted."""
+    import ssl
+
+    from google.auth.exceptions import DefaultCredentialsError, RefreshError
+    from googleapiclient.errors import HttpError
+    from httplib2 import ServerNotFoundError
+
+    return isinstance(exc, (HttpError, RefreshError, DefaultCredentialsError,
+                            ServerNotFoundError, ssl.SSLCertVerificationError)) \
+        or explain(exc, action) is None
 
 
 def create(client: VertexClient, url: str, body: dict[str, Any],
@@ -88,9 +113,8 @@ def create(client: VertexClient, url: str, body: dict[str, Any],
         raise ValueError(f"a Vertex AI create must carry the {SUBMISSION_LABEL} label")
     what = f"submitting {WORDS[place.collection]} {body.get('displayName') or ''}".rstrip()
     action = replace(client.action(what, place, "create", retry_safe=False), answer_hint=(
-        f"the service answered, so the job was probably made: gpujob list --service vertex "
-        f"--project {place.project} --region {place.location} --filter "
-        f"'{submission_filter(token)}' shows it"))
+        f"the service answered, so the job was probably made: {find_command(place, token)} "
+        "shows it"))
     jobs = client.collection(place, single_send=True)
 
     def request() -> Any:
@@ -111,8 +135,13 @@ def create(client: VertexClient, url: str, body: dict[str, Any],
             raise_explained(exc, action)
         except Exception as exc:
             why = _retry_worthy(exc)
-            if why is None:
+            if why is None and _no_job_made(exc, action):
                 _refused(exc, action, explain_refusal)
+            if why is None:  # an answer that cannot be read: look, never send again
+                found = _look_up(client, place, token, action, exc)
+                if found is not None:
+                    return found
+                raise _not_found_yet(exc, action, place, token) from exc
             retrying = attempts.wait(why)
             found = _look_up(client, place, token, action, exc)
             if found is not None:
@@ -121,14 +150,23 @@ def create(client: VertexClient, url: str, body: dict[str, Any],
                 raise attempts.gave_up(exc) from exc
 
 
-def _refused(exc: BaseException, action: Action, explain_refusal: Refusal | None) -> None:
+def _refused(exc: BaseException, action: Action, explain_refusal: Refusal | None) -> NoReturn:
     from googleapiclient.errors import HttpError
 
     if explain_refusal is not None and isinstance(exc, HttpError) and exc.resp.status == 400:
         error = explain_refusal(parse_http_error(exc), action)
         if error is not None:
             raise error from exc
-    raise_explained(exc, action)
+    raise_explained(exc, replace(action, retry_safe=True))  # nothing was made: say so
+
+
+def _not_found_yet(exc: BaseException, action: Action, place: Place, token: str) -> RemoteError:
+    """A create whose fate is unknown and whose job the look-up did not find (yet)."""
+    error = explain(exc, action)
+    return RemoteError(error.message if error else f"{action.what} failed",
+                       "the request may have reached the service; no job carried its label "
+                       "when gpujob looked: look again before submitting again: "
+                       f"{find_command(place, token)}")
 
 
 def _look_up(client: VertexClient, place: Place, token: str, action: Action,
@@ -141,9 +179,8 @@ def _look_up(client: VertexClient, place: Place, token: str, action: Action,
         raise RemoteError(
             f"{first.message if first else action.what + ' failed'}; whether the job was made "
             f"could not be checked: {exc.message}",
-            f"do not submit again before looking for it: gpujob list --service vertex --project "
-            f"{place.project} --region {place.location} --filter "
-            f"'{submission_filter(token)}'") from failure
+            f"do not submit again before looking for it: {find_command(place, token)}"
+        ) from failure
     if not found:
         return None
     found.sort(key=lambda job: str(job.get("createTime", "")))

@@ -41,3 +41,13 @@ class Trickle:
 
     seconds: float
     pieces: int = 20
+
+
+@dataclass(frozen=True)
+class Garbled:
+    """Send ``data`` as the whole answer, then close: bytes that are not an HTTP answer (a
+    broken proxy or link). ``handled``: after handling the request (its effect stays), or
+    instead of it."""
+
+    data: bytes
+    handled: bool = True

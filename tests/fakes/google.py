@@ -48,7 +48,7 @@ from fakes.errors import (
     shutdown,
     unavailable,
 )
-from fakes.faults import Drop, Reply, Stall, Trickle
+from fakes.faults import Drop, Garbled, Reply, Stall, Trickle
 from fakes.keys import ServiceAccountKey
 from fakes.ml import TERMINAL
 from fakes.routing import CLOUD_PLATFORM, IAM, Call, Route
@@ -277,6 +277,12 @@ class _Handler(BaseHTTPRequestHandler):
         with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RDWR)
 
+    def _garble(self, data: bytes) -> None:
+        with contextlib.suppress(OSError):  # the client may stop reading and close first
+            self.wfile.write(data)
+            self.wfile.flush()
+        self._drop()
+
     def _serve(self, verb: str) -> None:
         parts = urlsplit(self.path)
         query = parse_qs(parts.query, keep_blank_values=True)
@@ -303,12 +309,18 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(fault, Drop) and not fault.after:
             self._drop()
             return
+        if isinstance(fault, Garbled) and not fault.handled:
+            self._garble(fault.data)
+            return
         try:
             status, answer, extra = self._handle(route, params, query, headers, body, record)
         except Refused as refused:
             status, answer, extra = refused.status, refused.body, refused.headers
         if isinstance(fault, Drop):
             self._drop()
+            return
+        if isinstance(fault, Garbled):
+            self._garble(fault.data)
             return
         if isinstance(fault, Reply):
             status, answer, extra = fault.status, fault.body, fault.headers

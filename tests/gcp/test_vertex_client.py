@@ -13,7 +13,7 @@ from fakes.errors import (
     unavailable,
     vertex_quota_exceeded,
 )
-from fakes.faults import Drop, Reply, Stall
+from fakes.faults import Drop, Garbled, Reply, Stall
 from jobs import CONTAINER_JOB
 from vertex_calls import T4
 from vertex_jobs import custom_job
@@ -25,6 +25,9 @@ from gpujob.gcp.settings import GcpSettings
 from gpujob.gcp.vertex_create import create
 
 TOKEN = "20261123-101010-123456-abcd"
+FIND = ("gpujob list --service vertex --project proj-a --region us-central1 --filter "
+        f"'labels.gpujob-submission=\"{TOKEN}\"'")
+LONG_STATUS_LINE = b"HTTP/1.1 200 " + b"x" * 70_000 + b"\r\n\r\n"  # http.client's LineTooLong
 
 
 @pytest.fixture
@@ -93,6 +96,29 @@ def test_an_unreadable_success_is_adopted_never_created_again(google, vertex, cl
     assert clock.sleeps == []
 
 
+def test_an_unreadable_answer_of_any_kind_is_looked_for_not_taken_for_a_refusal(
+        google, vertex, client, clock):
+    google.inject("customJobs.create", Garbled(LONG_STATUS_LINE))
+    created = create(client, _url(google), _body())
+    assert created.recovered and len(vertex.jobs) == 1
+    assert created.job == next(iter(vertex.jobs.values()))
+    assert len(google.calls("customJobs.create")) == 1 and clock.sleeps == []
+
+
+def test_an_unreadable_answer_with_no_job_found_is_not_resent_and_says_how_to_look(
+        google, vertex, client, clock):
+    google.inject("customJobs.create", Garbled(LONG_STATUS_LINE, handled=False))
+    with pytest.raises(RemoteError) as caught:
+        create(client, _url(google), _body())
+    assert caught.value.message == ("submitting custom job train failed: network error: got "
+                                    "more than 65536 bytes when reading status line")
+    assert caught.value.hint == (
+        "the request may have reached the service; no job carried its label when gpujob "
+        f"looked: look again before submitting again: {FIND}")
+    assert len(google.calls("customJobs.create")) == 1 and vertex.jobs == {}
+    assert len(google.calls("customJobs.list")) == 1 and clock.sleeps == []
+
+
 def test_giving_up_after_the_last_look_finds_no_job(google, vertex, client, clock, capsys):
     google.inject("customJobs.create", *[Reply(503, unavailable())] * 5)
     with pytest.raises(RemoteError) as caught:
@@ -130,9 +156,7 @@ def test_when_the_look_up_fails_nothing_is_sent_again(google, vertex, client, cl
         "answer came")
     assert "; whether the job was made could not be checked: listing the custom jobs of " \
            "project proj-a in us-central1 failed: 500 UNAVAILABLE" in caught.value.message
-    assert caught.value.hint == (
-        "do not submit again before looking for it: gpujob list --service vertex --project "
-        f"proj-a --region us-central1 --filter 'labels.gpujob-submission=\"{TOKEN}\"'")
+    assert caught.value.hint == f"do not submit again before looking for it: {FIND}"
     assert len(google.calls("customJobs.create")) == 1 and len(vertex.jobs) == 1
 
 
