@@ -1,4 +1,4 @@
-"""One Vertex AI job per submission, whatever the network does.
+"""One Vertex AI job per submission, as far as a create without a request ID allows.
 
 A create is sent once, on a transport that never resends it by itself (``gpujob.gcp.once``).
 When it fails in a way that leaves open whether the service made the job, gpujob looks for the
@@ -16,6 +16,11 @@ job by the submission's label before doing anything else:
   none is found, the error says how to look again).
 
 When the look-up itself fails, nothing is sent again: the error says how to look.
+
+What this cannot rule out: a service that acts on a request after its client gave up on it,
+later than the look-up before the resend. After a create that needed a resend, gpujob looks
+once more and names any extra job with the command that cancels it; a job made later still
+goes unseen. Only a request ID, which Vertex AI's create does not take, would close that gap.
 """
 
 from __future__ import annotations
@@ -127,7 +132,7 @@ def create(client: VertexClient, url: str, body: dict[str, Any],
     attempts = _Attempts(client, action)
     while True:
         try:
-            return Created(client.session.execute_raw(action, request))
+            job = client.session.execute_raw(action, request)
         except BadAnswer as exc:  # a 2xx: the job was made
             found = _look_up(client, place, token, action, exc)
             if found is not None:
@@ -148,6 +153,10 @@ def create(client: VertexClient, url: str, body: dict[str, Any],
                 return found
             if not retrying:
                 raise attempts.gave_up(exc) from exc
+        else:
+            if attempts.count > 1:  # an earlier try may have been acted on after it was looked for
+                _look_again(client, place, token, job)
+            return Created(job)
 
 
 def _refused(exc: BaseException, action: Action, explain_refusal: Refusal | None) -> NoReturn:
@@ -184,8 +193,33 @@ def _look_up(client: VertexClient, place: Place, token: str, action: Action,
     if not found:
         return None
     found.sort(key=lambda job: str(job.get("createTime", "")))
-    if len(found) > 1:
-        client.session.echo(f"warning: {len(found)} jobs carry this submission's label "
-                            f"{SUBMISSION_LABEL}={token}: "
-                            f"{', '.join(str(j.get('name')) for j in found)}")
+    _warn_of_extras(client, token, found[0], found)
     return Created(found[0], recovered=True)
+
+
+def _look_again(client: VertexClient, place: Place, token: str, job: dict[str, Any]) -> None:
+    """After a create that was sent more than once: warn of a job an earlier try made after all
+    (the service may act on a request its client gave up on, after the look-up that preceded
+    the resend). One it makes later still is not seen: Vertex AI takes no request ID that would
+    let it refuse the second create."""
+    try:
+        found = list(client.list(place, submission_filter(token)))
+    except RemoteError as exc:
+        client.session.echo(f"warning: whether an earlier try of this submission made a job too "
+                            f"could not be checked: {exc.message}; look with: "
+                            f"{find_command(place, token)}")
+        return
+    _warn_of_extras(client, token, job, found)
+
+
+def _warn_of_extras(client: VertexClient, token: str, kept: dict[str, Any],
+                    found: list[dict[str, Any]]) -> None:
+    """Name the jobs of ``found`` other than ``kept`` (one submission's), with how to cancel."""
+    extras = [str(job.get("name")) for job in found if job.get("name") != kept.get("name")]
+    if not extras:
+        return
+    client.session.echo(f"warning: {len(extras) + 1} jobs carry this submission's label "
+                        f"{SUBMISSION_LABEL}={token} (more than one try of the create was acted "
+                        f"on); gpujob keeps {kept.get('name')}")
+    for name in extras:
+        client.session.echo(f"  cancel the extra one: gpujob cancel {name} --service vertex")

@@ -51,3 +51,13 @@ class Garbled:
 
     data: bytes
     handled: bool = True
+
+
+@dataclass(frozen=True)
+class Late:
+    """Answer nothing for ``seconds`` (the client times out), and act on the request only then,
+    or as soon as the next request on route ``until`` arrives (before that one is handled):
+    a service that makes the job after its client gave up, and was looked for in vain."""
+
+    seconds: float
+    until: str | None = None

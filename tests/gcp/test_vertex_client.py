@@ -1,5 +1,6 @@
 """The aiplatform v1 client (gpujob.gcp.aiplatform) against the fake Vertex AI: the request it
-sends, the regional address, reads, and one job per submission whatever the network does."""
+sends, the regional address, reads, and one job per submission whatever the network does (a
+late second job, which a create without a request ID cannot rule out, is named for cancelling)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from fakes.errors import (
     unavailable,
     vertex_quota_exceeded,
 )
-from fakes.faults import Drop, Garbled, Reply, Stall
+from fakes.faults import Drop, Garbled, Late, Reply, Stall
 from jobs import CONTAINER_JOB
 from vertex_calls import T4
 from vertex_jobs import custom_job
@@ -61,8 +62,8 @@ def test_503_429_then_success_makes_one_job(google, vertex, client, clock):
     assert not created.recovered and len(vertex.jobs) == 1
     assert len(google.calls("customJobs.create")) == 3
     assert clock.sleeps == [0.75, 7.0]
-    lists = google.calls("customJobs.list")
-    assert [c.query["filter"] for c in lists] == [[f'labels.gpujob-submission="{TOKEN}"']] * 2
+    lists = google.calls("customJobs.list")  # before each resend, and once after the last
+    assert [c.query["filter"] for c in lists] == [[f'labels.gpujob-submission="{TOKEN}"']] * 3
 
 
 def test_a_lost_answer_is_not_resent_and_the_job_is_adopted(google, vertex, client, clock):
@@ -87,6 +88,52 @@ def test_a_create_that_times_out_is_adopted(google, key, vertex, clock):
     created = create(client, _url(google), _body())
     assert created.recovered and len(vertex.jobs) == 1
     assert len(google.calls("customJobs.create")) == 1
+
+
+def test_a_try_the_service_acts_on_late_is_found_and_named_for_cancelling(
+        google, key, vertex, clock, capsys, cli):
+    settings = GcpSettings(api_endpoint=google.url, request_timeout=0.3)
+    client = aiplatform.VertexClient(Session(settings))
+    # the first create times out unanswered; the service makes its job only as the resend comes
+    google.inject("customJobs.create", Late(5.0, until="customJobs.create"))
+    created = create(client, _url(google), _body())
+    assert not created.recovered and len(google.calls("customJobs.create")) == 2
+    (extra,) = [j["name"] for j in vertex.jobs.values() if j["name"] != created.job["name"]]
+    assert len(google.calls("customJobs.list")) == 2  # before the resend, and after it
+    assert capsys.readouterr().err.splitlines()[1:] == [
+        f"warning: 2 jobs carry this submission's label gpujob-submission={TOKEN} (more than "
+        f"one try of the create was acted on); gpujob keeps {created.job['name']}",
+        f"  cancel the extra one: gpujob cancel {extra} --service vertex"]
+    assert cli("cancel", extra, "--service", "vertex").code == 0
+    assert vertex.jobs[extra.rsplit("/", 1)[1]]["state"] == "JOB_STATE_CANCELLING"
+
+
+def test_when_the_look_after_a_resend_fails_the_job_stands_and_the_user_is_told_to_look(
+        google, vertex, client, clock, capsys):
+    google.inject("customJobs.create", Reply(503, unavailable()))
+    google.inject("customJobs.list", None, *[Reply(500, unavailable())] * 5)
+    created = create(client, _url(google), _body())
+    assert not created.recovered and len(vertex.jobs) == 1
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "warning: whether an earlier try of this submission made a job too could not be "
+        "checked: listing the custom jobs of project proj-a in us-central1 failed: 500 "
+        "UNAVAILABLE: The service is currently unavailable. (gave up after 5 attempts); look "
+        f"with: {FIND}")
+
+
+def test_two_jobs_found_by_the_look_up_keep_the_first_and_name_the_other(
+        google, vertex, vertex_job, client, clock, capsys):
+    first = vertex_job(labels={aiplatform.SUBMISSION_LABEL: TOKEN},
+                       created="2026-11-23T10:10:11Z")
+    second = vertex_job(labels={aiplatform.SUBMISSION_LABEL: TOKEN},
+                        created="2026-11-23T10:10:12Z")
+    google.inject("customJobs.create", Reply(503, unavailable()))
+    created = create(client, _url(google), _body())
+    assert created.recovered and created.job["name"] == first["name"]
+    assert capsys.readouterr().err.splitlines()[1:] == [
+        f"warning: 2 jobs carry this submission's label gpujob-submission={TOKEN} (more than "
+        f"one try of the create was acted on); gpujob keeps {first['name']}",
+        f"  cancel the extra one: gpujob cancel {second['name']} --service vertex"]
 
 
 def test_an_unreadable_success_is_adopted_never_created_again(google, vertex, client, clock):
