@@ -95,7 +95,7 @@ def test_a_try_the_service_acts_on_late_is_found_and_named_for_cancelling(
     settings = GcpSettings(api_endpoint=google.url, request_timeout=0.3)
     client = aiplatform.VertexClient(Session(settings))
     # the first create times out unanswered; the service makes its job only as the resend comes
-    google.inject("customJobs.create", Late(5.0, until="customJobs.create"))
+    google.inject("customJobs.create", Late(30.0, until="customJobs.create"))
     created = create(client, _url(google), _body())
     assert not created.recovered and len(google.calls("customJobs.create")) == 2
     (extra,) = [j["name"] for j in vertex.jobs.values() if j["name"] != created.job["name"]]
