@@ -111,13 +111,19 @@ def capacity_or_quota(message: str, region: str | None,
     return None
 
 
+def resource_quota(error: ServiceError) -> bool:
+    """A 429 for a used-up resource quota (GPUs, CPUs in a region), not for a rate: trying
+    again in seconds will not help. Both the create's retries and ``advice`` ask this."""
+    return error.status == 429 and bool(error.quotas
+                                        or "exceed quota limits" in error.message.lower())
+
+
 def advice(region: str | None) -> Any:
     """Vertex AI's reading of an error in ``region`` (``Action.advice``): quota, capacity, a
     region without training. None: the general reading applies."""
 
     def read(error: ServiceError) -> str | None:
-        text = error.message.lower()
-        if error.status == 429 and (error.quotas or "exceed quota limits" in text):
+        if resource_quota(error):
             return capacity_or_quota(error.message, region,
                                      error.quotas[0] if error.quotas else {})
         shortage = capacity_or_quota(error.message, region)

@@ -239,9 +239,8 @@ def explain(exc: BaseException, action: Action) -> RemoteError | None:
                            f"{_one_line(exc) or type(exc).__name__}{suffix}",
                            "check the network and the endpoint; the request may be retried "
                            "safely" if action.retry_safe else
-                           f"check the network and the endpoint; the request may have reached "
-                           f"the service: see what it holds (gpujob list --project "
-                           f"{action.project}) before trying again")
+                           "check the network and the endpoint; the request may have reached "
+                           "the service: see whether it acted before trying again")
     return None
 
 

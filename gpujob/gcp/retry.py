@@ -101,9 +101,26 @@ def backoff(policy: RetryPolicy, attempt: int, jitter: float) -> float:
     return ceiling * (0.5 + jitter / 2)
 
 
+def next_delay(policy: RetryPolicy, attempt: int, started: float, clock: Clock,
+               why: Transient) -> float | str:
+    """Seconds to wait after failed attempt number ``attempt`` of a call begun at ``started``
+    (``clock.monotonic()``): what the server asked for, else ``backoff``. A str when the policy
+    allows no further try: why not, as ``GaveUp.why`` words it."""
+    tries = f"{attempt} attempt{'s' if attempt != 1 else ''}"
+    if attempt >= policy.max_attempts:
+        return f"gave up after {tries}"
+    delay = (why.retry_after if why.retry_after is not None
+             else backoff(policy, attempt, clock.random()))
+    if clock.monotonic() - started + delay > policy.deadline:
+        asked = f" (the server asked to wait {delay:g} s)" if why.retry_after is not None else ""
+        return (f"gave up after {tries}: the retry deadline of {policy.deadline:g} s would "
+                f"pass{asked}")
+    return delay
+
+
 def call(fn: Callable[[], T], policy: RetryPolicy, clock: Clock,
          on_retry: Callable[[int, Transient, float], None] | None = None) -> T:
-    """``fn()``, tried again after transient failures as ``policy`` allows.
+    """``fn()``, tried again after transient failures as ``policy`` allows (``next_delay``).
 
     A non-transient failure propagates as it is; when retries run out, ``GaveUp`` carries the last
     failure. ``on_retry(attempt, transient, delay)`` is told before each wait.
@@ -117,17 +134,9 @@ def call(fn: Callable[[], T], policy: RetryPolicy, clock: Clock,
             why = transient(exc)
             if why is None:
                 raise
-            if attempt >= policy.max_attempts:
-                raise GaveUp(exc, attempt, f"gave up after {attempt} attempts") from exc
-            delay = (why.retry_after if why.retry_after is not None
-                     else backoff(policy, attempt, clock.random()))
-            elapsed = clock.monotonic() - start
-            if elapsed + delay > policy.deadline:
-                asked = f" (the server asked to wait {delay:g} s)" \
-                    if why.retry_after is not None else ""
-                raise GaveUp(exc, attempt, f"gave up after {attempt} attempt"
-                             f"{'s' if attempt > 1 else ''}: the retry deadline of "
-                             f"{policy.deadline:g} s would pass{asked}") from exc
+            delay = next_delay(policy, attempt, start, clock, why)
+            if isinstance(delay, str):
+                raise GaveUp(exc, attempt, delay) from exc
             if on_retry is not None:
                 on_retry(attempt, why, delay)
             clock.sleep(delay)

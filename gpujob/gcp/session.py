@@ -43,13 +43,15 @@ class Session:
         propagate as the libraries raise them (``retry.GaveUp`` when retries ran out)."""
         if not action.retry_safe:
             return fn()
-        policy = self.settings.retry
+        return retry.call(fn, self.settings.retry, self.clock,
+                          lambda attempt, why, delay: self.note_retry(action, attempt, why, delay))
 
-        def note(attempt: int, why: retry.Transient, delay: float) -> None:
-            self.echo(f"note: {action.what}: {why.reason}; retrying in {delay:.1f} s "
-                      f"(attempt {attempt + 1} of {policy.max_attempts})")
-
-        return retry.call(fn, policy, self.clock, note)
+    def note_retry(self, action: Action, attempt: int, why: retry.Transient, delay: float,
+                   unless: str = "") -> None:
+        """Say that attempt ``attempt`` of ``action`` failed and the next comes in ``delay``
+        seconds (``unless``: what would stop it)."""
+        self.echo(f"note: {action.what}: {why.reason}; retrying in {delay:.1f} s{unless} "
+                  f"(attempt {attempt + 1} of {self.settings.retry.max_attempts})")
 
     def execute_raw(self, action: Action, make_request: Callable[[], Any]) -> Any:
         """Run ``make_request().execute()`` (``call``); the answer, checked against the type

@@ -41,3 +41,23 @@ class Trickle:
 
     seconds: float
     pieces: int = 20
+
+
+@dataclass(frozen=True)
+class Garbled:
+    """Send ``data`` as the whole answer, then close: bytes that are not an HTTP answer (a
+    broken proxy or link). ``handled``: after handling the request (its effect stays), or
+    instead of it."""
+
+    data: bytes
+    handled: bool = True
+
+
+@dataclass(frozen=True)
+class Late:
+    """Answer nothing for ``seconds`` (the client times out), and act on the request only then,
+    or as soon as the next request on route ``until`` arrives (before that one is handled):
+    a service that makes the job after its client gave up, and was looked for in vain."""
+
+    seconds: float
+    until: str | None = None

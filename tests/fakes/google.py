@@ -28,6 +28,7 @@ import socket
 import threading
 import time
 from collections import defaultdict, deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from email.utils import formatdate
@@ -48,7 +49,7 @@ from fakes.errors import (
     shutdown,
     unavailable,
 )
-from fakes.faults import Drop, Reply, Stall, Trickle
+from fakes.faults import Drop, Garbled, Late, Reply, Stall, Trickle
 from fakes.keys import ServiceAccountKey
 from fakes.ml import TERMINAL
 from fakes.routing import CLOUD_PLATFORM, IAM, Call, Route
@@ -94,6 +95,7 @@ class FakeGoogle:
         self.tokens: dict[str, Token] = {}
         self.impersonation: set[tuple[str, str]] = set()
         self.faults: dict[str, deque[Any]] = defaultdict(deque)
+        self.waiting: dict[str, list[Callable[[], None]]] = defaultdict(list)  # Late's, by route
         self.rejected: list[tuple[str, list[tuple[str, str]]]] = []  # invalid requests
         self.clock_offset = timedelta()  # how far the service's clock is ahead of ours
         self.metadata_account = "1234-compute@developer.gserviceaccount.com"
@@ -143,7 +145,7 @@ class FakeGoogle:
         return token
 
     def inject(self, route: str, *faults: Any) -> None:
-        """The next requests on ``route`` meet these faults, one each, in order."""
+        """The next requests on ``route`` meet these faults, one each, in order (None: none)."""
         with self.lock:
             self.faults[route].extend(faults)
 
@@ -277,6 +279,29 @@ class _Handler(BaseHTTPRequestHandler):
         with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RDWR)
 
+    def _garble(self, data: bytes) -> None:
+        with contextlib.suppress(OSError):  # the client may stop reading and close first
+            self.wfile.write(data)
+            self.wfile.flush()
+        self._drop()
+
+    def _late(self, fault: Late, handle: Callable[[], object]) -> None:
+        """Hold the request unanswered; act on it once, when ``fault.until`` is called or when
+        ``fault.seconds`` have passed, whichever comes first; then close without an answer."""
+        once = threading.Lock()
+
+        def act() -> None:
+            if once.acquire(blocking=False):
+                with contextlib.suppress(Refused):
+                    handle()
+
+        if fault.until is not None:
+            with self.fake.lock:
+                self.fake.waiting[fault.until].append(act)
+        time.sleep(fault.seconds)
+        act()
+        self._drop()
+
     def _serve(self, verb: str) -> None:
         parts = urlsplit(self.path)
         query = parse_qs(parts.query, keep_blank_values=True)
@@ -296,12 +321,21 @@ class _Handler(BaseHTTPRequestHandler):
         record = Recorded(name, verb, parts.path, query, headers, body)
         with self.fake.lock:
             self.fake.requests.append(record)
+            waiting = self.fake.waiting.pop(name, [])
+        for act in waiting:  # requests held by a Late fault until this route was called
+            act()
         fault = self.fake.next_fault(name)
+        if isinstance(fault, Late):
+            self._late(fault, lambda: self._handle(route, params, query, headers, body, record))
+            return
         if isinstance(fault, Reply) and not fault.handled:
             self._send(fault.status, fault.body, fault.headers)
             return
         if isinstance(fault, Drop) and not fault.after:
             self._drop()
+            return
+        if isinstance(fault, Garbled) and not fault.handled:
+            self._garble(fault.data)
             return
         try:
             status, answer, extra = self._handle(route, params, query, headers, body, record)
@@ -309,6 +343,9 @@ class _Handler(BaseHTTPRequestHandler):
             status, answer, extra = refused.status, refused.body, refused.headers
         if isinstance(fault, Drop):
             self._drop()
+            return
+        if isinstance(fault, Garbled):
+            self._garble(fault.data)
             return
         if isinstance(fault, Reply):
             status, answer, extra = fault.status, fault.body, fault.headers

@@ -77,8 +77,7 @@ def test_a_network_failure_of_a_call_not_safe_to_repeat_says_to_look_first():
                     _action(retry_safe=False))
     assert isinstance(error, RemoteError)
     assert error.hint == ("check the network and the endpoint; the request may have reached the "
-                          "service: see what it holds (gpujob list --project proj-a) before "
-                          "trying again")
+                          "service: see whether it acted before trying again")
     safe = explain(ConnectionResetError(104, "Connection reset by peer"), _action())
     assert safe.hint.endswith("the request may be retried safely")
 

@@ -1,5 +1,6 @@
 """The aiplatform v1 client (gpujob.gcp.aiplatform) against the fake Vertex AI: the request it
-sends, the regional address, reads, and one job per submission whatever the network does."""
+sends, the regional address, reads, and one job per submission whatever the network does (a
+late second job, which a create without a request ID cannot rule out, is named for cancelling)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from fakes.errors import (
     unavailable,
     vertex_quota_exceeded,
 )
-from fakes.faults import Drop, Reply, Stall
+from fakes.faults import Drop, Garbled, Late, Reply, Stall
 from jobs import CONTAINER_JOB
 from vertex_calls import T4
 from vertex_jobs import custom_job
@@ -26,6 +27,9 @@ from gpujob.gcp.settings import GcpSettings
 from gpujob.gcp.vertex_create import create
 
 TOKEN = "20261123-101010-123456-abcd"
+FIND = ("gpujob list --service vertex --project proj-a --region us-central1 --filter "
+        f"'labels.gpujob-submission=\"{TOKEN}\"'")
+LONG_STATUS_LINE = b"HTTP/1.1 200 " + b"x" * 70_000 + b"\r\n\r\n"  # http.client's LineTooLong
 
 
 @pytest.fixture
@@ -59,8 +63,8 @@ def test_503_429_then_success_makes_one_job(google, vertex, client, clock):
     assert not created.recovered and len(vertex.jobs) == 1
     assert len(google.calls("customJobs.create")) == 3
     assert clock.sleeps == [0.75, 7.0]
-    lists = google.calls("customJobs.list")
-    assert [c.query["filter"] for c in lists] == [[f'labels.gpujob-submission="{TOKEN}"']] * 2
+    lists = google.calls("customJobs.list")  # before each resend, and once after the last
+    assert [c.query["filter"] for c in lists] == [[f'labels.gpujob-submission="{TOKEN}"']] * 3
 
 
 def test_a_lost_answer_is_not_resent_and_the_job_is_adopted(google, vertex, client, clock):
@@ -87,11 +91,80 @@ def test_a_create_that_times_out_is_adopted(google, key, vertex, clock):
     assert len(google.calls("customJobs.create")) == 1
 
 
+def test_a_try_the_service_acts_on_late_is_found_and_named_for_cancelling(
+        google, key, vertex, clock, capsys, cli):
+    settings = GcpSettings(api_endpoint=google.url, request_timeout=0.3)
+    client = aiplatform.VertexClient(Session(settings))
+    # the first create times out unanswered; the service makes its job only as the resend comes
+    google.inject("customJobs.create", Late(30.0, until="customJobs.create"))
+    created = create(client, _url(google), _body())
+    assert not created.recovered and len(google.calls("customJobs.create")) == 2
+    (extra,) = [j["name"] for j in vertex.jobs.values() if j["name"] != created.job["name"]]
+    assert len(google.calls("customJobs.list")) == 2  # before the resend, and after it
+    assert capsys.readouterr().err.splitlines()[1:] == [
+        f"warning: 2 jobs carry this submission's label gpujob-submission={TOKEN} (more than "
+        f"one try of the create was acted on); gpujob keeps {created.job['name']}",
+        f"  cancel the extra one: gpujob cancel {extra} --service vertex"]
+    assert cli("cancel", extra, "--service", "vertex").code == 0
+    assert vertex.jobs[extra.rsplit("/", 1)[1]]["state"] == "JOB_STATE_CANCELLING"
+
+
+def test_when_the_look_after_a_resend_fails_the_job_stands_and_the_user_is_told_to_look(
+        google, vertex, client, clock, capsys):
+    google.inject("customJobs.create", Reply(503, unavailable()))
+    google.inject("customJobs.list", None, *[Reply(500, unavailable())] * 5)
+    created = create(client, _url(google), _body())
+    assert not created.recovered and len(vertex.jobs) == 1
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "warning: whether an earlier try of this submission made a job too could not be "
+        "checked: listing the custom jobs of project proj-a in us-central1 failed: 500 "
+        "UNAVAILABLE: The service is currently unavailable. (gave up after 5 attempts); look "
+        f"with: {FIND}")
+
+
+def test_two_jobs_found_by_the_look_up_keep_the_first_and_name_the_other(
+        google, vertex, vertex_job, client, clock, capsys):
+    first = vertex_job(labels={aiplatform.SUBMISSION_LABEL: TOKEN},
+                       created="2026-11-23T10:10:11Z")
+    second = vertex_job(labels={aiplatform.SUBMISSION_LABEL: TOKEN},
+                        created="2026-11-23T10:10:12Z")
+    google.inject("customJobs.create", Reply(503, unavailable()))
+    created = create(client, _url(google), _body())
+    assert created.recovered and created.job["name"] == first["name"]
+    assert capsys.readouterr().err.splitlines()[1:] == [
+        f"warning: 2 jobs carry this submission's label gpujob-submission={TOKEN} (more than "
+        f"one try of the create was acted on); gpujob keeps {first['name']}",
+        f"  cancel the extra one: gpujob cancel {second['name']} --service vertex"]
+
+
 def test_an_unreadable_success_is_adopted_never_created_again(google, vertex, client, clock):
     google.inject("customJobs.create", Reply(200, {"name": 5}, handled=True))
     created = create(client, _url(google), _body())
     assert created.recovered and len(vertex.jobs) == 1
     assert clock.sleeps == []
+
+
+def test_an_unreadable_answer_of_any_kind_is_looked_for_not_taken_for_a_refusal(
+        google, vertex, client, clock):
+    google.inject("customJobs.create", Garbled(LONG_STATUS_LINE))
+    created = create(client, _url(google), _body())
+    assert created.recovered and len(vertex.jobs) == 1
+    assert created.job == next(iter(vertex.jobs.values()))
+    assert len(google.calls("customJobs.create")) == 1 and clock.sleeps == []
+
+
+def test_an_unreadable_answer_with_no_job_found_is_not_resent_and_says_how_to_look(
+        google, vertex, client, clock):
+    google.inject("customJobs.create", Garbled(LONG_STATUS_LINE, handled=False))
+    with pytest.raises(RemoteError) as caught:
+        create(client, _url(google), _body())
+    assert caught.value.message == ("submitting custom job train failed: network error: got "
+                                    "more than 65536 bytes when reading status line")
+    assert caught.value.hint == (
+        "the request may have reached the service; no job carried its label when gpujob "
+        f"looked: look again before submitting again: {FIND}")
+    assert len(google.calls("customJobs.create")) == 1 and vertex.jobs == {}
+    assert len(google.calls("customJobs.list")) == 1 and clock.sleeps == []
 
 
 def test_giving_up_after_the_last_look_finds_no_job(google, vertex, client, clock, capsys):
@@ -109,6 +182,18 @@ def test_giving_up_after_the_last_look_finds_no_job(google, vertex, client, cloc
         "the job turns out to have been made (attempt 2 of 5)")
 
 
+def test_a_wait_past_the_deadline_says_why_it_gave_up(google, vertex, client, clock):
+    google.inject("customJobs.create", Reply(503, unavailable(), {"Retry-After": "600"}))
+    with pytest.raises(RemoteError) as caught:
+        create(client, _url(google), _body())
+    assert caught.value.message == (
+        "submitting custom job train failed: 503 UNAVAILABLE: The service is currently "
+        "unavailable. (gave up after 1 attempt: the retry deadline of 120 s would pass (the "
+        "server asked to wait 600 s)); no job was made (none carries this submission's label)")
+    assert len(google.calls("customJobs.create")) == 1 and clock.sleeps == []
+    assert len(google.calls("customJobs.list")) == 1 and vertex.jobs == {}
+
+
 def test_when_the_look_up_fails_nothing_is_sent_again(google, vertex, client, clock):
     google.inject("customJobs.create", Drop())
     google.inject("customJobs.list", *[Reply(500, unavailable())] * 5)
@@ -119,9 +204,7 @@ def test_when_the_look_up_fails_nothing_is_sent_again(google, vertex, client, cl
         "answer came")
     assert "; whether the job was made could not be checked: listing the custom jobs of " \
            "project proj-a in us-central1 failed: 500 UNAVAILABLE" in caught.value.message
-    assert caught.value.hint == (
-        "do not submit again before looking for it: gpujob list --service vertex --project "
-        f"proj-a --region us-central1 --filter 'labels.gpujob-submission=\"{TOKEN}\"'")
+    assert caught.value.hint == f"do not submit again before looking for it: {FIND}"
     assert len(google.calls("customJobs.create")) == 1 and len(vertex.jobs) == 1
 
 
@@ -146,6 +229,17 @@ def test_a_quota_answer_without_details_still_names_the_metric(google, client, c
     with pytest.raises(RemoteError) as caught:
         create(client, _url(google), _body())
     assert caught.value.hint.startswith(f"the project's quota {T4} in us-central1 is used up: ")
+
+
+def test_a_quota_failure_in_other_words_is_still_a_quota(google, client, clock):
+    body = vertex_quota_exceeded(T4, REGION, limit=2)
+    body["error"]["message"] = "Quota exceeded."
+    google.inject("customJobs.create", Reply(429, body))
+    with pytest.raises(RemoteError) as caught:
+        create(client, _url(google), _body())
+    assert caught.value.hint.startswith(f"the project's quota {T4} in us-central1 is used up "
+                                        "(limit 2): ")
+    assert len(google.calls("customJobs.create")) == 1 and clock.sleeps == []
 
 
 def test_capacity_refused_at_create(google, client, clock):
