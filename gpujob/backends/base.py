@@ -141,7 +141,8 @@ class JobClient(Protocol):
     clock: Clock
 
     def create(self, request: Request) -> Created:
-        """Send ``request``: the job is created once, whatever the network does."""
+        """Send ``request`` once; after a failure that leaves it unknown whether the job was
+        made, the backend looks for it before sending again (never blindly twice)."""
         ...
 
     def get(self, ref: JobRef) -> dict[str, Any]: ...

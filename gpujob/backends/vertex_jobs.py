@@ -173,15 +173,13 @@ class VertexJobs:
 
     def _where_to_look(self, request: Request) -> None:
         """After Ctrl-C during a create: how to find the job, should it have been made."""
-        from gpujob.gcp.aiplatform import submission_filter
+        from gpujob.gcp.vertex_create import find_command
         from gpujob.vertex_api import SUBMISSION_LABEL
 
         token = (request.body.get("labels") or {}).get(SUBMISSION_LABEL)
-        place = self.vertex.place_of(request.url)
         if token:
-            self.session.echo(f"\nnote: a job this submission made carries its label: gpujob "
-                              f"list --service vertex --project {place.project} --region "
-                              f"{place.location} --filter '{submission_filter(token)}'")
+            self.session.echo("\nnote: a job this submission made carries its label: "
+                              + find_command(self.vertex.place_of(request.url), token))
 
     def resolve(self, ref: JobRef) -> JobRef:
         if ref.collection is not None:

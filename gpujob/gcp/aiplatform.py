@@ -12,7 +12,8 @@ twice blindly: every body carries the submission's own label (``gpujob-submissio
 when the request is built), the create goes out once on a transport httplib2 cannot resend on
 (``gpujob.gcp.once``), and after a failure that leaves it unknown whether the job was made (a
 timeout, a reset, a lost answer, a 5xx, an unreadable 2xx) gpujob lists the jobs with that label:
-it adopts the job it finds, and only when there is none tries again (``vertex_create``).
+it adopts the job it finds, and only when there is none tries again (``vertex_create``, which
+also says what this cannot rule out: a service acting on a request after the look-up).
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from gpujob.numbers import as_count
 from gpujob.translate import vertex_code, vertex_hptuning, vertex_pools
 from gpujob.translate.notes import Notes, mapping, strings, text
 from gpujob.translate.vertex_pools import TI, Pool
-from gpujob.vertex_api import layout
+from gpujob.vertex_api import COLLECTIONS, layout
 from gpujob.vertex_native import display_name
 
 FLEX_START = "FLEX_START"
@@ -48,7 +48,7 @@ class Translation(NamedTuple):
     @property
     def collection(self) -> str:
         """The REST collection: ``customJobs`` or ``hyperparameterTuningJobs``."""
-        return "customJobs" if self.kind == "CustomJob" else "hyperparameterTuningJobs"
+        return COLLECTIONS[self.kind]
 
     @property
     def errors(self) -> list[Finding]:

@@ -101,9 +101,8 @@ def body(doc: Document, *, name: str | None = None, labels: dict[str, str] | Non
     """The create request's body for a checked native config, as written: a CustomJobSpec
     becomes the ``jobSpec`` of a CustomJob named ``display_name(doc, name)``; ``name``,
     ``labels`` and ``kms_key`` (--display-name, --labels, --kms-key) replace the file's. int64
-    values are sent as strings and int32 ones as numbers, as the discovery document declares
-    them (the schema accepts both). The backend adds the submission label and lays the keys
-    out as gcloud does."""
+    values are sent as strings, as the discovery document declares them; the rest as written.
+    The backend adds the submission label and lays the keys out as gcloud does."""
     found = kind(doc.data)
     if found is None:
         raise ValueError("not a native Vertex config")
