@@ -22,7 +22,7 @@ from gpujob.translate import vertex_code, vertex_hptuning, vertex_pools
 from gpujob.translate.notes import Notes, mapping, strings, text
 from gpujob.translate.vertex_pools import TI, Pool
 from gpujob.vertex_api import COLLECTIONS, layout
-from gpujob.vertex_native import display_name
+from gpujob.vertex_native.shapes import display_name
 
 FLEX_START = "FLEX_START"
 

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import copy
 from datetime import date
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from gpujob.config.document import Document
 from gpujob.findings import Finding, Location, error, warning
 from gpujob.vertex_api import SUBMISSION_LABEL
 from gpujob.vertex_native import shapes
-from gpujob.vertex_native.shapes import SCHEMAS, kind
+from gpujob.vertex_native.shapes import SCHEMAS, display_name, kind
 
 if TYPE_CHECKING:
     from gpujob.catalog.vertex_data import VertexCatalog
@@ -30,15 +29,6 @@ __all__ = ["SCHEMAS", "SUBMISSION_LABEL", "body", "check", "display_name", "kind
 MAX_DISPLAY_NAME = 128
 REGION_FLAG = Location("command line", flag="--region")
 Kind = Literal["CustomJob", "HyperparameterTuningJob"]
-
-
-def display_name(doc: Document, given: str | None = None) -> str:
-    """The name a CustomJobSpec file is submitted under: ``given`` (--display-name), else the
-    file's name without its suffix."""
-    if given:
-        return given
-    stem = Path(doc.source).stem if doc.source != "<stdin>" else ""
-    return stem or "job"
 
 
 def check(doc: Document, cat: VertexCatalog, today: date | None = None, *,

@@ -5,9 +5,11 @@ strings of digits)."""
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from gpujob import numbers
+from gpujob.config.document import Document
 from gpujob.findings import JsonPath
 from gpujob.resources import load_schema
 
@@ -18,6 +20,15 @@ SCHEMAS = {
 }
 SPEC_PATHS: dict[str, JsonPath] = {"CustomJobSpec": (), "CustomJob": ("jobSpec",),
                                    "HyperparameterTuningJob": ("trialJobSpec",)}
+
+
+def display_name(doc: Document, given: str | None = None) -> str:
+    """The name a CustomJobSpec file is submitted under: ``given`` (--display-name), else the
+    file's name without its suffix."""
+    if given:
+        return given
+    stem = Path(doc.source).stem if doc.source != "<stdin>" else ""
+    return stem or "job"
 
 
 def kind(data: Any) -> str | None:
