@@ -1,10 +1,11 @@
 """Run gpujob over a corpus of real configs, each with its sample's own command lines.
 
 A corpus is a folder of cases, one folder each, holding ``config.yaml`` or ``config.json`` (the
-config as its author wrote it) and ``source.txt``, whose ``gpujob runs`` section lists the commands the
-sample's gcloud line becomes, with ``{config}`` for the config's path and ``{tmp}`` for a
-scratch folder. This script runs them all and prints one line per command: the case, the exit
-code, and the first diagnostic, so a change's effect on real configs is one diff away::
+config as its author wrote it) and ``source.txt``, whose ``gpujob runs`` section lists the
+commands the sample's gcloud line becomes, with ``{config}`` for the config's path and
+``{tmp}`` for a scratch folder. This script runs them all and prints one line per command: the
+case, the exit code, and the first diagnostic, so a change's effect on real configs is one diff
+away::
 
     python scripts/corpus.py ../shared/corpus/real-configs > before.txt
     python scripts/corpus.py ../shared/corpus/real-configs --only 074 -v
@@ -76,7 +77,8 @@ def main() -> int:
                 print(f"{case.name} {verb:8} exit={result.returncode} {summary(result)}")
                 if args.verbose:
                     print(f"  $ {line}\n{result.stdout}{result.stderr}")
-    print("exit codes: " + ", ".join(f"{c}: {n}" for c, n in sorted(codes.items())), file=sys.stderr)
+    tally = ", ".join(f"{code}: {n}" for code, n in sorted(codes.items()))
+    print(f"exit codes: {tally}", file=sys.stderr)
     return 0
 
 
