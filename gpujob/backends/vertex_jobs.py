@@ -209,12 +209,15 @@ class VertexJobs:
                           f"{location} shows its jobs; check --project and --region")
 
     def _by_display_name(self, ref: JobRef) -> JobName:
-        """The newest job of that display name; the others are listed on stderr."""
+        """The newest job of that display name; the others are listed on stderr. The display
+        name of each job listed is checked again: a listing that ignores the filter must not
+        make another job (the newest of the region) the one named."""
         from gpujob.gcp.aiplatform import JobName, quoted
 
         location = self._location(ref)
         found = sorted((job for collection in COLLECTIONS for job in self.vertex.list(
-            self._place(location, collection, ref.project), f"display_name={quoted(ref.id)}")),
+            self._place(location, collection, ref.project), f"display_name={quoted(ref.id)}")
+            if job.get("displayName") == ref.id),
             key=lambda job: str(job.get("createTime", "")), reverse=True)
         if not found:
             raise RemoteError(f"no Vertex AI job is named '{ref.id}' in project "
