@@ -13,7 +13,7 @@ from vertex_calls import T4, id_of
 from vertex_requests import TOKEN, request
 
 from gpujob.backends import vertex_jobs
-from gpujob.backends.base import JobRef
+from gpujob.backends.base import CreateInterrupted, JobRef
 from gpujob.errors import RemoteError, UsageError
 from gpujob.gcp.session import Session
 from gpujob.gcp.settings import GcpSettings
@@ -293,14 +293,14 @@ def test_state_names_are_completed_in_filters(given, sent):
     assert vertex_jobs.state_filter(given) == sent
 
 
-def test_ctrl_c_during_a_create_says_how_to_find_the_job(jobs, google, clock, capsys):
+def test_ctrl_c_during_a_create_says_how_to_find_the_job(jobs, google, clock):
     from vertex_jobs import custom_job
 
     clock.interrupt_at = 1
     google.inject("customJobs.create", Drop())
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(CreateInterrupted) as caught:
         jobs.create(request(custom_job(), google.url))
-    assert capsys.readouterr().err.splitlines()[-1] == (
-        "note: a job this submission made carries its label: gpujob list --service vertex "
+    assert caught.value.look == (
+        "A job this submission made carries its label: gpujob list --service vertex "
         f"--project {PROJECT} --region {REGION} --filter "
         f"'labels.gpujob-submission=\"{TOKEN}\"'")
