@@ -52,6 +52,12 @@ class EndlessListing(BadAnswer):
     """A listing still going after the most pages gpujob reads (``pages``' ``max_pages``)."""
 
 
+def too_long_a_number(exc: ValueError) -> bool:
+    """Whether ``exc`` is ``json.loads`` refusing an integer of more digits than
+    ``sys.get_int_max_str_digits()`` allows (a plain ``ValueError``, known by its words)."""
+    return "integer string conversion" in str(exc)
+
+
 def _describe(value: Any) -> str:
     if isinstance(value, (bytes, str)):
         text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value

@@ -71,6 +71,11 @@ class Session:
             except RecursionError:  # json.loads of an answer nested thousands deep
                 raise answers.BadAnswer("the service's answer is nested too deeply to read"
                                         ) from None
+            except ValueError as exc:  # json.loads of a number past Python's int-string limit
+                if not answers.too_long_a_number(exc):
+                    raise
+                raise answers.BadAnswer("the service's answer holds a number too long to read"
+                                        ) from None
 
         return answers.check(self.call(action, send), method[0])
 

@@ -106,6 +106,8 @@ def test_a_create_answer_that_is_not_a_job(cli, google, key, config, body, said)
 
 @pytest.mark.parametrize("command, route, answer, said", [
     (["describe", "j2"], "jobs.get", b"{not json", "is not a JSON object: '{not json'"),
+    (["describe", "j2"], "jobs.get", b'{"jobId": "j2", "x": ' + b"9" * 5000 + b"}",
+     "holds a number too long to read"),
     (["describe", "j2", "--format", "json"], "jobs.get", {"jobId": "j2", "state": ["x"]},
      'has state = ["x"], not a string'),
     (["wait", "j2"], "jobs.get", {"jobId": "j2", "state": ["x"]},
