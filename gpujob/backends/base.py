@@ -115,6 +115,15 @@ class Created:
     recovered: bool = False
 
 
+class CreateInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a create whose job the service names (no ``Request.job_id``): ``look`` is
+    the command that finds the job, should it have been made."""
+
+    def __init__(self, look: str) -> None:
+        super().__init__(look)
+        self.look = look
+
+
 @dataclass(frozen=True)
 class Commands:
     """The gpujob commands that follow one job, ready to paste."""

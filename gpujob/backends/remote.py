@@ -12,7 +12,15 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob.backends import follow as following
 from gpujob.backends import output
-from gpujob.backends.base import Backend, JobClient, JobOptions, JobRef, JobStatus, Request
+from gpujob.backends.base import (
+    Backend,
+    CreateInterrupted,
+    JobClient,
+    JobOptions,
+    JobRef,
+    JobStatus,
+    Request,
+)
 from gpujob.console import CONSOLE
 from gpujob.errors import EXIT_INTERRUPTED, EXIT_OK
 
@@ -34,17 +42,15 @@ def _create(client: JobClient, request: Request, backend: Backend) -> Any:
     """The create, or None after Ctrl-C (said on stderr: the job may exist)."""
     try:
         return client.create(request)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         CONSOLE.err()
-        if request.job_id:
-            CONSOLE.err(f"Interrupted while submitting job {request.job_id}: it may or may not "
-                        "have been created.")
+        what = f"job {request.job_id}" if request.job_id else "the job"
+        CONSOLE.err(f"Interrupted while submitting {what}: it may or may not have been created.")
+        if isinstance(exc, CreateInterrupted):
+            CONSOLE.err(exc.look)
+        elif request.job_id:
             CONSOLE.err(f"Check with: "
                         f"{backend.commands(request.job_id, client.project).describe}")
-        else:
-            CONSOLE.err("Interrupted while submitting the job: it may or may not have been "
-                        "created.")
-            CONSOLE.err(f"Check with: gpujob list --project {client.project}")
         return None
 
 

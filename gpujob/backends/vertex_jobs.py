@@ -15,7 +15,15 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from gpujob import vertex_api
-from gpujob.backends.base import Commands, Created, JobRef, JobStatus, Links, Request
+from gpujob.backends.base import (
+    Commands,
+    Created,
+    CreateInterrupted,
+    JobRef,
+    JobStatus,
+    Links,
+    Request,
+)
 from gpujob.backends.vertex_trials import summary
 from gpujob.errors import RemoteError, UsageError
 
@@ -166,20 +174,21 @@ class VertexJobs:
 
         try:
             made = create(self.vertex, request.url, request.body, refusal(request))
-        except KeyboardInterrupt:
-            self._where_to_look(request)
-            raise
+        except KeyboardInterrupt as exc:
+            raise CreateInterrupted(self._where_to_look(request)) from exc
         return Created(self._seen(made.job), made.recovered)
 
-    def _where_to_look(self, request: Request) -> None:
+    def _where_to_look(self, request: Request) -> str:
         """After Ctrl-C during a create: how to find the job, should it have been made."""
         from gpujob.gcp.vertex_create import find_command
         from gpujob.vertex_api import SUBMISSION_LABEL
 
+        place = self.vertex.place_of(request.url)
         token = (request.body.get("labels") or {}).get(SUBMISSION_LABEL)
-        if token:
-            self.session.echo("\nnote: a job this submission made carries its label: "
-                              + find_command(self.vertex.place_of(request.url), token))
+        if not token:  # not sent: vertex_create.create refuses a body without it
+            return (f"Check with: gpujob list --service vertex --project {place.project} "
+                    f"--region {place.location}")
+        return f"A job this submission made carries its label: {find_command(place, token)}"
 
     def resolve(self, ref: JobRef) -> JobRef:
         if ref.collection is not None:
@@ -209,12 +218,15 @@ class VertexJobs:
                           f"{location} shows its jobs; check --project and --region")
 
     def _by_display_name(self, ref: JobRef) -> JobName:
-        """The newest job of that display name; the others are listed on stderr."""
+        """The newest job of that display name; the others are listed on stderr. The display
+        name of each job listed is checked again: a listing that ignores the filter must not
+        make another job (the newest of the region) the one named."""
         from gpujob.gcp.aiplatform import JobName, quoted
 
         location = self._location(ref)
         found = sorted((job for collection in COLLECTIONS for job in self.vertex.list(
-            self._place(location, collection, ref.project), f"display_name={quoted(ref.id)}")),
+            self._place(location, collection, ref.project), f"display_name={quoted(ref.id)}")
+            if job.get("displayName") == ref.id),
             key=lambda job: str(job.get("createTime", "")), reverse=True)
         if not found:
             raise RemoteError(f"no Vertex AI job is named '{ref.id}' in project "

@@ -24,6 +24,7 @@ from functools import cache
 from typing import Any, NamedTuple
 
 from gpujob.errors import RemoteError, UsageError
+from gpujob.gcp import answers
 from gpujob.gcp.errors import Action, ServiceError, parse_http_error, raise_explained
 from gpujob.gcp.session import Session
 from gpujob.gcp.settings import GcpSettings, endpoint
@@ -255,7 +256,8 @@ class VertexClient:
             return self.session.execute(action, lambda: self.collection(place).list(  # type: ignore[no-any-return]
                 parent=place.parent, filter=filter_, pageSize=size, pageToken=token))
 
-        for page in self.session.pages(action, fetch, place.collection):
+        for page in self.session.pages(action, fetch, place.collection,
+                                       answers.MAX_JOB_PAGES):
             for job in page.get(place.collection, []):
                 yield job
                 count += 1

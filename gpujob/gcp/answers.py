@@ -8,7 +8,10 @@ fit (an HTML page, truncated JSON, a list, ``"jobId": 5``) is ``BadAnswer``, whi
 reports as a remote failure (exit 3), never as a bug.
 
 Listings follow ``nextPageToken``; a token that comes back twice, or page after page with
-nothing on it, ends the listing with ``BadAnswer`` instead of looping.
+nothing on it, ends the listing with ``BadAnswer`` instead of looping. A listing of jobs, which
+is kept whole in memory (sorted, or searched), also ends after ``MAX_JOB_PAGES`` pages
+(``EndlessListing``): a service that hands out new tokens without end cannot make gpujob
+request and hold pages until memory runs out.
 
 A create's answer, for both training APIs, is ``Created``: the job, and whether an earlier
 attempt had made it.
@@ -25,6 +28,7 @@ from typing import Any
 API_VERSIONS = {"ml": "v1", "aiplatform": "v1", "logging": "v2", "storage": "v1",
                 "iamcredentials": "v1"}
 MAX_EMPTY_PAGES = 50
+MAX_JOB_PAGES = 100  # of 100 jobs each, as gpujob asks: 10,000 jobs of one kind and region
 _DIGITS = re.compile(r"-?[0-9]+")
 _INTEGER_FORMATS = {"int32", "uint32", "int64", "uint64"}
 
@@ -42,6 +46,16 @@ class Created:
 class BadAnswer(Exception):
     """A 2xx answer gpujob cannot use; its text says how ("the service's answer is not JSON:
     …"), to follow "ACTION failed: "."""
+
+
+class EndlessListing(BadAnswer):
+    """A listing still going after the most pages gpujob reads (``pages``' ``max_pages``)."""
+
+
+def too_long_a_number(exc: ValueError) -> bool:
+    """Whether ``exc`` is ``json.loads`` refusing an integer of more digits than
+    ``sys.get_int_max_str_digits()`` allows (a plain ``ValueError``, known by its words)."""
+    return "integer string conversion" in str(exc)
 
 
 def _describe(value: Any) -> str:
@@ -134,20 +148,25 @@ def check(answer: Any, method_id: str | None) -> Any:
     return answer
 
 
-def pages(fetch: Callable[[str | None], dict[str, Any]], items: str
-          ) -> Iterator[dict[str, Any]]:
+def pages(fetch: Callable[[str | None], dict[str, Any]], items: str,
+          max_pages: int | None = None) -> Iterator[dict[str, Any]]:
     """The pages ``fetch(token)`` gives, following ``nextPageToken`` until there is none;
     ``BadAnswer`` when a token comes back, or ``MAX_EMPTY_PAGES`` pages in a row have no
-    ``items``."""
+    ``items``; ``EndlessListing`` when page ``max_pages`` still names a next one."""
     token: str | None = None
     seen: set[str] = set()
     empty = 0
+    count = 0
     while True:
         page = fetch(token)
+        count += 1
         yield page
         token = page.get("nextPageToken")
         if not token:
             return
+        if max_pages is not None and count >= max_pages:
+            raise EndlessListing(f"the listing did not end after {count} pages; gpujob reads no "
+                                 "more")
         if token in seen:
             raise BadAnswer(f"the service gave the page token {_clip(str(token))!r} twice; its "
                             "answers are not usable")

@@ -8,7 +8,10 @@ From the bottom:
   thread cuts the request's socket reads short when the time is up; the request then fails as
   a timeout (``TimeoutError``), which the retry policy knows, and which httplib2 does not
   resend by itself. Token requests pass through it too.
-- google-auth's ``AuthorizedHttp``, with the credentials guarded (``credentials``).
+- google-auth's ``AuthorizedHttp``, with the credentials guarded (``credentials``). It refreshes
+  the token and resends a request answered 401 by itself, which is right for every call but a
+  create that may not be repeated: over ``single_send`` it does not (``refresh_status_codes``
+  empty), and the caller decides (``refresh_token`` then renews the token).
 - ``ClientHttp``, what googleapiclient talks to: it makes error answers readable to
   googleapiclient, whose ``HttpError`` fails on an error whose ``message`` is not a string (a
   malformed answer would otherwise end in an ``AttributeError``); and with ``--verbose`` it
@@ -158,6 +161,21 @@ def authorized_http(auth: Auth, settings: GcpSettings, echo: Callable[[str], Non
     # Cloud Storage answers each part of a resumable upload with 308 Resume Incomplete, which
     # httplib2 would follow as a redirect; googleapiclient's own build_http drops it likewise
     transport.redirect_codes = transport.redirect_codes - {308}
+    # google-auth resends a request answered 401 after a refresh, unseen by the caller: a 401
+    # that came after the service acted would make a second job (the token is still renewed
+    # before a request whenever it has expired: ``before_request``)
+    once: dict[str, Any] = {"refresh_status_codes": ()} if single_send else {}
     http = google_auth_httplib2.AuthorizedHttp(
-        auth.credentials, http=DeadlineHttp(transport, settings.request_timeout))
+        auth.credentials, http=DeadlineHttp(transport, settings.request_timeout), **once)
     return ClientHttp(http, echo if settings.verbose else None)
+
+
+def refresh_token(auth: Auth, settings: GcpSettings) -> None:
+    """Get a new access token now, as ``AuthorizedHttp`` does after a 401 (for a call over
+    ``authorized_http(single_send=True)``, which leaves that to its caller)."""
+    import google_auth_httplib2
+    import httplib2
+
+    transport = DeadlineHttp(httplib2.Http(timeout=settings.request_timeout),
+                             settings.request_timeout)
+    auth.credentials.refresh(google_auth_httplib2.Request(transport))

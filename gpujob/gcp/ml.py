@@ -27,7 +27,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 from gpujob.errors import RemoteError
-from gpujob.gcp.answers import Created
+from gpujob.gcp.answers import MAX_JOB_PAGES, Created
 from gpujob.gcp.errors import Action, ServiceError, parse_http_error, raise_explained
 from gpujob.gcp.proto3 import canonical, schemas
 from gpujob.gcp.session import Session
@@ -215,7 +215,7 @@ class MlClient:
             return self.session.execute(action, lambda: self._jobs.list(
                 parent=self.parent, filter=filter_, pageSize=size, pageToken=token))
 
-        for page in self.session.pages(action, fetch, "jobs"):
+        for page in self.session.pages(action, fetch, "jobs", MAX_JOB_PAGES):
             for job in page.get("jobs", []):
                 yield job
                 count += 1

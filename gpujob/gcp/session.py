@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from gpujob.console import CONSOLE
+from gpujob.errors import RemoteError
 from gpujob.gcp import answers, clock, retry
 from gpujob.gcp.credentials import resolve
 from gpujob.gcp.errors import Action, raise_explained
@@ -15,6 +16,10 @@ from gpujob.gcp.http import authorized_http
 from gpujob.gcp.settings import GcpSettings
 
 T = TypeVar("T")
+
+ENDLESS_HINT = ("a project with that many jobs: narrow the listing (gpujob list --filter, "
+                "--limit) or name the job by its ID; else the service keeps handing out page "
+                "tokens: check --api-endpoint (or GPUJOB_API_ENDPOINT) if set")
 
 
 class Session:
@@ -66,6 +71,11 @@ class Session:
             except RecursionError:  # json.loads of an answer nested thousands deep
                 raise answers.BadAnswer("the service's answer is nested too deeply to read"
                                         ) from None
+            except ValueError as exc:  # json.loads of a number past Python's int-string limit
+                if not answers.too_long_a_number(exc):
+                    raise
+                raise answers.BadAnswer("the service's answer holds a number too long to read"
+                                        ) from None
 
         return answers.check(self.call(action, send), method[0])
 
@@ -77,10 +87,13 @@ class Session:
             raise_explained(exc, action)
 
     def pages(self, action: Action, fetch: Callable[[str | None], dict[str, Any]],
-              items: str) -> Iterator[dict[str, Any]]:
+              items: str, max_pages: int | None = None) -> Iterator[dict[str, Any]]:
         """The pages of a listing, ``fetch(page_token)`` each (``answers.pages``: it ends,
-        whatever tokens the service gives); a listing that would not end is a ``RemoteError``."""
+        whatever tokens the service gives, after ``max_pages`` at most); a listing that would
+        not end is a ``RemoteError``."""
         try:
-            yield from answers.pages(fetch, items)
+            yield from answers.pages(fetch, items, max_pages)
+        except answers.EndlessListing as exc:
+            raise RemoteError(f"{action.what} failed: {exc}", ENDLESS_HINT) from exc
         except answers.BadAnswer as exc:
             raise_explained(exc, action)

@@ -11,9 +11,16 @@ job by the submission's label before doing anything else:
   retry policy says (``Retry-After`` first), lists the jobs carrying the label, adopts the job
   if there is one (``Created(recovered=True)``), and only when there is none sends the create
   again; when the tries run out it looks once more before giving up;
-- a 2xx answer gpujob cannot read, or any other failure once the request was out (an answer
-  that is not HTTP): the job may have been made; it is looked up, never created again (when
-  none is found, the error says how to look again).
+- a 401: the service should not have acted, but the 401 may have come after it did (a proxy,
+  a token that expired on the way). The job is looked up; only when there is none is the
+  token renewed and the create sent again, at most twice (as google-auth's ``AuthorizedHttp``
+  does by itself for other calls; for creates it is told not to, ``gpujob.gcp.http``);
+- a 2xx answer gpujob cannot read or that names no job (``{}``), or any other failure once the
+  request was out (an answer that is not HTTP): the job may have been made; it is looked up,
+  never created again (when none is found, the error says how to look again).
+
+The look-up checks the label of each job the listing returns: a listing that does not apply
+the filter (a proxy, a filter read otherwise) must not pass another job off as this one.
 
 When the look-up itself fails, nothing is sent again: the error says how to look.
 
@@ -25,14 +32,15 @@ goes unseen. Only a request ID, which Vertex AI's create does not take, would cl
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from gpujob.errors import RemoteError
 from gpujob.gcp import retry
-from gpujob.gcp.aiplatform import WORDS, Place, resource_quota, submission_filter
-from gpujob.gcp.answers import Created
+from gpujob.gcp.aiplatform import WORDS, JobName, Place, resource_quota, submission_filter
+from gpujob.gcp.answers import BadAnswer, Created
 from gpujob.gcp.errors import Action, ServiceError, explain, parse_http_error, raise_explained
 from gpujob.vertex_api import SUBMISSION_LABEL
 
@@ -40,6 +48,7 @@ if TYPE_CHECKING:
     from gpujob.gcp.aiplatform import VertexClient
 
 Refusal = Callable[[ServiceError, Action], RemoteError | None]
+RENEWALS = 2  # token renewals after a 401, as google-auth's AuthorizedHttp allows
 
 
 class _Attempts:
@@ -69,12 +78,7 @@ class _Attempts:
 
     def gave_up(self, exc: BaseException) -> RemoteError:
         """The last failure, once the look-up found no job: safe to submit again."""
-        error = explain(retry.GaveUp(exc, self.count, self.stopped),
-                        replace(self.action, retry_safe=True))
-        if error is None:
-            raise exc
-        return RemoteError(f"{error.message}; no job was made (none carries this submission's "
-                           "label)", error.hint)
+        return _not_made(exc, self.action, retry.GaveUp(exc, self.count, self.stopped))
 
 
 def find_command(place: Place, token: str) -> str:
@@ -90,6 +94,24 @@ def _retry_worthy(exc: BaseException) -> retry.Transient | None:
     if isinstance(exc, HttpError) and resource_quota(parse_http_error(exc)):
         return None
     return retry.transient(exc)
+
+
+def _unauthenticated(exc: BaseException) -> bool:
+    from googleapiclient.errors import HttpError
+
+    return isinstance(exc, HttpError) and exc.resp.status == 401
+
+
+def _named(job: Any) -> dict[str, Any]:
+    """The create's answer, when it names the job it made; else ``BadAnswer``: the job was
+    made, but which one it is takes a look-up."""
+    name = job.get("name")
+    if name is None:
+        raise BadAnswer("the service's answer has no job name")
+    if not isinstance(name, str) or JobName.parse(name) is None:
+        raise BadAnswer(f"the service's answer has name = {json.dumps(name)[:40]}, not a "
+                        "job's resource name")
+    return job  # type: ignore[no-any-return]
 
 
 def _no_job_made(exc: BaseException, action: Action) -> bool:
@@ -111,8 +133,6 @@ def _no_job_made(exc: BaseException, action: Action) -> bool:
 def create(client: VertexClient, url: str, body: dict[str, Any],
            explain_refusal: Refusal | None = None) -> Created:
     """Create the job ``body`` at ``url`` once (see the module's docstring)."""
-    from gpujob.gcp.answers import BadAnswer
-
     place = client.place_of(url)
     token = (body.get("labels") or {}).get(SUBMISSION_LABEL)
     if not token:
@@ -131,15 +151,26 @@ def create(client: VertexClient, url: str, body: dict[str, Any],
         return made
 
     attempts = _Attempts(client, action)
+    renewed = 0
     while True:
         try:
-            job = client.session.execute_raw(action, request)
+            job = _named(client.session.execute_raw(action, request))
         except BadAnswer as exc:  # a 2xx: the job was made
             found = _look_up(client, place, token, action, exc)
             if found is not None:
                 return found
             raise_explained(exc, action)
         except Exception as exc:
+            if _unauthenticated(exc):
+                found = _look_up(client, place, token, action, exc)
+                if found is not None:
+                    return found
+                if renewed >= RENEWALS:
+                    raise _not_made(exc, action) from exc
+                _renew(client, action)
+                renewed += 1
+                attempts.count += 1
+                continue
             why = _retry_worthy(exc)
             if why is None and _no_job_made(exc, action):
                 _refused(exc, action, explain_refusal)
@@ -170,6 +201,29 @@ def _refused(exc: BaseException, action: Action, explain_refusal: Refusal | None
     raise_explained(exc, replace(action, retry_safe=True))  # nothing was made: say so
 
 
+def _renew(client: VertexClient, action: Action) -> None:
+    """A new access token after the create's 401, before it is sent again (said on stderr)."""
+    from gpujob.gcp.http import refresh_token
+
+    client.session.echo(f"note: {action.what}: 401 Unauthorized and no job carries this "
+                        "submission's label; renewing the access token and sending again")
+    try:
+        refresh_token(client.session.auth, client.session.settings)
+    except Exception as failure:
+        raise_explained(failure, replace(action, retry_safe=True))
+
+
+def _not_made(exc: BaseException, action: Action,
+              shown: BaseException | None = None) -> RemoteError:
+    """``exc``, the create's last failure (as ``shown`` when given), once the look-up found no
+    job: safe to submit again."""
+    error = explain(shown or exc, replace(action, retry_safe=True))
+    if error is None:
+        raise exc
+    return RemoteError(f"{error.message}; no job was made (none carries this submission's "
+                       "label)", error.hint)
+
+
 def _not_found_yet(exc: BaseException, action: Action, place: Place, token: str) -> RemoteError:
     """A create whose fate is unknown and whose job the look-up did not find (yet)."""
     error = explain(exc, action)
@@ -183,7 +237,7 @@ def _look_up(client: VertexClient, place: Place, token: str, action: Action,
              failure: BaseException) -> Created | None:
     """The job this submission made, found by its label; None when there is none."""
     try:
-        found = list(client.list(place, submission_filter(token)))
+        found = _ours(client.list(place, submission_filter(token)), token)
     except RemoteError as exc:
         first = explain(failure, action)
         raise RemoteError(
@@ -198,13 +252,21 @@ def _look_up(client: VertexClient, place: Place, token: str, action: Action,
     return Created(found[0], recovered=True)
 
 
+def _ours(listed: Iterable[dict[str, Any]], token: str) -> list[dict[str, Any]]:
+    """The jobs of ``listed`` that carry the submission label ``token``: the service's filter
+    is checked again, so that a listing that ignores it cannot pass another job off as this
+    submission's."""
+    return [job for job in listed if isinstance(job.get("labels"), dict)
+            and job["labels"].get(SUBMISSION_LABEL) == token]
+
+
 def _look_again(client: VertexClient, place: Place, token: str, job: dict[str, Any]) -> None:
     """After a create that was sent more than once: warn of a job an earlier try made after all
     (the service may act on a request its client gave up on, after the look-up that preceded
     the resend). One it makes later still is not seen: Vertex AI takes no request ID that would
     let it refuse the second create."""
     try:
-        found = list(client.list(place, submission_filter(token)))
+        found = _ours(client.list(place, submission_filter(token)), token)
     except RemoteError as exc:
         client.session.echo(f"warning: whether an earlier try of this submission made a job too "
                             f"could not be checked: {exc.message}; look with: "

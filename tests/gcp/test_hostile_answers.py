@@ -70,6 +70,19 @@ def test_empty_pages_without_end_stop_the_listing(cli, google, key):
     assert len(google.calls("jobs.list")) == 50
 
 
+def test_a_listing_that_never_ends_stops_after_100_pages(cli, google, key):
+    """E09: every page a new token and a job: gpujob neither loops nor keeps pages for ever."""
+    google.inject("jobs.list", *[Reply(200, {"jobs": [{"jobId": f"j{i}", "state": "QUEUED"}],
+                                             "nextPageToken": f"t{i}"}) for i in range(150)])
+    result = cli("list")
+    assert _one_error(result) == ("error: listing the jobs of project proj-a failed: the listing "
+                                  "did not end after 100 pages; gpujob reads no more")
+    assert ("  hint: a project with that many jobs: narrow the listing (gpujob list --filter, "
+            "--limit) or name the job by its ID; else the service keeps handing out page tokens: "
+            "check --api-endpoint (or GPUJOB_API_ENDPOINT) if set") in result.err.splitlines()
+    assert len(google.calls("jobs.list")) == 100 and result.out == ""
+
+
 # -- D10: success answers that are not what the method declares ----------------------------------
 
 @pytest.mark.parametrize("body, said", [
@@ -93,6 +106,8 @@ def test_a_create_answer_that_is_not_a_job(cli, google, key, config, body, said)
 
 @pytest.mark.parametrize("command, route, answer, said", [
     (["describe", "j2"], "jobs.get", b"{not json", "is not a JSON object: '{not json'"),
+    (["describe", "j2"], "jobs.get", b'{"jobId": "j2", "x": ' + b"9" * 5000 + b"}",
+     "holds a number too long to read"),
     (["describe", "j2", "--format", "json"], "jobs.get", {"jobId": "j2", "state": ["x"]},
      'has state = ["x"], not a string'),
     (["wait", "j2"], "jobs.get", {"jobId": "j2", "state": ["x"]},

@@ -7,13 +7,13 @@ from __future__ import annotations
 import pytest
 from conftest import PROJECT, PROJECT_NUMBER, REGION
 from fakes.errors import insufficient_resources, quota_failure
-from fakes.faults import Drop
+from fakes.faults import Drop, Reply
 from fakes.vertex import Step, trial
 from vertex_calls import T4, id_of
 from vertex_requests import TOKEN, request
 
 from gpujob.backends import vertex_jobs
-from gpujob.backends.base import JobRef
+from gpujob.backends.base import CreateInterrupted, JobRef
 from gpujob.errors import RemoteError, UsageError
 from gpujob.gcp.session import Session
 from gpujob.gcp.settings import GcpSettings
@@ -147,6 +147,23 @@ def test_a_display_name_is_its_newest_job_and_the_others_are_listed(jobs, vertex
         f"  {id_of(old)}  SUCCEEDED  created 2026-11-20T10:00:00.000000Z"]
 
 
+def test_a_display_name_is_checked_again_whatever_the_listing_holds(jobs, vertex_job, google,
+                                                                    capsys):
+    """E03: a listing that ignores the display_name filter (it answers every job of the
+    region) must not make the newest job, of another name, the one named."""
+    nightly = vertex_job("nightly", "JOB_STATE_RUNNING", created="2026-11-21T10:00:00.000000Z")
+    prod = vertex_job("prod-training", "JOB_STATE_RUNNING",
+                      created="2026-11-22T10:00:00.000000Z")
+    google.inject("customJobs.list", Reply(200, {"customJobs": [prod, nightly]}))
+    assert jobs.resolve(JobRef("nightly")) == JobRef(id_of(nightly), None, REGION, "customJobs")
+    assert capsys.readouterr().err == ""  # no "2 jobs are named 'nightly'"
+    google.inject("customJobs.list", Reply(200, {"customJobs": [prod]}))
+    with pytest.raises(RemoteError) as caught:
+        jobs.resolve(JobRef("nightly-2"))
+    assert caught.value.message == ("no Vertex AI job is named 'nightly-2' in project proj-a, "
+                                    "region us-central1")
+
+
 def test_a_display_name_no_job_has(jobs, vertex_job, google):
     vertex_job("train")
     with pytest.raises(RemoteError) as caught:
@@ -276,14 +293,14 @@ def test_state_names_are_completed_in_filters(given, sent):
     assert vertex_jobs.state_filter(given) == sent
 
 
-def test_ctrl_c_during_a_create_says_how_to_find_the_job(jobs, google, clock, capsys):
+def test_ctrl_c_during_a_create_says_how_to_find_the_job(jobs, google, clock):
     from vertex_jobs import custom_job
 
     clock.interrupt_at = 1
     google.inject("customJobs.create", Drop())
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(CreateInterrupted) as caught:
         jobs.create(request(custom_job(), google.url))
-    assert capsys.readouterr().err.splitlines()[-1] == (
-        "note: a job this submission made carries its label: gpujob list --service vertex "
+    assert caught.value.look == (
+        "A job this submission made carries its label: gpujob list --service vertex "
         f"--project {PROJECT} --region {REGION} --filter "
         f"'labels.gpujob-submission=\"{TOKEN}\"'")
