@@ -291,8 +291,9 @@ NATIVE_RULES: tuple[tuple[str, Severity, str], ...] = (
     ("vertex.code", "error", "A native config's worker pool runs exactly one of containerSpec "
      "and pythonPackageSpec."),
     ("vertex.executor-image", "error", "A pythonPackageSpec runs on a prebuilt training image "
-     "still available (past its end of support, unknown to gpujob or not tagged as supported: "
-     "a warning)."),
+     "still available, named where Vertex publishes it (past its end of support, unknown to "
+     "gpujob or not tagged as supported: a warning); a containerSpec does not run a prebuilt "
+     "image past its end of availability."),
     ("vertex.accelerator", "warning", "A native config's accelerator past its end of support on "
      "Vertex AI draws a warning."),
     ("vertex.tpu", "error", "A TPU machine type runs as a native config's only worker pool, "
