@@ -152,10 +152,13 @@ def test_a_job_copied_from_describe_is_told_which_fields_the_service_sets():
                             "at least 0, found the number 2.0 [schema.type]"),
     ("    replicaCount: -1", "3:19: workerPoolSpecs[0].replicaCount: expected a whole number of "
                            "at least 0, found the number -1 [schema.type]"),
-    # an int32 is a number only: the discovery document has no string form for it
-    ("    diskSpec: {bootDiskSizeGb: '100'}\n    replicaCount: 1",
-     "3:32: workerPoolSpecs[0].diskSpec.bootDiskSizeGb: expected a whole number, found the "
-     "string '100' [schema.type]\n  hint: write a whole number without quotes, such as 4"),
+    # an int32 in a string (proto3 JSON takes it) is held to int32's range
+    ("    diskSpec: {bootDiskSizeGb: '3000000000'}\n    replicaCount: 1",
+     "3:32: workerPoolSpecs[0].diskSpec.bootDiskSizeGb: 3000000000 is more than the maximum, "
+     "2147483647 [schema.range]\n  hint: the API holds this field as an int32"),
+    ("    diskSpec: {bootDiskSizeGb: '100.5'}\n    replicaCount: 1",
+     "3:32: workerPoolSpecs[0].diskSpec.bootDiskSizeGb: expected a whole number of at least 0, "
+     "found the string '100.5' [schema.type]"),
 ])
 def test_counts_and_sizes_are_whole_numbers(line, message):
     text = pool("n1-standard-4").replace("    replicaCount: 1", line)

@@ -100,3 +100,29 @@ def test_display_name_works_on_a_file_recognised_by_its_spec_fields(cli, write):
     assert result.code == 1
     assert result.out == ""
     assert f"{path}:1:1: missing required key 'workerPoolSpecs' [schema.required]" in result.err
+
+
+def test_numbers_in_strings_are_taken_and_sent_as_numbers(cli, write):
+    text = (TUNING.replace("maxTrialCount: 2", "maxTrialCount: '2'")
+            .replace("{minValue: 0.001, maxValue: 0.1}", "{minValue: '1e-3', maxValue: '0.1'}")
+            .replace("{machineType: n1-standard-4}", "{machineType: n1-standard-4, "
+                     "acceleratorType: NVIDIA_TESLA_T4, acceleratorCount: '1'}"))
+    result = cli("submit", write(text, "tune.yaml"), *VERTEX)
+    assert result.code == 0, result.err
+    body = json.loads(result.out)
+    assert body["maxTrialCount"] == 2
+    assert body["studySpec"]["parameters"][0]["doubleValueSpec"] == {"minValue": 0.001,
+                                                                     "maxValue": 0.1}
+    assert body["trialJobSpec"]["workerPoolSpecs"][0]["machineSpec"]["acceleratorCount"] == 1
+    assert request_violations("aiplatform.v1", body, "projects", "locations",
+                              "hyperparameterTuningJobs", "create") == []
+
+
+def test_a_number_in_a_string_is_still_a_number(cli, write):
+    path = write(TUNING.replace("maxValue: 0.1}", "maxValue: 'ten'}"), "tune.yaml")
+    result = cli("validate", "--service", "vertex", path)
+    assert result.code == 1
+    assert result.out.splitlines() == [
+        f"{path}:7:50: studySpec.parameters[0].doubleValueSpec.maxValue: expected a number, "
+        "found the string 'ten' [schema.type]",
+        "  hint: write a number such as 0.5 (a number in a string such as '0.5' works too)"]

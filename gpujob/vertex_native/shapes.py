@@ -100,34 +100,36 @@ def pools(data: Any) -> tuple[JsonPath, list[Any] | None]:
     return (*here, "workerPoolSpecs"), listed if isinstance(listed, list) else None
 
 
-@cache
-def _int64s(found: str) -> frozenset[str]:
-    """``#/$defs/NAME`` of the int64 encodings: a number, or a string of digits (an int32 is a
-    number only, so the schema has it as written)."""
-    defs = load_schema(SCHEMAS[found])["$defs"]
-    return frozenset(f"#/$defs/{name}" for name, node in defs.items()
-                     if any(s.get("type") == "string" for s in node.get("anyOf", ())))
+# the schemas' number encodings (scripts/vertex_schema.py's COMMON)
+_INT64 = frozenset({"#/$defs/int64", "#/$defs/count64"})
+_INT32 = frozenset({"#/$defs/int32", "#/$defs/count32"})
+_DOUBLE = "#/$defs/double"
 
 
 def encoded(found: str, data: Any) -> Any:
     """``data`` (a checked config) with int64 values as strings of digits, as the discovery
-    document declares them and gcloud sends them; every other value as written."""
+    document declares them and gcloud sends them, and int32 and double values written in a
+    string as numbers (as gcloud's protojson reads them); every other value as written."""
     schema = load_schema(SCHEMAS[found])
-    return _encode(data, schema, schema["$defs"], _int64s(found))
+    return _encode(data, schema, schema["$defs"])
 
 
-def _encode(value: Any, node: dict[str, Any], defs: dict[str, Any],
-            int64s: frozenset[str]) -> Any:
-    if node.get("$ref") in int64s and numbers.is_integer(value):
+def _encode(value: Any, node: dict[str, Any], defs: dict[str, Any]) -> Any:
+    ref = node.get("$ref")
+    if ref in _INT64 and numbers.is_integer(value):
         return str(value)
+    if ref in _INT32 and isinstance(value, str):
+        return int(value)
+    if ref == _DOUBLE and isinstance(value, str):
+        return float(value)
     while "$ref" in node:
         node = defs[node["$ref"].rsplit("/", 1)[-1]]
     if isinstance(value, dict):
         props = node.get("properties", {})
         extra = node.get("additionalProperties")
-        return {k: _encode(v, props.get(k) or (extra if isinstance(extra, dict) else {}),
-                           defs, int64s) for k, v in value.items()}
+        return {k: _encode(v, props.get(k) or (extra if isinstance(extra, dict) else {}), defs)
+                for k, v in value.items()}
     if isinstance(value, list):
         items = node.get("items", {})
-        return [_encode(v, items, defs, int64s) for v in value]
+        return [_encode(v, items, defs) for v in value]
     return value
