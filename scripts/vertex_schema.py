@@ -96,11 +96,31 @@ OVERLAYS: dict[tuple[str, str], dict[str, Any]] = {
     ("WorkerPoolSpec", "replicaCount"): {"$ref": "#/$defs/count64"},
     ("MachineSpec", "acceleratorCount"): {"$ref": "#/$defs/count32"},
     ("DiskSpec", "bootDiskSizeGb"): {"$ref": "#/$defs/count32"},
-    ("HyperparameterTuningJob", "maxTrialCount"): {"$ref": "#/$defs/count32"},
-    ("HyperparameterTuningJob", "parallelTrialCount"): {"$ref": "#/$defs/count32"},
+    # gcloud ai hp-tuning-jobs create sets both from its flags (1 by default: hp_tuning_jobs
+    # client.py); a file gpujob submits states them, or --set does
+    ("HyperparameterTuningJob", "maxTrialCount"): {
+        "$ref": "#/$defs/count32",
+        "description": "The desired total number of Trials (gcloud's --max-trial-count, 1 by "
+                       "default): write it here, or pass --set maxTrialCount=N."},
+    ("HyperparameterTuningJob", "parallelTrialCount"): {
+        "$ref": "#/$defs/count32",
+        "description": "The desired number of Trials to run in parallel (gcloud's "
+                       "--parallel-trial-count, 1 by default): write it here, or pass --set "
+                       "parallelTrialCount=N."},
     ("HyperparameterTuningJob", "maxFailedTrialCount"): {"$ref": "#/$defs/count32"},
     ("CustomJob", "labels"): {"$ref": "#/$defs/labels"},
     ("HyperparameterTuningJob", "labels"): {"$ref": "#/$defs/labels"},
+    # DISC: "Format: `projects/{project}/locations/{location}/tensorboards/{tensorboard}`" (a
+    # Cloud Storage path there is a mistake for baseOutputDirectory)
+    ("CustomJobSpec", "tensorboard"): {
+        "type": "string",
+        "pattern": "^projects/[^/]+/locations/[^/]+/tensorboards/[^/]+$(?!\\n)",
+        "x-hint": "the name of a Vertex AI Tensorboard resource, projects/PROJECT/locations/"
+                  "REGION/tensorboards/ID (the job's files go to baseOutputDirectory)"},
+    # DISC: "Required. Google Cloud Storage URI to output directory."
+    ("GcsDestination", "outputUriPrefix"): {
+        "type": "string", "pattern": "^gs://[^/]+(/.*)?$(?!\\n)",
+        "x-hint": "a Cloud Storage URI such as gs://BUCKET/PATH"},
     # DISC: "The name can be up to 128 characters long and can consist of any UTF-8 characters"
     ("CustomJob", "displayName"): {"type": "string", "minLength": 1, "maxLength": 128},
     ("HyperparameterTuningJob", "displayName"): {"type": "string", "minLength": 1,
@@ -164,6 +184,7 @@ def message(name: str, schema: dict[str, Any], refs: list[str]) -> dict[str, Any
             continue
         out = OVERLAYS.get((short(name), key)) or field(prop, refs)
         text = summary(prop.get("description"))
+        text = out.get("description", text)  # an overlay's own description says more
         properties[key] = {**out, "description": text} if text else out
         if (prop.get("description") or "").startswith("Required."):
             required.append(key)
