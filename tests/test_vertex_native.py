@@ -78,9 +78,25 @@ def pool(machine: str, accel: str | None = None, count: int | None = None,
     ({"trainingInput": {"scaleTier": "BASIC"}}, None),
     ({"trainingInput": {}, "workerPoolSpecs": []}, None),  # an AI Platform Job with a stray key
     ({"jobId": "x"}, None), ([], None), ("text", None),
+    # a marking key misspelt or in snake_case, or CustomJobSpec fields a Job lacks (E11)
+    ({"workerPoolSpec": []}, "CustomJobSpec"), ({"jobSpc": {}}, "CustomJob"),
+    ({"worker_pool_specs": []}, "CustomJobSpec"), ({"trial_job_spec": {}},
+                                                    "HyperparameterTuningJob"),
+    ({"baseOutputDirectory": {}}, "CustomJobSpec"),
+    ({"traningInput": {}, "workerPoolSpec": []}, None),  # a Job's trainingInput misspelt
+    ({"scaleTier": "BASIC", "network": "n"}, None),  # trainingInput's fields at the top
 ])
 def test_the_kind_of_file_is_told_by_its_top_level_keys(data, kind):
     assert vertex_native.kind(data) == kind
+
+
+def test_snake_case_keys_of_a_custom_job_are_read_as_their_fields_with_a_note():
+    text = pool("n1-standard-4").replace("replicaCount", "replica_count")
+    assert shown(text) == [
+        "3:5: workerPoolSpecs[0].replica_count: note: replica_count is read as replicaCount: "
+        "gcloud passes such keys on and Vertex's JSON reader takes a field's proto name; gpujob "
+        "sends the camelCase names [vertex.snake-case]\n"
+        "  hint: write the camelCase names the API reference uses"]
 
 
 # -- the schema, generated from the discovery document ---------------------------------------------
