@@ -74,16 +74,17 @@ def _accepts(name: str, choices: Choices) -> Any:
 @cache
 def _validator(name: str, choices: Choices) -> Any:
     """Draft 2020-12 with gpujob's number rule (``gpujob.numbers``): ``integer`` means an int,
-    not a float with an integral value (``100.0``, ``1e2``), and ``format: int64`` is checked
-    (a string of digits beyond int64 is refused, not sent)."""
+    not a float with an integral value (``100.0``, ``1e2``), and ``format: int64`` and
+    ``int32`` are checked (a string of digits beyond its range is refused, not sent)."""
     from jsonschema import Draft202012Validator, FormatChecker, validators
 
-    from gpujob.schema_accept import is_int64
+    from gpujob.schema_accept import is_int32, is_int64
 
     types = Draft202012Validator.TYPE_CHECKER.redefine(
         "integer", lambda _checker, value: numbers.is_integer(value))
     formats = FormatChecker(formats=())
     formats.checks("int64")(is_int64)
+    formats.checks("int32")(is_int32)
     strict = validators.extend(Draft202012Validator, type_checker=types)
     return strict(_inlined(name, choices), format_checker=formats)
 
@@ -298,16 +299,25 @@ class _Reporter:
                  key=key)
 
     def any_of(self, path: JsonPath, err: Any) -> None:
-        # int64 fields and counts: an integer, or a string of digits (gpujob.numbers)
+        # int64, int32 fields and counts: an integer, or a string of digits (gpujob.numbers);
+        # a double: a number, or one written in a string
         value = err.instance
+        if any(s.get("type") == "number" for s in err.validator_value):
+            self.add("schema.type", path, f"expected a number, found {_describe(value)}",
+                     "write a number such as 0.5 (a number in a string such as '0.5' works "
+                     "too)")
+            return
         minimum = min((s.get("minimum", 0) for s in err.validator_value if "minimum" in s),
                       default=0)
-        if (numbers.is_integer(value) and value > numbers.INT64_MAX) or \
+        maximum = max((s["maximum"] for s in err.validator_value if "maximum" in s),
+                      default=numbers.INT64_MAX)
+        size = "int64" if maximum == numbers.INT64_MAX else "int32"
+        if (numbers.is_integer(value) and value > maximum) or \
                 (isinstance(value, str) and numbers.is_digits(value)
-                 and not numbers.is_count_text(value)):
+                 and not (numbers.is_count_text(value) and int(value) <= maximum)):
             self.add("schema.range", path,
                      f"{numbers.shown(self.written(path, value))} is more than the maximum, "
-                     f"{numbers.INT64_MAX}", "the API holds this field as an int64")
+                     f"{maximum}", f"the API holds this field as an {size}")
             return
         message = (f"expected a whole number of at least {minimum}, found {_describe(value)}"
                    if minimum >= 0 else f"expected a whole number, found {_describe(value)}")

@@ -9,8 +9,8 @@ valid or not; ``gpujob.schema`` asks it first and runs jsonschema only for a doc
 Its answers must be jsonschema's, or a problem would go unreported: it follows jsonschema's
 Draft 2020-12 keyword by keyword (``equal`` as jsonschema compares ``enum`` and ``const``, each
 keyword applying to its own types only), with gpujob's number rule (``gpujob.numbers``:
-``integer`` is an int, ``format: int64`` is checked). A schema with a keyword it does not know
-is not compiled (None), and jsonschema checks every document, as before.
+``integer`` is an int, ``format: int64`` and ``int32`` are checked). A schema with a keyword it
+does not know is not compiled (None), and jsonschema checks every document, as before.
 ``tests/test_schema_accept.py`` holds it to jsonschema on generated documents.
 
 fastjsonschema, the library that does this, was tried: from draft 6 on it takes ``1.0`` as an
@@ -43,8 +43,16 @@ class Unsupported(Exception):
 
 def is_int64(value: Any) -> bool:
     """``format: int64``: a string must be digits within int64 (other types are not its
-    concern); the one format gpujob's validator checks."""
+    concern)."""
     return not isinstance(value, str) or numbers.is_count_text(value)
+
+
+def is_int32(value: Any) -> bool:
+    """``format: int32``: a string must be digits (a sign allowed) within int32."""
+    if not isinstance(value, str):
+        return True
+    digits = value[1:] if value.startswith("-") else value
+    return numbers.is_count_text(digits) and -(2**31) <= int(value) <= 2**31 - 1
 
 
 def compile_schema(schema: Any) -> Check | None:
@@ -226,7 +234,8 @@ class _Compiler:
         return check
 
     def k_format(self, name: Any, _schema: dict) -> Check:
-        return is_int64 if name == "int64" else (lambda _value: True)  # no checker: no check
+        checks = {"int64": is_int64, "int32": is_int32}
+        return checks.get(name, lambda _value: True)  # no checker: no check
 
     def k_minimum(self, bound: Any, _schema: dict) -> Check:
         return lambda value: not _is_number(value) or not value < bound

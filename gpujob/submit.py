@@ -276,6 +276,8 @@ def _prepare_native(settings: SubmitSettings, doc: Document,
                              "packageUris; a native Vertex config names its packages itself",
                              "stage the package and name its gs:// URI in "
                              "pythonPackageSpec.packageUris")
+        doc, notes = vertex_native.read(doc)  # as gcloud reads it, before its flags apply
+        load_findings = [*load_findings, *notes]
         job = apply_flags(doc, settings.overrides, settings.user_args, settings.display_name,
                           executor_image_uri=settings.check.executor_image_uri,
                           strategy=settings.check.strategy)

@@ -7,7 +7,8 @@ document that google-api-python-client bundles (its ``discovery_cache``).
 One schema per kind of file: a CustomJobSpec (what ``gcloud ai custom-jobs create --config``
 reads), a whole CustomJob, and a HyperparameterTuningJob. Each holds the messages the kind
 reaches, field by field as the document describes them: enums as enums, int64 as an integer or
-a string of digits (proto3 JSON takes both; gpujob sends strings), int32 as an integer, durations
+a string of digits (proto3 JSON takes both; gpujob sends strings), int32 and double as a number
+or a number in a string (proto3 JSON takes both; gpujob sends numbers), durations
 as ``3600s``, ``Required.`` fields required. Output-only fields are left out (a config copied
 from ``describe`` is told to drop them: ``x-output-only``). ``OVERLAYS`` adds what gpujob checks
 beyond the document, each with its reason. gpujob reads only the generated files; this script
@@ -39,8 +40,10 @@ KINDS = {  # file name -> (root message, title, what the file is)
         "A hyperparameter tuning job: the file `gcloud ai hp-tuning-jobs create --config` "
         "reads."),
 }
-_INT32 = {"type": "integer", "minimum": -(2**31), "maximum": 2**31 - 1,
-          "x-hint": "write a whole number without quotes, such as 4"}
+_INT32_MAX = 2**31 - 1
+# a number as proto3 JSON writes it in a string (https://protobuf.dev/programming-guides/json/:
+# "Either numbers or strings are accepted"); gcloud's protojson reads it with float()
+_DECIMAL = "^-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][-+]?[0-9]+)?$(?!\\n)"
 COMMON = {
     "int64": {
         "description": "A whole number; as in the API's JSON, a string of digits is accepted "
@@ -52,8 +55,22 @@ COMMON = {
                        "(gpujob sends it as one).",
         "anyOf": [{"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
                   {"type": "string", "pattern": "^[0-9]+$(?!\\n)", "format": "int64"}]},
-    "int32": _INT32,
-    "count32": {**_INT32, "minimum": 0},
+    # proto3 JSON takes a string for an int32 and a double too, and gcloud's protojson reads one
+    # (int(), float()): gpujob accepts it and sends the number
+    "int32": {
+        "description": "A whole number; as in the API's JSON, a string of digits is accepted "
+                       "too (gpujob sends the number). Never a float.",
+        "anyOf": [{"type": "integer", "minimum": -(2**31), "maximum": _INT32_MAX},
+                  {"type": "string", "pattern": "^-?[0-9]+$(?!\\n)", "format": "int32"}]},
+    "count32": {
+        "description": "A count: a whole number from 0; a string of digits is accepted too "
+                       "(gpujob sends the number).",
+        "anyOf": [{"type": "integer", "minimum": 0, "maximum": _INT32_MAX},
+                  {"type": "string", "pattern": "^[0-9]+$(?!\\n)", "format": "int32"}]},
+    "double": {
+        "description": "A number; as in the API's JSON, a number written as a string is "
+                       "accepted too (gpujob sends the number).",
+        "anyOf": [{"type": "number"}, {"type": "string", "pattern": _DECIMAL}]},
     "duration": {"type": "string", "pattern": "^[0-9]+(\\.[0-9]{1,9})?s$(?!\\n)",
                  "x-hint": "a number of seconds ending in s, such as 7200s"},
     "timestamp": {"type": "string",
@@ -79,11 +96,31 @@ OVERLAYS: dict[tuple[str, str], dict[str, Any]] = {
     ("WorkerPoolSpec", "replicaCount"): {"$ref": "#/$defs/count64"},
     ("MachineSpec", "acceleratorCount"): {"$ref": "#/$defs/count32"},
     ("DiskSpec", "bootDiskSizeGb"): {"$ref": "#/$defs/count32"},
-    ("HyperparameterTuningJob", "maxTrialCount"): {"$ref": "#/$defs/count32"},
-    ("HyperparameterTuningJob", "parallelTrialCount"): {"$ref": "#/$defs/count32"},
+    # gcloud ai hp-tuning-jobs create sets both from its flags (1 by default: hp_tuning_jobs
+    # client.py); a file gpujob submits states them, or --set does
+    ("HyperparameterTuningJob", "maxTrialCount"): {
+        "$ref": "#/$defs/count32",
+        "description": "The desired total number of Trials (gcloud's --max-trial-count, 1 by "
+                       "default): write it here, or pass --set maxTrialCount=N."},
+    ("HyperparameterTuningJob", "parallelTrialCount"): {
+        "$ref": "#/$defs/count32",
+        "description": "The desired number of Trials to run in parallel (gcloud's "
+                       "--parallel-trial-count, 1 by default): write it here, or pass --set "
+                       "parallelTrialCount=N."},
     ("HyperparameterTuningJob", "maxFailedTrialCount"): {"$ref": "#/$defs/count32"},
     ("CustomJob", "labels"): {"$ref": "#/$defs/labels"},
     ("HyperparameterTuningJob", "labels"): {"$ref": "#/$defs/labels"},
+    # DISC: "Format: `projects/{project}/locations/{location}/tensorboards/{tensorboard}`" (a
+    # Cloud Storage path there is a mistake for baseOutputDirectory)
+    ("CustomJobSpec", "tensorboard"): {
+        "type": "string",
+        "pattern": "^projects/[^/]+/locations/[^/]+/tensorboards/[^/]+$(?!\\n)",
+        "x-hint": "the name of a Vertex AI Tensorboard resource, projects/PROJECT/locations/"
+                  "REGION/tensorboards/ID (the job's files go to baseOutputDirectory)"},
+    # DISC: "Required. Google Cloud Storage URI to output directory."
+    ("GcsDestination", "outputUriPrefix"): {
+        "type": "string", "pattern": "^gs://[^/]+(/.*)?$(?!\\n)",
+        "x-hint": "a Cloud Storage URI such as gs://BUCKET/PATH"},
     # DISC: "The name can be up to 128 characters long and can consist of any UTF-8 characters"
     ("CustomJob", "displayName"): {"type": "string", "minLength": 1, "maxLength": 128},
     ("HyperparameterTuningJob", "displayName"): {"type": "string", "minLength": 1,
@@ -132,8 +169,9 @@ def field(prop: dict[str, Any], refs: list[str]) -> dict[str, Any]:
               "duration", "google-datetime": "timestamp"}.get(fmt or "")
     if common:
         return {"$ref": f"#/$defs/{common}"}
-    return {"type": {"string": "string", "number": "number", "boolean": "boolean",
-                     "integer": "integer"}[kind]}
+    if kind == "number":
+        return {"$ref": "#/$defs/double"}
+    return {"type": {"string": "string", "boolean": "boolean", "integer": "integer"}[kind]}
 
 
 def message(name: str, schema: dict[str, Any], refs: list[str]) -> dict[str, Any]:
@@ -146,6 +184,7 @@ def message(name: str, schema: dict[str, Any], refs: list[str]) -> dict[str, Any
             continue
         out = OVERLAYS.get((short(name), key)) or field(prop, refs)
         text = summary(prop.get("description"))
+        text = out.get("description", text)  # an overlay's own description says more
         properties[key] = {**out, "description": text} if text else out
         if (prop.get("description") or "").startswith("Required."):
             required.append(key)

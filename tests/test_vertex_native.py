@@ -78,9 +78,25 @@ def pool(machine: str, accel: str | None = None, count: int | None = None,
     ({"trainingInput": {"scaleTier": "BASIC"}}, None),
     ({"trainingInput": {}, "workerPoolSpecs": []}, None),  # an AI Platform Job with a stray key
     ({"jobId": "x"}, None), ([], None), ("text", None),
+    # a marking key misspelt or in snake_case, or CustomJobSpec fields a Job lacks (E11)
+    ({"workerPoolSpec": []}, "CustomJobSpec"), ({"jobSpc": {}}, "CustomJob"),
+    ({"worker_pool_specs": []}, "CustomJobSpec"), ({"trial_job_spec": {}},
+                                                    "HyperparameterTuningJob"),
+    ({"baseOutputDirectory": {}}, "CustomJobSpec"),
+    ({"traningInput": {}, "workerPoolSpec": []}, None),  # a Job's trainingInput misspelt
+    ({"scaleTier": "BASIC", "network": "n"}, None),  # trainingInput's fields at the top
 ])
 def test_the_kind_of_file_is_told_by_its_top_level_keys(data, kind):
     assert vertex_native.kind(data) == kind
+
+
+def test_snake_case_keys_of_a_custom_job_are_read_as_their_fields_with_a_note():
+    text = pool("n1-standard-4").replace("replicaCount", "replica_count")
+    assert shown(text) == [
+        "3:5: workerPoolSpecs[0].replica_count: note: replica_count is read as replicaCount: "
+        "gcloud passes such keys on and Vertex's JSON reader takes a field's proto name; gpujob "
+        "sends the camelCase names [vertex.snake-case]\n"
+        "  hint: write the camelCase names the API reference uses"]
 
 
 # -- the schema, generated from the discovery document ---------------------------------------------
@@ -152,10 +168,13 @@ def test_a_job_copied_from_describe_is_told_which_fields_the_service_sets():
                             "at least 0, found the number 2.0 [schema.type]"),
     ("    replicaCount: -1", "3:19: workerPoolSpecs[0].replicaCount: expected a whole number of "
                            "at least 0, found the number -1 [schema.type]"),
-    # an int32 is a number only: the discovery document has no string form for it
-    ("    diskSpec: {bootDiskSizeGb: '100'}\n    replicaCount: 1",
-     "3:32: workerPoolSpecs[0].diskSpec.bootDiskSizeGb: expected a whole number, found the "
-     "string '100' [schema.type]\n  hint: write a whole number without quotes, such as 4"),
+    # an int32 in a string (proto3 JSON takes it) is held to int32's range
+    ("    diskSpec: {bootDiskSizeGb: '3000000000'}\n    replicaCount: 1",
+     "3:32: workerPoolSpecs[0].diskSpec.bootDiskSizeGb: 3000000000 is more than the maximum, "
+     "2147483647 [schema.range]\n  hint: the API holds this field as an int32"),
+    ("    diskSpec: {bootDiskSizeGb: '100.5'}\n    replicaCount: 1",
+     "3:32: workerPoolSpecs[0].diskSpec.bootDiskSizeGb: expected a whole number of at least 0, "
+     "found the string '100.5' [schema.type]"),
 ])
 def test_counts_and_sizes_are_whole_numbers(line, message):
     text = pool("n1-standard-4").replace("    replicaCount: 1", line)

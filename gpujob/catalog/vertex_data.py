@@ -119,6 +119,7 @@ class VertexCatalog(NamedTuple):
     scale_tiers: Mapping[str, Tier]
     legacy_accelerators: Mapping[str, Mapping[str, str]]  # type -> {why, suggest}
     sources: Mapping[str, Mapping[str, Any]]  # section -> {as_of, refs, urls, notes}
+    retired_registries: tuple[str, ...] = ()  # where older samples name the prebuilt images
 
     @property
     def service(self) -> str:
@@ -211,9 +212,14 @@ class VertexCatalog(NamedTuple):
         """A Vertex prebuilt executor image, by the Vertex SDK's test."""
         return any(marker in uri for marker in self.prebuilt_markers)
 
+    def retired_registry(self, uri: str) -> str | None:
+        """The retired registry ``uri`` names a prebuilt image under, if any."""
+        return next((r for r in self.retired_registries if uri.startswith(r + "/")), None)
+
     def image_of(self, uri: str) -> Image | None:
-        """The catalog's image behind a prebuilt URI (any registry, any tag)."""
-        for registry in self.registries:
+        """The catalog's image behind a prebuilt URI (any registry, a retired one too, any
+        tag)."""
+        for registry in (*self.registries, *self.retired_registries):
             if uri.startswith(registry + "/"):
                 name = uri[len(registry) + 1:].split("@", 1)[0].split(":", 1)[0]
                 return self.images.get(name)
@@ -286,7 +292,8 @@ def build(data: dict[str, Any], path: str) -> VertexCatalog:
         legacy_default_python=data["runtime_versions"]["legacy_default_python"],
         legacy_machine_types=legacy, scale_tiers=tiers,
         legacy_accelerators=data["legacy_accelerators"]["types"],
-        sources={k: v["source"] for k, v in data.items() if isinstance(v, dict) and "source" in v})
+        sources={k: v["source"] for k, v in data.items() if isinstance(v, dict) and "source" in v},
+        retired_registries=tuple(imgs.get("retired_registries", ())))
 
 
 def integrity(data: dict[str, Any]) -> list[str]:

@@ -290,15 +290,17 @@ NATIVE_RULES: tuple[tuple[str, Severity, str], ...] = (
      "pool it uses names its machine type."),
     ("vertex.code", "error", "A native config's worker pool runs exactly one of containerSpec "
      "and pythonPackageSpec."),
-    ("vertex.executor-image", "error", "A pythonPackageSpec runs on a prebuilt training image "
-     "still available (past its end of support, unknown to gpujob or not tagged as supported: "
-     "a warning)."),
+    ("vertex.executor-image", "error", "A pythonPackageSpec's prebuilt image, named where "
+     "Vertex publishes it, and a containerSpec's, are still available (past end of support or "
+     "unknown to gpujob: a warning)."),
     ("vertex.accelerator", "warning", "A native config's accelerator past its end of support on "
      "Vertex AI draws a warning."),
     ("vertex.tpu", "error", "A TPU machine type runs as a native config's only worker pool, "
      "with one replica."),
     ("vertex.study", "error", "A tuning study takes one automated stopping rule at most, "
      "GRID_SEARCH over integer, categorical and discrete parameters, unique parameter ids."),
+    ("vertex.snake-case", "note", "A custom job's snake_case keys are read as their camelCase "
+     "fields, as gcloud passes them on and Vertex's JSON reader takes them (a note)."),
     ("vertex.label", "warning", "A native config does not set gpujob-submission, the label "
      "each submission sets."),
     ("vertex.display-name", "error", "A CustomJobSpec's display name (--display-name, or the "

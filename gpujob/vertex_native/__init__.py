@@ -24,11 +24,33 @@ from gpujob.vertex_native.shapes import SCHEMAS, display_name, kind
 if TYPE_CHECKING:
     from gpujob.catalog.vertex_data import VertexCatalog
 
-__all__ = ["SCHEMAS", "SUBMISSION_LABEL", "body", "check", "display_name", "kind"]
+__all__ = ["SCHEMAS", "SUBMISSION_LABEL", "body", "check", "display_name", "kind", "read"]
 
 MAX_DISPLAY_NAME = 128
 REGION_FLAG = Location("command line", flag="--region")
 Kind = Literal["CustomJob", "HyperparameterTuningJob"]
+
+
+def read(doc: Document) -> tuple[Document, list[Finding]]:
+    """``doc`` (a native config) as gcloud reads it (``vertex_native.reading``: nulls dropped, one
+    value of a list read as a one-item list, a custom job's snake_case keys as their names),
+    and the notes on what was read otherwise than written."""
+    from gpujob.vertex_native import reading
+
+    found = kind(doc.data)
+    if found is None:
+        raise ValueError("not a native Vertex config")
+    return reading.read(doc, found, SCHEMAS[found])
+
+
+def _named(doc: Document, found: str, name: str | None) -> Document:
+    """A whole job without its ``displayName`` named as gcloud names it: by --display-name
+    (``gcloud ai hp-tuning-jobs create`` requires the flag and sets the job's name from it),
+    else, as a CustomJobSpec, by the file's name."""
+    if found == "CustomJobSpec" or ("displayName" in doc.data and not name):
+        return doc
+    return Document(doc.source, {**doc.data, "displayName": display_name(doc, name)},
+                    doc.values, doc.keys, doc.texts)
 
 
 def check(doc: Document, cat: VertexCatalog, today: date | None = None, *,
@@ -47,6 +69,8 @@ def check(doc: Document, cat: VertexCatalog, today: date | None = None, *,
     if found is None:
         raise ValueError("not a native Vertex config")
     day = today or date.today()
+    doc, notes = read(doc)
+    doc = _named(doc, found, name)
 
     def catalog(checked: Document, schema_findings: list[Finding]) -> list[Finding]:
         """The catalog's findings and the names', quiet about the values the schema refused."""
@@ -64,7 +88,28 @@ def check(doc: Document, cat: VertexCatalog, today: date | None = None, *,
         meant = typos.Meant(doc, first.stand_ins)
         again = schema.check(meant.doc, SCHEMAS[found])
         findings = meant.report(first.findings, again, catalog(meant.doc, again))
-    return sorted(findings, key=schema.position_key)
+    if found == "CustomJobSpec":
+        findings = [_job_field(f) for f in findings]
+    return sorted(notes + findings, key=schema.position_key)
+
+
+# a CustomJob's own fields, which a CustomJobSpec file cannot hold, and the flag that sets each
+_JOB_FLAGS = {"displayName": "--display-name", "labels": "--labels",
+              "encryptionSpec": "--kms-key"}
+
+
+def _job_field(finding: Finding) -> Finding:
+    """An unknown top-level key of a CustomJobSpec that is its CustomJob's field (the file
+    gcloud's --config reads is the job's spec; the job's name comes from --display-name)."""
+    from gpujob.vertex_native.reading import camel
+
+    if finding.rule != "schema.unknown-key" or len(finding.path) != 1:
+        return finding
+    field = camel(str(finding.path[0]))
+    if field not in _JOB_FLAGS:
+        return finding
+    return finding._replace(hint=f"{field} belongs to the CustomJob, not to the CustomJobSpec "
+                            f"this file is: set it with {_JOB_FLAGS[field]} and remove it here")
 
 
 def _names(doc: Document, found: str, name: str | None) -> list[Finding]:
@@ -96,14 +141,13 @@ def body(doc: Document, *, name: str | None = None, labels: dict[str, str] | Non
     found = kind(doc.data)
     if found is None:
         raise ValueError("not a native Vertex config")
+    doc = _named(read(doc)[0], found, name)
     data = shapes.encoded(found, copy.deepcopy(doc.data))
     out: dict[str, Any] = {}
     if found == "CustomJobSpec":
         out = {"displayName": display_name(doc, name), "jobSpec": data}
     else:
         out = dict(data)
-        if name:
-            out["displayName"] = name
     if labels is not None:
         out["labels"] = dict(labels)
     if kms_key:

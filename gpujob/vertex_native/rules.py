@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from gpujob.catalog.vertex_data import VertexCatalog
+from gpujob.catalog.vertex_data import Image, VertexCatalog
 from gpujob.config.document import Document
 from gpujob.findings import Finding, JsonPath, Location
 from gpujob.job import as_str
@@ -136,10 +136,50 @@ def _code(f: _Findings, pool: dict[str, Any], path: JsonPath, cat: VertexCatalog
     uri = as_str(mapping(pool.get("pythonPackageSpec")).get("executorImageUri"))
     if uri is not None:
         _executor(f, uri, (*path, "pythonPackageSpec", "executorImageUri"), cat, today)
+    uri = as_str(mapping(pool.get("containerSpec")).get("imageUri"))
+    if uri is not None:
+        _container(f, uri, (*path, "containerSpec", "imageUri"), cat, today)
+
+
+def _container(f: _Findings, uri: str, path: JsonPath, cat: VertexCatalog, today: date) -> None:
+    """A prebuilt training image run as a plain container is still that image: past its end of
+    availability it "can no longer be used" (D-POL), whichever spec names it."""
+    image = cat.image_of(uri)
+    if image is None or image.available(today):
+        return
+    f.add("error", "executor-image", path, f"{uri} is the prebuilt image {image.name}, which "
+          f"reached its end of availability on {image.end_of_availability.isoformat()}: "
+          "Vertex AI no longer runs it for new jobs",
+          _still(image, cat, today, f"run an image of your own with {image.framework} "
+                 "installed (a containerSpec runs any image)"))
+
+
+def _still(image: Image, cat: VertexCatalog, today: date, instead: str) -> str:
+    """A hint: the images of the same framework and device still available, else ``instead``
+    (what to run in their place)."""
+    family = image.name.split(".", 1)[0]  # pytorch-gpu
+    still = [i.name for i in sorted(cat.images.values(), reverse=True,
+                                    key=lambda i: i.end_of_availability)
+             if i.name.split(".", 1)[0] == family and i.available(today)]
+    if still:
+        return f"use one still available ({', '.join(still[:3])}), or {instead}"
+    return (f"{instead}: no {image.framework} prebuilt image gpujob "
+            f"knows (as of {cat.sources['prebuilt_images']['as_of']}) is still available")
+
+
+def _or(items: tuple[str, ...]) -> str:
+    return ", ".join(items[:-1]) + " or " + items[-1] if len(items) > 1 else items[0]
 
 
 def _executor(f: _Findings, uri: str, path: JsonPath, cat: VertexCatalog, today: date) -> None:
     """DISC: executorImageUri must be one of the prebuilt training images (D-PBC's table)."""
+    retired = cat.retired_registry(uri)
+    if retired is not None and cat.image_of(uri) is None:
+        f.add("error", "executor-image", path, f"{uri} is not a Vertex prebuilt training image: "
+              f"{retired} is an older location, and the prebuilt images Vertex offers are "
+              f"published under {_or(cat.registries)}", "name an available image there, as "
+              "https://cloud.google.com/vertex-ai/docs/training/pre-built-containers lists it")
+        return
     if not cat.is_prebuilt(uri):
         f.add("error", "executor-image", path, f"{uri} is not a Vertex prebuilt training "
               "image: a pythonPackageSpec runs only on those", "run your own image as "
@@ -157,10 +197,11 @@ def _executor(f: _Findings, uri: str, path: JsonPath, cat: VertexCatalog, today:
         f.add("warning", "executor-image", path, f"prebuilt images are supported only with "
               f"the :{cat.tag} tag, not :{tag}")
     if not image.available(today):
+        moved = f" ({retired} is an older location of {cat.registries[0]})" if retired else ""
         f.add("error", "executor-image", path, f"the prebuilt image {image.name} reached its "
-              f"end of availability on {image.end_of_availability.isoformat()}",
-              "choose an image still available, or run any image with Python as a "
-              "containerSpec")
+              f"end of availability on {image.end_of_availability.isoformat()}{moved}",
+              _still(image, cat, today, f"run an image with {image.framework} and Python "
+                     "as a containerSpec"))
     elif today >= image.end_of_support:
         f.add("warning", "executor-image", path, f"the prebuilt image {image.name} is past its "
               f"end of support ({image.end_of_support.isoformat()}: no more fixes) and can be "

@@ -31,18 +31,61 @@ def display_name(doc: Document, given: str | None = None) -> str:
     return stem or "job"
 
 
+# the top-level key that makes a file of each kind, first the one that wins
+_MARKS = (("trialJobSpec", "HyperparameterTuningJob"), ("studySpec", "HyperparameterTuningJob"),
+          ("jobSpec", "CustomJob"), ("workerPoolSpecs", "CustomJobSpec"))
+_AI_PLATFORM = "trainingInput"
+
+
 def kind(data: Any) -> str | None:
     """``CustomJobSpec``, ``CustomJob`` or ``HyperparameterTuningJob`` for a native Vertex
-    config, None for anything else (an AI Platform Job has ``trainingInput``)."""
-    if not isinstance(data, dict) or "trainingInput" in data:
+    config, None for anything else (an AI Platform Job has ``trainingInput``). A key that marks
+    a kind counts spelt in snake_case or misspelt (``workerPoolSpec``: the checks name the key
+    it means), unless one is AI Platform's ``trainingInput`` so spelt; a file of CustomJobSpec
+    fields that an AI Platform Job does not have (``baseOutputDirectory``) is a CustomJobSpec."""
+    if not isinstance(data, dict) or _AI_PLATFORM in data:
         return None
-    if "trialJobSpec" in data or "studySpec" in data:
-        return "HyperparameterTuningJob"
-    if "jobSpec" in data:
-        return "CustomJob"
-    if "workerPoolSpecs" in data:
+    for key, found in _MARKS:
+        if key in data:
+            return found
+    keys = [key for key in data if isinstance(key, str)]
+    if not keys:
+        return None
+    spelt = {_read_as(key) for key in keys}
+    if _AI_PLATFORM in spelt:
+        return None
+    for key, found in _MARKS:
+        if key in spelt:
+            return found
+    if spelt & _spec_only():
         return "CustomJobSpec"
     return None
+
+
+def _read_as(key: str) -> str:
+    """The marking key ``key`` is spelt like (snake_case, case, a near miss), else ``key``."""
+    from gpujob.vertex_native.reading import camel
+
+    wanted = camel(key) if "_" in key else key
+    names = [_AI_PLATFORM] + [mark for mark, _ in _MARKS]
+    for name in names:
+        if wanted.lower() == name.lower():
+            return name
+    import difflib  # only a file of no known kind pays for it
+
+    close = difflib.get_close_matches(wanted.lower(), [n.lower() for n in names], n=1,
+                                      cutoff=0.8)
+    return next((n for n in names if close and n.lower() == close[0]), wanted)
+
+
+@cache
+def _spec_only() -> frozenset[str]:
+    """The CustomJobSpec fields that an AI Platform Job has neither at its top nor in its
+    trainingInput (``network``, ``scheduling``: both have them)."""
+    spec = load_schema(SCHEMAS["CustomJobSpec"])
+    job = load_schema("job.schema.json")
+    theirs = set(job["properties"]) | set(job["$defs"]["TrainingInput"]["properties"])
+    return frozenset(set(spec["$defs"]["CustomJobSpec"]["properties"]) - theirs)
 
 
 def pools(data: Any) -> tuple[JsonPath, list[Any] | None]:
@@ -57,34 +100,36 @@ def pools(data: Any) -> tuple[JsonPath, list[Any] | None]:
     return (*here, "workerPoolSpecs"), listed if isinstance(listed, list) else None
 
 
-@cache
-def _int64s(found: str) -> frozenset[str]:
-    """``#/$defs/NAME`` of the int64 encodings: a number, or a string of digits (an int32 is a
-    number only, so the schema has it as written)."""
-    defs = load_schema(SCHEMAS[found])["$defs"]
-    return frozenset(f"#/$defs/{name}" for name, node in defs.items()
-                     if any(s.get("type") == "string" for s in node.get("anyOf", ())))
+# the schemas' number encodings (scripts/vertex_schema.py's COMMON)
+_INT64 = frozenset({"#/$defs/int64", "#/$defs/count64"})
+_INT32 = frozenset({"#/$defs/int32", "#/$defs/count32"})
+_DOUBLE = "#/$defs/double"
 
 
 def encoded(found: str, data: Any) -> Any:
     """``data`` (a checked config) with int64 values as strings of digits, as the discovery
-    document declares them and gcloud sends them; every other value as written."""
+    document declares them and gcloud sends them, and int32 and double values written in a
+    string as numbers (as gcloud's protojson reads them); every other value as written."""
     schema = load_schema(SCHEMAS[found])
-    return _encode(data, schema, schema["$defs"], _int64s(found))
+    return _encode(data, schema, schema["$defs"])
 
 
-def _encode(value: Any, node: dict[str, Any], defs: dict[str, Any],
-            int64s: frozenset[str]) -> Any:
-    if node.get("$ref") in int64s and numbers.is_integer(value):
+def _encode(value: Any, node: dict[str, Any], defs: dict[str, Any]) -> Any:
+    ref = node.get("$ref")
+    if ref in _INT64 and numbers.is_integer(value):
         return str(value)
+    if ref in _INT32 and isinstance(value, str):
+        return int(value)
+    if ref == _DOUBLE and isinstance(value, str):
+        return float(value)
     while "$ref" in node:
         node = defs[node["$ref"].rsplit("/", 1)[-1]]
     if isinstance(value, dict):
         props = node.get("properties", {})
         extra = node.get("additionalProperties")
-        return {k: _encode(v, props.get(k) or (extra if isinstance(extra, dict) else {}),
-                           defs, int64s) for k, v in value.items()}
+        return {k: _encode(v, props.get(k) or (extra if isinstance(extra, dict) else {}), defs)
+                for k, v in value.items()}
     if isinstance(value, list):
         items = node.get("items", {})
-        return [_encode(v, items, defs, int64s) for v in value]
+        return [_encode(v, items, defs) for v in value]
     return value
