@@ -56,8 +56,8 @@ def test_the_legacy_cluster_of_the_seed_says_what_each_legacy_machine_became():
 
 @pytest.mark.parametrize("path", [*CONFIGS, *sorted(SEEDS.glob("*.yaml"))], ids=lambda p: p.name)
 def test_every_config_translates_or_says_why_not(path: Path):
-    """As of VERTEX.md's date no prebuilt image is available, so a runtimeVersion job is refused
-    at its runtimeVersion, with both fixes; a container job translates as it is."""
+    """As of the image table's dates no prebuilt image is available, so a runtimeVersion job is
+    refused at its runtimeVersion, with both fixes; a container job translates as it is."""
     t = translated(path)
     if t.errors:
         assert [(f.rule, f.path) for f in t.errors] == [

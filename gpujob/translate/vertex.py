@@ -4,7 +4,8 @@
 was written), the catalog, the day of the run and the command line's choices, and returns the
 body of ``customJobs.create`` (or ``hyperparameterTuningJobs.create`` when the job has
 ``hyperparameters``) with a finding at each value it changed, dropped or could not translate
-(VERTEX.md §11 is the field table; §13 what gcloud sends). The body is laid out as gcloud sends
+(the fields are the aiplatform v1 discovery document's, bundled with google-api-python-client).
+The body is laid out as gcloud sends
 it: ``displayName``, ``labels``, ``encryptionSpec`` at the top, the rest under ``jobSpec``
 (``trialJobSpec``); int64 values (``replicaCount``) as strings, int32 ones as numbers.
 """
