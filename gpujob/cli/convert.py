@@ -18,8 +18,8 @@ def vertex_options(func: Any) -> Any:
     --executor-image-uri and --strategy, check_options', which submit takes too)."""
     return stack(
         click.option("--display-name", metavar="NAME",
-                     help="The job's display name when the config has no jobId (default: the "
-                          "config file's name)."),
+                     help="The job's display name, which may hold hyphens and spaces "
+                          "(default: the config's jobId, else the config file's name)."),
     )(func)
 
 
