@@ -20,7 +20,7 @@ from gpujob.findings import Finding, Location, capped
 from gpujob.report import REPORTERS, finding_line
 from gpujob.staging import Location as StagingLocation
 from gpujob.staging import Upload
-from gpujob.submit_settings import SubmitSettings
+from gpujob.submit_settings import SubmitSettings, check_display_name
 
 if TYPE_CHECKING:
     from gpujob.backends.base import Backend, JobClient
@@ -221,9 +221,8 @@ def prepare_job(settings: SubmitSettings, workdir: Path,
         if before_build is not None:
             before_build(native.doc, native.region)
         return native
-    if settings.display_name:
-        raise UsageError("--display-name names the job of a native Vertex config; an AI "
-                         "Platform config's job is named by its jobId", "use --job-id")
+    if settings.display_name is not None:
+        check_display_name(settings.service, settings.display_name)
     doc = merged(loaded.document, settings.overrides, settings.user_args)
     if "jobId" not in doc.data:
         doc = apply(doc, [Override(("jobId",), generate_job_id(settings.config),

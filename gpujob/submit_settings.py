@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from gpujob.errors import UsageError
 from gpujob.settings import CheckSettings
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ class SubmitSettings:
     max_local_replicas: int | None = None
     grace_period: float | None = None
     given_flags: tuple[str, ...] = ()  # the options given on the command line
-    display_name: str | None = None  # --display-name: a native Vertex config's job name
+    display_name: str | None = None  # --display-name: the Vertex AI job's name
 
     @property
     def service(self) -> str:
@@ -66,4 +67,23 @@ class SubmitSettings:
 
         return JobOptions(catalog=self.catalog,
                           executor_image_uri=self.check.executor_image_uri,
-                          strategy=self.check.strategy)
+                          strategy=self.check.strategy, display_name=self.display_name)
+
+
+# Vertex AI's limit on a job's display name (the discovery document's CustomJob.displayName)
+MAX_DISPLAY_NAME = 128
+
+
+def check_display_name(service: str, name: str) -> None:
+    """--display-name names a Vertex AI job, whatever the config's form; an AI Platform job
+    has its jobId alone (letters, digits, underscores), which the display name leaves as it is."""
+    if service != "vertex":
+        raise UsageError("--display-name names a Vertex AI job; an AI Platform job is named by "
+                         "its jobId alone", "use --job-id (letters, digits and underscores), or "
+                         "submit to Vertex AI (--service vertex)")
+    if not name.strip():
+        raise UsageError("--display-name is empty", "give a name, or leave --display-name out "
+                         "(the job is then named by its jobId)")
+    if len(name) > MAX_DISPLAY_NAME:
+        raise UsageError(f"--display-name is {len(name)} characters long; a Vertex AI job's "
+                         f"display name has at most {MAX_DISPLAY_NAME}", "give a shorter name")

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 ENDPOINT = "https://{region}-aiplatform.googleapis.com/"  # regional: one per location
 SUBMISSION_LABEL = "gpujob-submission"
 COLLECTIONS = {"CustomJob": "customJobs", "HyperparameterTuningJob": "hyperparameterTuningJobs"}
-_FIRST = ("displayName", "labels", "encryptionSpec")  # gcloud's layout (VERTEX.md §13)
+_FIRST = ("displayName", "labels", "encryptionSpec")  # as gcloud ai custom-jobs create lays it
 
 
 def jobs_url(settings: GcpSettings, project: str, region: str, noun: str) -> str:

@@ -77,8 +77,8 @@ COMMON = {
                   "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}"
                              "(\\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})$(?!\\n)",
                   "x-hint": "an RFC 3339 time such as 2026-11-23T12:00:00Z"},
-    # VERTEX.md §1.3: keys and values up to 64 characters, lowercase letters, digits, '_' and
-    # '-', international characters allowed; keys start with a letter
+    # the discovery document's labels: keys and values up to 64 characters, lowercase letters,
+    # digits, '_' and '-', international characters allowed; keys start with a letter
     "labels": {
         "type": "object", "maxProperties": 64,
         "propertyNames": {"pattern": "^[a-z\\u00c0-\\uffff][a-z0-9_\\-\\u00c0-\\uffff]{0,63}$"

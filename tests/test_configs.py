@@ -1,4 +1,5 @@
-"""The example configs users copy: each is valid, says when to use it, and dry-runs."""
+"""The example configs users copy: each is valid, says when to use it, and dry-runs, for the
+default service (Vertex AI) as it is, and for AI Platform."""
 
 from __future__ import annotations
 
@@ -34,3 +35,23 @@ def test_example_dry_runs_to_a_job_body(cli, path: Path):
     assert result.code == 0, result.err
     body = json.loads(result.out)
     assert body["jobId"] == "example" and "scaleTier" in body["trainingInput"]
+
+
+@pytest.mark.default_service
+@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name)
+def test_example_is_valid_for_the_default_service(cli, path: Path):
+    """`gpujob validate configs/x.yaml`, as a new user types it: no flag needed."""
+    result = cli("validate", path)
+    assert result.code == 0, result.out + result.err
+    assert "1 valid, 0 invalid" in result.err and ": warning:" not in result.out
+
+
+@pytest.mark.default_service
+@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name)
+def test_example_dry_runs_for_the_default_service(cli, path: Path):
+    result = cli("submit", path, "--dry-run", "--project", "demo-proj")
+    assert result.code == 0, result.err
+    body = json.loads(result.out)
+    spec = body.get("jobSpec") or body["trialJobSpec"]
+    assert spec["workerPoolSpecs"][0]["containerSpec"]["imageUri"], body
+    assert "/projects/demo-proj/locations/" in result.err

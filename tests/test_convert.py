@@ -17,8 +17,9 @@ from gpujob.translate.vertex import VertexOptions, translate
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "configs"
-T4 = str(CONFIGS / "t4-compute-engine.yaml")
-LEGACY = str(CONFIGS / "legacy-complex-model-m-gpu.yaml")
+SEEDS = ROOT / "tests" / "seeds"  # package jobs, as AI Platform had them
+T4 = str(SEEDS / "t4-compute-engine.yaml")
+LEGACY = str(SEEDS / "legacy-complex-model-m-gpu.yaml")
 
 
 def both_readers(text: str) -> object:
@@ -176,7 +177,7 @@ def test_labels_and_the_key_are_flags_of_a_spec_and_fields_of_a_whole_job(cli, w
 
 
 def test_a_tuning_job_is_written_whole(cli, tmp_path):
-    config = str(CONFIGS / "hyperparameter-tuning.yaml")
+    config = str(SEEDS / "hyperparameter-tuning.yaml")
     result = cli("convert", config, "--executor-image-uri", PYTORCH)
     assert result.code == 0, result.err
     job = both_readers(result.out)

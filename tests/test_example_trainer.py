@@ -22,7 +22,25 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-CONFIG = ROOT / "configs" / "pytorch-mlp-ddp.yaml"
+# configs/pytorch-mlp-ddp.yaml's cluster as an AI Platform package job (the shipped file runs a
+# container on Vertex AI, whose local runs test_local_vertex.py and the README's transcripts run)
+TWO_T4 = """\
+trainingInput:
+  scaleTier: CUSTOM
+  masterType: n1-standard-8
+  masterConfig: {acceleratorConfig: {count: 1, type: NVIDIA_TESLA_T4}}
+  workerCount: 1
+  workerType: n1-standard-8
+  workerConfig: {acceleratorConfig: {count: 1, type: NVIDIA_TESLA_T4}}
+  runtimeVersion: '2.11'
+  pythonModule: trainer.task
+"""
+
+
+def config(tmp_path: Path) -> Path:
+    path = tmp_path / "pytorch-mlp-ddp.yaml"
+    path.write_text(TWO_T4, encoding="utf-8")
+    return path
 PACKAGE = ROOT / "examples" / "mlp" / "trainer"
 SMALL = ["--train-size", "1024", "--test-size", "256"]
 
@@ -33,7 +51,7 @@ def checkpoints(job_dir: Path) -> list[int]:
 
 def test_the_example_trains_an_epoch_on_two_cpu_processes(cli, tmp_path: Path):
     job_dir = tmp_path / "job"
-    result = cli("local", CONFIG, "--package-path", PACKAGE, "--job-dir", job_dir, "--",
+    result = cli("local", config(tmp_path), "--package-path", PACKAGE, "--job-dir", job_dir, "--",
                  "--epochs", "1", *SMALL, env={"GPUJOB_LOCAL_GPUS": ""})
     assert result.code == 0, result.out + result.err
     assert "the job asks for 2 GPUs and none are available" in result.err
@@ -62,8 +80,8 @@ def test_the_example_trains_an_epoch_on_two_cpu_processes(cli, tmp_path: Path):
 def test_a_killed_run_resumes_from_its_last_checkpoint(cli, tmp_path: Path):
     job_dir = tmp_path / "job"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gpujob", "local", str(CONFIG), "--package-path", str(PACKAGE),
-         "--job-dir", str(job_dir), "--", "--epochs", "1000", *SMALL],
+        [sys.executable, "-m", "gpujob", "local", str(config(tmp_path)), "--package-path",
+         str(PACKAGE), "--job-dir", str(job_dir), "--", "--epochs", "1000", *SMALL],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "GPUJOB_LOCAL_GPUS": ""})
     assert proc.stdout is not None
@@ -83,7 +101,7 @@ def test_a_killed_run_resumes_from_its_last_checkpoint(cli, tmp_path: Path):
     done = checkpoints(job_dir)[-1]
     assert done < 1000
 
-    result = cli("local", CONFIG, "--package-path", PACKAGE, "--job-dir", job_dir, "--",
+    result = cli("local", config(tmp_path), "--package-path", PACKAGE, "--job-dir", job_dir, "--",
                  "--epochs", str(done + 1), *SMALL, env={"GPUJOB_LOCAL_GPUS": ""})
     assert result.code == 0, result.out + result.err
     lines = result.out.splitlines()
@@ -138,7 +156,7 @@ def test_the_processes_of_all_replicas_are_one_world(cli, tmp_path: Path):
     """Two processes on each of the README job's replicas: ranks 0-1 on the master and 2-3 on
     the worker (replica × 2 + local rank), as torchrun numbers them, in one world of 4."""
     job_dir = tmp_path / "job"
-    result = cli("local", CONFIG, "--package-path", PACKAGE, "--job-dir", job_dir, "--",
+    result = cli("local", config(tmp_path), "--package-path", PACKAGE, "--job-dir", job_dir, "--",
                  "--epochs", "1", "--nproc-per-replica", "2", *SMALL, env={"GPUJOB_LOCAL_GPUS": ""})
     assert result.code == 0, result.out + result.err
     lines = result.out.splitlines()

@@ -18,6 +18,7 @@ from gpujob.config.load import load_file
 from gpujob.translate.vertex import Translation, VertexOptions, translate
 
 CONFIGS = sorted((Path(__file__).resolve().parent.parent / "configs").glob("*.yaml"))
+SEEDS = Path(__file__).resolve().parent / "seeds"  # package jobs, as AI Platform had them
 PREBUILT = "us-docker.pkg.dev/vertex-ai/training/pytorch-gpu.2-4.py310:latest"
 
 
@@ -28,7 +29,7 @@ def translated(path: Path, today: date = TODAY, **options: str) -> Translation:
 
 
 def test_the_t4_cluster_of_the_seed():
-    t = translated(CONFIGS[0].parent / "t4-compute-engine.yaml", executor_image_uri=PYTORCH)
+    t = translated(SEEDS / "t4-compute-engine.yaml", executor_image_uri=PYTORCH)
     assert pools(t) == [("n1-highcpu-16", "NVIDIA_TESLA_T4", 4, "1"),
                         ("n1-highcpu-16", "NVIDIA_TESLA_T4", 4, "9"),
                         ("n1-highmem-8", None, None, "3")]
@@ -36,7 +37,7 @@ def test_the_t4_cluster_of_the_seed():
 
 
 def test_the_legacy_cluster_of_the_seed_says_what_each_legacy_machine_became():
-    t = translated(CONFIGS[0].parent / "legacy-complex-model-m-gpu.yaml",
+    t = translated(SEEDS / "legacy-complex-model-m-gpu.yaml",
                    executor_image_uri=PYTORCH)
     assert pools(t) == [("n1-standard-16", "NVIDIA_TESLA_T4", 4, "1"),
                         ("n1-standard-16", "NVIDIA_TESLA_T4", 4, "9"),
@@ -53,10 +54,10 @@ def test_the_legacy_cluster_of_the_seed_says_what_each_legacy_machine_became():
     assert problems(t) == [] and t.errors == []
 
 
-@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [*CONFIGS, *sorted(SEEDS.glob("*.yaml"))], ids=lambda p: p.name)
 def test_every_config_translates_or_says_why_not(path: Path):
-    """As of VERTEX.md's date no prebuilt image is available, so a runtimeVersion job is refused
-    at its runtimeVersion, with both fixes; a container job translates as it is."""
+    """As of the image table's dates no prebuilt image is available, so a runtimeVersion job is
+    refused at its runtimeVersion, with both fixes; a container job translates as it is."""
     t = translated(path)
     if t.errors:
         assert [(f.rule, f.path) for f in t.errors] == [

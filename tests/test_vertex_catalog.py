@@ -1,5 +1,6 @@
 """The Vertex catalog: valid data, every section sourced and dated, and its facts as the
-references state them (VERTEX.md, GPU-ZONES.md), written out here apart from the data."""
+sources state them (Google's pages, the discovery document, SkyPilot's GCP catalog), written out
+here apart from the data."""
 
 from __future__ import annotations
 
@@ -87,7 +88,8 @@ def test_training_regions_are_gclouds_39():
     assert not CAT.is_training_region("us-central2")
 
 
-# GPU-ZONES.md "Counts": gpu -> (zones, regions, max_count).
+# SkyPilot's GCP catalog (skypilot-org/skypilot-catalog@8427bbf, catalogs/v8/gcp/vms.csv), its
+# accelerator rows counted: gpu -> (zones, regions, max_count).
 GPU_COUNTS = {"NVIDIA_TESLA_A100": (18, 10, 16), "NVIDIA_A100_80GB": (7, 5, 8),
               "NVIDIA_B200": (11, 10, 8), "NVIDIA_H100_80GB": (29, 19, 8),
               "NVIDIA_H100_MEGA_80GB": (24, 14, 8), "NVIDIA_H200_141GB": (9, 9, 8),
@@ -113,7 +115,7 @@ def test_zones_match_the_counts_of_the_proxy():
 
 
 def test_where_a_machine_is_listed():
-    # VERTEX.md §3's sample table: the regions that list a3-highgpu-1g
+    # SkyPilot's GCP catalog (as above): the regions whose zones list a3-highgpu-1g
     assert CAT.regions_for("a3-highgpu-1g") == [
         "asia-east1", "asia-northeast1", "asia-south1", "asia-south2", "asia-southeast1",
         "australia-southeast1", "europe-north1", "europe-west1", "europe-west3", "europe-west4",
@@ -123,7 +125,9 @@ def test_where_a_machine_is_listed():
     assert CAT.regions_for("a4x-highgpu-4g") is None and CAT.regions_for("e2-standard-4") is None
 
 
-# VERTEX.md §4.2: the newest image of each framework and its dates.
+# the newest image of each framework and its dates, from Google's "Prebuilt containers for
+# serverless training" page (docs.cloud.google.com/gemini-enterprise-agent-platform/
+# machine-learning/training/pre-built-containers)
 NEWEST = {"tf-gpu.2-17.py310": ("2025-07-11", "2026-07-11"),
           "pytorch-gpu.2-4.py310": ("2025-07-24", "2026-07-24"),
           "pytorch-xla.2-2.py310": ("2025-01-30", "2026-10-23"),
@@ -139,7 +143,7 @@ def test_prebuilt_images_and_their_dates():
         assert (image.end_of_support.isoformat(), image.end_of_availability.isoformat()) == (
             eos, eoa), name
     assert "tf-gpu.2-10" not in CAT.images
-    # VERTEX.md §4.3: as of late 2026 no image in the table is within its window
+    # by that page's dates, as of late 2026 no image in the table is within its window
     assert [i.name for i in CAT.images.values() if i.available(date(2026, 11, 23))] == []
     assert CAT.images["tf-gpu.2-17.py310"].available(date(2026, 7, 10))
     assert not CAT.images["tf-gpu.2-17.py310"].available(date(2026, 7, 11))
@@ -163,7 +167,7 @@ def test_prebuilt_uris():
     ("2.17", None, "gpu", "tf-gpu.2-17.py310"),  # only 3.10 exists
     ("2.11", "3.10", "gpu", "tf-gpu.2-11.py310"),
     ("1.15", "3.7", "cpu", "tf-cpu.1-15"),
-    ("2.10", "3.7", "gpu", None),  # VERTEX.md §4.4: no 2.10 image
+    ("2.10", "3.7", "gpu", None),  # that page lists no 2.10 image
     ("2.11", "2.7", "cpu", None),
 ])
 def test_runtime_versions_map_to_the_same_numbered_tensorflow_image(version, python, kind,
@@ -172,7 +176,8 @@ def test_runtime_versions_map_to_the_same_numbered_tensorflow_image(version, pyt
     assert (found.name if found else None) == image
 
 
-# VERTEX.md §5: legacy machine -> (Vertex machine, accelerator) as gpujob translates it.
+# legacy machine -> (Vertex machine, accelerator) as gpujob translates it (unverified: Google's
+# table, cloud.google.com/ai-platform/training/docs/machine-types, could not be read).
 LEGACY = {
     "standard": ("n1-standard-4", None), "large_model": ("n1-highmem-8", None),
     "complex_model_s": ("n1-standard-8", None), "complex_model_m": ("n1-highcpu-16", None),

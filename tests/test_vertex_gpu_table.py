@@ -1,6 +1,7 @@
 """Every cell of Vertex AI's machine × accelerator × count table for custom training.
 
-The expected verdicts are VERTEX.md §2.3 (D-CC's compatibility table, N1 columns aligned),
+The expected verdicts are the compatibility table of Google's "Configure compute resources" page
+(docs.cloud.google.com/gemini-enterprise-agent-platform/machine-learning/training/configure-compute),
 written out here independently of gpujob's catalog, so a mistake in the catalog shows up as a
 failing cell. The verdict comes from one function, ``verdict``: it asks the catalog's query
 layer today; pointing it at ``gpujob validate --service vertex`` later leaves the table alone.
@@ -12,7 +13,7 @@ import pytest
 
 from gpujob.catalog import vertex_data
 
-# VERTEX.md §2.3, accelerator-optimised types (one fixed GPU model, built in).
+# that table, accelerator-optimised types (one fixed GPU model, built in).
 BUILT_IN = """
 | a3-megagpu-8g | NVIDIA_H100_MEGA_80GB | 8 |
 | a3-highgpu-1g / 2g / 4g / 8g | NVIDIA_H100_80GB | 1 / 2 / 4 / 8 |
@@ -27,7 +28,7 @@ BUILT_IN = """
 | g4-standard-48 / -96 / -192 / -384 | NVIDIA_RTX_PRO_6000 | 1 / 2 / 4 / 8 |
 """
 
-# VERTEX.md §2.3, N1 rows: P4 | P100 | T4 | V100.
+# that table, N1 rows: P4 | P100 | T4 | V100.
 N1 = """
 | n1-standard-4, n1-standard-8, n1-highmem-2, n1-highmem-4, n1-highmem-8 |1,2,4|1,2,4|1,2,4|1,2,4,8|
 | n1-standard-16, n1-highmem-16, n1-highcpu-16 | 1,2,4 | 1,2,4 | 1,2,4 | 2,4,8 |
@@ -37,12 +38,12 @@ N1 = """
 """
 N1_COLUMNS = ["NVIDIA_TESLA_P4", "NVIDIA_TESLA_P100", "NVIDIA_TESLA_T4", "NVIDIA_TESLA_V100"]
 
-# VERTEX.md §2.1: machine types without GPUs (a sample of each CPU-only family).
+# that page's machine types without GPUs (a sample of each CPU-only family).
 CPU_ONLY = ["e2-standard-4", "e2-highmem-2", "e2-highcpu-32", "n4-standard-2", "n4-highcpu-80",
             "n2-standard-4", "n2-highmem-80", "n2-highcpu-16", "c2-standard-30", "m1-ultramem-40",
             "m1-megamem-96"]
 
-# VERTEX.md §1.3: the API's GPU names (every column a cell can have).
+# the discovery document's acceleratorType enum: the API's GPU names (every column a cell can have).
 GPUS = ["NVIDIA_TESLA_K80", "NVIDIA_TESLA_P100", "NVIDIA_TESLA_V100", "NVIDIA_TESLA_P4",
         "NVIDIA_TESLA_T4", "NVIDIA_TESLA_A100", "NVIDIA_A100_80GB", "NVIDIA_L4",
         "NVIDIA_H100_80GB", "NVIDIA_H100_MEGA_80GB", "NVIDIA_H200_141GB", "NVIDIA_B200",
@@ -135,7 +136,7 @@ def test_machines_without_accelerators_and_tpus():
     cat = vertex_data.load()
     assert cat.accepts("n1-standard-4", None, None)
     assert not cat.accepts("a2-highgpu-1g", None, None)  # its A100 must be stated
-    # VERTEX.md §2.4: cloud-tpu takes 8 TPU v2/v3 cores, or 32·n for a Pod slice
+    # that page's TPUs: cloud-tpu takes 8 TPU v2/v3 cores, or 32·n for a Pod slice
     assert [c for c in range(1, 129) if cat.accepts("cloud-tpu", "TPU_V2", c)] == [8, 32, 64, 96,
                                                                                     128]
     assert not cat.accepts("cloud-tpu", "NVIDIA_TESLA_T4", 1)

@@ -1,5 +1,5 @@
-"""Vertex AI's machine × GPU × count table (VERTEX.md §2.3, written out in
-``test_vertex_gpu_table.py`` independently of the catalog) held against what the command line
+"""Vertex AI's machine × GPU × count table (Google's "Configure compute resources" page, written
+out in ``test_vertex_gpu_table.py`` independently of the catalog) held against what the command line
 shows: for every (machine type, GPU) cell, ``gpujob gpus --service vertex`` lists exactly the
 table's counts, and no cell the table lacks."""
 

@@ -123,16 +123,6 @@ def test_what_a_native_config_cannot_take(cli, write):
            "configs" in local.err
 
 
-def test_display_name_is_for_native_configs(cli, write):
-    config = write("trainingInput:\n  scaleTier: CUSTOM\n  region: us-central1\n"
-                   "  masterType: n1-standard-8\n  masterConfig: {imageUri: 'gcr.io/p/i:1'}\n")
-    result = cli("submit", config, "--service", "vertex", "--display-name", "x", "--dry-run")
-    assert result.code == 2
-    assert result.err.splitlines() == [
-        "error: --display-name names the job of a native Vertex config; an AI Platform "
-        "config's job is named by its jobId", "  hint: use --job-id"]
-
-
 def test_no_region_check_leaves_out_the_gpu_zone_warning_as_for_an_ai_platform_config(cli,
                                                                                        write):
     spec = write("workerPoolSpecs:\n  - machineSpec: {machineType: a3-highgpu-1g, "

@@ -13,7 +13,7 @@ from gpujob.config.load import loads
 from gpujob.translate.vertex import Translation, VertexOptions, translate
 
 CAT = vertex_data.load()
-TODAY = date(2026, 11, 23)  # VERTEX.md's date: every image in the table is past availability
+TODAY = date(2026, 11, 23)  # every image of the prebuilt-containers page is past its availability
 PYTORCH = "pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime"
 
 

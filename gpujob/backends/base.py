@@ -55,7 +55,7 @@ class JobOptions:
     """What the command line adds to a job beyond its config, for a service that needs it to
     build the request: the catalog in use (None: the service's built-in one), Vertex AI's
     executor image for a Python package job (``--executor-image-uri``) and scheduling strategy
-    (``--strategy``), the region of a native
+    (``--strategy``), the job's display name (``--display-name``), the region of a native
     Vertex config (``--region``: the file cannot say), and the loaded config whose data the body
     is (``document``: where each value was written, so that the service's complaints about a
     field point at the config; None: not known)."""
@@ -63,6 +63,7 @@ class JobOptions:
     catalog: AnyCatalog | None = None
     executor_image_uri: str | None = None
     strategy: str | None = None
+    display_name: str | None = None
     region: str | None = None
     document: Document | None = None
 

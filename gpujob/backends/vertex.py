@@ -65,7 +65,8 @@ class Vertex:
         doc = given if given is not None and given.data is body else Document("<job>", body)
         translation = translate(doc, cat, date.today(),
                                 VertexOptions(executor_image_uri=options.executor_image_uri,
-                                              strategy=options.strategy))
+                                              strategy=options.strategy,
+                                              display_name=options.display_name))
         if translation.errors:
             raise InvalidConfig(f"the job cannot run on Vertex AI: "
                                 f"{translation.errors[0].message}")

@@ -4,7 +4,8 @@ The job is the translation's (``gpujob.translate.vertex``): its worker pools (0 
 the workers, 2 the parameter servers, 3 the evaluators) with their replica counts and GPUs, and
 the arguments each pool's package or container gets (the config's, plus ``--job-dir DIR``,
 which Vertex does not pass). The run's job dir stands in for ``baseOutputDirectory``. Every
-replica gets (VERTEX.md §6):
+replica gets (the cluster variables as observed on Vertex; the rest from Google's "Prepare
+training code" and "Distributed training" pages, which the README links):
 
 - ``CLUSTER_SPEC``: ``cluster`` {``workerpool0``: [host:port], …} (the pools that have
   replicas), ``environment`` "cloud", ``task`` {``type``: ``workerpoolN``, ``index``}, ``job``
@@ -46,7 +47,7 @@ class Role(NamedTuple):
     in_tf_cluster: bool
 
 
-# worker pool N -> its role (VERTEX.md §6 and §11)
+# worker pool N -> its role (pool order as in Vertex's distributed-training page)
 POOLS: tuple[Role, ...] = (
     Role("master", "chief", True),
     Role("worker", "worker", True),
@@ -55,7 +56,7 @@ POOLS: tuple[Role, ...] = (
 )
 POOL_OF = {role.task: index for index, role in enumerate(POOLS)}
 
-# Vertex's directories under baseOutputDirectory (VERTEX.md §6; a tuning trial's are under
+# Vertex's directories under baseOutputDirectory (the code-requirements page; a trial's are under
 # BASE/TRIAL_ID/, which a local run has none of)
 OUTPUT_DIRS = {"AIP_MODEL_DIR": "model", "AIP_CHECKPOINT_DIR": "checkpoints",
                "AIP_TENSORBOARD_LOG_DIR": "logs"}

@@ -1,7 +1,8 @@
 """Vertex AI's refusal of a create, pointed back at the config.
 
 The service names each field it refused in its own snake_case path
-(``job_spec.worker_pool_specs[0].machine_spec.accelerator_type``, VERTEX.md §8.2); the body is
+(``job_spec.worker_pool_specs[0].machine_spec.accelerator_type``, as its INVALID_ARGUMENT
+answers list them); the body is
 in the discovery document's camelCase (``jobSpec.workerPoolSpecs[0].machineSpec.
 acceleratorType``); the translation recorded which config value each body value was made from
 (``Request.origins``: ``trainingInput.masterConfig.acceleratorConfig.type``) and the loaded

@@ -69,8 +69,9 @@ def cli() -> None:
       gpujob validate configs/*.yaml          check configs (schema, GPUs, regions)
       gpujob submit config.yaml --dry-run     print the exact request, send nothing
       gpujob submit config.yaml --region us-central1 -- --epochs 10
-      gpujob wait JOB; gpujob logs JOB --follow   follow a submitted job
-      gpujob local config.yaml --package-path trainer/    run the job here first
+      gpujob wait JOB --region us-central1    follow a submitted job (also: logs --follow)
+      gpujob local config.yaml --package-path trainer/ --module-name trainer.task
+                                              run the job here first
 
     Set GPUJOB_DEBUG=1 to see a traceback with any error.
     """

@@ -18,8 +18,8 @@ def vertex_options(func: Any) -> Any:
     --executor-image-uri and --strategy, check_options', which submit takes too)."""
     return stack(
         click.option("--display-name", metavar="NAME",
-                     help="The job's display name when the config has no jobId (default: the "
-                          "config file's name)."),
+                     help="The job's display name, which may hold hyphens and spaces "
+                          "(default: the config's jobId, else the config file's name)."),
     )(func)
 
 
@@ -53,8 +53,8 @@ def convert(ctx: click.Context, **params: Any) -> int:
 
     \b
     Examples:
-      gpujob convert configs/t4-compute-engine.yaml --executor-image-uri \\
-          pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime -o t4.vertex.yaml
+      gpujob convert configs/t4-compute-engine.yaml -o t4.vertex.yaml
+      gpujob convert package.yaml --executor-image-uri tensorflow/tensorflow:2.17.0-gpu
       gpujob convert config.yaml --whole-job --region europe-west4 -- --epochs 10
     """
     from gpujob.convert import ConvertSettings, run

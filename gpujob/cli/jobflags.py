@@ -185,9 +185,10 @@ def job_options(local: bool = False) -> Callable[[Callable[..., Any]], Callable[
                        "(default: the current directory).", local)),
         override_options(local),
         click.option("--display-name", metavar="NAME",
-                     help="Vertex AI, a native Vertex config: the job's name (default: the "
-                          "file's displayName, else the file's name). An AI Platform config's "
-                          "job is named by its jobId (--job-id)."),
+                     help="Vertex AI: the job's name, which may hold hyphens and spaces "
+                          "(default: an AI Platform config's jobId; a native config's "
+                          "displayName, else the file's name). AI Platform names a job by its "
+                          "jobId alone (--job-id)."),
         check_options,
     )
 

@@ -87,8 +87,9 @@ def describe(job: str, **params: Any) -> int:
 
     \b
     Examples:
-      gpujob describe my_job_20250101_120000 --project my-proj
-      gpujob describe my_job --format json | jq -r .job.state
+      gpujob describe my_job --region us-central1 --project my-proj
+      gpujob describe my_job --region us-central1 --format json | jq -r .job.state
+      gpujob describe my_job_20250101_120000 --service ai-platform --project my-proj
       gpujob describe 4126800986851246080 --service vertex --region us-central1
     """
     return execute_describe(job_settings(params, job))
@@ -108,8 +109,8 @@ def list_(**params: Any) -> int:
 
     \b
     Examples:
-      gpujob list --project my-proj --limit 10
-      gpujob list --filter state=RUNNING --format json
+      gpujob list --region us-central1 --project my-proj --limit 10
+      gpujob list --region us-central1 --filter state=RUNNING --format json
       gpujob list --service vertex --region us-central1 --filter 'display_name="nightly"'
     """
     return execute_list(job_settings(params))
@@ -123,7 +124,7 @@ def cancel(job: str, **params: Any) -> int:
 
     \b
     Examples:
-      gpujob cancel my_job --project my-proj
+      gpujob cancel my_job --region us-central1 --project my-proj
       gpujob cancel nightly --service vertex --region us-central1
     """
     return execute_cancel(job_settings(params, job))
@@ -144,8 +145,8 @@ def wait(job: str, **params: Any) -> int:
 
     \b
     Examples:
-      gpujob wait my_job --project my-proj && echo trained
-      gpujob wait my_job --poll-interval 60 --timeout 7200
+      gpujob wait my_job --region us-central1 --project my-proj && echo trained
+      gpujob wait my_job --region us-central1 --poll-interval 60 --timeout 7200
     """
     return execute_wait(job_settings(params, job))
 
@@ -164,7 +165,7 @@ def logs(job: str, **params: Any) -> int:
 
     \b
     Examples:
-      gpujob logs my_job --project my-proj
-      gpujob logs my_job --follow
+      gpujob logs my_job --region us-central1 --project my-proj
+      gpujob logs my_job --region us-central1 --follow
     """
     return execute_logs(job_settings(params, job))

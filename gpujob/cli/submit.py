@@ -96,11 +96,13 @@ def submit(ctx: click.Context, **params: Any) -> int:
       gpujob submit config.yaml --dry-run
       gpujob submit config.yaml --dry-run --worker-count 2 \\
           --worker-accelerator count=2,type=nvidia-tesla-t4 -- --epochs 10
-      gpujob submit config.yaml --set trainingInput.scheduling.maxWaitTime=3600s --dry-run
+      gpujob submit config.yaml --strategy flex_start \\
+          --set trainingInput.scheduling.maxWaitTime=3600s --dry-run
       gpujob submit config.yaml --project my-proj --stream-logs
       gpujob submit config.yaml --package-path trainer --module-name trainer.task \\
           --staging-bucket gs://my-bucket
-      gpujob submit config.yaml --local --package-path trainer/ -- --epochs 1
+      gpujob submit config.yaml --local --package-path trainer/ --module-name trainer.task \\
+          -- --epochs 1
       gpujob submit training my_job_1 --config config.yaml --region us-central1 --async
     """
     from gpujob.submit import run
@@ -139,7 +141,7 @@ def local_command(ctx: click.Context, **params: Any) -> int:
 
     \b
     Examples:
-      gpujob local config.yaml --package-path trainer/ -- --epochs 1
+      gpujob local config.yaml --package-path trainer/ --module-name trainer.task -- --epochs 1
       gpujob local config.yaml --module-name trainer.task --job-dir out/ --worker-count 3
     """
     from gpujob.submit import run

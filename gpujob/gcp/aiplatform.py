@@ -3,8 +3,8 @@ hyperparameter tuning jobs; where their logs are; what the service's errors mean
 
 The client is built from the discovery document bundled with google-api-python-client
 (``static_discovery=True``): no discovery request is made. Vertex AI is regional: each region
-has its address, ``https://REGION-aiplatform.googleapis.com/`` (VERTEX.md §1.1), and
-``--api-endpoint`` replaces it for every region.
+has its address, ``https://REGION-aiplatform.googleapis.com/`` (as Google's samples and its
+Vertex SDK build it), and ``--api-endpoint`` replaces it for every region.
 
 Duplicates. Vertex AI assigns a job's ID itself and its creates take no request ID, so a create
 that reaches the service twice makes two paid jobs. gpujob therefore never sends a create
@@ -76,7 +76,8 @@ def api_endpoint(settings: GcpSettings, region: str) -> str:
 
 def log_filter(job_id: str, since: str | None = None) -> str:
     """Cloud Logging's filter for a job's logs, as ``gcloud ai custom-jobs stream-logs`` builds
-    it (VERTEX.md §7.1): the ``ml_job`` resource labelled with the job's numeric ID."""
+    it (googlecloudsdk/command_lib/ai/log_util.py): the ``ml_job`` resource labelled with the
+    job's numeric ID."""
     text = f'resource.type="ml_job" AND resource.labels.job_id="{job_id}"'
     return text + (f' AND timestamp>="{since}"' if since else "")
 

@@ -4,7 +4,8 @@
 was written), the catalog, the day of the run and the command line's choices, and returns the
 body of ``customJobs.create`` (or ``hyperparameterTuningJobs.create`` when the job has
 ``hyperparameters``) with a finding at each value it changed, dropped or could not translate
-(VERTEX.md §11 is the field table; §13 what gcloud sends). The body is laid out as gcloud sends
+(the fields are the aiplatform v1 discovery document's, bundled with google-api-python-client).
+The body is laid out as gcloud sends
 it: ``displayName``, ``labels``, ``encryptionSpec`` at the top, the rest under ``jobSpec``
 (``trialJobSpec``); int64 values (``replicaCount``) as strings, int32 ones as numbers.
 """
@@ -30,7 +31,7 @@ FLEX_START = "FLEX_START"
 class VertexOptions(NamedTuple):
     """What the command line adds to the config."""
 
-    display_name: str | None = None  # when the config has no jobId (the generated job id)
+    display_name: str | None = None  # --display-name, over the jobId
     executor_image_uri: str | None = None  # --executor-image-uri
     job_dir: str | None = None  # --job-dir, over trainingInput.jobDir
     strategy: str | None = None  # scheduling.strategy: STANDARD, SPOT, FLEX_START
@@ -74,7 +75,7 @@ def translate(doc: Document, cat: VertexCatalog, today: date,
     spec = {"workerPoolSpecs": _worker_pools(ti, pools, code, spec_path, notes)}
     spec.update(_job_spec_fields(ti, options, job_dir, spec_path, notes))
     body: dict[str, Any] = {"displayName": _display_name(data, doc, options)}
-    if text(data.get("jobId")):
+    if not options.display_name and text(data.get("jobId")):
         notes.came_from(("displayName",), ("jobId",))
     if isinstance(hp, dict):
         body.update(vertex_hptuning.build(hp, notes))
@@ -93,8 +94,9 @@ def translate(doc: Document, cat: VertexCatalog, today: date,
 
 
 def _display_name(data: dict[str, Any], doc: Document, options: VertexOptions) -> str:
-    """The jobId, else --display-name, else as a native config is named after its file."""
-    return display_name(doc, text(data.get("jobId")) or options.display_name)
+    """--display-name, else the jobId, else as a native config is named after its file. A
+    display name may hold what a jobId may not (hyphens, spaces): it is Vertex's name alone."""
+    return display_name(doc, options.display_name or text(data.get("jobId")))
 
 
 def _job_dir(ti: dict[str, Any], options: VertexOptions,

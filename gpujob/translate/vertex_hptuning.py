@@ -1,4 +1,5 @@
-"""AI Platform ``hyperparameters`` as a Vertex ``HyperparameterTuningJob`` (VERTEX.md §9):
+"""AI Platform ``hyperparameters`` as a Vertex ``HyperparameterTuningJob`` (the ml v1 and
+aiplatform v1 discovery documents' HyperparameterSpec and StudySpec):
 the study (metric, goal, parameters, algorithm, early stopping) and the trial counts; the
 trials run the CustomJobSpec the rest of the translation builds."""
 

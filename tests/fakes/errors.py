@@ -56,7 +56,7 @@ def service_disabled(project_number: str = "123456789", service: str = "ml.googl
 
 
 def vertex_disabled(project_number: str) -> dict[str, Any]:
-    """``service_disabled`` for aiplatform.googleapis.com (VERTEX.md §8). The title the real
+    """``service_disabled`` for aiplatform.googleapis.com. The title the real
     message uses after the 2026 rename is not confirmed; the ErrorInfo is."""
     return service_disabled(project_number, "aiplatform.googleapis.com", "Vertex AI API")
 
@@ -137,7 +137,8 @@ def invalid_field(field_name: str, description: str) -> dict[str, Any]:
 
 
 def field_violations(found: list[tuple[str, str]]) -> dict[str, Any]:
-    """400 INVALID_ARGUMENT listing every (field path, message), as Vertex does (VERTEX.md §8.2:
+    """400 INVALID_ARGUMENT listing every (field path, message), as Vertex does (quoted in
+    prefect-archive/prefect-gcp#175:
     "List of found errors: 1.Field: job_spec.worker_pool_specs[0].machine_spec.accelerator_type;
     Message: Both accelerator_type and accelerator_count should be specified or none.")."""
     listed = "".join(f"{i}.Field: {name}; Message: {text}\t"
@@ -154,8 +155,8 @@ def not_found(message: str) -> dict[str, Any]:
 # -- how Vertex jobs end when something went wrong (the job's ``error``, a google.rpc.Status) ---
 
 def insufficient_resources(region: str) -> dict[str, Any]:
-    """A job that failed for lack of capacity after Vertex's retries (VERTEX.md §8.2;
-    openreview/openreview-expertise#401 quotes "Resources are insufficient in region:
+    """A job that failed for lack of capacity after Vertex's retries (Vertex's troubleshooting
+    page; openreview/openreview-expertise#401 quotes "Resources are insufficient in region:
     us-central1")."""
     return {"code": 8, "message": f"Resources are insufficient in region: {region}. Please try "
                                   "a different region."}

@@ -151,6 +151,18 @@ def test_a_value_set_by_a_flag_is_named_by_its_flag(cli, google, key, config, ve
             "trainingInput.masterType: Machine type n1-highcpu-16 is not supported") in result.err
 
 
+def test_an_ai_platform_config_is_created_under_its_display_name(cli, google, key, config,
+                                                                  vertex, clock):
+    """--display-name names the job on Vertex AI (hyphens allowed), and it is how gpujob then
+    shows it; the jobId is not sent."""
+    result = cli("submit", config, *VERTEX, "--job-id", "j1", "--display-name", "nightly-run")
+    assert result.code == 0, result.err
+    (create,) = google.calls("customJobs.create")
+    assert create.body["displayName"] == "nightly-run"
+    assert _job(vertex)["displayName"] == "nightly-run"
+    assert "(nightly-run) submitted to project" in result.err.splitlines()[0]
+
+
 def test_a_quota_is_one_line_naming_metric_and_region(cli, google, key, config, vertex, clock):
     google.inject("customJobs.create", Reply(429, vertex_quota_exceeded(T4, REGION, limit=0)))
     result = cli("submit", config, *VERTEX, "--job-id", "j1")
