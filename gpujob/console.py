@@ -11,6 +11,13 @@ holding the byte 0xFF, which Python reads as the lone surrogate U+DCFF, is shown
 Secrets are masked on both streams (``gpujob.redact``): registered ones everywhere, anything
 shaped like one on stderr too. A result that cannot be written (stdout closed, a full disk) is
 an ``OutputError``, not a bug.
+
+Text that others control (a server's answer, a job's log, another user's display name, a file
+name) reaches the terminal through ``printable``: its control characters are shown as escapes,
+so that it cannot move the cursor, retitle the window, write the clipboard (OSC 52) or forge
+gpujob's own lines. Every diagnostic on stderr goes through it; results on stdout where they
+quote such text (log lines, the job table, a report's file names). JSON is written by ``dumps``:
+strict JSON, with no raw control character at all.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import json
+import math
 import re
 import sys
 from typing import Any
@@ -27,6 +35,15 @@ from gpujob.errors import OutputError
 
 ESCAPE = "gpujob-escape"
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# C0 controls, DEL and C1 controls (ESC, CSI U+009B and OSC U+009D among them); with line breaks
+# and tabs allowed, in text of several lines
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_CONTROL_IN_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+# JSON escapes C0 itself; DEL and C1 it writes raw
+_JSON_CONTROL = re.compile("[\x7f-\x9f]")
+# how the protocol buffers' JSON mapping writes the floats JSON has no number for
+_NOT_FINITE = {math.inf: "Infinity", -math.inf: "-Infinity"}
 
 
 def _escape(exc: UnicodeError) -> tuple[str, int]:
@@ -62,6 +79,40 @@ def safe(text: str) -> str:
     return text.encode("utf-8", ESCAPE).decode("utf-8")
 
 
+def printable(text: str, *, lines: bool = False) -> str:
+    """``text`` with its control characters escaped (``\\x1b``, ``\\n``, ``\\u009b``): for text
+    that others control, which must not steer the terminal. ``lines``: line breaks and tabs
+    stay (a log message, a server's error of several lines); else the text stays one line."""
+    pattern = _CONTROL_IN_LINES if lines else _CONTROL
+    return pattern.sub(lambda found: _shown(found.group()), text)
+
+
+def _shown(char: str) -> str:
+    code = ord(char)
+    return _NAMED.get(char) or (f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}")
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with NaN and the infinities as the strings ``"NaN"``, ``"Infinity"`` and
+    ``"-Infinity"``, as the protocol buffers' JSON mapping writes them
+    (https://protobuf.dev/programming-guides/proto3/#json): JSON has no number for them."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else _NOT_FINITE[value]
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
+
+
+def dumps(value: Any, *, indent: int | None = 2, ensure_ascii: bool = False) -> str:
+    """``value`` as strict JSON text (UTF-8 as it is, unless ``ensure_ascii``): a float JSON
+    has no number for becomes a string (``_finite``), and DEL and the C1 controls, which JSON
+    lets through, are written as escapes, so that no control character reaches a terminal."""
+    text = json.dumps(_finite(value), indent=indent, ensure_ascii=ensure_ascii, allow_nan=False)
+    return _JSON_CONTROL.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
 class Console:
     """Writes results (``out``, ``json``) and diagnostics (``err``), each flushed at once."""
 
@@ -84,8 +135,8 @@ class Console:
         self.out(text + "\n")
 
     def json(self, value: Any) -> None:
-        """A result as indented JSON (UTF-8 text as it is, not escaped)."""
-        self.json_text(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+        """A result as indented, strict JSON (``dumps``)."""
+        self.json_text(dumps(value) + "\n")
 
     def json_text(self, text: str) -> None:
         """A result that is JSON text: a lone surrogate in it (a byte that was not UTF-8, in a

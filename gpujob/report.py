@@ -6,10 +6,10 @@ nothing is printed until every file has been checked.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 
 from gpujob.check import FileResult
+from gpujob.console import dumps
 from gpujob.findings import capped, finding_line, format_path
 
 REPORT_VERSION = 1
@@ -51,10 +51,10 @@ def _file_json(r: FileResult) -> dict[str, object]:
 
 
 def render_json(results: Sequence[FileResult]) -> str:
-    return json.dumps({
+    return dumps({
         "version": REPORT_VERSION,
         "files": [_file_json(r) for r in results],
-    }, indent=2, ensure_ascii=False) + "\n"
+    }) + "\n"
 
 
 def _escape_data(text: str) -> str:

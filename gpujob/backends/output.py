@@ -7,6 +7,10 @@
 ``job`` is the normalised status (``base.JobStatus.as_dict``: id, state, done, succeeded, message,
 createTime), the same for every service; ``raw`` is the service's own object, as it answered.
 ``list`` prints ``{"version": 1, "service", "project", "jobs": [ENVELOPE, …]}``.
+
+The output is strict JSON (``console.dumps``): a NaN or infinity in an answer, which JSON has no
+number for, is written as the string ``"NaN"``, ``"Infinity"`` or ``"-Infinity"``, as the
+protocol buffers' JSON mapping writes such a float.
 """
 
 from __future__ import annotations
