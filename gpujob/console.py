@@ -144,13 +144,14 @@ class Console:
         self.out(_SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text))
 
     def err(self, text: str = "") -> None:
-        """A diagnostic line on stderr (dropped when stderr is closed or broken: there is
-        nowhere else to say it)."""
+        """A diagnostic line on stderr, its control characters but line breaks and tabs shown
+        as escapes (``printable``: a diagnostic may quote a server's words); dropped when
+        stderr is closed or broken: there is nowhere else to say it."""
         stream = sys.stderr
         if stream is None:
             return
         try:
-            stream.write(redact.scrub(text) + "\n")
+            stream.write(printable(redact.scrub(text), lines=True) + "\n")
             stream.flush()
         except OSError:
             pass

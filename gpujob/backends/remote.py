@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from gpujob.backends import follow as following
 from gpujob.backends import output
 from gpujob.backends.base import Backend, JobClient, JobOptions, JobRef, JobStatus, Request
-from gpujob.console import CONSOLE
+from gpujob.console import CONSOLE, printable
 from gpujob.errors import EXIT_INTERRUPTED, EXIT_OK
 
 
@@ -95,7 +95,7 @@ def submit(backend: Backend, body: dict[str, Any], gcp: GcpSettings, output_form
     commands = backend.commands(job_id, project, status.location)
     extra = {"warnings": warnings or []}
     if output_format == "text":
-        CONSOLE.line(job_id)
+        CONSOLE.line(printable(job_id))  # the service's answer names it
     if not (follow.wait or follow.stream_logs):
         CONSOLE.err("Follow it with:")
         for command in (commands.describe, commands.wait, commands.follow_logs):

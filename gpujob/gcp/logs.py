@@ -11,12 +11,15 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from gpujob.console import printable
 from gpujob.gcp.session import Session
 from gpujob.gcp.settings import base_url
 
 
 def format_entry(entry: dict[str, Any]) -> str:
-    """``TIMESTAMP SEVERITY TASK: MESSAGE``, as one prints a training job's log."""
+    """``TIMESTAMP SEVERITY TASK: MESSAGE``, as one prints a training job's log. Everything in
+    it is the log's, which the trainer (and whoever can write to the project's logs) controls:
+    control characters are shown escaped (``console.printable``), a message keeps its lines."""
     payload = entry.get("jsonPayload")
     if "textPayload" in entry:
         message = str(entry["textPayload"])
@@ -30,8 +33,8 @@ def format_entry(entry: dict[str, Any]) -> str:
     trial = labels.get("ml.googleapis.com/trial_id")  # a tuning job's trial (Vertex AI)
     if trial:
         task = f"{task} (trial {trial})"
-    return (f"{entry.get('timestamp', '-')} {entry.get('severity', 'DEFAULT')} {task}: "
-            f"{message.rstrip()}")
+    head = f"{entry.get('timestamp', '-')} {entry.get('severity', 'DEFAULT')} {task}"
+    return f"{printable(head)}: {printable(message.rstrip(), lines=True)}"
 
 
 class LogsClient:
