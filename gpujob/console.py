@@ -13,11 +13,11 @@ shaped like one on stderr too. A result that cannot be written (stdout closed, a
 an ``OutputError``, not a bug.
 
 Text that others control (a server's answer, a job's log, another user's display name, a file
-name) reaches the terminal through ``printable``: its control characters are shown as escapes,
-so that it cannot move the cursor, retitle the window, write the clipboard (OSC 52) or forge
-gpujob's own lines. Every diagnostic on stderr goes through it; results on stdout where they
-quote such text (log lines, the job table, a report's file names). JSON is written by ``dumps``:
-strict JSON, with no raw control character at all.
+name) reaches the terminal through ``gpujob.terminal.printable``: its control characters are
+shown as escapes, so that it cannot move the cursor, retitle the window, write the clipboard
+(OSC 52) or forge gpujob's own lines. Every diagnostic on stderr goes through it; results on
+stdout where they quote such text (log lines, the job table, a report's lines). JSON is
+written by ``dumps``: strict JSON, with no raw control character at all.
 """
 
 from __future__ import annotations
@@ -32,14 +32,10 @@ from typing import Any
 
 from gpujob import redact
 from gpujob.errors import OutputError
+from gpujob.terminal import printable
 
 ESCAPE = "gpujob-escape"
 _SURROGATE = re.compile("[\ud800-\udfff]")
-# C0 controls, DEL and C1 controls (ESC, CSI U+009B and OSC U+009D among them); with line breaks
-# and tabs allowed, in text of several lines
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
-_CONTROL_IN_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 # JSON escapes C0 itself; DEL and C1 it writes raw
 _JSON_CONTROL = re.compile("[\x7f-\x9f]")
 # how the protocol buffers' JSON mapping writes the floats JSON has no number for
@@ -77,19 +73,6 @@ def setup_streams() -> None:
 def safe(text: str) -> str:
     """``text`` with what UTF-8 cannot carry escaped, for messages built before writing."""
     return text.encode("utf-8", ESCAPE).decode("utf-8")
-
-
-def printable(text: str, *, lines: bool = False) -> str:
-    """``text`` with its control characters escaped (``\\x1b``, ``\\n``, ``\\u009b``): for text
-    that others control, which must not steer the terminal. ``lines``: line breaks and tabs
-    stay (a log message, a server's error of several lines); else the text stays one line."""
-    pattern = _CONTROL_IN_LINES if lines else _CONTROL
-    return pattern.sub(lambda found: _shown(found.group()), text)
-
-
-def _shown(char: str) -> str:
-    code = ord(char)
-    return _NAMED.get(char) or (f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}")
 
 
 def _finite(value: Any) -> Any:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpujob.backends.base import Backend
-from gpujob.console import printable
+from gpujob.terminal import printable
 
 ENVELOPE_VERSION = 1
 # The --format choices of the job commands: text for people (YAML, a table, the job ID, as the

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from gpujob.backends import follow as following
 from gpujob.backends import output
 from gpujob.backends.base import Backend, JobClient, JobOptions, JobRef, JobStatus, Request
-from gpujob.console import CONSOLE, printable
+from gpujob.console import CONSOLE
 from gpujob.errors import EXIT_INTERRUPTED, EXIT_OK
+from gpujob.terminal import printable
 
 
 class Follow(NamedTuple):

@@ -11,9 +11,9 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from gpujob.console import printable
 from gpujob.gcp.session import Session
 from gpujob.gcp.settings import base_url
+from gpujob.terminal import printable
 
 
 def format_entry(entry: dict[str, Any]) -> str:
