@@ -15,7 +15,7 @@ from click.core import ParameterSource
 
 from gpujob.backends import DEFAULT_SERVICE, SERVICES
 from gpujob.cli.files import ExistingFile
-from gpujob.params import Count, Seconds
+from gpujob.params import Count, Project, Region, Seconds
 from gpujob.settings import CheckSettings, JobSettings
 
 if TYPE_CHECKING:
@@ -123,11 +123,12 @@ def poll_option_of(hidden: bool = False) -> Decorator:
 poll_option = poll_option_of()
 
 project_option = click.option(
-    "--project", envvar=["GPUJOB_PROJECT", "GOOGLE_CLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT"],
-    show_envvar=True, help="Google Cloud project (default: the credentials' project).")
+    "--project", type=Project(),
+    envvar=["GPUJOB_PROJECT", "GOOGLE_CLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT"], show_envvar=True,
+    help="Google Cloud project (default: the credentials' project).")
 
 region_option = click.option(
-    "--region", envvar="GPUJOB_REGION", show_envvar=True, metavar="REGION",
+    "--region", type=Region(), envvar="GPUJOB_REGION", show_envvar=True, metavar="REGION",
     help="vertex: the region of the jobs (us-central1, …); a job's full resource name gives "
          "its own. ai-platform: not used (its jobs are global).")
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from gpujob import redact
 from gpujob.errors import RemoteError, UsageError
-from gpujob.gcp.settings import GcpSettings, base_url
+from gpujob.gcp.settings import GcpSettings, base_url, project_problem
 
 SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
 
@@ -179,4 +179,8 @@ def resolve(settings: GcpSettings) -> Auth:
         raise UsageError("no Google Cloud project given, and the credentials name none",
                          "pass --project PROJECT (or set GPUJOB_PROJECT, GOOGLE_CLOUD_PROJECT "
                          "or CLOUDSDK_CORE_PROJECT)")
+    problem = project_problem(str(project))
+    if problem:  # the credentials' own (--project was checked as it was parsed)
+        raise UsageError(f"the credentials ({source}) name the project '{project}', which is "
+                         f"not a project ID: {problem}", "pass --project PROJECT")
     return Auth(GuardedCredentials(credentials, *sources), project, source, identity)
