@@ -65,7 +65,7 @@ def check_options(func: Callable[..., Any]) -> Callable[..., Any]:
     check configs (the last two: Vertex AI's, which the translation of a config uses)."""
     return stack(
         click.option(
-            "--catalog", type=ExistingFile(), envvar="GPUJOB_CATALOG",
+            "--catalog", type=ExistingFile("a catalog file"), envvar="GPUJOB_CATALOG",
             show_envvar=True, help="A compatibility catalog (JSON or YAML) to use instead of "
             "the built-in one; `gpujob gpus --export-catalog` prints the built-in one to start "
             "from."),
@@ -137,7 +137,8 @@ def gcp_options_of(hidden: bool = False) -> Decorator:
     """How to reach Google Cloud: the options of every command that talks to it (``hidden``:
     accepted, not shown, for ``gpujob local``, which refuses them with ``modes``' message)."""
     return stack(
-        click.option("--credentials-file", metavar="FILE", type=ExistingFile(),
+        click.option("--credentials-file", metavar="FILE",
+                     type=ExistingFile("a credentials file"),
                      hidden=hidden,
                      help="Service account key or credentials file to use instead of "
                           "Application Default Credentials."),
