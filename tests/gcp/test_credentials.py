@@ -242,3 +242,23 @@ def test_application_default_credentials_from_the_metadata_server(google, submit
     (get,) = google.calls("jobs.get")
     assert get.principal == google.metadata_account
     assert get.path == "/v1/projects/meta-project/jobs/j1"
+
+
+def test_credentials_of_another_universe(cli, google, key, tmp_path):
+    """A key of a sovereign or partner cloud (its ``universe_domain`` is not googleapis.com) is
+    a credentials error, not an internal one (E14); nothing is sent, no token is asked for."""
+    other = dict(key.info, universe_domain="example-sovereign.cloud")
+    path = tmp_path / "other.json"
+    path.write_text(json.dumps(other), encoding="utf-8")
+    for args, env in ((["--credentials-file", path], {}),
+                      ([], {"GOOGLE_APPLICATION_CREDENTIALS": str(path)})):
+        result = cli("list", *args, env=env)
+        assert result.code == 3, result.err
+        assert result.err.splitlines() == [
+            "error: listing the jobs of project proj-a failed: the credentials belong to the "
+            "universe domain example-sovereign.cloud, not to googleapis.com, where gpujob sends "
+            "its requests",
+            "  hint: use credentials of Google Cloud itself (a service account key of a project "
+            "there, or gcloud auth application-default login): gpujob does not reach sovereign "
+            "or partner clouds"]
+    assert google.requests == []
