@@ -93,7 +93,7 @@ class Tail:
         self.overlap = overlap
         self._start = parse_time(since)
         self._newest: datetime | None = None
-        self._seen: dict[str, datetime] = {}  # key -> timestamp, for the window's entries
+        self._seen: dict[str, datetime | None] = {}  # key -> time, of the window's entries
 
     def poll(self) -> list[dict[str, Any]]:
         new = []
@@ -101,21 +101,22 @@ class Tail:
             key = _key(entry)
             if key in self._seen:
                 continue
-            stamp = parse_time(entry.get("timestamp")) or self._newest or _EPOCH
+            stamp = parse_time(entry.get("timestamp"))
             self._seen[key] = stamp
             new.append(entry)
-            if self._newest is None or stamp > self._newest:
+            if stamp is not None and (self._newest is None or stamp > self._newest):
                 self._newest = stamp
         if self._newest is not None:
             start = self._newest - self.overlap
             if self._start is not None:
                 start = max(start, self._start)
-            self.since = start.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-            # what the next read cannot bring again is forgotten
-            self._seen = {key: stamp for key, stamp in self._seen.items() if stamp >= start}
+            self.since = start.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+            # what the next read cannot bring again is forgotten (and an entry whose time
+            # cannot be read, which no read can be told to leave out)
+            self._seen = {key: stamp for key, stamp in self._seen.items()
+                          if stamp is not None and stamp >= start}
         return new
 
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 def _key(entry: dict[str, Any]) -> str:
     return entry.get("insertId") or json.dumps(entry, sort_keys=True)
