@@ -11,6 +11,13 @@ holding the byte 0xFF, which Python reads as the lone surrogate U+DCFF, is shown
 Secrets are masked on both streams (``gpujob.redact``): registered ones everywhere, anything
 shaped like one on stderr too. A result that cannot be written (stdout closed, a full disk) is
 an ``OutputError``, not a bug.
+
+Text that others control (a server's answer, a job's log, another user's display name, a file
+name) reaches the terminal through ``gpujob.terminal.printable``: its control characters are
+shown as escapes, so that it cannot move the cursor, retitle the window, write the clipboard
+(OSC 52) or forge gpujob's own lines. Every diagnostic on stderr goes through it; results on
+stdout where they quote such text (log lines, the job table, a report's lines). JSON is
+written by ``dumps``: strict JSON, with no raw control character at all.
 """
 
 from __future__ import annotations
@@ -18,15 +25,21 @@ from __future__ import annotations
 import codecs
 import contextlib
 import json
+import math
 import re
 import sys
 from typing import Any
 
 from gpujob import redact
 from gpujob.errors import OutputError
+from gpujob.terminal import printable
 
 ESCAPE = "gpujob-escape"
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# JSON escapes C0 itself; DEL and C1 it writes raw
+_JSON_CONTROL = re.compile("[\x7f-\x9f]")
+# how the protocol buffers' JSON mapping writes the floats JSON has no number for
+_NOT_FINITE = {math.inf: "Infinity", -math.inf: "-Infinity"}
 
 
 def _escape(exc: UnicodeError) -> tuple[str, int]:
@@ -62,6 +75,27 @@ def safe(text: str) -> str:
     return text.encode("utf-8", ESCAPE).decode("utf-8")
 
 
+def _finite(value: Any) -> Any:
+    """``value`` with NaN and the infinities as the strings ``"NaN"``, ``"Infinity"`` and
+    ``"-Infinity"``, as the protocol buffers' JSON mapping writes them
+    (https://protobuf.dev/programming-guides/proto3/#json): JSON has no number for them."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else _NOT_FINITE[value]
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
+
+
+def dumps(value: Any, *, indent: int | None = 2, ensure_ascii: bool = False) -> str:
+    """``value`` as strict JSON text (UTF-8 as it is, unless ``ensure_ascii``): a float JSON
+    has no number for becomes a string (``_finite``), and DEL and the C1 controls, which JSON
+    lets through, are written as escapes, so that no control character reaches a terminal."""
+    text = json.dumps(_finite(value), indent=indent, ensure_ascii=ensure_ascii, allow_nan=False)
+    return _JSON_CONTROL.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
 class Console:
     """Writes results (``out``, ``json``) and diagnostics (``err``), each flushed at once."""
 
@@ -84,8 +118,8 @@ class Console:
         self.out(text + "\n")
 
     def json(self, value: Any) -> None:
-        """A result as indented JSON (UTF-8 text as it is, not escaped)."""
-        self.json_text(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+        """A result as indented, strict JSON (``dumps``)."""
+        self.json_text(dumps(value) + "\n")
 
     def json_text(self, text: str) -> None:
         """A result that is JSON text: a lone surrogate in it (a byte that was not UTF-8, in a
@@ -93,13 +127,14 @@ class Console:
         self.out(_SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text))
 
     def err(self, text: str = "") -> None:
-        """A diagnostic line on stderr (dropped when stderr is closed or broken: there is
-        nowhere else to say it)."""
+        """A diagnostic line on stderr, its control characters but line breaks and tabs shown
+        as escapes (``printable``: a diagnostic may quote a server's words); dropped when
+        stderr is closed or broken: there is nowhere else to say it."""
         stream = sys.stderr
         if stream is None:
             return
         try:
-            stream.write(redact.scrub(text) + "\n")
+            stream.write(printable(redact.scrub(text), lines=True) + "\n")
             stream.flush()
         except OSError:
             pass

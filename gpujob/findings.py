@@ -5,6 +5,8 @@ import re
 from collections.abc import Iterable
 from typing import Literal, NamedTuple
 
+from gpujob.terminal import printable
+
 Key = str | int
 JsonPath = tuple[Key, ...]
 Severity = Literal["error", "warning", "note"]
@@ -84,15 +86,17 @@ def warning(rule: str, message: str, path: JsonPath = (), location: Location | N
 def finding_line(finding: Finding) -> str:
     """``config.yaml:3:3: trainingInput.masterTyp: unknown key 'masterTyp' [schema.unknown-key]``
     plus an indented ``hint:`` line; a warning's and a note's message start with ``warning:``
-    and ``note:``."""
-    parts = [str(finding.location) if finding.location else "<unknown>"]
+    and ``note:``. The file's name and what the message quotes of the file are others' text
+    (a config in a pull request): each stays on its line, control characters escaped, so that
+    no name can forge a line of the report."""
+    parts = [printable(str(finding.location)) if finding.location else "<unknown>"]
     if finding.path:
         parts.append(format_path(finding.path))
     if not finding.is_error:
         parts.append(finding.severity)
-    line = ": ".join(parts) + f": {finding.message} [{finding.rule}]"
+    line = ": ".join(parts) + f": {printable(finding.message)} [{finding.rule}]"
     if finding.hint:
-        line += f"\n  hint: {finding.hint}"
+        line += f"\n  hint: {printable(finding.hint)}"
     return line
 
 

@@ -6,7 +6,6 @@ types takes, those machine types, and the zones that offer the GPU.
 
 from __future__ import annotations
 
-import json
 import shutil
 import textwrap
 from collections.abc import Callable, Sequence
@@ -14,7 +13,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import TypeVar
 
 from gpujob.catalog import Catalog, GpuType
-from gpujob.console import CONSOLE
+from gpujob.console import CONSOLE, dumps
 from gpujob.errors import InvalidConfig
 from gpujob.suggest import describe_list, did_you_mean
 
@@ -203,12 +202,12 @@ def _summary(o: Offering, f: Filters) -> str:
 
 
 def render_json(offerings: Sequence[Offering], f: Filters, cat: Catalog) -> str:
-    return json.dumps({
+    return dumps({
         "version": REPORT_VERSION,
         "filters": f.given(),
         "catalog": {"path": cat.path, "as_of": {k: v["as_of"] for k, v in cat.sources.items()}},
         "offerings": [o.as_dict() for o in offerings],
-    }, indent=2) + "\n"
+    }, ensure_ascii=True) + "\n"
 
 
 def table_width() -> int:

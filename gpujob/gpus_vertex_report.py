@@ -4,12 +4,11 @@ name, machine types by family, counts, end of support); with filters, the ``gpuj
 
 from __future__ import annotations
 
-import json
 import textwrap
 from collections.abc import Sequence
 
 from gpujob.catalog.vertex_data import Accelerator, VertexCatalog, region_of
-from gpujob.console import CONSOLE
+from gpujob.console import CONSOLE, dumps
 from gpujob.gpus import Filters, report_miss, table_width
 from gpujob.gpus_vertex import (
     Offering,
@@ -192,7 +191,7 @@ def render_json(cat: VertexCatalog, offerings: Sequence[Offering], f: Filters) -
     too, with no filter) and ``offerings`` (one per GPU and machine type)."""
     shown = [a for a in gpu_types(cat)
              if not f.given() or any(o.gpu == a.api_name for o in offerings)]
-    return json.dumps({
+    return dumps({
         "version": REPORT_VERSION,
         "service": "vertex",
         "filters": f.given(),
@@ -201,7 +200,7 @@ def render_json(cat: VertexCatalog, offerings: Sequence[Offering], f: Filters) -
                          "note": _proxy(cat)},
         "gpus": [_gpu_record(cat, a) for a in shown],
         "offerings": [o.as_dict() for o in offerings],
-    }, indent=2, ensure_ascii=False) + "\n"
+    }) + "\n"
 
 
 def run(cat: VertexCatalog, f: Filters, fmt: str) -> int:

@@ -1,5 +1,7 @@
 """click parameter types for numeric options, applying gpujob's one number rule
-(``gpujob.numbers``): click's own INT and FLOAT take ``٣``, ``1_000``, ``nan`` and ``inf``."""
+(``gpujob.numbers``): click's own INT and FLOAT take ``٣``, ``1_000``, ``nan`` and ``inf``; and
+for the names that become part of an API's resource names (a project, a region), checked
+before anything is sent."""
 
 from __future__ import annotations
 
@@ -8,6 +10,8 @@ from typing import Any
 import click
 
 from gpujob import numbers
+from gpujob.gcp.settings import project_problem, region_problem
+from gpujob.terminal import printable
 
 
 class Count(click.IntRange):
@@ -35,3 +39,38 @@ class Seconds(click.FloatRange):
         except numbers.NumberError as exc:
             self.fail(str(exc), param, ctx)
         return super().convert(value, param, ctx)
+
+
+class _Name(click.ParamType):
+    """A name checked by ``problem`` (None: fine); the empty text means "not given"."""
+
+    what = "name"
+
+    @staticmethod
+    def problem(value: str) -> str | None:
+        raise NotImplementedError
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        text = str(value)
+        problem = self.problem(text) if text else None
+        if problem:
+            shown = text if len(text) <= 80 else f"{text[:60]}…"
+            self.fail(f"'{printable(shown)}' is not a {self.what}: {problem}", param, ctx)
+        return text
+
+
+class Project(_Name):
+    """A Google Cloud project ID or number (``--project``)."""
+
+    name = "project"
+    what = "project ID"
+    problem = staticmethod(project_problem)
+
+
+class Region(_Name):
+    """A region's name (``--region`` of the commands that follow jobs)."""
+
+    name = "region"
+    what = "region"
+    problem = staticmethod(region_problem)

@@ -6,11 +6,12 @@ nothing is printed until every file has been checked.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 
 from gpujob.check import FileResult
+from gpujob.console import dumps
 from gpujob.findings import capped, finding_line, format_path
+from gpujob.terminal import printable
 
 REPORT_VERSION = 1
 
@@ -51,10 +52,10 @@ def _file_json(r: FileResult) -> dict[str, object]:
 
 
 def render_json(results: Sequence[FileResult]) -> str:
-    return json.dumps({
+    return dumps({
         "version": REPORT_VERSION,
         "files": [_file_json(r) for r in results],
-    }, indent=2, ensure_ascii=False) + "\n"
+    }) + "\n"
 
 
 def _escape_data(text: str) -> str:
@@ -67,17 +68,19 @@ def _escape_property(text: str) -> str:
 
 def render_github(results: Sequence[FileResult]) -> str:
     """GitHub Actions workflow commands: one ``::error``/``::warning``/``::notice`` annotation
-    per finding."""
+    per finding. Line breaks are the commands' own escapes; other control characters of the
+    file's name and of what a message quotes are shown as escapes, as in the text report."""
     out = []
     for r in results:
         for f in capped(r.findings):
-            props = [f"file={_escape_property(r.path)}"]
+            props = [f"file={_escape_property(printable(r.path, lines=True))}"]
             if f.location and f.location.line is not None:
                 props += [f"line={f.location.line}", f"col={f.location.column}"]
             props.append(f"title={_escape_property('gpujob ' + f.rule)}")
-            text = f"{format_path(f.path)}: {f.message}" if f.path else f.message
+            message = printable(f.message)
+            text = f"{format_path(f.path)}: {message}" if f.path else message
             if f.hint:
-                text += f"\nhint: {f.hint}"
+                text += f"\nhint: {printable(f.hint)}"
             kind = {"error": "error", "warning": "warning"}.get(f.severity, "notice")
             out.append(f"::{kind} {','.join(props)}::{_escape_data(text)}\n")
     return "".join(out)

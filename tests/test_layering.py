@@ -14,7 +14,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "gpujob"
 
 # modules any stage may import: they import nothing of gpujob's but each other
 FOUNDATION = {"gpujob", "gpujob.errors", "gpujob.findings", "gpujob.suggest", "gpujob.resources",
-              "gpujob.gsuri", "gpujob.numbers"}  # numbers: the one rule for counts, everywhere
+              "gpujob.gsuri", "gpujob.numbers",  # numbers: the one rule for counts, everywhere
+              "gpujob.terminal"}  # terminal: text others control, shown safely by every stage
 
 
 def module_name(path: Path) -> str:

@@ -51,6 +51,28 @@ def test_a_control_character_is_one_line_at_its_place(cli, write):
         "\\u0007 inside a double-quoted string\n")
 
 
+# a file name (in a pull request, say) that holds line breaks and terminal escapes
+FORGING_NAME = "x\nprod.yaml:1:1: trainingInput: looks fine [note]\n\x1b[2Jy.yaml"
+
+
+def test_a_file_name_cannot_forge_report_lines(cli, write):
+    path = write(TYPO, FORGING_NAME)
+    shown = path.replace("\n", "\\n").replace("\x1b", "\\x1b")
+    result = cli("validate", path)
+    assert result.code == 1
+    assert result.out == (f"{shown}:4:3: trainingInput.masterTyp: unknown key 'masterTyp' "
+                          "[schema.unknown-key]\n  hint: did you mean 'masterType'?\n")
+
+
+def test_a_file_name_in_github_annotations_has_no_terminal_escapes(cli, write):
+    path = write(TYPO, FORGING_NAME)
+    result = cli("validate", "--format", "github", path)
+    escaped = (path.replace(":", "%3A").replace("\n", "%0A")
+               .replace("\x1b", "\\x1b"))
+    assert result.out.startswith(f"::error file={escaped},line=4,col=3,")
+    assert "\x1b" not in result.out
+
+
 def _unknown_keys(count: int) -> str:
     return "trainingInput: {" + ",".join(f'"k{i:x}":0' for i in range(count)) + "}\n"
 

@@ -7,6 +7,10 @@
 ``job`` is the normalised status (``base.JobStatus.as_dict``: id, state, done, succeeded, message,
 createTime), the same for every service; ``raw`` is the service's own object, as it answered.
 ``list`` prints ``{"version": 1, "service", "project", "jobs": [ENVELOPE, …]}``.
+
+The output is strict JSON (``console.dumps``): a NaN or infinity in an answer, which JSON has no
+number for, is written as the string ``"NaN"``, ``"Infinity"`` or ``"-Infinity"``, as the
+protocol buffers' JSON mapping writes such a float.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpujob.backends.base import Backend
+from gpujob.terminal import printable
 
 ENVELOPE_VERSION = 1
 # The --format choices of the job commands: text for people (YAML, a table, the job ID, as the
@@ -35,11 +40,13 @@ def job_list(backend: Backend, project: str, jobs: list[dict[str, Any]]) -> dict
 
 def job_table(backend: Backend, jobs: list[dict[str, Any]]) -> str:
     """``list``'s table: JOB_ID, STATE, CREATED, aligned; and NAME last when the service's
-    jobs have display names apart from their IDs (Vertex AI)."""
+    jobs have display names apart from their IDs (Vertex AI). Every cell is the service's
+    text (a display name, anyone's in the project): one line, control characters escaped."""
     statuses = [backend.status(raw) for raw in jobs]
     named = any(s.display_name for s in statuses)
     rows = [("JOB_ID", "STATE", "CREATED") + (("NAME",) if named else ())] + [
-        (s.id, s.state, s.created or "-") + ((s.display_name or "-",) if named else ())
+        tuple(printable(cell) for cell in (s.id, s.state, s.created or "-")
+              + ((s.display_name or "-",) if named else ()))
         for s in statuses]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
     return "".join("  ".join(f"{cell:<{width}}" for cell, width in zip(row[:-1], widths,

@@ -23,6 +23,7 @@ from gpujob.backends.base import (
 )
 from gpujob.console import CONSOLE
 from gpujob.errors import EXIT_INTERRUPTED, EXIT_OK
+from gpujob.terminal import printable
 
 
 class Follow(NamedTuple):
@@ -101,7 +102,7 @@ def submit(backend: Backend, body: dict[str, Any], gcp: GcpSettings, output_form
     commands = backend.commands(job_id, project, status.location)
     extra = {"warnings": warnings or []}
     if output_format == "text":
-        CONSOLE.line(job_id)
+        CONSOLE.line(printable(job_id))  # the service's answer names it
     if not (follow.wait or follow.stream_logs):
         CONSOLE.err("Follow it with:")
         for command in (commands.describe, commands.wait, commands.follow_logs):

@@ -34,8 +34,10 @@ def _shown(path: str) -> str:
     return text if len(text) <= 100 else f"{text[:60]}…{text[-20:]} ({len(path)} characters)"
 
 
-def path_problem(path: str, *, directory: bool = False) -> str | None:
-    """What is wrong with naming ``path`` (``directory``: a directory will do), or None."""
+def path_problem(path: str, *, directory: bool = False, what: str = "a config file"
+                 ) -> str | None:
+    """What is wrong with naming ``path`` (``directory``: a directory will do; ``what``: the
+    kind of file wanted, for the message), or None."""
     if path == "-":
         return ("- reads standard input, and standard input is closed"
                 if sys.stdin is None else None)
@@ -52,13 +54,13 @@ def path_problem(path: str, *, directory: bool = False) -> str | None:
     except ValueError:  # a NUL byte
         return f"no such file: {_shown(path)}"
     if stat.S_ISDIR(mode) and not directory:
-        return f"{_shown(path)} is a directory, not a config file"
+        return f"{_shown(path)} is a directory, not {what}"
     return None
 
 
-def require(path: str, *, directory: bool = False) -> str:
+def require(path: str, *, directory: bool = False, what: str = "a config file") -> str:
     """``path``, or ``UsageError`` saying what is wrong with it."""
-    problem = path_problem(path, directory=directory)
+    problem = path_problem(path, directory=directory, what=what)
     if problem:
         raise UsageError(problem, PATH_HINT if problem.startswith("no such") else None)
     return path
@@ -66,13 +68,17 @@ def require(path: str, *, directory: bool = False) -> str:
 
 class ExistingFile(click.ParamType):
     """A click type for a file argument or option: checked as ``require`` checks it, so that
-    a missing file is ``no such file`` here as from ``validate``."""
+    a missing file is ``no such file`` here as from ``validate``. ``what``: the kind of file
+    (``a credentials file``), for the message about a directory."""
 
     name = "file"
 
+    def __init__(self, what: str = "a config file") -> None:
+        self.what = what
+
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None
                 ) -> str:
-        return require(str(value))
+        return require(str(value), what=self.what)
 
     def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str
                        ) -> list[Any]:

@@ -48,7 +48,7 @@ def execute(settings: GpusSettings) -> int:
 @click.option("--zone", shell_complete=candidates.zone, help="A zone, e.g. us-central1-a.")
 @format_option(("text", "json"), "A table for people, or JSON (version 1) for programs.")
 @service_option_of("The training service whose catalog answers.")
-@click.option("--catalog", type=ExistingFile(), envvar="GPUJOB_CATALOG",
+@click.option("--catalog", type=ExistingFile("a catalog file"), envvar="GPUJOB_CATALOG",
               show_envvar=True, help="A catalog file to use instead of the built-in one.")
 @click.option("--export-catalog", is_flag=True,
               help="Print the catalog in use (JSON, with its sources and dates) and exit: a "

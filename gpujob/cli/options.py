@@ -15,7 +15,7 @@ from click.core import ParameterSource
 
 from gpujob.backends import DEFAULT_SERVICE, SERVICES
 from gpujob.cli.files import ExistingFile
-from gpujob.params import Count, Seconds
+from gpujob.params import Count, Project, Region, Seconds
 from gpujob.settings import CheckSettings, JobSettings
 
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ def check_options(func: Callable[..., Any]) -> Callable[..., Any]:
     check configs (the last two: Vertex AI's, which the translation of a config uses)."""
     return stack(
         click.option(
-            "--catalog", type=ExistingFile(), envvar="GPUJOB_CATALOG",
+            "--catalog", type=ExistingFile("a catalog file"), envvar="GPUJOB_CATALOG",
             show_envvar=True, help="A compatibility catalog (JSON or YAML) to use instead of "
             "the built-in one; `gpujob gpus --export-catalog` prints the built-in one to start "
             "from."),
@@ -123,11 +123,12 @@ def poll_option_of(hidden: bool = False) -> Decorator:
 poll_option = poll_option_of()
 
 project_option = click.option(
-    "--project", envvar=["GPUJOB_PROJECT", "GOOGLE_CLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT"],
-    show_envvar=True, help="Google Cloud project (default: the credentials' project).")
+    "--project", type=Project(),
+    envvar=["GPUJOB_PROJECT", "GOOGLE_CLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT"], show_envvar=True,
+    help="Google Cloud project (default: the credentials' project).")
 
 region_option = click.option(
-    "--region", envvar="GPUJOB_REGION", show_envvar=True, metavar="REGION",
+    "--region", type=Region(), envvar="GPUJOB_REGION", show_envvar=True, metavar="REGION",
     help="vertex: the region of the jobs (us-central1, …); a job's full resource name gives "
          "its own. ai-platform: not used (its jobs are global).")
 
@@ -136,7 +137,8 @@ def gcp_options_of(hidden: bool = False) -> Decorator:
     """How to reach Google Cloud: the options of every command that talks to it (``hidden``:
     accepted, not shown, for ``gpujob local``, which refuses them with ``modes``' message)."""
     return stack(
-        click.option("--credentials-file", metavar="FILE", type=ExistingFile(),
+        click.option("--credentials-file", metavar="FILE",
+                     type=ExistingFile("a credentials file"),
                      hidden=hidden,
                      help="Service account key or credentials file to use instead of "
                           "Application Default Credentials."),

@@ -15,6 +15,7 @@ from gpujob.cli import gcloud, modes
 from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.cli.jobflags import job_options, local_options, submit_settings
 from gpujob.cli.options import format_option, gcp_options_of, given_flags, poll_option_of, stack
+from gpujob.params import Project
 
 
 class UserArgsCommand(GpujobCommand):
@@ -50,7 +51,7 @@ def cloud_options(hidden: bool = False) -> Any:
         click.option("--local", is_flag=True, hidden=hidden,
                      help="Run the job on this machine instead, one process per replica, as "
                           "gpujob local does."),
-        click.option("--project", envvar=["GPUJOB_PROJECT", "GOOGLE_CLOUD_PROJECT",
+        click.option("--project", type=Project(), envvar=["GPUJOB_PROJECT", "GOOGLE_CLOUD_PROJECT",
                                           "CLOUDSDK_CORE_PROJECT"], show_envvar=True,
                      hidden=hidden, help="Google Cloud project to submit to."),
         click.option(

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from dataclasses import dataclass
 from typing import Any
 
 from gpujob import redact
 from gpujob.errors import RemoteError, UsageError
-from gpujob.gcp.settings import GcpSettings, base_url
+from gpujob.gcp.settings import GcpSettings, base_url, project_problem
 
 SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
 
@@ -24,6 +25,10 @@ NO_CREDENTIALS_HINT = (
     "GOOGLE_APPLICATION_CREDENTIALS=KEY.json; pass --credentials-file KEY.json; or run on Google "
     "Cloud, where the metadata server provides them (any of these can be combined with "
     "--impersonate-service-account EMAIL)")
+
+
+_ADC_FILE_HINT = ("point it at a service account key or a credentials file, or unset it to use "
+                  "gcloud's application default credentials")
 
 
 class GuardedCredentials:
@@ -89,6 +94,32 @@ def _identity(credentials: Any) -> str | None:
     return account if isinstance(account, str) and account else None
 
 
+# A key file is about 2.3 KB; a file a thousand times that size is not one (and /dev/zero, or a
+# file that never ends, must not take the machine's memory).
+MAX_CREDENTIALS_BYTES = 1 << 20
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a pipe"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISSOCK, "a socket"))
+
+
+def _read(path: str, named: str, hint: str) -> bytes:
+    """A credentials file's bytes: a regular file of at most ``MAX_CREDENTIALS_BYTES``, else
+    ``RemoteError`` (a credentials error, exit 3) saying what it is. Opened without blocking,
+    so that a pipe nobody writes to is refused, not waited on; ``OSError`` when it cannot be
+    opened."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as fh:
+        mode = os.fstat(fh.fileno()).st_mode
+        if not stat.S_ISREG(mode):
+            kind = next((k for test, k in _KINDS if test(mode)), "not a regular file")
+            raise RemoteError(f"{named} is {kind}, not a credentials file", hint)
+        data = fh.read(MAX_CREDENTIALS_BYTES + 1)
+    if len(data) > MAX_CREDENTIALS_BYTES:
+        raise RemoteError(f"{named} is larger than {MAX_CREDENTIALS_BYTES >> 20} MiB: not a "
+                          "credentials file (a key file is a few KB)", hint)
+    return data
+
+
 def _from_file(path: str) -> tuple[Any, str | None]:
     """A service account key or a user's credentials file, each read by its own loader (google-auth
     deprecates loading a file of any type, which could run commands or reach URLs it names)."""
@@ -97,11 +128,12 @@ def _from_file(path: str) -> tuple[Any, str | None]:
 
     hint = ("pass a service account key, or an authorized user file written by gcloud; other "
             "credential types work through GOOGLE_APPLICATION_CREDENTIALS")
+    named = f"--credentials-file {path}"
     try:
-        with open(path, encoding="utf-8") as fh:
-            info = json.load(fh)
-    except (OSError, ValueError) as exc:
-        raise RemoteError(f"--credentials-file {path} cannot be read: {exc}", hint) from None
+        info = json.loads(_read(path, named, hint).decode("utf-8"))
+    except (OSError, ValueError, RecursionError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise RemoteError(f"{named} cannot be read: {why}", hint) from None
     redact.register_key_info(info)
     kind = info.get("type") if isinstance(info, dict) else None
     try:
@@ -112,8 +144,8 @@ def _from_file(path: str) -> tuple[Any, str | None]:
             found = user.Credentials.from_authorized_user_info(info, scopes=SCOPES)
             return found, info.get("quota_project_id")
     except (ValueError, KeyError) as exc:
-        raise RemoteError(f"--credentials-file {path} cannot be used: {exc}", hint) from None
-    raise RemoteError(f"--credentials-file {path} cannot be used: its type is {kind!r}", hint)
+        raise RemoteError(f"{named} cannot be used: {exc}", hint) from None
+    raise RemoteError(f"{named} cannot be used: its type is {kind!r}", hint)
 
 
 def _default() -> tuple[Any, str | None, str]:
@@ -127,8 +159,7 @@ def _default() -> tuple[Any, str | None, str]:
     except DefaultCredentialsError as exc:
         if env_file:
             raise RemoteError(f"GOOGLE_APPLICATION_CREDENTIALS={env_file} cannot be used: {exc}",
-                              "point it at a service account key or a credentials file, or "
-                              "unset it to use gcloud's application default credentials") from None
+                              _ADC_FILE_HINT) from None
         raise RemoteError("no Google Cloud credentials found", NO_CREDENTIALS_HINT) from None
     if env_file:
         source = f"GOOGLE_APPLICATION_CREDENTIALS={env_file}"
@@ -141,12 +172,14 @@ def _default() -> tuple[Any, str | None, str]:
 
 def _register_file(path: str | None) -> None:
     """Register the secrets of the credentials file Application Default Credentials will read
-    (google-auth keeps its private key out of reach), before anything can quote them."""
+    (google-auth keeps its private key out of reach), before anything can quote them; and
+    refuse, before google-auth reads it whole, a file that is not a regular one or is too large
+    to be a credentials file (``_read``)."""
     if not path:
         return
     try:
-        with open(path, encoding="utf-8") as fh:
-            redact.register_key_info(json.load(fh))
+        data = _read(path, f"GOOGLE_APPLICATION_CREDENTIALS={path}", _ADC_FILE_HINT)
+        redact.register_key_info(json.loads(data.decode("utf-8")))
     except (OSError, ValueError, RecursionError):
         pass  # google-auth reports what is wrong with it
 
@@ -179,4 +212,8 @@ def resolve(settings: GcpSettings) -> Auth:
         raise UsageError("no Google Cloud project given, and the credentials name none",
                          "pass --project PROJECT (or set GPUJOB_PROJECT, GOOGLE_CLOUD_PROJECT "
                          "or CLOUDSDK_CORE_PROJECT)")
+    problem = project_problem(str(project))
+    if problem:  # the credentials' own (--project was checked as it was parsed)
+        raise UsageError(f"the credentials ({source}) name the project '{project}', which is "
+                         f"not a project ID: {problem}", "pass --project PROJECT")
     return Auth(GuardedCredentials(credentials, *sources), project, source, identity)

@@ -227,6 +227,14 @@ def explain(exc: BaseException, action: Action) -> RemoteError | None:
                            "--api-endpoint (or GPUJOB_API_ENDPOINT) if set, else try again later")
     if isinstance(exc, DefaultCredentialsError):
         return RemoteError(f"{action.what} failed: {_one_line(exc)}")
+    if _universe_mismatch(exc):
+        found = re.search(r"in the credentials \(([^)]*)\)", str(exc))
+        theirs = f"the universe domain {found.group(1)}" if found else "another universe domain"
+        return RemoteError(f"{action.what} failed: the credentials belong to {theirs}, not to "
+                           "googleapis.com, where gpujob sends its requests",
+                           "use credentials of Google Cloud itself (a service account key of a "
+                           "project there, or gcloud auth application-default login): gpujob "
+                           "does not reach sovereign or partner clouds")
     if isinstance(exc, ServerNotFoundError):
         return RemoteError(f"{action.what} failed: {_one_line(exc)}",
                            "check the network, and --api-endpoint or GPUJOB_API_ENDPOINT if set")
@@ -242,6 +250,16 @@ def explain(exc: BaseException, action: Action) -> RemoteError | None:
                            "check the network and the endpoint; the request may have reached "
                            "the service: see whether it acted before trying again")
     return None
+
+
+def _universe_mismatch(exc: BaseException) -> bool:
+    """google-api-core's UniverseMismatchError: credentials whose ``universe_domain`` is not the
+    client's (googleapiclient checks it before sending anything)."""
+    try:
+        from google.api_core.universe import UniverseMismatchError
+    except ImportError:  # an older google-api-core, which does not check
+        return False
+    return isinstance(exc, UniverseMismatchError)
 
 
 def raise_explained(exc: BaseException, action: Action) -> NoReturn:

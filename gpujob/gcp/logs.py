@@ -9,14 +9,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from gpujob.gcp.ml import parse_time
 from gpujob.gcp.session import Session
 from gpujob.gcp.settings import base_url
+from gpujob.terminal import printable
 
 
 def format_entry(entry: dict[str, Any]) -> str:
-    """``TIMESTAMP SEVERITY TASK: MESSAGE``, as one prints a training job's log."""
+    """``TIMESTAMP SEVERITY TASK: MESSAGE``, as one prints a training job's log. Everything in
+    it is the log's, which the trainer (and whoever can write to the project's logs) controls:
+    control characters are shown escaped (``console.printable``), a message keeps its lines."""
     payload = entry.get("jsonPayload")
     if "textPayload" in entry:
         message = str(entry["textPayload"])
@@ -30,8 +35,8 @@ def format_entry(entry: dict[str, Any]) -> str:
     trial = labels.get("ml.googleapis.com/trial_id")  # a tuning job's trial (Vertex AI)
     if trial:
         task = f"{task} (trial {trial})"
-    return (f"{entry.get('timestamp', '-')} {entry.get('severity', 'DEFAULT')} {task}: "
-            f"{message.rstrip()}")
+    head = f"{entry.get('timestamp', '-')} {entry.get('severity', 'DEFAULT')} {task}"
+    return f"{printable(head)}: {printable(message.rstrip(), lines=True)}"
 
 
 class LogsClient:
@@ -64,31 +69,52 @@ class LogsClient:
             yield from page.get("entries", [])
 
 
+# How far behind the newest entry seen each poll reads again. Cloud Logging does not index
+# entries in timestamp order (another replica's line, stamped earlier, can arrive after a later
+# one was read); gcloud's own tail holds back the newest 5 s of the log for the same reason
+# (googlecloudsdk/command_lib/logs/stream.py). An entry indexed later than this behind the
+# newest one is still missed by a follow; ``gpujob logs`` (one read of the whole log) shows it.
+OVERLAP = timedelta(seconds=30)
+
+
 class Tail:
     """The entries of a log not seen before, poll after poll.
 
     ``read(since)`` gives the entries stamped at or after ``since`` (an RFC 3339 time; None: all),
-    oldest first. Each poll asks from the newest timestamp seen, so only entries at that very
-    timestamp can come again: those are the only ones remembered, and following a long job's log
-    takes no more memory as it grows."""
+    oldest first. Each poll reads again from ``OVERLAP`` before the newest timestamp seen (never
+    before ``since``, the first poll's start), so that an entry indexed late still comes; what
+    was printed is told by its ``insertId``. Only the entries of that window are remembered:
+    following a long job's log takes no more memory as it grows."""
 
     def __init__(self, read: Callable[[str | None], Iterable[dict[str, Any]]],
-                 since: str | None) -> None:
+                 since: str | None, overlap: timedelta = OVERLAP) -> None:
         self.read = read
         self.since = since
-        self._seen: set[str] = set()  # keys of the entries stamped ``since``
+        self.overlap = overlap
+        self._start = parse_time(since)
+        self._newest: datetime | None = None
+        self._seen: dict[str, datetime | None] = {}  # key -> time, of the window's entries
 
     def poll(self) -> list[dict[str, Any]]:
         new = []
         for entry in self.read(self.since):
             key = _key(entry)
-            if key not in self._seen:
-                self._seen.add(key)
-                new.append(entry)
-        newest = new[-1].get("timestamp") if new else None
-        if newest and newest != self.since:
-            self.since = newest
-            self._seen = {_key(entry) for entry in new if entry.get("timestamp") == newest}
+            if key in self._seen:
+                continue
+            stamp = parse_time(entry.get("timestamp"))
+            self._seen[key] = stamp
+            new.append(entry)
+            if stamp is not None and (self._newest is None or stamp > self._newest):
+                self._newest = stamp
+        if self._newest is not None:
+            start = self._newest - self.overlap
+            if self._start is not None:
+                start = max(start, self._start)
+            self.since = start.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+            # what the next read cannot bring again is forgotten (and an entry whose time
+            # cannot be read, which no read can be told to leave out)
+            self._seen = {key: stamp for key, stamp in self._seen.items()
+                          if stamp is not None and stamp >= start}
         return new
 
 

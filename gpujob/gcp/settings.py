@@ -7,12 +7,35 @@ name a region; ``--api-endpoint`` replaces it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 LOGGING_ENDPOINT = "https://logging.googleapis.com/"
 IAM_CREDENTIALS_ENDPOINT = "https://iamcredentials.googleapis.com/"
 STORAGE_ENDPOINT = "https://storage.googleapis.com/"
+
+
+# What a project and a region can be, checked before either becomes part of a resource name
+# (``projects/PROJECT/locations/REGION/…``). A project ID: lowercase letters, digits and hyphens
+# (https://cloud.google.com/resource-manager/docs/creating-managing-projects), an older
+# domain-scoped one prefixed by its domain and ':'; or a project number.
+_PROJECT = re.compile(r"(?:[a-z0-9][a-z0-9.-]*:)?[a-z0-9][a-z0-9-]*")
+PROJECT_RULE = ("a project ID holds only lowercase letters, digits and hyphens (a domain-scoped "
+                "one: example.com:my-project), or is a project number; see "
+                "https://cloud.google.com/resource-manager/docs/creating-managing-projects")
+_REGION = re.compile(r"[a-z][a-z0-9-]*")
+REGION_RULE = "a region name holds only lowercase letters, digits and hyphens, as us-central1"
+
+
+def project_problem(project: str) -> str | None:
+    """What keeps ``project`` from being a project ID or number, or None."""
+    return None if _PROJECT.fullmatch(project) else PROJECT_RULE
+
+
+def region_problem(region: str) -> str | None:
+    """What keeps ``region`` from being a region's name, or None."""
+    return None if _REGION.fullmatch(region) else REGION_RULE
 
 
 @dataclass(frozen=True)

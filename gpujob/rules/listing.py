@@ -20,7 +20,7 @@ def _note(rule: Rule) -> str:
 
 def render_json(rules: Sequence[Rule]) -> str:
     return json.dumps({"version": REPORT_VERSION, "rules": [r.as_dict() for r in rules]},
-                      indent=2) + "\n"
+                      indent=2, allow_nan=False) + "\n"
 
 
 def render_text(rules: Sequence[Rule]) -> str:

@@ -15,6 +15,7 @@ import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import pytest
 from fakes.google import Reply
 from fakes.keys import service_account_key
 
@@ -71,6 +72,56 @@ def test_a_credentials_file_that_is_not_json(cli, google, write):
     assert result.code == 3
     assert result.err.startswith(f"error: --credentials-file {path} cannot be read: Expecting "
                                  "value: line 1 column 1")
+
+
+FILE_HINT = ("  hint: pass a service account key, or an authorized user file written by gcloud; "
+             "other credential types work through GOOGLE_APPLICATION_CREDENTIALS")
+ADC_HINT = ("  hint: point it at a service account key or a credentials file, or unset it to use "
+            "gcloud's application default credentials")
+
+
+def _fifo(tmp_path: Path) -> str:
+    path = tmp_path / "key.fifo"
+    os.mkfifo(path)
+    return str(path)
+
+
+@pytest.mark.parametrize("make, kind", [
+    (lambda tmp: "/dev/zero", "a character device"),  # endless: it was read whole (E13)
+    (_fifo, "a pipe"),  # nobody writes to it: it blocked
+], ids=["endless", "pipe"])
+def test_a_credentials_file_that_is_not_a_file(cli, google, tmp_path, make, kind):
+    path = make(tmp_path)
+    result = cli("list", "--credentials-file", path)
+    assert result.code == 3, result.err
+    assert result.err.splitlines() == [
+        f"error: --credentials-file {path} is {kind}, not a credentials file", FILE_HINT]
+    result = cli("list", "--project", "p", env={"GOOGLE_APPLICATION_CREDENTIALS": path})
+    assert result.code == 3, result.err
+    assert result.err.splitlines() == [
+        f"error: GOOGLE_APPLICATION_CREDENTIALS={path} is {kind}, not a credentials file",
+        ADC_HINT]
+    assert google.requests == []
+
+
+def test_a_credentials_file_too_large_to_be_one(cli, google, write):
+    path = write('{"type": "service_account", "x": "' + "a" * (1 << 20) + '"}', "big.json")
+    for args, env, named in (
+            (["--credentials-file", path], {}, f"--credentials-file {path}"),
+            ([], {"GOOGLE_APPLICATION_CREDENTIALS": path},
+             f"GOOGLE_APPLICATION_CREDENTIALS={path}")):
+        result = cli("list", "--project", "p", *args, env=env)
+        assert result.code == 3, result.err
+        assert result.err.splitlines()[0] == (
+            f"error: {named} is larger than 1 MiB: not a credentials file (a key file is a few "
+            "KB)")
+    assert google.requests == []
+
+
+def test_a_directory_is_not_a_credentials_file(cli, google, tmp_path):
+    result = cli("list", "--credentials-file", tmp_path)
+    assert result.code == 2
+    assert result.err == f"error: {tmp_path} is a directory, not a credentials file\n"
 
 
 def test_a_key_the_token_endpoint_refuses(cli, google, tmp_path, monkeypatch):
@@ -191,3 +242,23 @@ def test_application_default_credentials_from_the_metadata_server(google, submit
     (get,) = google.calls("jobs.get")
     assert get.principal == google.metadata_account
     assert get.path == "/v1/projects/meta-project/jobs/j1"
+
+
+def test_credentials_of_another_universe(cli, google, key, tmp_path):
+    """A key of a sovereign or partner cloud (its ``universe_domain`` is not googleapis.com) is
+    a credentials error, not an internal one (E14); nothing is sent, no token is asked for."""
+    other = dict(key.info, universe_domain="example-sovereign.cloud")
+    path = tmp_path / "other.json"
+    path.write_text(json.dumps(other), encoding="utf-8")
+    for args, env in ((["--credentials-file", path], {}),
+                      ([], {"GOOGLE_APPLICATION_CREDENTIALS": str(path)})):
+        result = cli("list", *args, env=env)
+        assert result.code == 3, result.err
+        assert result.err.splitlines() == [
+            "error: listing the jobs of project proj-a failed: the credentials belong to the "
+            "universe domain example-sovereign.cloud, not to googleapis.com, where gpujob sends "
+            "its requests",
+            "  hint: use credentials of Google Cloud itself (a service account key of a project "
+            "there, or gcloud auth application-default login): gpujob does not reach sovereign "
+            "or partner clouds"]
+    assert google.requests == []

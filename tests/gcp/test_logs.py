@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import re
+from datetime import datetime, timedelta
+
+from fakes.times import parse_time
 
 LINE = re.compile(r"\d{4}-\d\d-\d\dT[\d:.]+Z (\w+) ([\w-]+): (.*)")
 
@@ -41,7 +44,7 @@ def test_logs_reads_every_page(cli, google, key, submitted):
 
 
 def test_follow_prints_each_line_once_until_the_job_ends(cli, google, key, submitted, clock):
-    submitted("j1", state="RUNNING")
+    job = submitted("j1", state="RUNNING")
     google.add_log("j1", "starting")
     google.script("j1", ("RUNNING", ["epoch 1"]), ("RUNNING", []),
                   ("SUCCEEDED", ["epoch 2", "done"]))
@@ -50,10 +53,68 @@ def test_follow_prints_each_line_once_until_the_job_ends(cli, google, key, submi
     assert [m for _, _, m in _lines(result.out)] == ["starting", "epoch 1", "epoch 2", "done"]
     assert clock.sleeps == [10.0, 10.0, 10.0]
     assert result.err.splitlines() == ["job j1: SUCCEEDED", "job j1 ended SUCCEEDED"]
-    # after the first read, each read starts at the newest line seen
-    since = [re.search(r'timestamp>="([^"]+)"', c.body["filter"])[1]
+    # each read starts at the job's creation, or 30 s before the newest line seen if later
+    since = [parse_time(re.search(r'timestamp>="([^"]+)"', c.body["filter"])[1])
              for c in google.calls("entries.list")]
-    assert since == sorted(since) and len(set(since)) > 1
+    assert set(since) == {parse_time(job["createTime"])}
+
+
+def _stamped(entry: dict, seconds: float, base: datetime) -> dict:
+    return {**entry, "insertId": f"{entry['insertId']}-{seconds}",
+            "timestamp": (base + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")}
+
+
+def test_follow_prints_a_line_indexed_after_a_later_one(cli, google, key, submitted, clock,
+                                                        monkeypatch):
+    """Cloud Logging does not index entries in timestamp order: another replica's line can
+    arrive after a later-stamped one was printed, and is printed then (E04)."""
+    job = submitted("j1", state="RUNNING")
+    base = parse_time(job["createTime"])
+    entry = google.job_logs.add("j1", "step")
+    google.logs["j1"][:] = [_stamped({**entry, "textPayload": "step 1"}, 1, base),
+                            _stamped({**entry, "textPayload": "step 3"}, 3, base)]
+    late = _stamped({**entry, "textPayload": "step 2 (the other replica's)"}, 2, base)
+    google.script("j1", "RUNNING", "RUNNING", "SUCCEEDED")
+    sleep = clock.sleep
+
+    def sleep_then_index(seconds: float) -> None:
+        sleep(seconds)
+        if len(clock.sleeps) == 1:  # after steps 1 and 3 were read
+            google.logs["j1"].append(late)
+
+    monkeypatch.setattr(clock, "sleep", sleep_then_index)
+    result = cli("logs", "j1", "--follow", "--poll-interval", "10")
+    assert result.code == 0, result.err
+    assert [m for _, _, m in _lines(result.out)] == ["step 1", "step 3",
+                                                     "step 2 (the other replica's)"]
+    # the read that found it started 30 s before step 3 (not before the job was created)
+    since = [parse_time(re.search(r'timestamp>="([^"]+)"', c.body["filter"])[1])
+             for c in google.calls("entries.list")]
+    assert since[1] == max(base, base + timedelta(seconds=3 - 30))
+
+
+def test_stream_logs_prints_a_line_indexed_after_a_later_one(cli, google, key, config, clock,
+                                                             monkeypatch):
+    """``submit --stream-logs`` follows with the same code (E04)."""
+    google.script("j1", "RUNNING", "RUNNING", "SUCCEEDED")
+    sleep = clock.sleep
+
+    def sleep_then_log(seconds: float) -> None:
+        sleep(seconds)
+        if len(clock.sleeps) == 1:  # the job was created; a line, then an earlier-stamped one
+            base = parse_time(google.jobs[("proj-a", "j1")]["createTime"])
+            entry = google.job_logs.add("j1", "x")
+            google.logs["j1"][:] = [_stamped({**entry, "textPayload": "second"}, 40, base)]
+        elif len(clock.sleeps) == 2:
+            base = parse_time(google.jobs[("proj-a", "j1")]["createTime"])
+            entry = google.logs["j1"][0]
+            google.logs["j1"].append(_stamped({**entry, "textPayload": "first"}, 20, base))
+
+    monkeypatch.setattr(clock, "sleep", sleep_then_log)
+    result = cli("submit", config, "--job-id", "j1", "--stream-logs", "--poll-interval", "10")
+    assert result.code == 0, result.err
+    assert [LINE.fullmatch(line)[3] for line in result.out.splitlines()[1:]] == [
+        "second", "first"]
 
 
 def test_follow_of_a_finished_job_returns_at_once(cli, google, key, submitted, clock):
@@ -105,10 +166,11 @@ class _Entries:
         self.log: list[dict] = []
 
     def entries(self, since: str | None = None):
-        return [e for e in self.log if since is None or e["timestamp"] >= since]
+        return [e for e in self.log
+                if since is None or parse_time(e["timestamp"]) >= parse_time(since)]
 
 
-def test_following_shows_each_entry_once_and_remembers_only_the_newest_second():
+def test_following_shows_each_entry_once_and_remembers_only_the_last_30_seconds():
     from gpujob.gcp.logs import Tail
 
     client = _Entries()
@@ -119,8 +181,23 @@ def test_following_shows_each_entry_once_and_remembers_only_the_newest_second():
     client.log += [{"insertId": "c", "timestamp": "2025-01-01T00:00:02Z"}]  # same second as b
     assert [e["insertId"] for e in tail.poll()] == ["c"]
     assert tail.poll() == []
-    client.log += [{"insertId": f"n{i}", "timestamp": f"2025-01-01T00:01:{i:02d}Z"}
+    client.log += [{"insertId": f"n{i}", "timestamp": f"2025-01-01T00:01:{i:02d}.5Z"}
                    for i in range(50)]
     assert len(tail.poll()) == 50
     assert tail.poll() == []
-    assert len(tail._seen) == 1  # a long log is not held in memory
+    # a long log is not held in memory: only what the next read brings again, 00:01:19.5 on
+    assert sorted(tail._seen) == [f"n{i}" for i in range(19, 50)]
+
+
+def test_an_entry_indexed_late_is_shown_within_30_seconds_of_the_newest():
+    from gpujob.gcp.logs import Tail
+
+    client = _Entries()
+    tail = Tail(client.entries, "2025-01-01T00:00:00Z")
+    client.log += [{"insertId": "a", "timestamp": "2025-01-01T00:00:01Z"},
+                   {"insertId": "c", "timestamp": "2025-01-01T00:00:40Z"}]
+    assert [e["insertId"] for e in tail.poll()] == ["a", "c"]
+    client.log += [{"insertId": "b", "timestamp": "2025-01-01T00:00:11Z"},  # 29 s before c
+                   {"insertId": "too-late", "timestamp": "2025-01-01T00:00:09Z"}]
+    assert [e["insertId"] for e in tail.poll()] == ["b"]
+    assert tail.poll() == []
