@@ -374,9 +374,9 @@ def test_dry_run_needs_no_credentials(cli, write, monkeypatch, tmp_path):
 
 
 def test_the_body_is_what_gcloud_sends_for_empty_keys_and_booleans(dry_run):
-    """gcloud's decoder leaves out a null and reads a boolean in a double field as 0.0/1.0;
-    numbers written as strings go as written (the API's JSON takes both), and no scaleTier is
-    added (the service's default applies)."""
+    """gcloud's decoder leaves out a null, and reads a string or a boolean in a double field as
+    a number ('50' -> 50, false -> 0.0); no scaleTier is added (the service's default
+    applies)."""
     config = RUNTIME.replace("  scaleTier: BASIC\n", "") + (
         "  runtimeVersion: '2.11'\n"
         "  hyperparameters:\n"
@@ -387,7 +387,7 @@ def test_the_body_is_what_gcloud_sends_for_empty_keys_and_booleans(dry_run):
     body, err = dry_run("--project", "p", config=config)
     assert "scaleTier" not in body["trainingInput"]
     assert body["trainingInput"]["hyperparameters"] == {"params": [
-        {"parameterName": "first-layer-size", "type": "INTEGER", "minValue": "50",
+        {"parameterName": "first-layer-size", "type": "INTEGER", "minValue": 50,
          "maxValue": 500},
         {"parameterName": "residual", "type": "DISCRETE", "discreteValues": [0.0, 1.0]}]}
     assert ("params[0].discreteValues: note: discreteValues is empty (null): it is not sent, "
