@@ -302,9 +302,15 @@ class _Reporter:
         # int64, int32 fields and counts: an integer, or a string of digits (gpujob.numbers);
         # a double: a number, or one written in a string
         value = err.instance
-        if any(s.get("type") == "number" for s in err.validator_value):
+        kinds = {s.get("type") for s in err.validator_value}
+        if "number" in kinds:  # a double: a number, or a string holding one (proto3 JSON)
             self.add("schema.type", path, f"expected a number, found {_describe(value)}",
-                     "write a number such as 0.5 (a number in a string such as '0.5' works "
+                     "write a number such as 0.01 (a string holding one, such as '0.01', "
+                     "works too)")
+            return
+        if not any("format" in s for s in err.validator_value):  # a whole number, not int64
+            self.add("schema.type", path, f"expected a whole number, found {_describe(value)}",
+                     "write a whole number such as 4 (a string of digits such as '4' works "
                      "too)")
             return
         minimum = min((s.get("minimum", 0) for s in err.validator_value if "minimum" in s),

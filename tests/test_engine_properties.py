@@ -58,7 +58,8 @@ def test_the_engine_never_crashes_and_always_says_where(document, opts):
     result = FileResult("random.yaml", findings)
     report = json.loads(render_json([result]))
     assert report["files"][0]["valid"] == (not result.errors)
-    rendered = report["files"][0]["errors"] + report["files"][0]["warnings"]
+    entry = report["files"][0]
+    rendered = entry["errors"] + entry["warnings"] + entry.get("notes", [])
     assert sorted((d["line"], d["column"], d["rule"], d["message"]) for d in rendered) == sorted(
         (f.location.line, f.location.column, f.rule, f.message) for f in findings)
     text = render_text([result])
@@ -66,7 +67,8 @@ def test_the_engine_never_crashes_and_always_says_where(document, opts):
         finding_line(f).split("\n")[0] for f in findings]
     annotations = render_github([result]).splitlines()
     assert len(annotations) == len(findings)
-    assert all(a.startswith(("::error file=random.yaml,", "::warning file=random.yaml,"))
+    assert all(a.startswith(("::error file=random.yaml,", "::warning file=random.yaml,",
+                             "::notice file=random.yaml,"))
                for a in annotations)
 
 

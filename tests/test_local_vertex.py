@@ -240,7 +240,8 @@ def test_the_executor_image_is_translated_as_for_the_cloud(vertex_run):
                                  trainer_args=("--expect", "5"))
     assert result.code == 0, result.err
     assert "end of availability" not in result.err
-    assert ("trainingInput.runtimeVersion: note: runtimeVersion and pythonVersion are not sent: "
+    assert ("trainingInput.runtimeVersion: note: runtimeVersion '2.11' and pythonVersion '3.7' "
+            "are not sent: "
             "the package runs on python:3.11 (--executor-image-uri) "
             "[vertex-translate.runtime-version]") in result.err
     # the image's command installs the package and passes the arguments on: the same here

@@ -70,7 +70,8 @@ def compatible(theirs: dict[str, Any], mine: dict[str, Any], where: str) -> None
     elif kind == "integer":
         assert got == {"integer"}, where
     elif kind == "number":
-        assert got <= {"number", "integer"}, where
+        # a double; proto3 JSON (and gcloud) take a string holding a number too ('0.001')
+        assert got <= {"number", "integer"} or got == {"number", "string"}, where
     elif kind in ("string", "boolean"):
         assert got == {kind}, f"{where}: {got} is not {kind}"
     elif kind == "array":

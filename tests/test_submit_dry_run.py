@@ -371,3 +371,25 @@ def test_dry_run_needs_no_credentials(cli, write, monkeypatch, tmp_path):
     result = cli("submit", write(BASE), "--dry-run")
     assert result.code == 0
     assert json.loads(result.out)["trainingInput"]["region"] == "us-central1"
+
+
+def test_the_body_is_what_gcloud_sends_for_empty_keys_and_booleans(dry_run):
+    """gcloud's decoder leaves out a null, and reads a string or a boolean in a double field as
+    a number ('50' -> 50, false -> 0.0); no scaleTier is added (the service's default
+    applies)."""
+    config = RUNTIME.replace("  scaleTier: BASIC\n", "") + (
+        "  runtimeVersion: '2.11'\n"
+        "  hyperparameters:\n"
+        "    params:\n"
+        "      - {parameterName: first-layer-size, type: INTEGER, discreteValues: null,\n"
+        "         minValue: '50', maxValue: 500}\n"
+        "      - {parameterName: residual, type: DISCRETE, discreteValues: [false, true]}\n")
+    body, err = dry_run("--project", "p", config=config)
+    assert "scaleTier" not in body["trainingInput"]
+    assert body["trainingInput"]["hyperparameters"] == {"params": [
+        {"parameterName": "first-layer-size", "type": "INTEGER", "minValue": 50,
+         "maxValue": 500},
+        {"parameterName": "residual", "type": "DISCRETE", "discreteValues": [0.0, 1.0]}]}
+    assert ("params[0].discreteValues: note: discreteValues is empty (null): it is not sent, "
+            "as gcloud leaves an empty value out [load.null]") in err
+    assert "warning: false is sent as the number 0.0" in err

@@ -85,8 +85,8 @@ def test_a_prebuilt_executor_image_runs_the_package():
     t = run(package(), today=date(2025, 6, 1), executor_image_uri=uri)
     spec = t.body["jobSpec"]["workerPoolSpecs"][1]["pythonPackageSpec"]
     assert spec["executorImageUri"] == uri and spec["pythonModule"] == "trainer.task"
-    assert shown(t) == [f"9:19 note runtime-version: runtimeVersion is not sent: the package "
-                        f"runs on {uri} (--executor-image-uri)"]
+    assert shown(t) == [f"9:19 note runtime-version: runtimeVersion '2.11' is not sent: the "
+                        f"package runs on {uri} (--executor-image-uri)"]
     assert problems(t) == []
     late = run(package(), today=date(2026, 7, 24), executor_image_uri=uri)
     assert shown(late)[0] == (f"--executor-image-uri error executor-image: {uri}: the prebuilt "

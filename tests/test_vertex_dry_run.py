@@ -209,3 +209,40 @@ def test_the_strategy_flag_is_the_jobs_scheduling_strategy(cli, write, given, st
     body = json.loads(result.out)
     assert body["jobSpec"]["scheduling"] == {"strategy": strategy}
     assert accepted(body, "customJobs") == []
+
+
+GCLOUD_FORMS = """\
+trainingInput:
+  masterConfig: {imageUri: gcr.io/p/t:1}
+  hyperparameters:
+    goal: MAXIMIZE
+    hyperparameterMetricTag: accuracy
+    params:
+      - parameterName: first-layer-size
+        type: INTEGER
+        discreteValues:
+        minValue: '50'
+        maxValue: '500'
+      - parameterName: learning-rate
+        type: DOUBLE
+        minValue: '0.0001'
+        maxValue: 0.1
+      - parameterName: use-residual
+        type: DISCRETE
+        discreteValues: [False, True]
+"""
+
+
+def test_a_study_written_as_gcloud_takes_it_becomes_a_study_vertex_accepts(cli, write):
+    """No scaleTier (BASIC), hyphenated names, numbers as strings, an empty key, booleans in a
+    double field: each the form gcloud sends, each in the body as Vertex AI takes it."""
+    result = dry_run(cli, write(GCLOUD_FORMS), "--project", "p", "--region", "us-central1")
+    assert result.code == 0, result.err
+    body = json.loads(result.out)
+    assert body["studySpec"]["parameters"] == [
+        {"parameterId": "first-layer-size",
+         "integerValueSpec": {"minValue": "50", "maxValue": "500"}},
+        {"parameterId": "learning-rate", "doubleValueSpec": {"minValue": 0.0001, "maxValue": 0.1}},
+        {"parameterId": "use-residual", "discreteValueSpec": {"values": [0.0, 1.0]}}]
+    assert pools(body) == [("n1-standard-4", None, None, "1")]
+    assert accepted(body, "hyperparameterTuningJobs") == []

@@ -382,3 +382,47 @@ def test_a_package_job_is_checked_without_its_package_and_refused_without_one_at
     assert (f"{config}:1:1: trainingInput.pythonModule: a job without a container image runs a "
             "Python package: it needs packageUris and pythonModule [vertex-translate.package]"
             ) in sent.err
+
+
+# -- the tuning study: what Vertex AI's StudySpec refuses, found by validate as by convert ------
+
+STUDY = """\
+trainingInput:
+  scaleTier: CUSTOM
+  masterType: n1-standard-4
+  masterConfig: {imageUri: gcr.io/p/t:1}
+  hyperparameters:
+    goal: MAXIMIZE
+    hyperparameterMetricTag: Eval Accuracy
+    algorithm: GRID_SEARCH
+    params:
+      - {parameterName: first-layer-size, type: INTEGER, minValue: 8, maxValue: 64}
+      - {parameterName: learning rate, type: DOUBLE, minValue: 0.001, maxValue: 0.1}
+      - {parameterName: first-layer-size, type: DISCRETE, discreteValues: [1, 2]}
+"""
+
+
+def test_a_study_vertex_refuses_is_refused_at_its_lines(cli, write):
+    """metricId and parameterId hold no whitespace (a hyphen is fine), each parameter once,
+    GRID_SEARCH over no DOUBLE: the discovery document's rules, found before any request."""
+    result = validate(cli, write, STUDY)
+    assert result.code == 1
+    assert result.out == (
+        "config.yaml:7:30: trainingInput.hyperparameters.hyperparameterMetricTag: metric "
+        "'Eval Accuracy' becomes Vertex AI's metricId, which must not contain whitespace "
+        "[vertex.study-id]\n  hint: report the metric under a name without spaces "
+        "(cloudml-hypertune's hyperparameter_metric_tag) and set hyperparameterMetricTag to it\n"
+        "config.yaml:11:25: trainingInput.hyperparameters.params[1].parameterName: parameterName "
+        "'learning rate' becomes Vertex AI's parameterId, which must not contain whitespace "
+        "[vertex.study-id]\n  hint: name the parameter as the trainer's flag, without spaces\n"
+        "config.yaml:11:46: trainingInput.hyperparameters.params[1].type: GRID_SEARCH cannot "
+        "search a DOUBLE parameter (learning rate): it searches INTEGER, CATEGORICAL and "
+        "DISCRETE parameters only [vertex.study-grid]\n  hint: give the values to try as type "
+        "DISCRETE with discreteValues, or remove algorithm: GRID_SEARCH\n"
+        "config.yaml:12:25: trainingInput.hyperparameters.params[2].parameterName: parameterName "
+        "'first-layer-size' is used twice: params[0] (line 10) has it too, and each parameter "
+        "needs its own name [vertex.study-name]\n  hint: rename one of them, or remove the "
+        "repeated parameter\n")
+    ai_platform = cli("validate", "--service", "ai-platform", write(STUDY))
+    assert "[study.grid-search]" in ai_platform.out and "[study.unique-name]" in ai_platform.out
+    assert "whitespace" not in ai_platform.out  # AI Platform sets no such rule

@@ -156,6 +156,10 @@ def loads(raw: bytes, source: str) -> Loaded:
     doc = Document(source, data, texts=builder.texts)
     for is_key, path, where in builder.origins:
         (doc.keys if is_key else doc.values)[path] = where
+    if "trainingInput" in data:  # an AI Platform config: read as gcloud reads it
+        from gpujob.config import gcloud_form
+
+        findings += gcloud_form.read(doc)
     return Loaded(source, doc, findings)
 
 

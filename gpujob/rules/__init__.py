@@ -15,7 +15,16 @@ from functools import cache
 from gpujob.catalog import AnyCatalog, Catalog
 from gpujob.findings import Finding, JsonPath, Location
 from gpujob.job import JobView
-from gpujob.rules import accelerators, cluster, program, submission, tpu, vertex, where
+from gpujob.rules import (
+    accelerators,
+    cluster,
+    program,
+    study,
+    submission,
+    tpu,
+    vertex,
+    where,
+)
 from gpujob.rules.context import Checking, Context
 from gpujob.rules.registry import RULES, STEPS, Rule, Step, arrange
 from gpujob.rules.vertex import Translated, VertexContext
@@ -24,7 +33,7 @@ __all__ = ["RULES", "Context", "Rule", "Translated", "check"]
 
 # The order the rules run in, and are listed in: findings at one place in a file come in the
 # order they are found.
-arrange(cluster, accelerators, tpu, program, where, submission, vertex)
+arrange(cluster, accelerators, tpu, program, study, where, submission, vertex)
 
 
 def check(job: JobView, catalog: AnyCatalog, locate: Callable[..., Location],

@@ -50,6 +50,10 @@ class Checking:
         return any(did_you_mean(key, [field]) == field
                    for key in self.ti if (TI, key) in self.refused)
 
+    def where(self, path: JsonPath) -> Location:
+        """Where the user wrote ``path`` (to name another place in a message)."""
+        return self._locate(path)
+
     # -- findings ------------------------------------------------------------------------------
 
     def emit(self, path: JsonPath, message: str, hint: str | None = None, *,

@@ -101,9 +101,10 @@ def _package(ti: dict[str, Any], pools: list[Pool], cat: VertexCatalog, today: d
 
 def _runtime_not_sent(ti: dict[str, Any], executor: str, notes: Notes) -> None:
     written = [k for k in ("runtimeVersion", "pythonVersion") if k in ti]
-    if written:
+    if written:  # what the user wrote, and what runs instead
+        said = [f"{k} {ti[k]!r}" if isinstance(ti[k], str) else k for k in written]
         notes.note("runtime-version", (TI, written[0]),
-                   f"{' and '.join(written)} {'are' if len(written) > 1 else 'is'} not sent: "
+                   f"{' and '.join(said)} {'are' if len(written) > 1 else 'is'} not sent: "
                    f"the package runs on {executor} ({FLAG})")
 
 

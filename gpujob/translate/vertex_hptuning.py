@@ -5,6 +5,8 @@ trials run the CustomJobSpec the rest of the translation builds."""
 
 from __future__ import annotations
 
+import math
+import re
 from typing import Any
 
 from gpujob.findings import JsonPath
@@ -17,6 +19,9 @@ DEFAULT_METRIC = "training/hptuning/metric"  # AI Platform's default hyperparame
 _SCALES = {"NONE": "SCALE_TYPE_UNSPECIFIED", "UNIT_LINEAR_SCALE": "UNIT_LINEAR_SCALE",
            "UNIT_LOG_SCALE": "UNIT_LOG_SCALE", "UNIT_REVERSE_LOG_SCALE": "UNIT_REVERSE_LOG_SCALE"}
 _ALGORITHMS = ("ALGORITHM_UNSPECIFIED", "GRID_SEARCH", "RANDOM_SEARCH")
+# the Job schema's text of a double ($defs.double) and of a whole number
+_DECIMAL = re.compile(r"-?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?\Z")
+_INTEGER = re.compile(r"-?[0-9]+\Z")
 
 
 def build(hp: dict[str, Any], notes: Notes) -> dict[str, Any]:
@@ -25,7 +30,9 @@ def build(hp: dict[str, Any], notes: Notes) -> dict[str, Any]:
     if "resumePreviousJobId" in hp:
         notes.error("hyperparameters", (*PATH, "resumePreviousJobId"), "Vertex cannot resume "
                     "a previous hyperparameter tuning job: it has no resumePreviousJobId",
-                    "remove resumePreviousJobId: the job starts a new study")
+                    "remove resumePreviousJobId: the job starts a new study" + (
+                        "" if isinstance(hp.get("params"), list) else ", so give its params "
+                        "(and goal) as the previous job's config did"))
     study: dict[str, Any] = {"metrics": [_metric(hp, notes)], "parameters": _parameters(hp,
                                                                                        notes)}
     algorithm = text(hp.get("algorithm"))
@@ -116,17 +123,18 @@ def _parameter(param: dict[str, Any], path: JsonPath, notes: Notes) -> dict[str,
     if name is None or kind is None:
         return None  # the schema reports it
     spec: dict[str, Any] = {"parameterId": name}
-    low, high = param.get("minValue"), param.get("maxValue")
-    if kind == "DOUBLE" and _number(low) and _number(high):
+    low, high = _number(param.get("minValue")), _number(param.get("maxValue"))
+    values = param.get("discreteValues")
+    discrete = [_number(v) for v in values] if isinstance(values, list) else [None]
+    if kind == "DOUBLE" and low is not None and high is not None:
         spec["doubleValueSpec"] = {"minValue": low, "maxValue": high}
     elif kind == "INTEGER" and _whole(low) and _whole(high):
         # int64 in the discovery document: sent as strings
         spec["integerValueSpec"] = {"minValue": str(int(low)), "maxValue": str(int(high))}
     elif kind == "CATEGORICAL" and isinstance(param.get("categoricalValues"), list):
         spec["categoricalValueSpec"] = {"values": [str(v) for v in param["categoricalValues"]]}
-    elif kind == "DISCRETE" and isinstance(param.get("discreteValues"), list) and all(
-            _number(v) for v in param["discreteValues"]):
-        spec["discreteValueSpec"] = {"values": list(param["discreteValues"])}
+    elif kind == "DISCRETE" and None not in discrete:
+        spec["discreteValueSpec"] = {"values": discrete}
     else:
         return None  # a malformed parameter: the schema and the rules report it
     scale = text(param.get("scaleType"))
@@ -138,9 +146,18 @@ def _parameter(param: dict[str, Any], path: JsonPath, notes: Notes) -> dict[str,
     return spec
 
 
-def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+def _number(value: Any) -> int | float | None:
+    """A bound or value as a number: as written, or read from a string holding one (``'0.001'``:
+    the APIs' JSON takes both, and AI Platform's body carries it as written); None for what
+    the schema refuses."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and _DECIMAL.match(value):
+        number = float(value)
+        if math.isfinite(number):
+            return int(value) if _INTEGER.match(value) else number
+    return None
 
 
-def _whole(value: Any) -> bool:
-    return _number(value) and float(value).is_integer()
+def _whole(value: int | float | None) -> bool:
+    return value is not None and float(value).is_integer()

@@ -58,25 +58,33 @@ def _tier(ti: dict[str, Any], name: str, cat: VertexCatalog, today: date,
                     "workerCount, parameterServerType and parameterServerCount")
         return []
     pools, parts, unverified = [], [], [tier.unverified] if tier.unverified else []
+    whys: list[str] = []
     for index, tp in enumerate(tier.pools):
         if tp is None:
             continue
         kind = KINDS[index]
         machine, accel = tp.machine_type, tp.accelerator
+        instead = ""
         if tp.legacy_machine_type:
             legacy = cat.legacy_machine_types[tp.legacy_machine_type]
-            machine, accel, _ = _legacy_choice(legacy, cat, today)
+            machine, accel, why = _legacy_choice(legacy, cat, today)
             if legacy.unverified:
                 unverified.append(legacy.unverified)
+            was = legacy.legacy_accelerator
+            if was and accel != was:  # say what the tier had (BASIC_GPU: a K80)
+                instead = f" instead of {was.count} × {was.type}"
+                whys += [why] if why else []
         if machine is None:
             continue  # the catalog's schema requires one of the two
         config = mapping(ti.get(f"{kind}Config"))
         pools.append(Pool(index, kind, machine, accel, tp.count, config, path))
-        parts.append(f"pool {index}: {tp.count} × {machine}{_with(accel)}")
+        parts.append(f"pool {index}: {tp.count} × {machine}{_with(accel)}{instead}")
     for kind in KINDS:
         _not_used_with_tier(ti, kind, name, notes)
     message = (f"scaleTier {name}{'' if written else ' (the default)'} became "
                + ", ".join(parts))
+    if whys:
+        message += ": " + "; ".join(dict.fromkeys(whys))
     if tier.changed:
         message += f" ({tier.changed})"
     hint = _unverified_hint(unverified)

@@ -1,0 +1,112 @@
+"""An AI Platform config read as ``gcloud ai-platform jobs submit training --config`` reads it.
+
+gcloud turns the file into the API's Job message with apitools (``encoding.DictToMessage``,
+whose JSON decoder is protorpc's ``protojson``), and that decoder:
+
+- leaves out a key whose value is null (``message.reset(key)``): ``discreteValues:`` with
+  nothing after it sets no field, so the request has no such key;
+- reads an integer or a string into a double field as a float (``float(value)``): ``'0.001'``
+  is sent as the number 0.001, and a YAML boolean, a Python int, as 0.0 or 1.0
+  (``discreteValues: [False, True]`` is sent as ``[0.0, 1.0]``).
+
+gpujob does the same, so the config is judged on what is sent, and says at each value what it
+did (a note for a null, a warning for a boolean: the trainer is passed ``0.0``, not ``False``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from gpujob import numbers
+from gpujob.config.document import Document
+from gpujob.findings import Finding, JsonPath, format_path
+
+NULL_RULE = "load.null"
+BOOLEAN_RULE = "load.boolean-number"
+_DOUBLES = ("minValue", "maxValue")  # a ParameterSpec's double fields; discreteValues' items
+# a number's text, as the Job schema's $defs.double reads it; a whole one
+_DECIMAL = re.compile(r"-?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?\Z")
+_INTEGER = re.compile(r"-?[0-9]+\Z")
+
+
+def read(doc: Document) -> list[Finding]:
+    """Rewrite ``doc`` (in place, with its origins) as gcloud sends it; a finding at each value
+    changed."""
+    return _drop_nulls(doc) + _numbers_in_doubles(doc)
+
+
+def _drop_nulls(doc: Document) -> list[Finding]:
+    found: list[JsonPath] = []
+    _walk(doc.data, (), found)
+    notes = []
+    for path in found:
+        where = doc.locate(path, key=True)
+        doc.forget(path)
+        notes.append(Finding("note", NULL_RULE, f"{path[-1]} is empty (null): it is not sent, "
+                             "as gcloud leaves an empty value out", path, where,
+                             f"remove the empty key, or give {format_path(path)} a value"))
+    return notes
+
+
+def _walk(node: Any, path: JsonPath, found: list[JsonPath]) -> None:
+    if isinstance(node, dict):
+        for key in [k for k, v in node.items() if v is None]:
+            found.append((*path, key))
+            del node[key]
+        for key, value in node.items():
+            _walk(value, (*path, key), found)
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            _walk(value, (*path, index), found)
+
+
+def _number(text: str) -> int | float | None:
+    """The number a string in a double field is sent as (an int where it is whole, so that an
+    INTEGER parameter's bound stays whole: the JSON value is the same); None for text that is
+    no number, or too long to read (the schema says why)."""
+    if len(text) > numbers.MAX_DIGITS or not _DECIMAL.match(text):
+        return None
+    value = float(text)
+    if not math.isfinite(value):
+        return None
+    return int(text) if _INTEGER.match(text) else value
+
+
+def _numbers_in_doubles(doc: Document) -> list[Finding]:
+    ti = doc.data.get("trainingInput")
+    hp = ti.get("hyperparameters") if isinstance(ti, dict) else None
+    params = hp.get("params") if isinstance(hp, dict) else None
+    if not isinstance(params, list):
+        return []
+    out = []
+    for i, param in enumerate(params):
+        if not isinstance(param, dict):
+            continue
+        here: JsonPath = ("trainingInput", "hyperparameters", "params", i)
+        slots: list[tuple[Any, Any, JsonPath]] = [(param, k, (*here, k)) for k in _DOUBLES]
+        values = param.get("discreteValues")
+        if isinstance(values, list):
+            slots += [(values, j, (*here, "discreteValues", j)) for j in range(len(values))]
+        for holder, key, path in slots:
+            value = holder.get(key) if isinstance(holder, dict) else holder[key]
+            if isinstance(value, str) and _number(value) is not None:
+                whole = param.get("type") != "INTEGER" or _INTEGER.match(value)
+                if whole or key not in _DOUBLES:  # else the schema shows the text: '5.5'
+                    holder[key] = _number(value)  # as gcloud sends it: the number, silently
+                continue
+            if not isinstance(value, bool):
+                continue
+            number = float(value)
+            holder[key] = number
+            written = doc.texts.get(path, str(value).lower())
+            name = param.get("parameterName")
+            flag = f"--{name}" if isinstance(name, str) else "the parameter's flag"
+            out.append(Finding(
+                "warning", BOOLEAN_RULE, f"{written} is sent as the number {number} (gcloud "
+                f"reads a boolean in a number field as 0 or 1): the trainer's {flag} gets that "
+                f"number, not {written}", path, doc.locate(path),
+                "to pass true/false, make the parameter CATEGORICAL with categoricalValues "
+                "['False', 'True']; else write the numbers 0 and 1"))
+    return out
