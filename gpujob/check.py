@@ -93,6 +93,11 @@ def check_document(doc: Document, options: CheckOptions,
         again = schema.check(meant.doc, choices=cat.choices)
         findings = meant.report(first.findings, again,
                                 _rule_findings(meant.doc, again, cat, options))
+    if cat.service != "vertex":
+        from gpujob import vertex_only
+
+        findings = vertex_only.explain(findings, doc.data, list(cat.machine_types),
+                                       cat.gpu_types)
     return sorted(findings, key=schema.position_key)
 
 

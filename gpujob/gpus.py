@@ -12,10 +12,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import TypeVar
 
+from gpujob import vertex_only
 from gpujob.catalog import Catalog, GpuType
 from gpujob.console import CONSOLE, dumps
 from gpujob.errors import InvalidConfig
-from gpujob.suggest import describe_list, did_you_mean
+from gpujob.suggest import describe_list, did_you_mean, same_name
 
 T = TypeVar("T")
 
@@ -125,17 +126,19 @@ def resolve_filters(cat: Catalog, gpu: str | None, machine_type: str | None, cou
         if found is None or found.kind != "gpu":
             names = [g.name for g in cat.gpu_types.values() if g.kind == "gpu"]
             guess = did_you_mean(gpu, names + [g.api_name for g in cat.gpu_types.values()])
-            raise InvalidConfig(f"no GPU type {gpu!r}",
-                                f"did you mean {guess!r}?" if guess else
-                                f"GPU types: {', '.join(names)}")
+            elsewhere = (vertex_only.accelerator_hint(gpu, cat.gpu_types) if found is None
+                         else None)
+            raise InvalidConfig(f"no GPU type {gpu!r}", elsewhere or (
+                f"did you mean {guess!r}?" if guess else f"GPU types: {', '.join(names)}"))
     for value, known, what in ((machine_type, list(cat.machine_types), "machine type"),
                                (region, list(cat.regions), "region"),
                                (zone, [z for r in cat.regions.values() for z in r], "zone")):
         if value is not None and value not in known:
             guess = did_you_mean(value, known)
-            raise InvalidConfig(f"no {what} {value!r} in the catalog",
-                                f"did you mean {guess!r}?" if guess else
-                                f"{what}s: {describe_list(known, 12)}")
+            elsewhere = (vertex_only.machine_hint(value) if what == "machine type"
+                         and not same_name(value, known) else None)
+            raise InvalidConfig(f"no {what} {value!r} in the catalog", elsewhere or (
+                f"did you mean {guess!r}?" if guess else f"{what}s: {describe_list(known, 12)}"))
     if zone and region and zone.rsplit("-", 1)[0] != region:
         raise InvalidConfig(f"zone {zone} is not in region {region}")
     return Filters(found.api_name if found else None, machine_type, count, region, zone)

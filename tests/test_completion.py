@@ -229,3 +229,33 @@ def test_config_files_are_completed_by_the_shell():
     assert protocol("bash", "gpujob submit con") == "file,con\n"
     assert protocol("bash", "gpujob submit training j1 --config con") == "file,con\n"
     assert protocol("bash", "gpujob local ") == "file,\n"
+
+
+# -- every candidate is a value the flag takes ------------------------------------------------
+
+
+@pytest.mark.parametrize("service", ["vertex", "ai-platform"])
+@pytest.mark.parametrize("flag", ["--gpu", "--machine-type", "--region", "--zone"])
+def test_every_candidate_is_one_word_that_gpus_accepts(cli, service, flag):
+    """The shell inserts a candidate as it is: a display name with a space (``A100 80GB``)
+    became two words, and Vertex's --machine-type offered AI Platform names that `gpujob gpus`
+    refuses. Each candidate, passed back, is taken (exit 0, or 1 with nothing matching)."""
+    candidates = complete(f"gpujob gpus --service {service} {flag} ")
+    assert candidates
+    for value in candidates:
+        assert value.split() == [value], value
+        result = cli("gpus", "--service", service, flag, value)
+        assert result.code == 0 or (result.code == 1 and result.err.startswith(
+            f"no GPU offering matches {flag} {value}\n")), (value, result.err)
+
+
+def test_gpu_names_with_spaces_are_offered_hyphenated():
+    assert complete("gpujob gpus --service vertex --gpu a100") == ["a100", "a100-80gb"]
+    assert complete("gpujob gpus --service vertex --gpu RTX") == ["RTX-PRO-6000"]
+    assert complete("gpujob gpus --service vertex --gpu h100-") == ["h100-mega"]
+
+
+def test_job_flags_still_offer_the_ai_platform_machine_types_vertex_translates():
+    assert "standard_gpu" in complete(
+        "gpujob submit c.yaml --service vertex --master-machine-type standard_")
+    assert "standard_gpu" not in complete("gpujob gpus --service vertex --machine-type standard_")

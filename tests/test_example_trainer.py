@@ -106,13 +106,45 @@ def test_a_killed_run_resumes_from_its_last_checkpoint(cli, tmp_path: Path):
     assert result.code == 0, result.out + result.err
     lines = result.out.splitlines()
     assert (f"master-replica-0 | resuming from {job_dir}/checkpoints/epoch-{done:04d}.pt "
-            f"({done} epochs done)") in lines
+            f"({done} epochs done; another --job-dir starts afresh)") in lines
     trained = [line for line in lines if re.match(r"master-replica-0 \| epoch \d+/", line)]
     assert len(trained) == 1 and trained[0].startswith(
         f"master-replica-0 | epoch {done + 1}/{done + 1}:")
     metrics = json.loads((job_dir / "metrics.json").read_text())
     assert [e["epoch"] for e in metrics["epochs"]] == list(range(1, done + 2))
     assert checkpoints(job_dir)[-1] == done + 1
+
+
+def test_the_same_command_again_says_why_it_trains_nothing(cli, tmp_path: Path):
+    """The README's command run twice with one --job-dir: the second found the finished
+    checkpoint and ended at once, saying only "nothing to do" once per rank."""
+    job_dir = tmp_path / "job"
+    command = ("local", CONFIG, "--package-path", PACKAGE, "--job-dir", job_dir, "--",
+               "--epochs", "1", *SMALL)
+    assert cli(*command, env={"GPUJOB_LOCAL_GPUS": ""}).code == 0
+    written = (job_dir / "checkpoints" / "epoch-0001.pt").stat().st_mtime_ns
+    again = cli(*command, env={"GPUJOB_LOCAL_GPUS": ""})
+    assert again.code == 0, again.out + again.err
+    said = [line for line in again.out.splitlines() if "rank " not in line]
+    assert said == [f"master-replica-0 | nothing to train: {job_dir} has a checkpoint of 1 "
+                    "epochs, and --epochs is 1; give --epochs N above 1 to train on, or another "
+                    "--job-dir to start afresh"]
+    assert (job_dir / "checkpoints" / "epoch-0001.pt").stat().st_mtime_ns == written
+
+
+def test_a_checkpoint_of_another_model_is_a_one_line_error(cli, tmp_path: Path):
+    job_dir = tmp_path / "job"
+    command = ("local", CONFIG, "--package-path", PACKAGE, "--job-dir", job_dir, "--", *SMALL)
+    assert cli(*command, "--epochs", "1", env={"GPUJOB_LOCAL_GPUS": ""}).code == 0
+    result = cli(*command, "--epochs", "2", "--hidden", "16", env={"GPUJOB_LOCAL_GPUS": ""})
+    assert result.code == 4
+    (said,) = [line for line in result.out.splitlines() if "rank " not in line]
+    assert said.startswith(f"master-replica-0 | cannot resume from {job_dir}/checkpoints/"
+                           "epoch-0001.pt, which an earlier run left in --job-dir: not a "
+                           "checkpoint of this model (")
+    assert said.endswith(f"); give another --job-dir, or delete {job_dir}/checkpoints, to start "
+                         "afresh")
+    assert "Traceback" not in result.out
 
 
 FOUR_T4 = """\

@@ -103,6 +103,16 @@ def test_json_of_nothing_is_still_json(cli):
      "did you mean 'us-central1'?"),
     (["--region", "us-west1", "--zone", "us-east1-b"], "zone us-east1-b is not in region "
      "us-west1", None),
+    # Vertex AI's names are not misspellings of AI Platform's (H100 is not a V100)
+    (["--gpu", "h100"], "no GPU type 'h100'", "NVIDIA_H100_80GB (H100) is a Vertex AI GPU, "
+     "which AI Platform Training does not offer: use --service vertex"),
+    (["--gpu", "nvidia-l4"], "no GPU type 'nvidia-l4'", "NVIDIA_L4 (L4) is a Vertex AI GPU, "
+     "which AI Platform Training does not offer: use --service vertex"),
+    (["--machine-type", "g2-standard-24"], "no machine type 'g2-standard-24' in the catalog",
+     "g2-standard-24 is a Vertex AI machine type, which AI Platform Training does not offer: "
+     "use --service vertex"),
+    (["--machine-type", "cloud-tpu"], "no machine type 'cloud-tpu' in the catalog",
+     "did you mean 'cloud_tpu'?"),
 ])
 def test_unknown_names_are_misses_with_a_did_you_mean(cli, args, message, hint):
     result = cli("gpus", *args)

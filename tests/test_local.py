@@ -448,6 +448,31 @@ def test_without_a_job_dir_a_fresh_one_is_made_and_shown(cli, job, tmp_path, mon
     assert record["argv"][-2:] == ["--job-dir", str(job_dir)]
 
 
+@pytest.mark.parametrize("service", ["ai-platform", "vertex"])
+@pytest.mark.parametrize("how", ["config", "flag"])
+def test_a_gs_job_dir_becomes_a_new_local_one_and_is_said(cli, job, tmp_path, monkeypatch,
+                                                          service, how):
+    """A trainer writes to its --job-dir as a path: gs://my-bucket/jobs/x made a folder named
+    gs: where it ran. A local run gets a new directory instead, and one line says so."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    gs = "gs://my-bucket/jobs/x"
+    config, _ = job({**ALONE, **({"jobDir": gs} if how == "config" else {})}, jobId="gs_job")
+    flags = ["--job-dir", gs] if how == "flag" else []
+    result = cli("local", config, "--package-path", RECORDER, "--service", service, *flags,
+                 env={"GPUJOB_LOCAL_GPUS": ""})
+    assert result.code == 0, result.err
+    shown = re.search(r"^Job dir: (\S+) \(new, in place of gs://my-bucket/jobs/x: a local run "
+                      r"does not write to it; give --job-dir DIR to choose one\)$", result.err,
+                      re.MULTILINE)
+    assert shown, result.err
+    job_dir = Path(shown.group(1))
+    assert job_dir.parent == tmp_path and job_dir.name.startswith("gs_job-")
+    (record,) = seen(job_dir).values()
+    assert record["argv"][-2:] == ["--job-dir", str(job_dir)]
+    assert not (RECORDER.parent / "gs:").exists() and not (tmp_path / "gs:").exists()
+
+
 def test_a_relative_job_dir_is_the_callers(cli, job, tmp_path, monkeypatch):
     config, _ = job(ALONE)
     monkeypatch.chdir(tmp_path)

@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -151,16 +152,23 @@ def _doc(tmp_path: Path, **training_input: Any):
         **CLUSTER, **training_input}})
 
 
-def test_a_gs_job_dir_is_passed_as_vertex_passes_it(tmp_path: Path):
+def test_a_gs_job_dir_is_replaced_by_a_local_one_under_which_the_aip_dirs_are(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A trainer writing to gs://bucket/out/model/ as a path made a folder named gs: here."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     the_plan = plan(_doc(tmp_path, jobDir="gs://bucket/out"),
                     LocalOptions(package_path=str(RECORDER), gpus=[], service="vertex"),
                     environ={})
+    local = Path(the_plan.job_dir)
+    assert local.parent == tmp_path and local.name.startswith("j-")
+    assert the_plan.job_dir_note == ("new, in place of gs://bucket/out: a local run does not "
+                                     "write to it; give --job-dir DIR to choose one")
     env = the_plan.environments["workerpool0-0"]
     assert (env["AIP_MODEL_DIR"], env["AIP_CHECKPOINT_DIR"], env["AIP_TENSORBOARD_LOG_DIR"]) == (
-        "gs://bucket/out/model/", "gs://bucket/out/checkpoints/", "gs://bucket/out/logs/")
+        f"{local}/model/", f"{local}/checkpoints/", f"{local}/logs/")
+    assert (local / "model").is_dir()
     assert the_plan.command("workerpool1-0")[1:] == ["-m", "recorder.task", "--job-dir",
-                                                      "gs://bucket/out"]
-    assert not Path("gs:").exists()
+                                                      str(local)]
 
 
 def test_trimmed_replicas_are_a_smaller_world(tmp_path: Path):
@@ -182,7 +190,7 @@ def test_trimmed_replicas_are_a_smaller_world(tmp_path: Path):
 def test_without_a_job_dir_a_new_one_stands_in_for_the_base_output_directory(tmp_path: Path):
     the_plan = plan(_doc(tmp_path), LocalOptions(package_path=str(RECORDER), gpus=[],
                                                  service="vertex"), environ={})
-    assert the_plan.fresh_job_dir
+    assert the_plan.job_dir_note == "new; give --job-dir DIR to choose one"
     (note,) = [f for f in the_plan.findings if f.rule == "vertex-translate.job-dir"]
     assert str(note.location) == "gpujob local (a new job dir)"
     env = the_plan.environments["workerpool0-0"]

@@ -1,10 +1,13 @@
 """The pre-commit hook this repository offers, run by pre-commit itself against a throwaway git
-repository, offline: pre-commit builds the hook's environment from this checkout with pip, which
-takes gpujob's dependencies from wheels made from the test environment's own installation."""
+repository, offline, with the README's .pre-commit-config.yaml: its rev is the tag a release
+makes. pre-commit builds the hook's environment from this checkout (committed and tagged in a
+copy) with pip, which takes gpujob's dependencies from wheels made from the test environment's
+own installation."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -12,6 +15,7 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
+import yaml
 from fakes.wheels import wheel_from_installed
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
@@ -64,8 +68,53 @@ def _git(cwd: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
 
 
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def readme_config() -> str:
+    """The README's .pre-commit-config.yaml example."""
+    found = re.search(r"```yaml\n(# \.pre-commit-config\.yaml\n.*?)```", README, re.DOTALL)
+    assert found, "the README shows a .pre-commit-config.yaml"
+    return found.group(1)
+
+
+def release_tag() -> str:
+    """The tag the README's release step makes."""
+    (tag,) = re.findall(r"`git tag (\S+) && git push origin \1`", README)
+    return tag
+
+
+def test_the_readme_pins_the_tag_a_release_of_this_version_makes():
+    """rev v0.1.0 named a tag that nothing made: the README's release step tags each release
+    v + __version__, and the example's rev is that tag."""
+    from gpujob import __version__
+
+    assert release_tag() == f"v{__version__}"
+    (hook,) = yaml.safe_load(readme_config())["repos"]
+    assert hook["rev"] == release_tag()
+    assert f"`v{__version__}` for this one" in README
+    assert [h["id"] for h in hook["hooks"]] == ["gpujob-validate"]
+
+
+def released(tmp_path: Path) -> Path:
+    """A repository holding this checkout's gpujob, committed and tagged as the README's
+    release step tags it (a copy: the tests may run from an sdist, with no git history)."""
+    repo = tmp_path / "gpujob-repo"
+    skip = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for name in ("gpujob", "schemas"):
+        shutil.copytree(ROOT / name, repo / name, ignore=skip)
+    for name in ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml"):
+        shutil.copy(ROOT / name, repo / name)
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "release")
+    _git(repo, "tag", release_tag())
+    return repo
+
+
 def test_the_hook_validates_job_configs_and_leaves_other_yaml_alone(
         tmp_path: Path, wheelhouse: Path, monkeypatch: pytest.MonkeyPatch):
+    """The README's .pre-commit-config.yaml, its repo a released gpujob, in a user's repo."""
     repo = tmp_path / "user-repo"
     (repo / "configs").mkdir(parents=True)
     (repo / ".github" / "workflows").mkdir(parents=True)
@@ -73,6 +122,9 @@ def test_the_hook_validates_job_configs_and_leaves_other_yaml_alone(
     (repo / "configs" / "bad.yaml").write_text(BAD)
     # not a job config: the hook's default file pattern must not hand it to gpujob
     (repo / ".github" / "workflows" / "ci.yml").write_text("on: push\njobs: {}\n")
+    config = readme_config().replace("https://github.com/your-org/gpujob",
+                                     str(released(tmp_path)))
+    (repo / ".pre-commit-config.yaml").write_text(config)
     _git(repo, "init", "-q")
     _git(repo, "add", ".")
 
@@ -85,7 +137,7 @@ def test_the_hook_validates_job_configs_and_leaves_other_yaml_alone(
     monkeypatch.setenv("PRE_COMMIT_HOME", str(tmp_path / "pre-commit-home"))
 
     result = subprocess.run(
-        [PRE_COMMIT, "try-repo", str(ROOT), "gpujob-validate", "--all-files", "--color", "never"],
+        [PRE_COMMIT, "run", "--all-files", "--color", "never"],
         cwd=repo, capture_output=True, text=True, timeout=600)
 
     out = result.stdout + result.stderr

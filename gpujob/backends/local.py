@@ -65,7 +65,7 @@ class Plan:
     module: str
     package_root: Path
     job_dir: str
-    fresh_job_dir: bool
+    job_dir_note: str | None  # why gpujob chose the job dir, when it did (a new one)
     replicas: list[Replica]
     environments: dict[str, dict[str, str]]  # replica name -> the variables it gets
     argv: dict[str, list[str]]  # replica name -> the arguments its module gets
@@ -90,24 +90,25 @@ def _package_root(package_path: str | None, module: str) -> tuple[Path, str | No
     return path.parent, warning
 
 
-def _job_dir(training_input: Mapping[str, Any], job_id: str) -> tuple[str, bool]:
-    """The job dir as the trainer gets it, created when local, and whether it is a fresh one.
+def _job_dir(training_input: Mapping[str, Any], job_id: str) -> tuple[str, str | None]:
+    """The job dir as the trainer gets it, created, and why gpujob chose it when it did.
 
-    A local path is made absolute (the trainer runs from elsewhere); a URL such as gs://… is
-    passed as it is; with none, a new directory under the system's temporary directory.
+    A local path is made absolute (the trainer runs from elsewhere). With none, or a URL such
+    as gs://… (a trainer that writes to it as a path would make a folder named gs: here), a new
+    directory under the system's temporary directory.
     """
     given = training_input.get("jobDir")
-    if given is None:
-        return tempfile.mkdtemp(prefix=f"{job_id}-"), True
-    if "://" in given:
-        return str(given), False
+    if given is None or "://" in str(given):
+        instead = f", in place of {given}: a local run does not write to it" if given else ""
+        return (tempfile.mkdtemp(prefix=f"{job_id}-"),
+                f"new{instead}; give --job-dir DIR to choose one")
     path = Path(given).expanduser().resolve()
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UsageError(f"job dir {given}: cannot create it ({exc.strerror})",
                          "give --job-dir a directory you can write to") from None
-    return str(path), False
+    return str(path), None
 
 
 def plan(doc: Document, options: LocalOptions,
@@ -131,14 +132,14 @@ def plan(doc: Document, options: LocalOptions,
     replicas, trimmed = trim(groups, options.max_replicas)
     gpus, short = share_gpus(replicas, options.gpus, environ)
     warnings += [w for w in (module_warning, trimmed, short) if w]
-    job_dir, fresh = _job_dir(ti, str(doc.data.get("jobId", "job")))
+    job_dir, note = _job_dir(ti, str(doc.data.get("jobId", "job")))
     args = [str(a) for a in ti.get("args", [])]
     job = {**ti, "args": args, "jobDir": job_dir}
     ports = free_ports(sum(r.task != "evaluator" for r in replicas))
     envs = environments(replicas, job, ports, gpus)
     share_cpus(envs, environ)
     argv = {r.name: [*args, "--job-dir", job_dir] for r in replicas}
-    return Plan(module, root, job_dir, fresh, replicas, envs, argv, warnings)
+    return Plan(module, root, job_dir, note, replicas, envs, argv, warnings)
 
 
 def _plan_vertex(doc: Document, options: LocalOptions, environ: Mapping[str, str], module: str,
@@ -150,7 +151,7 @@ def _plan_vertex(doc: Document, options: LocalOptions, environ: Mapping[str, str
 
     ti = doc.data["trainingInput"]
     job_id = str(doc.data.get("jobId", "job"))
-    job_dir, fresh = _job_dir(ti, job_id)
+    job_dir, note = _job_dir(ti, job_id)
     cat = options.catalog if isinstance(options.catalog, VertexCatalog) else None
     job = vertex_env.translate_here(doc, job_dir, options.package_path, cat,
                                    options.executor_image_uri, strategy=options.strategy)
@@ -162,7 +163,7 @@ def _plan_vertex(doc: Document, options: LocalOptions, environ: Mapping[str, str
                                    HOST, gpus)
     share_cpus(envs, environ)
     argv = {r.name: job.args[vertex_env.POOL_OF[r.task]] for r in replicas}
-    return Plan(module, root, job_dir, fresh, replicas, envs, argv, warnings, job.findings)
+    return Plan(module, root, job_dir, note, replicas, envs, argv, warnings, job.findings)
 
 
 def run_local(doc: Document, options: LocalOptions) -> int:
@@ -201,7 +202,7 @@ def _run(doc: Document, options: LocalOptions, base: dict[str, str]) -> int:
          f"({', '.join(names)}), each python -m {the_plan.module} from "
          f"{the_plan.package_root}")
     _say(f"Job dir: {the_plan.job_dir}"
-         + (" (new; give --job-dir DIR to choose one)" if the_plan.fresh_job_dir else ""))
+         + (f" ({the_plan.job_dir_note})" if the_plan.job_dir_note else ""))
     specs = [Spec(r.name, the_plan.command(r.name), {**base, **the_plan.environments[r.name]},
                   str(the_plan.package_root)) for r in the_plan.replicas]
     code = supervise(specs, grace=options.grace_period)

@@ -35,6 +35,9 @@ class Offer(NamedTuple):
     regions: dict[str, str]  # name -> the GPUs it offers
     zones: dict[str, str]  # name -> the GPUs it offers
     counts: Callable[[str, str], tuple[int, ...]]  # (machine type, accelerator) -> counts
+    # machine types a job config or job flag may name but the catalog does not list: Vertex
+    # takes AI Platform's (translated), `gpujob gpus --service vertex --machine-type` refuses them
+    translated: frozenset[str] = frozenset()
 
 
 def _size(vcpus: int | None, memory_gb: float | None, category: str) -> str:
@@ -79,7 +82,7 @@ def _vertex(cat: Any) -> Offer:
                    | {z for _, zs in cat.gpu_zones.values() for z in zs})
     return Offer(tuple(a for a in accelerators if a.counts), machines,
                  dict.fromkeys(cat.training_regions, "training region"),
-                 dict.fromkeys(zones, "zone"), cat.counts)
+                 dict.fromkeys(zones, "zone"), cat.counts, frozenset(cat.legacy_machine_types))
 
 
 def offer(service: str, path: str | None) -> Offer | None:
@@ -114,7 +117,10 @@ def _items(named: dict[str, str], incomplete: str) -> list[CompletionItem]:
 
 
 def gpu(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
-    """GPU types, spelled as the user started: t4, T4, nvidia-tesla-t4 or NVIDIA_TESLA_T4."""
+    """GPU types, spelled as the user started: t4, T4, nvidia-tesla-t4 or NVIDIA_TESLA_T4.
+
+    A display name with spaces (``A100 80GB``) is offered as ``a100-80gb``: the shell inserts a
+    candidate unquoted, and ``--gpu a100 80gb`` would be two words (--gpu takes either)."""
     found = _offer(ctx)
     if found is None:
         return []
@@ -122,7 +128,8 @@ def gpu(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Com
     for acc in found.accelerators:
         if acc.kind != "gpu":
             continue
-        spellings = (acc.name.lower(), acc.name, acc.gcloud_name, acc.api_name)
+        word = "-".join(acc.name.split())
+        spellings = (word.lower(), word, acc.gcloud_name, acc.api_name)
         match = next((s for s in spellings if s.startswith(incomplete)), None)
         if match is not None:
             out.append(CompletionItem(match, help=acc.api_name))
@@ -131,6 +138,18 @@ def gpu(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Com
 
 def machine_type(ctx: click.Context, param: click.Parameter,
                  incomplete: str) -> list[CompletionItem]:
+    """The catalog's machine types (`gpujob gpus --machine-type`)."""
+    found = _offer(ctx)
+    if found is None:
+        return []
+    return _items({name: text for name, text in found.machine_types.items()
+                   if name not in found.translated}, incomplete)
+
+
+def job_machine_type(ctx: click.Context, param: click.Parameter,
+                     incomplete: str) -> list[CompletionItem]:
+    """A replica's machine type: the catalog's, and on Vertex also AI Platform's, which a job
+    config may name (gpujob translates them)."""
     found = _offer(ctx)
     return _items(found.machine_types, incomplete) if found else []
 
@@ -177,7 +196,7 @@ def accelerator(ctx: click.Context, param: click.Parameter,
 # The job flags that name a region, a machine type or an accelerator, by flag.
 JOB_FLAGS: dict[str, Callable[..., list[CompletionItem]]] = {
     "--region": region,
-    **{f"--{role}-machine-type": machine_type
+    **{f"--{role}-machine-type": job_machine_type
        for role in ("master", "worker", "parameter-server", "evaluator")},
     **{f"--{role}-accelerator": accelerator
        for role in ("master", "worker", "parameter-server", "evaluator")},

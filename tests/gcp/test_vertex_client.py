@@ -284,6 +284,16 @@ def test_a_region_without_an_endpoint_sends_nothing(google, key, clock):
     assert [r.route for r in google.requests] == []
 
 
+def test_a_misspelt_region_is_guessed_among_the_regions_that_train(google, key, clock):
+    """us-centrall is spelt closest to us-central2, which has an endpoint but no training:
+    the guess is us-central1."""
+    client = aiplatform.VertexClient(Session(GcpSettings()))
+    with pytest.raises(RemoteError) as caught:
+        client.check_access(client.place("us-centrall"))
+    assert caught.value.hint.startswith("did you mean us-central1? check the region")
+    assert [r.route for r in google.requests] == []
+
+
 def test_a_region_the_endpoint_refuses(google, client):
     with pytest.raises(RemoteError) as caught:
         client.check_access(client.place("mars1"))

@@ -131,3 +131,17 @@ def test_no_token_in_any_output(cli, google, key, config, vertex, vertex_job, cl
     assert f"> POST {google.url}v1/projects/{PROJECT}/locations/{REGION}/customJobs" in text
     assert ("Traceback" in text) == bool(env)
     assert PROJECT_NUMBER in text
+
+
+def test_list_in_a_misspelt_region_guesses_a_region_that_trains(cli, google, key, monkeypatch):
+    """us-centrall: spelt closest to us-central2, an address where Vertex AI runs no training;
+    the guess is us-central1, and nothing is sent."""
+    monkeypatch.delenv("GPUJOB_API_ENDPOINT")
+    result = cli("list", *VERTEX, "--region", "us-centrall")
+    assert result.code == 3
+    assert result.err.splitlines()[:2] == [
+        "error: Vertex AI has no endpoint in region 'us-centrall' "
+        "(https://us-centrall-aiplatform.googleapis.com/ is not one of its addresses)",
+        "  hint: did you mean us-central1? check the region (trainingInput.region, or --region); "
+        "gpujob gpus --service vertex lists the regions that train"]
+    assert [r.route for r in google.requests if r.route != "token"] == []

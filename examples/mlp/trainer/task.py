@@ -10,7 +10,8 @@ GPUs: N CPU processes). Run alone (no cluster variables), it is a job of one rep
 
 Every epoch, rank 0 prints the loss, the test accuracy and the samples per second of the whole
 world, and writes a checkpoint and metrics.json to --job-dir; a run started again with the same
---job-dir resumes from the newest checkpoint.
+--job-dir resumes from the newest checkpoint (and one that has all --epochs says so and trains
+nothing: raise --epochs, or give another --job-dir to start afresh).
 
     python -m trainer.task --job-dir out/ --epochs 2
 """
@@ -73,19 +74,29 @@ def sums(values: list[float], device: torch.device,
 
 
 def resume(directory: Path, model: nn.Module, optimizer: torch.optim.Optimizer,
-           device: torch.device) -> tuple[int, list[Any]]:
-    """Load the newest checkpoint rank 0 sees, in every process; (epochs done, history)."""
+           device: torch.device, epochs: int) -> tuple[int, list[Any]]:
+    """Load the newest checkpoint rank 0 sees, in every process; (epochs done, history).
+    ``epochs``: the run's --epochs (a checkpoint with as many is not resumed from, but kept)."""
     done = torch.tensor([checkpoints.latest_epoch(directory) if dist.get_rank() == 0 else 0],
                         device=device)
     dist.broadcast(done, src=0)
     if not done.item():
         return 0, []
     path = checkpoints.checkpoint_path(directory, int(done.item()))
-    state = checkpoints.load(path)
-    model.load_state_dict(state["model"])
-    optimizer.load_state_dict(state["optimizer"])
-    if dist.get_rank() == 0:
-        say(f"resuming from {path} ({state['epoch']} epochs done)")
+    try:
+        state = checkpoints.load(path)
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+    except Exception as exc:  # another model's (--hidden), or not a checkpoint of this trainer
+        if dist.get_rank() != 0:
+            raise SystemExit(1) from None  # rank 0 says why
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise SystemExit(f"cannot resume from {path}, which an earlier run left in --job-dir: "
+                         f"not a checkpoint of this model ({first}); give another --job-dir, "
+                         f"or delete {directory}, to start afresh") from None
+    if dist.get_rank() == 0 and state["epoch"] < epochs:
+        say(f"resuming from {path} ({state['epoch']} epochs done; another --job-dir starts "
+            "afresh)")
     return state["epoch"], state["history"]
 
 
@@ -101,7 +112,14 @@ def train(args: argparse.Namespace, process: launch.Process, store: dist.Store |
     torch.manual_seed(args.seed)
     model = MLP(args.hidden).to(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=args.momentum)
-    start, history = resume(job_dir / "checkpoints", model, optimizer, device)
+    start, history = resume(job_dir / "checkpoints", model, optimizer, device, args.epochs)
+    if start >= args.epochs:  # a finished run's job dir: say so rather than end in silence
+        if rank == 0:
+            say(f"nothing to train: {job_dir} has a checkpoint of {start} epochs, and --epochs "
+                f"is {args.epochs}; give --epochs N above {start} to train on, or another "
+                "--job-dir to start afresh")
+        dist.destroy_process_group()
+        return
     # gradients averaged over the world in buckets, each all-reduced as soon as it is ready
     ddp = DistributedDataParallel(model, device_ids=[device.index] if process.cuda else None,
                                   gradient_as_bucket_view=True)
@@ -111,8 +129,6 @@ def train(args: argparse.Namespace, process: launch.Process, store: dist.Store |
                                  seed=args.seed)
     test_order = torch.tensor(list(DistributedSampler(range(args.test_size), world, rank,
                                                       shuffle=False)), device=device)
-    if start >= args.epochs:
-        say(f"rank {rank}: nothing to do, {start} of {args.epochs} epochs done")
     for epoch in range(start, args.epochs):
         began = time.monotonic()
         sampler.set_epoch(epoch)  # a different shuffle each epoch, the same in every process
