@@ -119,7 +119,7 @@ def test_the_same_command_again_says_why_it_trains_nothing(cli, tmp_path: Path):
     """The README's command run twice with one --job-dir: the second found the finished
     checkpoint and ended at once, saying only "nothing to do" once per rank."""
     job_dir = tmp_path / "job"
-    command = ("local", CONFIG, "--package-path", PACKAGE, "--job-dir", job_dir, "--",
+    command = ("local", config(tmp_path), "--package-path", PACKAGE, "--job-dir", job_dir, "--",
                "--epochs", "1", *SMALL)
     assert cli(*command, env={"GPUJOB_LOCAL_GPUS": ""}).code == 0
     written = (job_dir / "checkpoints" / "epoch-0001.pt").stat().st_mtime_ns
@@ -134,7 +134,7 @@ def test_the_same_command_again_says_why_it_trains_nothing(cli, tmp_path: Path):
 
 def test_a_checkpoint_of_another_model_is_a_one_line_error(cli, tmp_path: Path):
     job_dir = tmp_path / "job"
-    command = ("local", CONFIG, "--package-path", PACKAGE, "--job-dir", job_dir, "--", *SMALL)
+    command = ("local", config(tmp_path), "--package-path", PACKAGE, "--job-dir", job_dir, "--", *SMALL)
     assert cli(*command, "--epochs", "1", env={"GPUJOB_LOCAL_GPUS": ""}).code == 0
     result = cli(*command, "--epochs", "2", "--hidden", "16", env={"GPUJOB_LOCAL_GPUS": ""})
     assert result.code == 4
