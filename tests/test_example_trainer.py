@@ -134,7 +134,8 @@ def test_the_same_command_again_says_why_it_trains_nothing(cli, tmp_path: Path):
 
 def test_a_checkpoint_of_another_model_is_a_one_line_error(cli, tmp_path: Path):
     job_dir = tmp_path / "job"
-    command = ("local", config(tmp_path), "--package-path", PACKAGE, "--job-dir", job_dir, "--", *SMALL)
+    command = ("local", config(tmp_path), "--package-path", PACKAGE, "--job-dir", job_dir, "--",
+               *SMALL)
     assert cli(*command, "--epochs", "1", env={"GPUJOB_LOCAL_GPUS": ""}).code == 0
     result = cli(*command, "--epochs", "2", "--hidden", "16", env={"GPUJOB_LOCAL_GPUS": ""})
     assert result.code == 4
