@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -26,6 +27,7 @@ from collections import Counter
 from pathlib import Path
 
 GPUJOB = [sys.executable, "-m", "gpujob"]
+FINDING = re.compile(r"^(.+?:\d+:\d+|command line \([^)]*\)): ")
 
 
 def commands(source: Path) -> list[str]:
@@ -54,9 +56,12 @@ def run(case: Path, line: str, tmp: Path) -> subprocess.CompletedProcess[str]:
 
 
 def summary(result: subprocess.CompletedProcess[str]) -> str:
-    lines = [x for x in result.stderr.splitlines() if x.strip()]
-    problems = [x for x in lines if ": error:" in x or x.startswith(("error", "gpujob: error"))]
-    return (problems or lines or [""])[0][:200]
+    """The first finding (``file:line:col: path: message``), else the first error line."""
+    lines = [x for x in (result.stdout + result.stderr).splitlines() if x.strip()]
+    findings = [x for x in lines if FINDING.match(x) and ": note:" not in x
+                and ": warning:" not in x]
+    errors = [x for x in lines if x.startswith(("error", "gpujob: error"))]
+    return (findings or errors or [""])[0][:240] if result.returncode else ""
 
 
 def main() -> int:
