@@ -201,3 +201,19 @@ def test_labels_from_the_command_line_are_checked_as_the_files_are(cli, write):
                "--labels", "team=vision")
     assert good.code == 0, good.err
     assert json.loads(good.out)["labels"]["team"] == "vision"
+
+
+def test_labels_from_the_command_line_replace_a_custom_jobs_own(cli, write):
+    """As for an AI Platform config: the flag's labels are the ones sent, and the ones checked."""
+    labelled = write("displayName: j\nlabels:\n  Team Name: Vision Lab\njobSpec:\n" + "".join(
+        f"  {line}\n" for line in SPEC.splitlines()), "job.yaml")
+    args = ("submit", labelled, "--service", "vertex", "--region", "us-central1", "--dry-run",
+            "--labels")
+    good = cli(*args, "team=vision")
+    assert good.code == 0, good.err
+    assert {k: v for k, v in json.loads(good.out)["labels"].items()
+            if k != "gpujob-submission"} == {"team": "vision"}
+    bad = cli(*args, "Team=vision")
+    assert bad.code == 1
+    assert bad.err.splitlines()[0] == ("command line (--labels): labels.Team: 'Team' is not a "
+                                       "valid label key [schema.pattern]")

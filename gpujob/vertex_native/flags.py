@@ -50,7 +50,7 @@ class NativeJob(NamedTuple):
     name: str | None = None  # --display-name, or --job-id / gcloud's JOB
     labels: dict[str, str] | None = None
     kms_key: str | None = None
-    labels_origin: Location | None = None
+    labels_origin: Location | None = None  # --labels of a CustomJobSpec, for check_labels
 
 
 def _is_native_path(override: Override) -> bool:
@@ -81,7 +81,11 @@ def apply_flags(doc: Document, overrides: list[Override], user_args: list[str] |
         elif path == (TI, "region"):
             job["region"], job["region_origin"] = override.value, override.origin
         elif path == ("labels",):
-            job["labels"], job["labels_origin"] = override.value, override.origin
+            job["labels"] = override.value
+            if found == "CustomJobSpec":  # a spec holds no labels: checked apart (check_labels)
+                job["labels_origin"] = override.origin
+            else:  # they replace the file's, and are checked where those were
+                native.append(override)
         elif path == (TI, "encryptionConfig", "kmsKeyName"):
             job["kms_key"] = override.value
         elif path == ("jobId",):
@@ -116,8 +120,8 @@ def _unmade(found: str, native: list[Override]) -> None:
 
 
 def check_labels(labels: dict[str, str] | None, origin: Location | None) -> list[Finding]:
-    """--labels for a native config, checked as labels written in a CustomJob file are (the
-    same schema, the same messages), located at the flag."""
+    """--labels for a CustomJobSpec (which holds none), checked as labels written in a CustomJob
+    file are (the same schema, the same messages), located at the flag."""
     from gpujob import schema
 
     if not labels or origin is None:
