@@ -7,8 +7,6 @@ value it is about; with an error nothing is written (exit 1).
 
 from __future__ import annotations
 
-import contextlib
-import os
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -18,8 +16,9 @@ from gpujob.config.document import Document
 from gpujob.config.load import load_file
 from gpujob.config.overrides import Override
 from gpujob.console import CONSOLE, safe
-from gpujob.errors import InvalidConfig, OutputError, UsageError
+from gpujob.errors import InvalidConfig, UsageError
 from gpujob.findings import Finding, capped, finding_line
+from gpujob.outfile import write_text
 from gpujob.schema import position_key
 from gpujob.translate.vertex import Translation, VertexOptions
 
@@ -148,17 +147,9 @@ def _check_output(path: str, config: str) -> None:
 
 
 def _write(text: str, path: str | None) -> None:
-    """The file, whole or not at all (written beside it, then renamed), or standard output."""
+    """The file (``gpujob.outfile``: a regular one whole or not at all), or standard output."""
     if path is None or path == "-":
         CONSOLE.out(text)
         return
-    temporary = f"{path}.gpujob-{os.getpid()}.tmp"
-    try:
-        with open(temporary, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(temporary, path)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise OutputError(f"cannot write {safe(path)}: {exc.strerror or exc}") from None
+    write_text(text, path)
     CONSOLE.err(f"Wrote {safe(path)}")

@@ -26,7 +26,6 @@ import gzip
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tarfile
 from collections.abc import Callable
@@ -34,6 +33,7 @@ from pathlib import Path
 
 from gpujob.console import CONSOLE
 from gpujob.errors import BuildFailed, InvalidConfig, UsageError
+from gpujob.interrupts import run_captured
 
 CANONICAL_MTIME = 315532800  # 1980-01-01T00:00:00Z, the earliest time a zip file can hold
 GENERATED_VERSION = "0.0.0"  # what setuptools gives gcloud's generated setup.py
@@ -162,9 +162,7 @@ def generate_project(package_dir: Path, root: Path) -> Path:
 def _run_build(project: Path, out: Path, what: str, verbose: bool) -> None:
     command = [sys.executable, "-m", "build", "--sdist", "--outdir", str(out), str(project)]
     try:
-        result = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True, errors="replace",
-                                check=False)
+        result = run_captured(command)  # Ctrl-C: the build and its backend stop too
     except OSError as exc:
         raise BuildFailed(f"could not run the build of {what}: {exc}") from None
     if result.returncode != 0:

@@ -262,7 +262,7 @@ def _prepare_native(settings: SubmitSettings, doc: Document,
     goes with it (``Prepared.region``)."""
     from gpujob import vertex_native
     from gpujob.check import check_native
-    from gpujob.vertex_native.flags import apply_flags
+    from gpujob.vertex_native.flags import apply_flags, check_labels
 
     options = settings.check_options()
     job = None
@@ -283,7 +283,8 @@ def _prepare_native(settings: SubmitSettings, doc: Document,
         doc = job.doc
     findings = combine(load_findings, check_native(
         doc, options, **({"region": job.region, "region_origin": job.region_origin,
-                          "name": job.name} if job else {})))
+                          "name": job.name} if job else {}))
+                       + (check_labels(job.labels, job.labels_origin) if job else []))
     errors = sum(f.is_error for f in findings)
     _report(settings, findings, valid=not errors)
     if errors or job is None:

@@ -120,6 +120,18 @@ def test_deep_nesting_is_refused_quickly():
     assert f"deeper than {MAX_DEPTH}" in finding.message
 
 
+def test_flow_nesting_past_libyamls_own_limit_is_gpujobs_refusal_at_its_limit():
+    """libyaml (in PyYAML 6.0.4's wheels) refuses 1,000 flow levels, and its scanner reads that far
+    ahead on one line: the refusal must still be gpujob's, where level 33 opens, whatever PyYAML
+    release is installed."""
+    for levels in (MAX_DEPTH + 8, 1_100):
+        finding = only(loads(b"trainingInput: " + b"[" * levels + b"]" * levels, "deep.yaml"))
+        assert finding.rule == "load.depth-limit"
+        assert finding.message == f"nesting is deeper than {MAX_DEPTH} levels"
+        # the root mapping is level 1: level 33 is the 32nd "[", after 15 characters
+        assert (finding.location.line, finding.location.column) == (1, 15 + MAX_DEPTH)
+
+
 def test_block_nesting_is_bounded_too():
     text = "".join("  " * i + f"k{i}:\n" for i in range(MAX_DEPTH + 5)) + "  " * 40 + "v\n"
     assert only(loads(text.encode(), "c")).rule == "load.depth-limit"
@@ -227,3 +239,23 @@ def test_the_loaded_data_is_plain_json():
 def test_missing_file_and_directory(tmp_path: Path):
     assert only(load_file(str(tmp_path / "nope.yaml"))).rule == "load.io"
     assert only(load_file(str(tmp_path))).rule == "load.io"
+
+
+def test_json_surrogate_pair_escapes_load_as_the_character_they_stand_for():
+    """Python's json.dump writes U+1F600 as "\\ud83d\\ude00"; libyaml refuses that escape."""
+    text = json.dumps({"trainingInput": {"args": ["ok \U0001F600", "--next"]}})
+    assert "\\ud83d\\ude00" in text
+    doc = loads(text.encode(), "job.json").document
+    assert doc is not None
+    assert doc.data == json.loads(text)
+    where = doc.values[("trainingInput", "args", 1)]
+    assert (where.line, where.column) == (1, text.index('"--next"') + 1)
+
+
+def test_half_a_surrogate_pair_is_refused_where_it_is_written():
+    text = '{"trainingInput": {"args": ["ok", "\\ud83d!"]}}'
+    finding = only(loads(text.encode(), "job.json"))
+    assert finding.rule == "load.encoding"
+    assert "\\ud83d is half of a UTF-16 surrogate pair" in finding.message
+    assert finding.path == ("trainingInput", "args", 1)
+    assert finding.location.column == text.index('"\\ud83d') + 1

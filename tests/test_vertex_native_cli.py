@@ -140,3 +140,70 @@ def test_no_region_check_leaves_out_the_gpu_zone_warning_as_for_an_ai_platform_c
     assert "warning" not in unchecked.err
     assert unchecked.out == checked.out.replace(
         TOKEN.search(checked.out).group(), TOKEN.search(unchecked.out).group())
+
+
+def test_unsetting_what_makes_the_file_native_is_a_usage_error(cli, write):
+    """It was ``internal error: ValueError: not a native Vertex config`` (exit 70)."""
+    spec = write(SPEC, "spec.yaml")
+    job = write("displayName: j\njobSpec:\n" + "".join(f"  {line}\n" for line in
+                                                      SPEC.splitlines()), "job.yaml")
+    for config, flag, inside in ((spec, "workerPoolSpecs", ""), (job, "jobSpec", "jobSpec.")):
+        result = cli("submit", config, "--service", "vertex", "--region", "us-central1",
+                     "--dry-run", "--unset", flag)
+        assert result.code == 2, result.err
+        kind = "CustomJobSpec" if config == spec else "CustomJob"
+        assert result.err == (
+            f"error: --unset {flag}: without it the config is no longer a {kind} (a native "
+            "Vertex config is known by its workerPoolSpecs, jobSpec or trialJobSpec), so there "
+            "is nothing to submit\n"
+            f"  hint: --unset a field inside it instead (e.g. --unset {inside}"
+            "workerPoolSpecs[1]), or edit the file\n")
+        assert result.out == ""
+
+
+def test_labels_from_the_command_line_are_checked_as_the_files_are(cli, write):
+    """A dry-run passed 'Team Name=Vision Lab', which the service then refused at create."""
+    spec = write(SPEC, "spec.yaml")
+    result = cli("submit", spec, "--service", "vertex", "--region", "us-central1",
+                 "--dry-run", "--labels", "Team Name=Vision Lab,team=ok")
+    assert result.code == 1, result.err
+    assert result.out == ""
+    labelled = write("displayName: j\nlabels:\n  Team Name: Vision Lab\njobSpec:\n" + "".join(
+        f"  {line}\n" for line in SPEC.splitlines()), "job.yaml")
+    in_file = cli("submit", labelled, "--service", "vertex", "--region", "us-central1",
+                  "--dry-run")
+    assert in_file.code == 1
+
+    problems = [
+        ("labels[\"Team Name\"]: 'Team Name' is not a valid label key [schema.pattern]",
+         "  hint: label keys start with a lowercase letter and hold up to 64 lowercase letters, "
+         "digits, '_' and '-'"),
+        ("labels[\"Team Name\"]: 'Vision Lab' is not a valid label value [schema.pattern]",
+         "  hint: label values hold up to 64 lowercase letters, digits, '_' and '-' (quote "
+         "numbers: '1')")]
+    assert result.err.splitlines()[:4] == [
+        line for problem, hint in problems
+        for line in (f"command line (--labels): {problem}", hint)]
+    assert in_file.err.splitlines()[:4] == [
+        line for (problem, hint), col in zip(problems, (3, 14), strict=True)
+        for line in (f"{labelled}:3:{col}: {problem}", hint)]
+    good = cli("submit", spec, "--service", "vertex", "--region", "us-central1", "--dry-run",
+               "--labels", "team=vision")
+    assert good.code == 0, good.err
+    assert json.loads(good.out)["labels"]["team"] == "vision"
+
+
+def test_labels_from_the_command_line_replace_a_custom_jobs_own(cli, write):
+    """As for an AI Platform config: the flag's labels are the ones sent, and the ones checked."""
+    labelled = write("displayName: j\nlabels:\n  Team Name: Vision Lab\njobSpec:\n" + "".join(
+        f"  {line}\n" for line in SPEC.splitlines()), "job.yaml")
+    args = ("submit", labelled, "--service", "vertex", "--region", "us-central1", "--dry-run",
+            "--labels")
+    good = cli(*args, "team=vision")
+    assert good.code == 0, good.err
+    assert {k: v for k, v in json.loads(good.out)["labels"].items()
+            if k != "gpujob-submission"} == {"team": "vision"}
+    bad = cli(*args, "Team=vision")
+    assert bad.code == 1
+    assert bad.err.splitlines()[0] == ("command line (--labels): labels.Team: 'Team' is not a "
+                                       "valid label key [schema.pattern]")

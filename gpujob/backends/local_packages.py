@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from gpujob.errors import BuildFailed
+from gpujob.interrupts import run_captured
 
 
 def install(files: Sequence[Path], target: Path, env: Mapping[str, str]) -> None:
@@ -41,9 +41,7 @@ def install(files: Sequence[Path], target: Path, env: Mapping[str, str]) -> None
                str(target), *(["--no-index"] if wheels_only else []),
                *(str(f.resolve()) for f in files)]
     try:
-        result = subprocess.run(command, env=dict(env), stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                errors="replace", check=False)
+        result = run_captured(command, env)  # Ctrl-C: pip and its build backend stop too
     except OSError as exc:
         raise BuildFailed(f"could not run pip to install --packages: {exc}") from None
     if result.returncode != 0:

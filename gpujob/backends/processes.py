@@ -36,6 +36,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
+from gpujob import interrupts
 from gpujob.backends import subreaper
 from gpujob.backends.replica_output import Outbox, read_lines
 
@@ -120,7 +121,7 @@ def supervise(specs: Sequence[Spec], *, grace: float, write: Sink | None = None,
         notify(f"warning: {LIMITED}")
     box: Outbox[_Running] = Outbox()
     running: list[_Running] = []
-    with _signals_interrupt(), _lifeline() as lifeline:
+    with interrupts.deferred(), _lifeline() as lifeline:
         try:
             for spec in specs:
                 running.append(_start(spec, lifeline))
@@ -252,6 +253,7 @@ def _pump(box: Outbox[_Running], write: Sink, until: Callable[[], bool],
     (``quiet``) nothing has come for that many seconds (False)."""
     last = time.monotonic()
     while True:
+        interrupts.check()  # Ctrl-C, SIGTERM, SIGHUP: here, never inside what the loop calls
         if until():
             return True
         now = time.monotonic()
@@ -342,27 +344,3 @@ def _stop(running: list[_Running], box: Outbox[_Running], write: Sink, notify: N
                    "it started outside its process group holds it open")
     if not drained:
         box.discard()  # no reader waits for room that will never come
-
-
-# -- signals ----------------------------------------------------------------------------------
-
-def _raise_interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
-@contextlib.contextmanager
-def _signals_interrupt() -> Iterator[None]:
-    """SIGTERM and SIGHUP stop the run as Ctrl-C does (in the main thread, where Python can
-    handle signals); the previous handlers come back afterwards."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {}
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        if signal.getsignal(signum) is not signal.SIG_IGN:
-            previous[signum] = signal.signal(signum, _raise_interrupt)
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)

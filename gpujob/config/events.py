@@ -8,9 +8,22 @@ import re
 from typing import Any, NamedTuple
 
 import yaml
+from yaml.parser import Parser as _PyParser
+from yaml.reader import Reader as _Reader
+from yaml.scanner import Scanner as _Scanner
 
 from gpujob import numbers
 from gpujob.findings import Finding, JsonPath, Location, error
+
+
+class PyParser(_Reader, _Scanner, _PyParser):
+    """PyYAML's pure-Python parser: no nesting limit of its own (see ``load.parse_text``)."""
+
+    def __init__(self, stream: str) -> None:
+        _Reader.__init__(self, stream)
+        _Scanner.__init__(self)
+        _PyParser.__init__(self)
+
 
 try:  # libyaml's parser: about ten times faster than the pure-Python one
     from yaml._yaml import CParser as Parser
@@ -18,15 +31,7 @@ try:  # libyaml's parser: about ten times faster than the pure-Python one
     READER_COUNTS_BYTES = True  # its reader errors give a UTF-8 byte offset
 except ImportError:  # pragma: no cover - PyYAML built without libyaml
     READER_COUNTS_BYTES = False  # a character offset
-    from yaml.parser import Parser as _PyParser
-    from yaml.reader import Reader as _Reader
-    from yaml.scanner import Scanner as _Scanner
-
-    class Parser(_Reader, _Scanner, _PyParser):  # type: ignore[no-redef]
-        def __init__(self, stream: str) -> None:
-            _Reader.__init__(self, stream)
-            _Scanner.__init__(self)
-            _PyParser.__init__(self)
+    Parser = PyParser  # type: ignore[misc]
 
 
 MAX_DEPTH = 32
@@ -40,6 +45,7 @@ _INT_OCT = re.compile(r"0o[0-7]+\Z")
 _INT_HEX = re.compile(r"0x[0-9a-fA-F]+\Z")
 _FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\Z")
 _FLOAT_SPECIAL = re.compile(r"[-+]?\.(?:inf|Inf|INF)\Z|\.(?:nan|NaN|NAN)\Z")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _show_tag(tag: str) -> str:
@@ -326,8 +332,24 @@ class Builder:
 
     # -- driver --------------------------------------------------------------------------------
 
+    def paired(self, event: Any) -> str:
+        """A scalar's text with JSON's surrogate-pair escapes (``\\ud83d\\ude00``, which only the
+        pure-Python parser passes on) joined into the character they stand for."""
+        try:
+            return event.value.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+        except UnicodeDecodeError:
+            lone = _SURROGATE.search(event.value)
+            code = ord(lone.group()) if lone else 0
+            raise Fatal(error(
+                "load.encoding",
+                f"the escape \\u{code:04x} is half of a UTF-16 surrogate pair, without the other",
+                self.child_path(), self.loc(event.start_mark),
+                "write the character itself, or both halves of the pair")) from None
+
     def feed(self, event: Any) -> None:
         if isinstance(event, yaml.ScalarEvent):
+            if _SURROGATE.search(event.value):
+                event.value = self.paired(event)
             if event.anchor:
                 value = self.scalar(event)
                 if self.expecting_key():

@@ -14,6 +14,7 @@ Problems are returned as findings; a fatal one (syntax, limits, encoding) stops 
 # (no ``from __future__ import annotations``: typing.NamedTuple would compile each string
 # annotation at start-up)
 
+import re
 import sys
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -28,6 +29,7 @@ from gpujob.config.events import (
     Builder,
     Fatal,
     Parser,
+    PyParser,
 )
 from gpujob.findings import Finding, Location, error
 
@@ -107,24 +109,61 @@ def _reader_error(exc: yaml.reader.ReaderError, text: str, builder: Builder) -> 
                  f"\\u{char:04x} inside a double-quoted string")
 
 
+def _parse(parser: Any, builder: Builder) -> tuple[Any, Builder]:
+    """Feed one parser's events to the builder; parser errors propagate."""
+    while True:
+        event = parser.get_event()
+        if event is None or isinstance(event, yaml.StreamEndEvent):
+            return builder.root, builder
+        builder.feed(event)
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _pure_python_may_differ(text: str, refused: yaml.MarkedYAMLError) -> bool:
+    """Whether libyaml's refusal may be one the pure-Python parser does not share (see
+    ``parse_text``): a surrogate escape in the text, or a refusal on a line that opens more
+    collections than gpujob's limit. Other refusals are not read again: the pure-Python parser
+    takes seconds over a large file."""
+    if _SURROGATE_ESCAPE.search(text):
+        return True
+    mark = refused.problem_mark or refused.context_mark
+    if mark is None:
+        return False
+    start = text.rfind("\n", 0, mark.index) + 1
+    end = text.find("\n", mark.index)
+    line = text[start:end if end >= 0 else len(text)]
+    return line.count("[") + line.count("{") > MAX_DEPTH
+
+
 def parse_text(text: str, source: str) -> tuple[Any, Builder]:
-    """Parse YAML/JSON text into plain data; raises ``Fatal``. Used for files and ``--set``."""
+    """Parse YAML/JSON text into plain data; raises ``Fatal``. Used for files and ``--set``.
+
+    Where libyaml refuses a text for a reason of its own, PyYAML's pure-Python parser reads it
+    again, so that the answer does not depend on the PyYAML release installed: libyaml's nesting
+    limit (1,000 levels in the libyaml of PyYAML 6.0.4's wheels) fired ahead of gpujob's, because
+    its scanner reads up to 1,024 characters of a line ahead of the events gpujob sees; and
+    libyaml refuses the surrogate-pair escapes (``"\\ud83d\\ude00"``) that valid JSON has for
+    characters outside the BMP. The pure-Python parser has neither; where it refuses too,
+    libyaml's message is reported.
+    """
     builder = Builder(source)
-    parser = Parser(text)
     try:
-        while True:
-            event = parser.get_event()
-            if event is None or isinstance(event, yaml.StreamEndEvent):
-                break
-            builder.feed(event)
-    except yaml.MarkedYAMLError as exc:
-        raise Fatal(_syntax_error(exc, text, builder)) from None
+        return _parse(Parser(text), builder)
     except yaml.reader.ReaderError as exc:  # a character YAML does not allow anywhere
         raise Fatal(_reader_error(exc, text, builder)) from None
+    except yaml.MarkedYAMLError as exc:
+        refused = exc
     except yaml.YAMLError as exc:  # pragma: no cover - PyYAML raises only the two above
         message = " ".join(str(exc).split())
         raise Fatal(error("load.syntax", f"YAML error: {message}", (), Location(source))) from None
-    return builder.root, builder
+    if Parser is not PyParser and _pure_python_may_differ(text, refused):
+        try:
+            return _parse(PyParser(text), Builder(source))
+        except yaml.YAMLError:
+            pass
+    raise Fatal(_syntax_error(refused, text, builder)) from None
 
 
 def _too_large(size: int, source: str) -> Loaded:

@@ -16,10 +16,11 @@ from gpujob.config.document import Document
 from gpujob.config.merge import apply
 from gpujob.config.overrides import Override
 from gpujob.errors import UsageError
-from gpujob.findings import JsonPath, Location, format_path
-from gpujob.vertex_native.shapes import SPEC_PATHS, kind, pools
+from gpujob.findings import Finding, JsonPath, Location, format_path
+from gpujob.vertex_native.shapes import SCHEMAS, SPEC_PATHS, kind, pools
 
 TI = "trainingInput"
+_KINDS = ("workerPoolSpecs", "jobSpec", "trialJobSpec", "studySpec")  # the keys kind() reads
 # AI Platform paths a flag sets -> the field of the CustomJobSpec they mean
 _SPEC_FIELDS: dict[JsonPath, JsonPath] = {
     (TI, "jobDir"): ("baseOutputDirectory", "outputUriPrefix"),
@@ -49,6 +50,7 @@ class NativeJob(NamedTuple):
     name: str | None = None  # --display-name, or --job-id / gcloud's JOB
     labels: dict[str, str] | None = None
     kms_key: str | None = None
+    labels_origin: Location | None = None  # --labels of a CustomJobSpec, for check_labels
 
 
 def _is_native_path(override: Override) -> bool:
@@ -80,6 +82,10 @@ def apply_flags(doc: Document, overrides: list[Override], user_args: list[str] |
             job["region"], job["region_origin"] = override.value, override.origin
         elif path == ("labels",):
             job["labels"] = override.value
+            if found == "CustomJobSpec":  # a spec holds no labels: checked apart (check_labels)
+                job["labels_origin"] = override.origin
+            else:  # they replace the file's, and are checked where those were
+                native.append(override)
         elif path == (TI, "encryptionConfig", "kmsKeyName"):
             job["kms_key"] = override.value
         elif path == ("jobId",):
@@ -94,9 +100,34 @@ def apply_flags(doc: Document, overrides: list[Override], user_args: list[str] |
     if refused:
         _refuse(refused, spec)
     result = apply(doc, native)
+    if kind(result.data) is None:
+        _unmade(found, native)
     if user_args is not None:
         result = apply(result, _args(result, user_args))
     return NativeJob(result, **job)
+
+
+def _unmade(found: str, native: list[Override]) -> None:
+    """``--unset workerPoolSpecs`` (or ``jobSpec``, ...) took away what makes the file a
+    ``found``: a usage error naming the flag."""
+    removed = [o.origin.flag or "?" for o in native if len(o.path) == 1 and o.path[0] in _KINDS]
+    names = ", ".join(dict.fromkeys(removed)) or "the --set/--unset flags"
+    raise UsageError(
+        f"{names}: without it the config is no longer a {found} (a native Vertex config is "
+        "known by its workerPoolSpecs, jobSpec or trialJobSpec), so there is nothing to submit",
+        "--unset a field inside it instead (e.g. --unset "
+        f"{''.join(f'{key}.' for key in SPEC_PATHS[found])}workerPoolSpecs[1]), or edit the file")
+
+
+def check_labels(labels: dict[str, str] | None, origin: Location | None) -> list[Finding]:
+    """--labels for a CustomJobSpec (which holds none), checked as labels written in a CustomJob
+    file are (the same schema, the same messages), located at the flag."""
+    from gpujob import schema
+
+    if not labels or origin is None:
+        return []
+    flagged = apply(Document(origin.source, {}), [Override(("labels",), labels, origin)])
+    return [f for f in schema.check(flagged, SCHEMAS["CustomJob"]) if f.path[:1] == ("labels",)]
 
 
 def _args(doc: Document, user_args: list[str]) -> list[Override]:

@@ -72,6 +72,10 @@ def metadata(fake: FakeGoogle, path: str, headers: dict[str, str]) -> Answer:
     if headers.get("metadata-flavor") != "Google":
         return 403, b"Missing Metadata-Flavor:Google header.", flavor
     account = fake.metadata_account
+    # as the real server, it answers for the default account by its email too: older google-auth
+    # releases (2.22 to 2.26 at least) ask for the token by email
+    path = path.replace(f"instance/service-accounts/{account}/",
+                        "instance/service-accounts/default/")
     answers: dict[str, Any] = {
         "": b"computeMetadata/\n",
         "project/project-id": fake.metadata_project.encode(),
