@@ -143,8 +143,11 @@ def test_no_region_check_leaves_out_the_gpu_zone_warning_as_for_an_ai_platform_c
 
 
 def test_unsetting_what_makes_the_file_native_is_a_usage_error(cli, write):
-    """It was ``internal error: ValueError: not a native Vertex config`` (exit 70)."""
-    spec = write(SPEC, "spec.yaml")
+    """It was ``internal error: ValueError: not a native Vertex config`` (exit 70). A spec of
+    workerPoolSpecs alone is nothing without them; one with other CustomJobSpec fields is still
+    a spec, that lacks its pools (``test_a_spec_without_its_pools_says_so``)."""
+    pools = SPEC.split("scheduling:")[0]
+    spec = write(pools, "spec.yaml")
     job = write("displayName: j\njobSpec:\n" + "".join(f"  {line}\n" for line in
                                                       SPEC.splitlines()), "job.yaml")
     for config, flag, inside in ((spec, "workerPoolSpecs", ""), (job, "jobSpec", "jobSpec.")):
@@ -159,6 +162,16 @@ def test_unsetting_what_makes_the_file_native_is_a_usage_error(cli, write):
             f"  hint: --unset a field inside it instead (e.g. --unset {inside}"
             "workerPoolSpecs[1]), or edit the file\n")
         assert result.out == ""
+
+
+def test_a_spec_without_its_pools_says_so(cli, write):
+    """--unset workerPoolSpecs on a spec that has other CustomJobSpec fields (scheduling,
+    baseOutputDirectory) leaves a CustomJobSpec without pools: the schema says so, exit 1."""
+    result = cli("submit", write(SPEC, "spec.yaml"), "--service", "vertex", "--region",
+                 "us-central1", "--dry-run", "--unset", "workerPoolSpecs")
+    assert result.code == 1, result.err
+    assert "spec.yaml:1:1: missing required key 'workerPoolSpecs' [schema.required]" in result.err
+    assert result.out == ""
 
 
 def test_labels_from_the_command_line_are_checked_as_the_files_are(cli, write):

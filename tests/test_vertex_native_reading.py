@@ -125,4 +125,4 @@ def test_a_number_in_a_string_is_still_a_number(cli, write):
     assert result.out.splitlines() == [
         f"{path}:7:50: studySpec.parameters[0].doubleValueSpec.maxValue: expected a number, "
         "found the string 'ten' [schema.type]",
-        "  hint: write a number such as 0.5 (a number in a string such as '0.5' works too)"]
+        "  hint: write a number such as 0.01 (a string holding one, such as '0.01', works too)"]
