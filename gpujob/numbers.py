@@ -16,6 +16,7 @@ import re
 from typing import Any
 
 INT64_MAX = 2**63 - 1
+INT32_MAX = 2**31 - 1
 # No number in a Job needs more digits: an integer below 10**308 still fits a double (which
 # ends at 1.8e308), and int64 holds 19. Longer text is refused before int() reads it.
 MAX_DIGITS = 308

@@ -7,7 +7,9 @@ whose JSON decoder is protorpc's ``protojson``), and that decoder:
   nothing after it sets no field, so the request has no such key;
 - reads an integer or a string into a double field as a float (``float(value)``): ``'0.001'``
   is sent as the number 0.001, and a YAML boolean, a Python int, as 0.0 or 1.0
-  (``discreteValues: [False, True]`` is sent as ``[0.0, 1.0]``).
+  (``discreteValues: [False, True]`` is sent as ``[0.0, 1.0]``);
+- reads a string of digits into an int32 field (``maxTrials: '10'``) with ``int(value)``: it
+  is sent as the number 10.
 
 gpujob does the same, so the config is judged on what is sent, and says at each value what it
 did (a note for a null, a warning for a boolean: the trainer is passed ``0.0``, not ``False``).
@@ -25,6 +27,8 @@ from gpujob.findings import Finding, JsonPath, format_path
 
 NULL_RULE = "load.null"
 BOOLEAN_RULE = "load.boolean-number"
+# a HyperparameterSpec's int32 counts, with their least values (the Job schema's)
+_INT32S = {"maxTrials": 1, "maxParallelTrials": 1, "maxFailedTrials": 0}
 _DOUBLES = ("minValue", "maxValue")  # a ParameterSpec's double fields; discreteValues' items
 # a number's text, as the Job schema's $defs.double reads it; a whole one
 _DECIMAL = re.compile(r"-?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?\Z")
@@ -34,7 +38,9 @@ _INTEGER = re.compile(r"-?[0-9]+\Z")
 def read(doc: Document) -> list[Finding]:
     """Rewrite ``doc`` (in place, with its origins) as gcloud sends it; a finding at each value
     changed."""
-    return _drop_nulls(doc) + _numbers_in_doubles(doc)
+    findings = _drop_nulls(doc) + _numbers_in_doubles(doc)
+    _trial_counts(doc)
+    return findings
 
 
 def _drop_nulls(doc: Document) -> list[Finding]:
@@ -110,3 +116,17 @@ def _numbers_in_doubles(doc: Document) -> list[Finding]:
                 "to pass true/false, make the parameter CATEGORICAL with categoricalValues "
                 "['False', 'True']; else write the numbers 0 and 1"))
     return out
+
+
+def _trial_counts(doc: Document) -> None:
+    """The tuning job's int32 counts written as strings of digits, as numbers (silently, as
+    gcloud sends them); text that is no such count is left for the schema to report."""
+    ti = doc.data.get("trainingInput")
+    hp = ti.get("hyperparameters") if isinstance(ti, dict) else None
+    if not isinstance(hp, dict):
+        return
+    for key, least in _INT32S.items():
+        value = hp.get(key)
+        if isinstance(value, str) and numbers.is_count_text(value) \
+                and least <= int(value) <= numbers.INT32_MAX:
+            hp[key] = int(value)
