@@ -89,7 +89,7 @@ def resume(directory: Path, model: nn.Module, optimizer: torch.optim.Optimizer,
     return state["epoch"], state["history"]
 
 
-def train(args: argparse.Namespace, process: launch.Process, store: dist.Store | None) -> None:
+def train(args: argparse.Namespace, process: launch.Process, store: dist.Store) -> None:
     device = launch.join(process, store)
     rank, world = process.rank, process.world
     dtype = loop.mixed_precision(device) if args.amp else None
