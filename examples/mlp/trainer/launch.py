@@ -15,7 +15,8 @@ torchrun agent.
   number of processes, so replicas with different GPU counts fit); ``r * N + i`` when every
   replica runs N, as with torchrun.
 - Each process says in the agents' store whether it has a GPU: ``nccl`` when every one has,
-  else ``gloo`` on the CPU everywhere (torch's launcher does not choose a backend).
+  else ``gloo`` on the CPU everywhere (torch's launcher does not choose a backend). The ``nccl``
+  path has not been run with this launcher: the machines its tests ran on have no GPU.
 - The agent passes SIGINT, SIGTERM and SIGHUP on to the processes, stops them all when one fails
   (the signal or SIGTERM, then SIGKILL after 10 s), and the replica exits with the failed one's
   code (128 + N for signal N).
@@ -148,7 +149,8 @@ def launch(replica: cluster.Replica, devices: Devices, argv: list[str]) -> int:
             run_id="mlp-trainer", rdzv_backend="static",
             rdzv_endpoint=f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
             rdzv_configs={"rank": replica.rank, "timeout": int(TIMEOUT.total_seconds())},
-            max_restarts=0, logs_specs=DefaultLogsSpecs(log_dir=logs),
+            max_restarts=0,  # a failed process fails the replica; the service decides the rest
+            logs_specs=DefaultLogsSpecs(log_dir=logs),
             signals_to_handle=SIGNALS, shutdown_timeout=GRACE)
         try:
             elastic_launch(config, sys.executable)("-m", f"{__package__}.task", *argv)
