@@ -68,7 +68,9 @@ def compatible(theirs: dict[str, Any], mine: dict[str, Any], where: str) -> None
         # int64 travels as a JSON string; gpujob also takes the plain integer
         assert got == {"integer", "string"}, f"{where}: int64 takes an integer or digits"
     elif kind == "integer":
-        assert got == {"integer"}, where
+        # an int32; proto3 JSON (and gcloud) take a string of digits too ('10'), held to int32
+        assert got == {"integer"} or (got == {"integer", "string"} and fmt == "int32"
+                                      and "int32" in json.dumps(mine)), where
     elif kind == "number":
         # a double; proto3 JSON (and gcloud) take a string holding a number too ('0.001')
         assert got <= {"number", "integer"} or got == {"number", "string"}, where
