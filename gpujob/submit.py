@@ -207,9 +207,11 @@ def prepare_job(settings: SubmitSettings, workdir: Path,
     uploaded. Findings are shown (``_report``); any error raises ``InvalidConfig`` (exit 1)
     after all are.
 
-    Order: the command line (exit 2), then the checks (exit 1), then the staging location
-    (exit 2), then ``before_build(document, region)`` (the remote side's access, exit 3), then
-    the build (exit 1), so no build starts for a job that cannot be sent."""
+    Order: the command line (exit 2), then the checks (exit 1), then, when packages are to be
+    staged, the staging location (exit 2), ``before_build(document, region)`` (the remote
+    side's access, exit 3) and the build (exit 1), so nothing is built or uploaded for a job
+    that cannot be sent. With nothing to stage ``before_build`` is not called: the create is
+    the only request, and its refusal says the same (a native Vertex config stages nothing)."""
     from gpujob.vertex_native.shapes import kind
 
     loaded = load_file(settings.config)
@@ -217,10 +219,7 @@ def prepare_job(settings: SubmitSettings, workdir: Path,
         _report(settings, loaded.findings, valid=False)
         raise InvalidConfig(f"{settings.config} cannot be read as a Job config")
     if kind(loaded.document.data) is not None:
-        native = _prepare_native(settings, loaded.document, loaded.findings)
-        if before_build is not None:
-            before_build(native.doc, native.region)
-        return native
+        return _prepare_native(settings, loaded.document, loaded.findings)
     if settings.display_name is not None:
         check_display_name(settings.service, settings.display_name)
     doc = merged(loaded.document, settings.overrides, settings.user_args)
@@ -249,7 +248,6 @@ def prepare_job(settings: SubmitSettings, workdir: Path,
     elif wanted:
         prepared = wanted.stage(doc, settings, workdir, ready)
     else:
-        ready()
         prepared = Prepared(doc)
     prepared.warnings = [f for f in findings if f.severity == "warning"]
     return prepared
@@ -357,7 +355,8 @@ def _dry_run(settings: SubmitSettings, prepared: Prepared, backend: Backend) -> 
 
 class _Remote:
     """A submit's session and job client, opened once the config has been checked, so that
-    access is proven (``JobClient.check_access``) before packages are built or uploaded."""
+    access is proven (``JobClient.check_access``) before packages are built or uploaded (and
+    only then: without packages to stage, the create is the first request)."""
 
     def __init__(self, settings: SubmitSettings, backend: Backend) -> None:
         self.gcp = replace(settings.gcp, project=settings.project)

@@ -85,7 +85,7 @@ def submit(backend: Backend, body: dict[str, Any], gcp: GcpSettings, output_form
     """Create the job ``body`` (the request the dry-run prints) and report it; then follow it
     when asked (``follow``: wait for its end, or stream its logs; polling every
     ``poll_interval`` seconds). Exit 0, 3 (remote failure), 4 (``--wait``/``--stream-logs``: the
-    job failed) or 130. ``client``: one already open (the one that checked access), else one
+    job failed) or 130. ``client``: one already open (the submit's own), else one
     in ``session`` (the one that staged the packages), else in a new one. ``warnings``: the
     checks' warnings, for the JSON envelope; ``options``: what the command line adds to the
     request (``base.JobOptions``)."""

@@ -1,9 +1,10 @@
 """The ``gpujob`` command line: one module per command group, each options -> settings ->
 execute(settings).
 
-The root group knows its commands by name and imports a command's module only when that command
-runs (all of them for ``gpujob --help``), so ``validate`` loads nothing it does not use; the Google
-client libraries are imported only by the commands that talk to Google.
+The root group knows its commands by name, with a summary of each, and imports a command's module
+only when that command runs or its own help is shown: ``gpujob --help`` and TAB on a command
+name import none, ``validate`` loads nothing it does not use, and the Google client libraries are
+imported only by the commands that talk to Google.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import contextlib
 import os
 import sys
 from importlib import import_module
+from typing import TYPE_CHECKING, NamedTuple
 
 import click
 
@@ -27,26 +29,58 @@ from gpujob.errors import (
     OutputError,
 )
 
-# command -> "module:attribute" under gpujob.cli
-COMMANDS = {
-    "validate": "validate:validate",
-    "gpus": "gpus:gpus",
-    "rules": "rules:rules",
-    "submit": "submit:submit",
-    "local": "submit:local_command",
-    "convert": "convert:convert",
-    "describe": "lifecycle:describe",
-    "list": "lifecycle:list_",
-    "cancel": "lifecycle:cancel",
-    "wait": "lifecycle:wait",
-    "logs": "lifecycle:logs",
-    "schema": "schemas:schema",
-    "completion": "completion:completion",
+if TYPE_CHECKING:
+    from click.shell_completion import CompletionItem
+
+class Entry(NamedTuple):
+    """A command in the table: where it is, and what ``gpujob --help`` and TAB say of it."""
+
+    target: str  # "module:attribute" under gpujob.cli
+    summary: str  # the first paragraph of its help (tests/test_lazy_commands.py checks it)
+
+
+COMMANDS: dict[str, Entry] = {
+    "validate": Entry("validate:validate", "Check configs against the Job schema and the GPU "
+                      "compatibility rules."),
+    "gpus": Entry("gpus:gpus", "Which GPUs can I use, on which machine types, how many, and "
+                  "where?"),
+    "rules": Entry("rules:rules", "List the compatibility rules: id, severity, services and "
+                   "what each checks."),
+    "submit": Entry("submit:submit", "Check CONFIG, apply the flags, and submit it as a "
+                    "training job."),
+    "local": Entry("submit:local_command", "Run CONFIG's job on this machine: one process per "
+                   "replica, the cluster emulated."),
+    "convert": Entry("convert:convert", "Translate an AI Platform config into a native Vertex "
+                     "AI config."),
+    "describe": Entry("lifecycle:describe", "Show a job: its state, its spec, and links to it "
+                      "in the Cloud console (a tuning job's trials and the best one too)."),
+    "list": Entry("lifecycle:list_", "List the project's training jobs, newest first (vertex: "
+                  "those of --region, custom and tuning jobs, with their display names)."),
+    "cancel": Entry("lifecycle:cancel", "Cancel a job: it stops and ends CANCELLED. JOB as for "
+                    "describe."),
+    "wait": Entry("lifecycle:wait", "Wait for a job to end, telling its state changes on "
+                  "stderr."),
+    "logs": Entry("lifecycle:logs", "Print a job's logs from Cloud Logging (TIMESTAMP SEVERITY "
+                  "TASK: MESSAGE; vertex tasks are workerpool0-0, …, and service). JOB as for "
+                  "describe."),
+    "schema": Entry("schemas:schema", "Print a JSON Schema gpujob checks files against, for "
+                    "editors and other tools."),
+    "completion": Entry("completion:completion", "Print the shell completion script for bash, "
+                        "zsh or fish."),
 }
 
 
+def summary(name: str) -> click.Command:
+    """A stand-in for command ``name`` that has only its summary: enough for the lists of
+    commands, which click shortens from the help's first paragraph
+    (``Command.get_short_help_str``)."""
+    return click.Command(name, help=COMMANDS[name].summary)
+
+
 class _Commands(click.Group):
-    """A group whose commands are imported when first asked for."""
+    """A group whose commands are imported only when one runs or its own help is shown (click's
+    lazy group, documented under "Lazily Loading Subcommands"): the lists of commands, in
+    ``gpujob --help`` and on TAB, are made from the table's summaries."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
@@ -54,9 +88,26 @@ class _Commands(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in COMMANDS:
             return None
-        module, _, name = COMMANDS[cmd_name].partition(":")
+        module, _, name = COMMANDS[cmd_name].target.partition(":")
         command: click.Command = getattr(import_module(f"gpujob.cli.{module}"), name)
         return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """click's ``Group.format_commands``, over the summaries."""
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, summary(name).get_short_help_str(limit))
+                                for name in names])
+
+    def shell_complete(self, ctx: click.Context, incomplete: str) -> list[CompletionItem]:
+        """click's ``Group.shell_complete``, over the summaries: the command names (and their
+        help, which zsh and fish show), then the group's options."""
+        from click.shell_completion import CompletionItem
+
+        return [CompletionItem(name, help=summary(name).get_short_help_str())
+                for name in self.list_commands(ctx) if name.startswith(incomplete)
+                ] + click.Command.shell_complete(self, ctx, incomplete)
 
 
 @click.group(cls=_Commands, context_settings=CONTEXT, epilog=EXIT_CODES_HELP)

@@ -1,10 +1,10 @@
 """Vertex AI custom training (``aiplatform v1``): create, get, list and cancel custom jobs and
 hyperparameter tuning jobs; where their logs are; what the service's errors mean.
 
-The client is built from the discovery document bundled with google-api-python-client
-(``static_discovery=True``): no discovery request is made. Vertex AI is regional: each region
-has its address, ``https://REGION-aiplatform.googleapis.com/`` (as Google's samples and its
-Vertex SDK build it), and ``--api-endpoint`` replaces it for every region.
+The client is built from the discovery document bundled with google-api-python-client, parsed
+once per process (``gpujob.gcp.discovery``): no discovery request is made. Vertex AI is
+regional: each region has its address, ``https://REGION-aiplatform.googleapis.com/`` (as
+Google's samples and its Vertex SDK build it), and ``--api-endpoint`` replaces it for every region.
 
 Duplicates. Vertex AI assigns a job's ID itself and its creates take no request ID, so a create
 that reaches the service twice makes two paid jobs. gpujob therefore never sends a create
@@ -187,16 +187,13 @@ class VertexClient:
         check_region(self.session.settings, place.location)
         key = (place.location, single_send)
         if key not in self._services:
-            from googleapiclient.discovery import build
-
+            from gpujob.gcp.discovery import service
             from gpujob.gcp.http import authorized_http
 
             http = self.session.http if not single_send else authorized_http(
                 self.session.auth, self.session.settings, self.session.echo, single_send=True)
-            self._services[key] = build(
-                "aiplatform", "v1", http=http, static_discovery=True, cache_discovery=False,
-                client_options={"api_endpoint": api_endpoint(self.session.settings,
-                                                             place.location)})
+            self._services[key] = service(
+                "aiplatform", "v1", http, api_endpoint(self.session.settings, place.location))
         locations = self._services[key].projects().locations()
         return getattr(locations, place.collection)()
 

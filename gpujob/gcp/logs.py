@@ -43,13 +43,11 @@ class LogsClient:
     """Log entries of one project."""
 
     def __init__(self, session: Session) -> None:
-        from googleapiclient.discovery import build
+        from gpujob.gcp.discovery import service
 
         self.session = session
-        service = build("logging", "v2", http=session.http, static_discovery=True,
-                        cache_discovery=False, client_options={
-                            "api_endpoint": base_url(session.settings.logging_endpoint)})
-        self._entries = service.entries()
+        self._entries = service("logging", "v2", session.http,
+                                base_url(session.settings.logging_endpoint)).entries()
 
     def entries(self, filter_: str, what: str) -> Iterator[dict[str, Any]]:
         """The entries ``filter_`` selects, oldest first; ``what`` names them in errors ("the

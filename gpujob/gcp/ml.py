@@ -1,9 +1,9 @@
 """The AI Platform Training API (``ml v1``): create, get, list and cancel jobs; where its jobs'
 logs are; when two jobs are the same; what its errors mean (the 2025-01-31 shutdown).
 
-The client is built from the discovery document bundled with google-api-python-client
-(``static_discovery=True``): no discovery request is made. ``--api-endpoint`` replaces the
-service address through ``client_options``.
+The client is built from the discovery document bundled with google-api-python-client, parsed
+once per process (``gpujob.gcp.discovery``): no discovery request is made.
+``--api-endpoint`` replaces the service address through ``client_options``.
 
 Duplicates. A create can reach the service more than once although gpujob asks once: httplib2
 resends a request once, silently, when the connection closes before the response's status line
@@ -124,14 +124,12 @@ class MlClient:
     """Jobs of one project in the ml v1 API."""
 
     def __init__(self, session: Session) -> None:
-        from googleapiclient.discovery import build
+        from gpujob.gcp.discovery import service
 
         self.session = session
         self.project = session.project
-        service = build("ml", "v1", http=session.http, static_discovery=True,
-                        cache_discovery=False,
-                        client_options={"api_endpoint": api_endpoint(session.settings)})
-        self._jobs = service.projects().jobs()
+        self._jobs = service("ml", "v1", session.http,
+                             api_endpoint(session.settings)).projects().jobs()
 
     def _action(self, what: str, permission: str, not_found_hint: str) -> Action:
         # every call is safe to repeat: reads, a cancel (a second one is answered with the

@@ -9,19 +9,11 @@ holds can be compared.
 
 from __future__ import annotations
 
-import json
-from functools import cache
 from typing import Any
 
+from gpujob.gcp.discovery import document
+
 _INTEGER_FORMATS = {"int32", "uint32", "int64", "uint64"}
-
-
-@cache
-def document(api: str, version: str) -> dict[str, Any]:
-    """The discovery document of ``api`` ``version`` bundled with google-api-python-client."""
-    from googleapiclient.discovery_cache import get_static_doc
-
-    return json.loads(get_static_doc(api, version) or "{}")
 
 
 def schemas(api: str, version: str) -> dict[str, Any]:

@@ -15,7 +15,6 @@ object the service then reports must have the file's size and MD5, or nothing is
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -33,13 +32,11 @@ class StorageClient:
     """Objects in Cloud Storage, through one session."""
 
     def __init__(self, session: Session) -> None:
-        from googleapiclient.discovery import build_from_document
-        from googleapiclient.discovery_cache import get_static_doc
+        from gpujob.gcp.discovery import service
 
-        document = json.loads(get_static_doc("storage", "v1"))
-        document["rootUrl"] = base_url(session.settings.storage_endpoint)
         self.session = session
-        self._objects = build_from_document(document, http=session.http).objects()
+        self._objects = service("storage", "v1", session.http,
+                                root_url=base_url(session.settings.storage_endpoint)).objects()
 
     def _action(self, what: str, upload: Upload, permission: str, **extra: str) -> Action:
         bucket = upload.bucket

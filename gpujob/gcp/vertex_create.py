@@ -195,7 +195,11 @@ def _refused(exc: BaseException, action: Action, explain_refusal: Refusal | None
     from googleapiclient.errors import HttpError
 
     if explain_refusal is not None and isinstance(exc, HttpError) and exc.resp.status == 400:
-        error = explain_refusal(parse_http_error(exc), action)
+        parsed = parse_http_error(exc)
+        # the API's own reading first: a region without training is the region's fault (the
+        # service names the request's parent), not a value of the config
+        advised = action.advice(parsed) if action.advice is not None else None
+        error = None if advised else explain_refusal(parsed, action)
         if error is not None:
             raise error from exc
     raise_explained(exc, replace(action, retry_safe=True))  # nothing was made: say so

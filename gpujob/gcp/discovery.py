@@ -1,0 +1,45 @@
+"""The APIs' discovery documents, each read and parsed once per process, and the service
+objects googleapiclient builds from them.
+
+The documents are those bundled with google-api-python-client (no discovery request is made).
+Parsing one is most of what ``googleapiclient.discovery.build`` costs (Vertex AI's is about 3 MB
+of JSON: some 50 ms), and gpujob needs each in several places in one run: its types for reading
+answers (``answers``, ``proto3``), its regional addresses (``aiplatform.regions``), and a service
+object per HTTP transport and address (Vertex AI's reads and its single-send creates, for
+instance). ``build_from_document`` given the parsed document builds one in well under a
+millisecond, so every client builds through ``service`` and the parse happens once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from functools import cache
+from typing import Any
+
+PARSES: Counter[tuple[str, str]] = Counter()  # (api, version) -> times parsed in this process
+
+
+@cache
+def document(api: str, version: str) -> dict[str, Any]:
+    """The discovery document of ``api`` ``version`` bundled with google-api-python-client,
+    parsed. Shared: callers read it, never change it (``service`` copies what it changes)."""
+    from googleapiclient.discovery_cache import get_static_doc
+
+    PARSES[api, version] += 1
+    return json.loads(get_static_doc(api, version) or "{}")  # type: ignore[no-any-return]
+
+
+def service(api: str, version: str, http: Any, api_endpoint: str | None = None,
+            root_url: str | None = None) -> Any:
+    """googleapiclient's service object for ``api`` ``version`` sending through ``http`` to
+    ``api_endpoint`` (None: the document's address), built from the parsed ``document``.
+    ``root_url``: the document's ``rootUrl`` replaced (Cloud Storage's media uploads are
+    addressed from it, not from ``api_endpoint``)."""
+    from googleapiclient.discovery import build_from_document
+
+    doc = document(api, version)
+    if root_url is not None:
+        doc = {**doc, "rootUrl": root_url}
+    options = {"api_endpoint": api_endpoint} if api_endpoint else None
+    return build_from_document(doc, http=http, client_options=options)

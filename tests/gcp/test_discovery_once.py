@@ -1,0 +1,57 @@
+"""Each API's discovery document is parsed once per run (issue 20): Vertex AI's is about 3 MB
+of JSON, and a submit needs it for its regions, its answers' types, and two service objects
+(reads, and the single-send create)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+from jobs import RUNTIME_JOB_WITHOUT_PACKAGES
+
+from gpujob.gcp import discovery
+
+IMAGE = "us-docker.pkg.dev/proj-a/images/python:3.11"
+
+
+@pytest.fixture
+def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the discovery documents gpujob (or googleapiclient for it) parses from now
+    on: ``json.loads`` (the standard library's) wrapped, the cache of parsed documents emptied
+    as in a new process."""
+    seen: list[str] = []
+    loads = json.loads
+
+    def counting(text, *args, **kwargs):
+        value = loads(text, *args, **kwargs)
+        caller = sys._getframe(1).f_globals.get("__name__", "")
+        if (caller.startswith(("gpujob", "googleapiclient")) and isinstance(value, dict)
+                and "discoveryVersion" in value):
+            seen.append(value.get("name", "?"))
+        return value
+
+    discovery.document.cache_clear()
+    discovery.PARSES.clear()
+    monkeypatch.setattr(json, "loads", counting)
+    return seen
+
+
+def test_a_submit_that_stages_a_package_parses_each_document_once(
+        cli, google, key, gcs, write, trainer, vertex, offline_builds, clock, parses):
+    config = write(RUNTIME_JOB_WITHOUT_PACKAGES)
+    result = cli("submit", config, "--service", "vertex", "--package-path", trainer(),
+                 "--executor-image-uri", IMAGE, "--staging-bucket", f"gs://{gcs.bucket}")
+    assert result.code == 0, result.err
+    assert sorted(parses) == ["aiplatform", "storage"]
+    assert discovery.PARSES == {("aiplatform", "v1"): 1, ("storage", "v1"): 1}
+
+
+def test_a_submit_then_its_logs_parse_the_api_and_logging_documents_once(
+        cli, google, key, config, vertex, clock, parses):
+    result = cli("submit", config, "--service", "vertex")
+    assert result.code == 0, result.err
+    job_id = result.out.strip()
+    result = cli("logs", job_id, "--service", "vertex", "--region", "us-central1")
+    assert result.code == 0, result.err
+    assert sorted(parses) == ["aiplatform", "logging"]
