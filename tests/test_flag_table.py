@@ -12,6 +12,8 @@ from jobs import CONTAINER_JOB
 
 from gpujob.cli import COMMANDS, modes
 
+ROOT = Path(__file__).resolve().parent.parent
+
 # a value for each flag of the table (None: a switch)
 VALUES = {"--wait": None, "--stream-logs": None, "--async": None, "--poll-interval": "30",
           "--staging-bucket": "gs://b", "--format": "json", "--project": "p",
@@ -31,9 +33,8 @@ def _flags(mode: str, use: str) -> list[str]:
     return [flag for flag, uses in modes.table() if uses[mode] == use]
 
 
-def test_the_readme_shows_the_table():
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    assert modes.markdown() in readme
+def test_the_docs_show_the_table():
+    assert modes.markdown() in (ROOT / "docs" / "local.md").read_text(encoding="utf-8")
 
 
 def test_every_flag_of_the_table_has_a_value_here():

@@ -1,10 +1,10 @@
-"""Every example in every command's --help, and every gpujob command in the README's ```sh
-blocks, works under the default service as it is shown, with a shipped config
-(configs/t4-compute-engine.yaml) standing for config.yaml and a trainer package in trainer/: an
-example that needs no service exits 0; one that reaches the service (submit without --dry-run or
---local, describe, list, cancel, wait, logs) gets as far as asking for credentials (exit 3), so
-its arguments, flags and config were all accepted. (The README's ```console transcripts are
-run by test_readme.py.)"""
+"""Every example in every command's --help, and every gpujob command in the ```sh blocks of the
+README and the user guide's pages (docs/*.md), works under the default service as it is shown,
+with a shipped config (configs/t4-compute-engine.yaml) standing for config.yaml and a trainer
+package in trainer/: an example that needs no service exits 0; one that reaches the service
+(submit without --dry-run or --local, describe, list, cancel, wait, logs) gets as far as asking
+for credentials (exit 3), so its arguments, flags and config were all accepted. (The docs'
+```console transcripts are run by test_readme.py.)"""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from doc_pages import PAGES, page_name
 
 from gpujob.cli import cli
 
@@ -56,16 +57,19 @@ def examples(text: str) -> list[str]:
     return found
 
 
-def readme_examples() -> list[str]:
-    """The gpujob command lines of the README's ```sh blocks."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"^```sh\n(.*?)^```$", text, re.MULTILINE | re.DOTALL)
-    return [line for block in blocks for line in examples(block)]
+def doc_examples() -> list[tuple[str, str]]:
+    """(page, command line): the gpujob command lines of the docs' ```sh blocks."""
+    found = []
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        blocks = re.findall(r"^```sh\n(.*?)^```$", text, re.MULTILINE | re.DOTALL)
+        found += [(page_name(page), line) for block in blocks for line in examples(block)]
+    return found
 
 
 EXAMPLES = sorted({(command, line) for command, text in help_texts().items()
                    for line in examples(text)}
-                  | {("README.md", line) for line in readme_examples()})
+                  | set(doc_examples()))
 
 
 def needs_service(line: str) -> bool:
@@ -87,7 +91,7 @@ def workdir(tmp_path: Path) -> Path:
     (work / "trainer" / "__init__.py").write_text("")
     (work / "trainer" / "task.py").write_text("import sys\nprint('trained', sys.argv[1:])\n")
     (work / ".config" / "fish" / "completions").mkdir(parents=True)  # HOME is work
-    (work / "dist").mkdir()  # the README's --packages names a wheel of the user's
+    (work / "dist").mkdir()  # docs/packages.md's --packages names a wheel of the user's
     with zipfile.ZipFile(work / "dist" / "extra-0.3-py3-none-any.whl", "w") as wheel:
         wheel.writestr("extra/__init__.py", "")
     return work
@@ -95,6 +99,7 @@ def workdir(tmp_path: Path) -> Path:
 
 def test_the_help_texts_have_examples_and_the_parser_finds_them():
     assert len(EXAMPLES) >= 25
+    assert {"docs/submit.md", "docs/local.md", "docs/ci.md"} <= {page for page, _ in doc_examples()}
     assert examples("  Examples:\n    gpujob a \\\n        --b c | jq .\n") == ["gpujob a --b c"]
     assert examples("    gpujob x y    what it does\n") == ["gpujob x y"]
 

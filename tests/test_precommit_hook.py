@@ -1,8 +1,8 @@
 """The pre-commit hook this repository offers, run by pre-commit itself against a throwaway git
-repository, offline, with the README's .pre-commit-config.yaml: its rev is the tag a release
-makes. pre-commit builds the hook's environment from this checkout (committed and tagged in a
-copy) with pip, which takes gpujob's dependencies from wheels made from the test environment's
-own installation."""
+repository, offline, with the docs' .pre-commit-config.yaml (docs/ci.md): its rev is the tag a
+release makes. pre-commit builds the hook's environment from this checkout (committed and tagged
+in a copy) with pip, which takes gpujob's dependencies from wheels made from the test
+environment's own installation."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from doc_pages import all_text
 from fakes.wheels import wheel_from_installed
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
@@ -68,36 +69,37 @@ def _git(cwd: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
 
 
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+# the README and the user guide: the example and the release step may be on any page
+DOCS = all_text()
 
 
 def readme_config() -> str:
-    """The README's .pre-commit-config.yaml example."""
-    found = re.search(r"```yaml\n(# \.pre-commit-config\.yaml\n.*?)```", README, re.DOTALL)
-    assert found, "the README shows a .pre-commit-config.yaml"
+    """The docs' .pre-commit-config.yaml example."""
+    found = re.search(r"```yaml\n(# \.pre-commit-config\.yaml\n.*?)```", DOCS, re.DOTALL)
+    assert found, "the docs show a .pre-commit-config.yaml"
     return found.group(1)
 
 
 def release_tag() -> str:
-    """The tag the README's release step makes."""
-    (tag,) = re.findall(r"`git tag (\S+) && git push origin \1`", README)
+    """The tag the docs' release step makes."""
+    (tag,) = re.findall(r"`git tag (\S+) && git push origin \1`", DOCS)
     return tag
 
 
 def test_the_readme_pins_the_tag_a_release_of_this_version_makes():
-    """rev v0.1.0 named a tag that nothing made: the README's release step tags each release
+    """rev v0.1.0 named a tag that nothing made: the docs' release step tags each release
     v + __version__, and the example's rev is that tag."""
     from gpujob import __version__
 
     assert release_tag() == f"v{__version__}"
     (hook,) = yaml.safe_load(readme_config())["repos"]
     assert hook["rev"] == release_tag()
-    assert f"`v{__version__}` for this one" in README
+    assert f"`v{__version__}` for this one" in DOCS
     assert [h["id"] for h in hook["hooks"]] == ["gpujob-validate"]
 
 
 def released(tmp_path: Path) -> Path:
-    """A repository holding this checkout's gpujob, committed and tagged as the README's
+    """A repository holding this checkout's gpujob, committed and tagged as the docs'
     release step tags it (a copy: the tests may run from an sdist, with no git history)."""
     repo = tmp_path / "gpujob-repo"
     skip = shutil.ignore_patterns("__pycache__", "*.pyc")
@@ -114,7 +116,7 @@ def released(tmp_path: Path) -> Path:
 
 def test_the_hook_validates_job_configs_and_leaves_other_yaml_alone(
         tmp_path: Path, wheelhouse: Path, monkeypatch: pytest.MonkeyPatch):
-    """The README's .pre-commit-config.yaml, its repo a released gpujob, in a user's repo."""
+    """The docs' .pre-commit-config.yaml, its repo a released gpujob, in a user's repo."""
     repo = tmp_path / "user-repo"
     (repo / "configs").mkdir(parents=True)
     (repo / ".github" / "workflows").mkdir(parents=True)

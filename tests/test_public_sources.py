@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTES = [f"{name}.md" for name in ("VERTEX", "DESIGN", "FACTS", "GPU-ZONES", "LIVE-FACTS",
                                    "GKE")]
 SHIPPED = ["gpujob", "schemas", "configs", "docs", "examples", "scripts", "benchmarks",
-           "README.md", "pyproject.toml"]
+           "README.md", "pyproject.toml", "mkdocs.yml"]
 
 
 def shipped_files() -> list[Path]:
@@ -29,7 +29,8 @@ def shipped_files() -> list[Path]:
 def test_the_scan_sees_the_shipped_files():
     names = {p.relative_to(ROOT).as_posix() for p in shipped_files()}
     assert {"README.md", "gpujob/catalog/vertex.json", "schemas/vertex-catalog.schema.json",
-            "configs/t4-compute-engine.yaml", "docs/examples/cluster.yaml"} <= names
+            "configs/t4-compute-engine.yaml", "docs/examples/cluster.yaml",
+            "docs/getting-started.md", "docs/architecture.md", "mkdocs.yml"} <= names
 
 
 @pytest.mark.parametrize("path", shipped_files(), ids=lambda p: p.relative_to(ROOT).as_posix())

@@ -1,5 +1,6 @@
-"""Every console transcript in the README is run, and its output and exit code compared with what
-the README shows, so the README cannot drift from the tool.
+"""Every console transcript in the README and in the user guide's pages (docs/*.md) is run, and
+its output and exit code compared with what the page shows, so the docs cannot drift from the
+tool.
 
 A transcript is a ```console block: lines starting with ``$ `` are commands, the lines after one
 are what it prints (stdout and stderr, as a terminal shows them), and a last line ``[N]`` is its
@@ -21,9 +22,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pytest
+from doc_pages import PAGES, page_name
 
 ROOT = Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
 SHOWN_ROOT = "/home/me/gpujob"
 BLOCK = re.compile(r"^```console\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 EXIT = re.compile(r"\[(\d+)\]")
@@ -38,9 +39,10 @@ class Step(NamedTuple):
 class Transcript(NamedTuple):
     line: int
     steps: list[Step]
+    page: str = "README.md"
 
 
-def transcripts(text: str) -> list[Transcript]:
+def transcripts(text: str, page: str = "README.md") -> list[Transcript]:
     found = []
     for match in BLOCK.finditer(text):
         line = text.count("\n", 0, match.start()) + 1
@@ -53,12 +55,12 @@ def transcripts(text: str) -> list[Transcript]:
             elif steps:
                 steps[-1].expected.append(raw)
             else:
-                raise AssertionError(f"README.md:{line}: a transcript must start with '$ '")
+                raise AssertionError(f"{page}:{line}: a transcript must start with '$ '")
         for i, step in enumerate(steps):
             if step.expected and EXIT.fullmatch(step.expected[-1]):
                 code = int(EXIT.fullmatch(step.expected[-1]).group(1))
                 steps[i] = Step(step.command, step.expected[:-1], code)
-        found.append(Transcript(line, steps))
+        found.append(Transcript(line, steps, page))
     return found
 
 
@@ -98,22 +100,26 @@ def workspace(tmp_path: Path) -> Path:
     return workdir
 
 
-TRANSCRIPTS = transcripts(README.read_text(encoding="utf-8"))
+TRANSCRIPTS = [transcript for page in PAGES
+               for transcript in transcripts(page.read_text(encoding="utf-8"), page_name(page))]
 
 
-@pytest.mark.parametrize("transcript", TRANSCRIPTS, ids=[f"line{t.line}" for t in TRANSCRIPTS])
-def test_the_readme_transcript_is_what_the_commands_print(transcript: Transcript,
-                                                          tmp_path: Path):
+@pytest.mark.parametrize("transcript", TRANSCRIPTS,
+                         ids=[f"{t.page}:line{t.line}" for t in TRANSCRIPTS])
+def test_the_docs_transcript_is_what_the_commands_print(transcript: Transcript,
+                                                        tmp_path: Path):
     workdir = workspace(tmp_path)
     for step in transcript.steps:
         out, code = run_in(workdir, step.command)
-        where = f"README.md:{transcript.line}: $ {step.command}"
+        where = f"{transcript.page}:{transcript.line}: $ {step.command}"
         assert pattern(step.expected).fullmatch(out), f"{where}\n--- printed:\n{out}"
-        assert code == step.code, f"{where}\nexited {code}, the README says {step.code}"
+        assert code == step.code, f"{where}\nexited {code}, the page says {step.code}"
 
 
-def test_the_readme_has_transcripts_and_the_harness_reads_them():
-    assert len(TRANSCRIPTS) >= 4
+def test_the_docs_have_transcripts_and_the_harness_reads_them():
+    pages = {t.page for t in TRANSCRIPTS}
+    assert {"README.md", "docs/validate.md", "docs/local.md", "docs/vertex.md"} <= pages, pages
+    assert len(TRANSCRIPTS) >= 12
     (step,) = transcripts("```console\n$ false\n[1]\n```\n")[0].steps
     assert step == Step("false", [], 1)
     assert pattern(["a …", "…", "z"]).fullmatch("a b\nc\nd\nz\n")

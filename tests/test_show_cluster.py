@@ -1,4 +1,4 @@
-"""docs/examples/show_cluster.py, run as the README and cluster.yaml say, under both services:
+"""docs/examples/show_cluster.py, run as docs/local.md and cluster.yaml say, under both services:
 it crashed under AI Platform, which gives parameter servers and evaluators no RANK and sets no
 CLOUD_ML_JOB_ID or AIP_* directories."""
 

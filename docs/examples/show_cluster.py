@@ -1,4 +1,4 @@
-"""A trainer that shows what each replica of its job sees (README, "Run it here first"), with
+"""A trainer that shows what each replica of its job sees (docs/local.md), with
 either service: ``gpujob local cluster.yaml --module-name show_cluster --service vertex`` (or
 ``--service ai-platform``).
 
