@@ -7,7 +7,7 @@ bug and is shown with its traceback.
 
 from __future__ import annotations
 
-# Exit codes: documented in the README and in ``gpujob --help``.
+# Exit codes: documented in docs/exit-codes.md and in ``gpujob --help``.
 EXIT_OK = 0
 EXIT_INVALID = 1
 EXIT_USAGE = 2

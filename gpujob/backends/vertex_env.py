@@ -5,7 +5,7 @@ the workers, 2 the parameter servers, 3 the evaluators) with their replica count
 the arguments each pool's package or container gets (the config's, plus ``--job-dir DIR``,
 which Vertex does not pass). The run's job dir stands in for ``baseOutputDirectory``. Every
 replica gets (the cluster variables as observed on Vertex; the rest from Google's "Prepare
-training code" and "Distributed training" pages, which the README links):
+training code" and "Distributed training" pages, which docs/local.md links):
 
 - ``CLUSTER_SPEC``: ``cluster`` {``workerpool0``: [host:port], …} (the pools that have
   replicas), ``environment`` "cloud", ``task`` {``type``: ``workerpoolN``, ``index``}, ``job``

@@ -130,12 +130,12 @@ def mode_of(local: bool, dry_run: bool) -> Mode:
 
 
 def table() -> list[tuple[str, dict[Mode, Use]]]:
-    """The table, flag by flag in the order above (for the README and the tests)."""
+    """The table, flag by flag in the order above (for docs/local.md and the tests)."""
     return [(flag, uses) for flags, uses in GROUPS.values() for flag in flags]
 
 
 def markdown() -> str:
-    """The table as the README shows it."""
+    """The table as docs/local.md shows it."""
     mark = {"applies": "yes", "unused": "not used (a note)", "refused": "refused"}
     rows = ["| flag | `submit` | `submit --dry-run` | `local`, `submit --local` |",
             "|---|---|---|---|"]
