@@ -101,6 +101,7 @@ def workspace(tmp_path: Path) -> Path:
 TRANSCRIPTS = transcripts(README.read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("transcript", TRANSCRIPTS, ids=[f"line{t.line}" for t in TRANSCRIPTS])
 def test_the_readme_transcript_is_what_the_commands_print(transcript: Transcript,
                                                           tmp_path: Path):
