@@ -25,6 +25,13 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slow tests first (stable otherwise): with parallel workers (pytest-xdist, on by
+    default) the long ones start at once, side by side, instead of one of them running alone at
+    the end while the other workers wait."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @dataclass
 class Result:
     code: int

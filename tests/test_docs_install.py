@@ -71,6 +71,7 @@ def test_the_namesake_check_itself(target: str, namesake: bool):
     assert _names_namesake(target) is namesake
 
 
+@pytest.mark.slow
 def test_the_github_actions_example_runs_its_checks(tmp_path: Path):
     workflow = yaml.safe_load((ROOT / "docs" / "examples" / "github-actions.yml").read_text())
     steps = {s["name"]: s["run"] for s in workflow["jobs"]["check"]["steps"] if "name" in s}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -40,6 +41,7 @@ options = st.builds(CheckOptions, submit=st.booleans(), local=st.booleans(), cat
                     region_check=st.booleans(), service=st.sampled_from(sorted(SERVICES)))
 
 
+@pytest.mark.slow  # 400 generated documents
 @settings(max_examples=400, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
 @given(documents, options)

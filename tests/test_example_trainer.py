@@ -50,6 +50,7 @@ def checkpoints(job_dir: Path) -> list[int]:
     return sorted(int(p.stem.split("-")[1]) for p in (job_dir / "checkpoints").glob("*.pt"))
 
 
+@pytest.mark.slow
 def test_the_example_trains_an_epoch_on_two_cpu_processes(cli, tmp_path: Path):
     job_dir = tmp_path / "job"
     result = cli("local", config(tmp_path), "--package-path", PACKAGE, "--job-dir", job_dir, "--",
@@ -78,6 +79,7 @@ def test_the_example_trains_an_epoch_on_two_cpu_processes(cli, tmp_path: Path):
     assert not [p for p in job_dir.rglob("*") if p.name.endswith(".tmp")]
 
 
+@pytest.mark.slow
 def test_a_killed_run_resumes_from_its_last_checkpoint(cli, tmp_path: Path):
     job_dir = tmp_path / "job"
     proc = subprocess.Popen(
@@ -160,6 +162,7 @@ trainingInput:
 """
 
 
+@pytest.mark.slow
 def test_a_replica_asking_for_4_gpus_starts_4_trainer_processes(cli, write, nvidia_smi,
                                                                   tmp_path: Path):
     """gpujob local gives the master the 4 GPUs that nvidia-smi (a stand-in) lists; the trainer
@@ -186,6 +189,7 @@ def test_a_replica_asking_for_4_gpus_starts_4_trainer_processes(cli, write, nvid
     assert (metrics["world_size"], metrics["replicas"]) == (4, 1)
 
 
+@pytest.mark.slow
 def test_the_processes_of_all_replicas_are_one_world(cli, tmp_path: Path):
     """Two processes on each of the README job's replicas: ranks 0-1 on the master and 2-3 on
     the worker (replica × 2 + local rank), as torchrun numbers them, in one world of 4."""
@@ -265,6 +269,7 @@ def running(job_dir: Path) -> list[int]:
     return found
 
 
+@pytest.mark.slow
 def test_a_failing_process_stops_the_others_and_fails_the_replica(tmp_path: Path):
     job_dir = tmp_path / "job"
     job_dir.mkdir()
@@ -277,6 +282,7 @@ def test_a_failing_process_stops_the_others_and_fails_the_replica(tmp_path: Path
     assert running(job_dir) == []
 
 
+@pytest.mark.slow
 def test_sigterm_to_the_replica_stops_its_processes(tmp_path: Path):
     """A service may signal the replica's first process alone: it passes the signal on."""
     job_dir = tmp_path / "job"
@@ -391,6 +397,7 @@ def test_a_cluster_it_cannot_read_is_a_one_line_error(environ, message):
     assert str(caught.value) == message
 
 
+@pytest.mark.slow
 def test_the_example_is_a_package_that_builds(tmp_path: Path):
     """It can be shipped to the cloud: a package built from --package-path's parent."""
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",

@@ -65,7 +65,8 @@ def _sdist(out: Path, name: str, version: str, files: dict[str, str]) -> Path:
 
 @pytest.mark.parametrize(("make", "version", "file", "value"), [
     (make_wheel, "0.3", "extra_pkg-0.3-py3-none-any.whl", "from the wheel"),
-    (_sdist, "0.4", "extra_pkg-0.4.tar.gz", "from the sdist")], ids=["wheel", "sdist"])
+    pytest.param(_sdist, "0.4", "extra_pkg-0.4.tar.gz", "from the sdist",
+                 marks=pytest.mark.slow)], ids=["wheel", "sdist"])
 def test_a_local_package_is_installed_for_the_run_and_the_trainer_imports_it(
         run, tmp_path, request, make, version, file, value):
     """A wheel is installed as it is; an sdist is built first (its build backend from the

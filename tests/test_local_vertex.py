@@ -203,6 +203,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "configs" / "pytorch-mlp-ddp-vertex.yaml"
 
 
+@pytest.mark.slow
 def test_the_example_trainer_trains_as_vertex_runs_it(cli, tmp_path: Path):
     """The Vertex config of the PyTorch example, run here on the CPU: each replica finds its
     rank in Vertex's variables, and the arguments are those its container would get."""

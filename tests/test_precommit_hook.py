@@ -21,6 +21,8 @@ from fakes.wheels import wheel_from_installed
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+pytestmark = pytest.mark.slow  # pre-commit builds the hook's environment
+
 ROOT = Path(__file__).resolve().parent.parent
 # pre-commit comes with the test extra, next to this interpreter
 PRE_COMMIT = shutil.which("pre-commit", path=os.path.dirname(sys.executable)) or "pre-commit"

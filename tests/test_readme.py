@@ -104,6 +104,7 @@ TRANSCRIPTS = [transcript for page in PAGES
                for transcript in transcripts(page.read_text(encoding="utf-8"), page_name(page))]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("transcript", TRANSCRIPTS,
                          ids=[f"{t.page}:line{t.line}" for t in TRANSCRIPTS])
 def test_the_docs_transcript_is_what_the_commands_print(transcript: Transcript,

@@ -117,6 +117,7 @@ def mutated(draw: st.DrawFn, docs: list[Any], keys: list[str], values: list[Any]
     return doc
 
 
+@pytest.mark.slow  # 300 generated documents a schema
 @pytest.mark.parametrize("name, choices, docs", CASES, ids=IDS)
 def test_the_quick_check_answers_as_jsonschema_does(name, choices, docs):
     assert docs, f"no documents to start from for {name}"

@@ -43,6 +43,7 @@ def files_under(root: Path) -> dict[str, bytes]:
 
 # -- --package-path --------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_the_dry_run_builds_the_package_and_shows_its_uri_by_content(cli, config, trainer,
                                                                       offline_builds):
     package = trainer({"trainer/configs/small.yaml": "lr: 0.1\n"})
@@ -84,6 +85,7 @@ def test_the_dry_run_builds_the_package_and_shows_its_uri_by_content(cli, config
     assert new != uri
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("config_file, text, sdist", [
     ("pyproject.toml", '[build-system]\nrequires = ["setuptools>=61"]\n'
      'build-backend = "setuptools.build_meta"\n[project]\nname = "trainer"\nversion = "1.2"\n',
@@ -108,6 +110,7 @@ BUILD_HINT = ("  hint: fix what it reports; the build runs in a fresh environmen
               "PIP_INDEX_URL / PIP_FIND_LINKS apply)")
 
 
+@pytest.mark.slow
 def test_a_failing_build_shows_what_it_reported_and_exits_1(cli, config, trainer,
                                                              offline_builds):
     # click is installed beside gpujob, but the build's environment is its own
@@ -150,6 +153,7 @@ def test_a_build_that_cannot_get_its_backend_says_so(cli, config, trainer, monke
     assert max(map(len, result.err.splitlines())) <= 301
 
 
+@pytest.mark.slow
 def test_the_module_to_run_must_be_in_the_built_package(cli, write, trainer, offline_builds):
     path = write(CONFIG.replace("trainer.task", "trainer.tsk"))
     package = trainer({"trainer/data/__init__.py": "", "trainer/data/mnist.py": ""})
@@ -226,6 +230,7 @@ def test_local_files_are_staged_by_content_and_gs_uris_kept_in_order(cli, config
     assert "Building" not in result.err
 
 
+@pytest.mark.slow
 def test_the_built_package_comes_after_the_packages_given(cli, config, wheel, trainer,
                                                           offline_builds):
     result, body = dry_run(cli, config, "--packages", f"{wheel},gs://x/a.tar.gz",
@@ -237,6 +242,7 @@ def test_the_built_package_comes_after_the_packages_given(cli, config, wheel, tr
     assert URI.fullmatch(uris[2])["name"] == "trainer-0.0.0.tar.gz"
 
 
+@pytest.mark.slow
 def test_package_flags_replace_the_files_packages_as_gcloud_does(cli, write, trainer,
                                                                  offline_builds):
     path = write(CONFIG + "  packageUris: [gs://old/trainer-0.1.tar.gz]\n")

@@ -99,6 +99,7 @@ documents = st.fixed_dictionaries(
               "jobId": scalars})
 
 
+@pytest.mark.slow  # 300 generated configs
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(documents, st.sampled_from([None, PYTORCH, PREBUILT]), st.dates(date(2023, 1, 1),
                                                                       date(2027, 12, 31)))

@@ -46,6 +46,7 @@ def uploads(gcs) -> list:
     return [seen for seen in gcs.requests() if seen.upload_start]
 
 
+@pytest.mark.slow
 def test_submit_uploads_the_packages_and_sends_their_uris(cli, google, key, gcs, config,
                                                           trainer, dep, offline_builds, clock):
     package = trainer({"trainer/configs/small.yaml": "lr: 0.1\n"})
@@ -90,6 +91,7 @@ def test_submit_uploads_the_packages_and_sends_their_uris(cli, google, key, gcs,
     assert result.out == "j1\n"
 
 
+@pytest.mark.slow
 def test_an_unchanged_package_is_not_uploaded_again_and_a_changed_one_gets_a_new_path(
         cli, google, key, gcs, config, trainer, dep, offline_builds):
     package = trainer()

@@ -101,6 +101,7 @@ def test_a_disabled_api_fails_before_anything_is_built_or_uploaded(cli, google, 
     assert google.calls("customJobs.create") == []
 
 
+@pytest.mark.slow
 def test_a_package_job_is_staged_then_created(cli, google, key, gcs, write, trainer, vertex,
                                               offline_builds, clock):
     config = write(RUNTIME_JOB_WITHOUT_PACKAGES)
