@@ -27,7 +27,6 @@ torchrun agent.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import signal
 import sys
@@ -135,11 +134,6 @@ def launch(replica: cluster.Replica, devices: Devices, argv: list[str]) -> int:
     from torch.distributed.elastic.utils.distributed import get_free_port
     from torch.distributed.launcher.api import LaunchConfig, elastic_launch
 
-    # torch's agent logs each stop (W…/E… lines, a traceback file's path) on stderr, which the
-    # replica's log would show beside this launcher's own one line of what failed
-    agent_log = logging.getLogger("torch.distributed.elastic")
-    agent_log.addHandler(logging.NullHandler())
-    agent_log.propagate = False
     if replica.address is None or replica.port is None:  # alone: loopback, any free port
         host, port = "127.0.0.1", get_free_port()
     else:
