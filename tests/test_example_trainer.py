@@ -12,7 +12,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -211,60 +210,26 @@ def test_the_processes_of_all_replicas_are_one_world(cli, tmp_path: Path):
     assert (metrics["world_size"], metrics["replicas"]) == (4, 2)
 
 
-def run_alone(job_dir: Path, *args: str, replica: dict[str, str] | None = None,
-              **popen: Any) -> subprocess.Popen[str]:
-    """``python -m trainer.task`` run alone (no cluster variables but ``replica``'s), in a
-    session of its own."""
+def run_alone(job_dir: Path, *args: str, **popen: Any) -> subprocess.Popen[str]:
+    """``python -m trainer.task`` run alone (no cluster variables), in a session of its own."""
     cleared = ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "TF_CONFIG", "CLUSTER_SPEC",
-               "CUDA_VISIBLE_DEVICES", "MLP_TRAINER_PROCESS", "TORCHELASTIC_RUN_ID")
-    env = {**{k: v for k, v in os.environ.items() if k not in cleared}, **(replica or {})}
+               "CUDA_VISIBLE_DEVICES", "MLP_TRAINER_PROCESS")
+    env = {k: v for k, v in os.environ.items() if k not in cleared}
     return subprocess.Popen([sys.executable, "-m", "trainer.task", "--job-dir", str(job_dir),
                              *SMALL, *args], cwd=PACKAGE.parent, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True, **popen)
 
 
-def test_replicas_that_run_different_numbers_of_processes_are_one_world(tmp_path: Path):
-    """Ranks follow replica order whatever each replica runs (as replicas with different GPU
-    counts would): 2 processes on replica 0 are ranks 0-1, the 1 on replica 1 is rank 2."""
-    job_dir = tmp_path / "job"
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = str(probe.getsockname()[1])
-    procs = [run_alone(job_dir, "--epochs", "1", "--nproc-per-replica", str(2 - rank),
-                       replica={"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": port,
-                                "WORLD_SIZE": "2", "RANK": str(rank)}) for rank in (0, 1)]
-    watchdog = threading.Timer(300, lambda: [os.kill(pid, signal.SIGKILL)
-                                             for pid in running(job_dir)])
-    watchdog.start()
-    try:
-        (out0, err0), (out1, err1) = (proc.communicate() for proc in procs)
-    finally:
-        watchdog.cancel()
-    assert [proc.returncode for proc in procs] == [0, 0], err0 + err1
-    lines = out0.splitlines()
-    assert ("replica 0 of 2: 2 processes (--nproc-per-replica, on the CPU), ranks 0-1 of 3 "
-            "(gloo)") in lines
-    assert "rank 1 of 3 (replica 0, local rank 1), training on cpu (gloo)" in lines
-    assert out1.splitlines()[:2] == [
-        "replica 1 of 2: 1 process (--nproc-per-replica, on the CPU), rank 2 of 3 (gloo)",
-        "rank 2 of 3 (replica 1, local rank 0), training on cpu (gloo)"]
-    assert "rank 2: epoch 1 trained on 342 of 1024 images" in out1.splitlines()
-    metrics = json.loads((job_dir / "metrics.json").read_text())
-    assert (metrics["world_size"], metrics["replicas"]) == (3, 2)
-
-
-def running(job_dir: Path) -> list[int]:
-    """The processes (not zombies) training into ``job_dir``: the replica and the processes it
-    started (torch's agent starts each in a session of its own), found by their command line."""
+def group(pgid: int) -> list[int]:
+    """The processes (not zombies) in process group ``pgid``."""
     found = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
-            state = stat.read_text().rpartition(")")[2].split()[0]
-            argv = (stat.parent / "cmdline").read_bytes().split(b"\0")
+            fields = stat.read_text().rpartition(")")[2].split()
         except OSError:
             continue
-        if state != "Z" and os.fsencode(job_dir) in argv:
+        if fields[0] != "Z" and int(fields[2]) == pgid:
             found.append(int(stat.parent.name))
     return found
 
@@ -279,17 +244,15 @@ def test_a_failing_process_stops_the_others_and_fails_the_replica(tmp_path: Path
     assert proc.returncode == 1, out + err
     assert "FileExistsError" in err
     assert err.endswith("process 0 (rank 0) exited with code 1: stopping the others\n"), err
-    assert running(job_dir) == []
+    assert group(proc.pid) == []
 
 
 @pytest.mark.slow
 def test_sigterm_to_the_replica_stops_its_processes(tmp_path: Path):
     """A service may signal the replica's first process alone: it passes the signal on."""
-    job_dir = tmp_path / "job"
-    proc = run_alone(job_dir, "--epochs", "1000", "--nproc-per-replica", "2")
+    proc = run_alone(tmp_path / "job", "--epochs", "1000", "--nproc-per-replica", "2")
     assert proc.stdout is not None
-    watchdog = threading.Timer(300, lambda: [os.kill(pid, signal.SIGKILL)
-                                             for pid in running(job_dir)])
+    watchdog = threading.Timer(300, lambda: os.killpg(proc.pid, signal.SIGKILL))
     watchdog.start()
     try:
         for line in proc.stdout:  # until the processes train
@@ -297,13 +260,12 @@ def test_sigterm_to_the_replica_stops_its_processes(tmp_path: Path):
                 break
         else:
             raise AssertionError(proc.communicate())
-        assert len(running(job_dir)) == 3  # the replica and its 2 processes
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=60)
     finally:
         watchdog.cancel()
     assert proc.returncode == 128 + signal.SIGTERM, err
-    assert running(job_dir) == []
+    assert group(proc.pid) == []
 
 
 # -- where a replica stands in the job ---------------------------------------------------------

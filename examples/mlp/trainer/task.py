@@ -1,9 +1,8 @@
 """Train the MLP with DistributedDataParallel on every GPU of every replica of the job.
 
-The service (or ``gpujob local``) starts this module once per replica; it becomes torchrun's agent
-(torch's ``elastic_launch``, ``trainer.launch``), which starts one process per GPU the replica has
-and puts them all in one world: a replica with 4 GPUs in a job of 2 replicas is ranks 0-3 or 4-7
-of 8. Without GPUs a replica is
+The service (or ``gpujob local``) starts this module once per replica; it starts one process per
+GPU the replica has and puts them all in one world, as torchrun would (``trainer.launch``): a
+replica with 4 GPUs in a job of 2 replicas is ranks 0-3 or 4-7 of 8. Without GPUs a replica is
 one process on the CPU. Gradients are averaged with ``nccl`` when every process has a GPU, else
 with ``gloo`` on the CPU; on GPUs of compute capability 8.0 and newer (A100, L4, H100) the
 forward pass runs in bfloat16. ``--nproc-per-replica N`` sets the number of processes (without
@@ -101,7 +100,7 @@ def resume(directory: Path, model: nn.Module, optimizer: torch.optim.Optimizer,
     return state["epoch"], state["history"]
 
 
-def train(args: argparse.Namespace, process: launch.Process, store: dist.Store) -> None:
+def train(args: argparse.Namespace, process: launch.Process, store: dist.Store | None) -> None:
     device = launch.join(process, store)
     rank, world = process.rank, process.world
     dtype = loop.mixed_precision(device) if args.amp else None
