@@ -3,7 +3,7 @@
 import json
 import re
 from collections.abc import Iterable
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from gpujob.terminal import printable
 
@@ -25,6 +25,16 @@ def format_path(path: JsonPath) -> str:
         else:
             out.append(f"[{json.dumps(key)}]")
     return "".join(out)
+
+
+def value_at(data: Any, path: JsonPath) -> Any:
+    """The value at ``path`` in ``data``, or None where the path leads nowhere."""
+    for key in path:
+        try:
+            data = data[key]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
 
 
 class Location(NamedTuple):

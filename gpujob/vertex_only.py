@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from gpujob.findings import Finding
+from gpujob.findings import Finding, value_at
 from gpujob.suggest import same_name
 
 MACHINE_KEYS = ("masterType", "workerType", "parameterServerType", "evaluatorType")
@@ -44,14 +44,6 @@ def accelerator_hint(name: str, known: Collection[str]) -> str | None:
             f"Training does not offer: {USE_VERTEX}")
 
 
-def _value(data: Any, path: tuple[Any, ...]) -> Any:
-    for key in path:
-        try:
-            data = data[key]
-        except (KeyError, IndexError, TypeError):
-            return None
-    return data
-
 
 def explain(findings: list[Finding], data: Any, machine_types: list[str],
             accelerators: Collection[str]) -> list[Finding]:
@@ -63,11 +55,11 @@ def explain(findings: list[Finding], data: Any, machine_types: list[str],
     for f in findings:
         hint = None
         if f.rule == "machine.unknown" and f.path and f.path[-1] in MACHINE_KEYS:
-            value = _value(data, f.path)
+            value = value_at(data, f.path)
             hint = (machine_hint(value) if isinstance(value, str)
                     and not same_name(value, machine_types) else None)
         elif f.rule == "schema.enum" and f.path[-2:] == ("acceleratorConfig", "type"):
-            value = _value(data, f.path)
+            value = value_at(data, f.path)
             hint = accelerator_hint(value, accelerators) if isinstance(value, str) else None
         out.append(f._replace(hint=hint) if hint else f)
     return out

@@ -15,7 +15,7 @@ import shlex
 from typing import Any, NamedTuple
 
 from gpujob.config.document import Document
-from gpujob.findings import Finding, JsonPath, format_path, warning
+from gpujob.findings import Finding, JsonPath, format_path, value_at, warning
 from gpujob.translate.vertex import Translation
 from gpujob.vertex_native import shapes
 from gpujob.vertex_native.writer import dump
@@ -37,14 +37,14 @@ def render(t: Translation, doc: Document, path: str | None, *, whole_job: bool,
     spec_only = t.kind == "CustomJob" and not whole_job
     prefix: JsonPath = ("jobSpec",) if spec_only else ()
     data = t.body["jobSpec"] if spec_only else t.body
-    comments = {target[len(prefix):]: _origin(doc, source, _at(t.body, target))
+    comments = {target[len(prefix):]: _origin(doc, source, value_at(t.body, target))
                 for target, source in t.origins.items() if target[:len(prefix)] == prefix}
     if executor:
         for pool_path in _pool_paths(data):
             for spec, key in (("containerSpec", "imageUri"),
                               ("pythonPackageSpec", "executorImageUri")):
                 here = (*pool_path, spec, key)
-                if _at(data, here) == executor:
+                if value_at(data, here) == executor:
                     comments.setdefault(here, "from --executor-image-uri")
     file = path if path and path != "-" else "FILE"
     findings: list[Finding] = []
@@ -109,21 +109,13 @@ def _pool_paths(data: dict[str, Any]) -> list[JsonPath]:
 
 
 def _empty_pools(data: dict[str, Any]) -> list[str]:
-    empty = [str(path[-1]) for path in _pool_paths(data) if not _at(data, path)]
+    empty = [str(path[-1]) for path in _pool_paths(data) if not value_at(data, path)]
     if not empty:
         return []
     return [f"note: worker pool {', '.join(empty)} is an empty placeholder ({{}}): Vertex takes "
             "it, but gcloud's own check of a --config file refuses it; create this job with "
             "gpujob (gpujob submit FILE --service vertex)"]
 
-
-def _at(data: Any, path: JsonPath) -> Any:
-    for key in path:
-        try:
-            data = data[key]
-        except (KeyError, IndexError, TypeError):
-            return None
-    return data
 
 
 def _origin(doc: Document, source: JsonPath, written: Any) -> str:
@@ -132,7 +124,7 @@ def _origin(doc: Document, source: JsonPath, written: Any) -> str:
     where = doc.values.get(source) or doc.locate(source)
     place = where.flag if where.flag else f"line {where.line}" if where.line else None
     text = f"from {format_path(source)}" + (f" ({place})" if place else "")
-    value = _at(doc.data, source)
+    value = value_at(doc.data, source)
     if value is None or value == written or (
             isinstance(value, (int, str)) and str(value) == str(written)):
         return text
