@@ -12,6 +12,11 @@ process group holds what it starts (a build backend, pip's own subprocesses) and
 terminal reaches gpujob alone: on any of the three signals gpujob sends the group SIGINT, as the
 terminal would have (pip and build then remove their temporary directories), SIGKILL to what is
 left after a few seconds, and raises ``KeyboardInterrupt`` (exit 130, "interrupted").
+
+``as_ctrl_c`` is for code that already handles Ctrl-C where it lands (a create, whose job may
+exist once the request is out): there SIGTERM (a CI runner cancelling the step) and SIGHUP (a
+closed terminal) raise ``KeyboardInterrupt`` as SIGINT does, so they get the same message
+instead of ending gpujob by the signal with nothing said.
 """
 
 from __future__ import annotations
@@ -114,3 +119,25 @@ def run_captured(command: Sequence[str], env: Mapping[str, str] | None = None,
         except BaseException:
             _stop_group(proc, grace)
             raise
+
+
+def _raise(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def as_ctrl_c() -> Iterator[None]:
+    """Within: SIGTERM and SIGHUP (those not ignored) raise ``KeyboardInterrupt`` where they
+    land, as Ctrl-C does. Outside the main thread it changes nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {}
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(signum) is not signal.SIG_IGN:
+            previous[signum] = signal.signal(signum, _raise)
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)

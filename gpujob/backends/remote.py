@@ -40,9 +40,13 @@ if TYPE_CHECKING:
 
 
 def _create(client: JobClient, request: Request, backend: Backend) -> Any:
-    """The create, or None after Ctrl-C (said on stderr: the job may exist)."""
+    """The create, or None after Ctrl-C, SIGTERM or SIGHUP (said on stderr: the job may
+    exist)."""
+    from gpujob import interrupts
+
     try:
-        return client.create(request)
+        with interrupts.as_ctrl_c():
+            return client.create(request)
     except KeyboardInterrupt as exc:
         CONSOLE.err()
         what = f"job {request.job_id}" if request.job_id else "the job"

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
+from fakes.faults import Stall
 
 
 def test_submit_posts_exactly_the_dry_run_body_once(cli, google, key, config, clock):
@@ -130,3 +133,43 @@ def test_dry_run_and_the_new_commands_help_import_no_google_library(config):
         result = subprocess.run([sys.executable, "-c", probe.format(args=args)],
                                 capture_output=True, text=True, timeout=60)
         assert result.stderr.strip().endswith("[]"), (args, result.stderr)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_stop_signal_during_the_create_says_the_job_may_exist(google, key, config, signum):
+    """A CI runner cancelling a step sends SIGTERM (a closed terminal, SIGHUP): gpujob died by the
+    signal with nothing said, while the create it had sent may have made the job; it now says so
+    and how to check, as after Ctrl-C, and exits 130."""
+    google.inject("jobs.create", Stall(30))  # the service makes the job and answers late
+    proc = subprocess.Popen([sys.executable, "-m", "gpujob", "submit", config, "--job-id",
+                             "stopped_1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    deadline = time.monotonic() + 60
+    while not google.calls("jobs.create") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert google.calls("jobs.create"), "the create was never sent"
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert out == ""
+    assert "Interrupted while submitting job stopped_1: it may or may not have been created." \
+        in err.splitlines()
+    assert any(line.startswith("Check with: gpujob describe stopped_1") for line in
+               err.splitlines()), err
+
+
+def test_sigterm_during_a_vertex_create_gives_the_look_up_by_label(google, key, config, vertex):
+    """The same on Vertex AI, whose note names the look-up that finds the job by its label."""
+    google.inject("customJobs.create", Stall(30))
+    proc = subprocess.Popen([sys.executable, "-m", "gpujob", "submit", config, "--service",
+                             "vertex"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not google.calls("customJobs.create") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and out == "", err
+    lines = err.splitlines()
+    assert "Interrupted while submitting the job: it may or may not have been created." in lines
+    assert any(line.startswith("A job this submission made carries its label: gpujob list "
+                               "--service vertex") for line in lines), err
