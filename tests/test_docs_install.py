@@ -16,7 +16,9 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.*"))]
+# the pages and the example files (text: a developer's __pycache__ beside them is not a doc)
+DOCS = [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").rglob("*.*")
+                                    if p.suffix in (".md", ".yaml", ".yml", ".py", ".sh"))]
 # `pip install ARGS`, up to the end of the line or the next shell operator
 PIP_INSTALL = re.compile(r"pip3?\s+install\s+([^\n&|;]+)")
 TAKES_VALUE = {"-r", "--requirement", "-c", "--constraint", "-i", "--index-url",

@@ -117,6 +117,7 @@ def test_a_killed_run_resumes_from_its_last_checkpoint(cli, tmp_path: Path):
     assert checkpoints(job_dir)[-1] == done + 1
 
 
+@pytest.mark.slow
 def test_the_same_command_again_says_why_it_trains_nothing(cli, tmp_path: Path):
     """The README's command run twice with one --job-dir: the second found the finished
     checkpoint and ended at once, saying only "nothing to do" once per rank."""
@@ -134,6 +135,7 @@ def test_the_same_command_again_says_why_it_trains_nothing(cli, tmp_path: Path):
     assert (job_dir / "checkpoints" / "epoch-0001.pt").stat().st_mtime_ns == written
 
 
+@pytest.mark.slow
 def test_a_checkpoint_of_another_model_is_a_one_line_error(cli, tmp_path: Path):
     job_dir = tmp_path / "job"
     command = ("local", config(tmp_path), "--package-path", PACKAGE, "--job-dir", job_dir, "--",
