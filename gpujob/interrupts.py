@@ -27,7 +27,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 GRACE = 5.0  # seconds a stopped command's process group gets to end after SIGINT
@@ -47,22 +47,33 @@ def check() -> None:
 
 
 @contextlib.contextmanager
-def deferred() -> Iterator[None]:
-    """Within: Ctrl-C, SIGTERM and SIGHUP (those not ignored) are noted for ``check`` instead of
-    raising where they land. One that came after the last check is raised on the way out.
-    Outside the main thread (where Python runs no handlers) it changes nothing."""
+def _handled(signums: Sequence[signal.Signals],
+             handler: Callable[[int, object], None]) -> Iterator[None]:
+    """Within: ``handler`` takes those of ``signums`` that are not ignored; the previous handlers
+    come back on the way out. Outside the main thread (where Python runs no handlers) it changes
+    nothing."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     previous = {}
-    for signum in STOPPING:
+    for signum in signums:
         if signal.getsignal(signum) is not signal.SIG_IGN:
-            previous[signum] = signal.signal(signum, _note)
+            previous[signum] = signal.signal(signum, handler)
     try:
         yield
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+        for signum, old in previous.items():
+            signal.signal(signum, old)
+
+
+@contextlib.contextmanager
+def deferred() -> Iterator[None]:
+    """Within: Ctrl-C, SIGTERM and SIGHUP (those not ignored) are noted for ``check`` instead of
+    raising where they land. One that came after the last check is raised on the way out."""
+    try:
+        with _handled(STOPPING, _note):
+            yield
+    finally:
         came = bool(_pending)
         _pending.clear()
     if came:
@@ -125,19 +136,7 @@ def _raise(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-@contextlib.contextmanager
-def as_ctrl_c() -> Iterator[None]:
+def as_ctrl_c() -> contextlib.AbstractContextManager[None]:
     """Within: SIGTERM and SIGHUP (those not ignored) raise ``KeyboardInterrupt`` where they
-    land, as Ctrl-C does. Outside the main thread it changes nothing."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = {}
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        if signal.getsignal(signum) is not signal.SIG_IGN:
-            previous[signum] = signal.signal(signum, _raise)
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+    land, as Ctrl-C does."""
+    return _handled((signal.SIGTERM, signal.SIGHUP), _raise)
