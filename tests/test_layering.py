@@ -103,7 +103,8 @@ def test_the_catalog_imports_no_stage():
 
 def test_the_schema_checker_takes_the_catalogs_lists_as_data():
     assert closure("gpujob.schema") <= FOUNDATION | {"gpujob.config.document",
-                                                     "gpujob.schema_accept"}
+                                                     "gpujob.schema_accept",
+                                                     "gpujob.schema_report"}
     assert deps("gpujob.schema_accept") <= {"gpujob.numbers"}  # a schema and a value: no more
 
 
