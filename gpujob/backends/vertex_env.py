@@ -136,7 +136,7 @@ def _code(pool: dict[str, Any], translation: Translation,
 def _as_submitted(doc: Document, job_dir: str, package_path: str | None) -> Document:
     """The job as ``submit`` would send it: with the run's job dir; a package job with the
     package ``--package-path`` builds (as submit's checks see it before the build,
-    ``submit._Wanted.for_check``); a container job without the module that a local run needs
+    ``submit_packages.Wanted.for_check``); a container job without the module that a local run needs
     only to run in the container's place."""
     from gpujob.config.merge import REMOVE, apply
     from gpujob.config.overrides import Override
