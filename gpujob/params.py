@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from gpujob import numbers
 from gpujob.gcp.settings import project_problem, region_problem
@@ -53,6 +54,11 @@ class _Name(click.ParamType):
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> Any:
         text = str(value)
+        if ctx is not None and param is not None and param.name and \
+                ctx.get_parameter_source(param.name) is ParameterSource.ENVIRONMENT:
+            # an environment variable is set for every command, most of which never use it
+            # (local runs, dry-runs): it is checked where it is used
+            return text
         problem = self.problem(text) if text else None
         if problem:
             shown = text if len(text) <= 80 else f"{text[:60]}…"

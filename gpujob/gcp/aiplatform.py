@@ -27,7 +27,8 @@ from gpujob.errors import RemoteError, UsageError
 from gpujob.gcp import answers
 from gpujob.gcp.errors import Action, ServiceError, parse_http_error, raise_explained
 from gpujob.gcp.session import Session
-from gpujob.gcp.settings import GcpSettings, endpoint
+from gpujob.gcp.settings import GcpSettings, endpoint, region_problem
+from gpujob.terminal import printable
 from gpujob.vertex_api import ENDPOINT, SUBMISSION_LABEL
 
 SERVICE = "aiplatform.googleapis.com"
@@ -207,6 +208,12 @@ class VertexClient:
 
     def place(self, location: str, collection: str = "customJobs",
               project: str | None = None) -> Place:
+        """Where jobs of ``collection`` are; a region that is no region's name (from
+        GPUJOB_REGION, which is checked where it is used) is a usage error."""
+        problem = region_problem(location)
+        if problem:
+            raise UsageError(f"'{printable(location)}' is not a region: {problem}",
+                             "pass --region REGION (or fix GPUJOB_REGION)")
         return Place(project or self.project, location, collection)
 
     # -- reads ---------------------------------------------------------------------------------

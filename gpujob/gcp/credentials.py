@@ -17,6 +17,7 @@ from typing import Any
 from gpujob import redact
 from gpujob.errors import RemoteError, UsageError
 from gpujob.gcp.settings import GcpSettings, base_url, project_problem
+from gpujob.terminal import printable
 
 SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
 
@@ -213,7 +214,11 @@ def resolve(settings: GcpSettings) -> Auth:
                          "pass --project PROJECT (or set GPUJOB_PROJECT, GOOGLE_CLOUD_PROJECT "
                          "or CLOUDSDK_CORE_PROJECT)")
     problem = project_problem(str(project))
-    if problem:  # the credentials' own (--project was checked as it was parsed)
+    if problem and settings.project:  # from an environment variable (a flag is checked parsed)
+        raise UsageError(f"the project '{printable(str(project))}' (GPUJOB_PROJECT, "
+                         "GOOGLE_CLOUD_PROJECT or CLOUDSDK_CORE_PROJECT) is not a project ID: "
+                         f"{problem}", "pass --project PROJECT, or fix the variable")
+    if problem:
         raise UsageError(f"the credentials ({source}) name the project '{project}', which is "
                          f"not a project ID: {problem}", "pass --project PROJECT")
     return Auth(GuardedCredentials(credentials, *sources), project, source, identity)

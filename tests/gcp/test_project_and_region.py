@@ -40,7 +40,29 @@ def test_a_project_from_the_environment_is_checked_too(cli, google, key, project
         assert result.code == 0, result.err  # not given: the credentials' project
         return
     assert result.code == 2, result.err
-    assert f"is not a project ID: {PROJECT_RULE}" in result.err
+    assert f"(GPUJOB_PROJECT, GOOGLE_CLOUD_PROJECT or CLOUDSDK_CORE_PROJECT) is not a project " \
+        f"ID: {PROJECT_RULE}" in result.err
+    assert google.requests == []
+
+
+@pytest.mark.default_service
+def test_a_bad_project_or_region_in_the_environment_stops_no_command_that_does_not_use_it(
+        cli, write):
+    """A stray GOOGLE_CLOUD_PROJECT or GPUJOB_REGION is set for every command: a dry-run and
+    validate, which send nothing to the project, are not refused for it (the variable is checked
+    where it is used)."""
+    config = write("workerPoolSpecs:\n- machineSpec: {machineType: n1-standard-4}\n"
+                   "  replicaCount: 1\n  containerSpec: {imageUri: gcr.io/p/t:1}\n")
+    result = cli("submit", config, "--dry-run", "--region", "us-central1",
+                 env={"GOOGLE_CLOUD_PROJECT": "My_Proj"})
+    assert result.code == 0, result.err
+
+
+@pytest.mark.default_service
+def test_a_region_from_the_environment_is_checked_where_it_is_used(cli, google, key):
+    result = cli("list", env={"GPUJOB_REGION": "us-central1/x"})
+    assert result.code == 2, result.err
+    assert "'us-central1/x' is not a region" in result.err
     assert google.requests == []
 
 
