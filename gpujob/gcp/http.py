@@ -11,7 +11,7 @@ From the bottom:
 - google-auth's ``AuthorizedHttp``, with the credentials guarded (``credentials``). It refreshes
   the token and resends a request answered 401 by itself, which is right for every call but a
   create that may not be repeated: over ``single_send`` it does not (``refresh_status_codes``
-  empty), and the caller decides (``refresh_token`` then renews the token).
+  empty), and the caller decides (``gpujob.gcp.vertex_create`` looks for the job instead).
 - ``ClientHttp``, what googleapiclient talks to: it makes error answers readable to
   googleapiclient, whose ``HttpError`` fails on an error whose ``message`` is not a string (a
   malformed answer would otherwise end in an ``AttributeError``); and with ``--verbose`` it
@@ -168,14 +168,3 @@ def authorized_http(auth: Auth, settings: GcpSettings, echo: Callable[[str], Non
     http = google_auth_httplib2.AuthorizedHttp(
         auth.credentials, http=DeadlineHttp(transport, settings.request_timeout), **once)
     return ClientHttp(http, echo if settings.verbose else None)
-
-
-def refresh_token(auth: Auth, settings: GcpSettings) -> None:
-    """Get a new access token now, as ``AuthorizedHttp`` does after a 401 (for a call over
-    ``authorized_http(single_send=True)``, which leaves that to its caller)."""
-    import google_auth_httplib2
-    import httplib2
-
-    transport = DeadlineHttp(httplib2.Http(timeout=settings.request_timeout),
-                             settings.request_timeout)
-    auth.credentials.refresh(google_auth_httplib2.Request(transport))

@@ -12,9 +12,10 @@ job by the submission's label before doing anything else:
   if there is one (``Created(recovered=True)``), and only when there is none sends the create
   again; when the tries run out it looks once more before giving up;
 - a 401: the service should not have acted, but the 401 may have come after it did (a proxy,
-  a token that expired on the way). The job is looked up; only when there is none is the
-  token renewed and the create sent again, at most twice (as google-auth's ``AuthorizedHttp``
-  does by itself for other calls; for creates it is told not to, ``gpujob.gcp.http``);
+  a token that expired on the way). The job is looked up and adopted if found; it is never
+  sent again, since a job made a moment ago may not be listed yet (google-auth's
+  ``AuthorizedHttp`` would renew the token and resend at once: for creates it is told not to,
+  ``gpujob.gcp.http``);
 - a 2xx answer gpujob cannot read or that names no job (``{}``), or any other failure once the
   request was out (an answer that is not HTTP): the job may have been made; it is looked up,
   never created again (when none is found, the error says how to look again).
@@ -48,7 +49,6 @@ if TYPE_CHECKING:
     from gpujob.gcp.aiplatform import VertexClient
 
 Refusal = Callable[[ServiceError, Action], RemoteError | None]
-RENEWALS = 2  # token renewals after a 401, as google-auth's AuthorizedHttp allows
 
 
 class _Attempts:
@@ -78,7 +78,12 @@ class _Attempts:
 
     def gave_up(self, exc: BaseException) -> RemoteError:
         """The last failure, once the look-up found no job: safe to submit again."""
-        return _not_made(exc, self.action, retry.GaveUp(exc, self.count, self.stopped))
+        error = explain(retry.GaveUp(exc, self.count, self.stopped),
+                        replace(self.action, retry_safe=True))
+        if error is None:
+            raise exc
+        return RemoteError(f"{error.message}; no job was made (none carries this submission's "
+                           "label)", error.hint)
 
 
 def find_command(place: Place, token: str) -> str:
@@ -151,7 +156,6 @@ def create(client: VertexClient, url: str, body: dict[str, Any],
         return made
 
     attempts = _Attempts(client, action)
-    renewed = 0
     while True:
         try:
             job = _named(client.session.execute_raw(action, request))
@@ -161,16 +165,11 @@ def create(client: VertexClient, url: str, body: dict[str, Any],
                 return found
             raise_explained(exc, action)
         except Exception as exc:
-            if _unauthenticated(exc):
+            if _unauthenticated(exc):  # look, never send again
                 found = _look_up(client, place, token, action, exc)
                 if found is not None:
                     return found
-                if renewed >= RENEWALS:
-                    raise _not_made(exc, action) from exc
-                _renew(client, action)
-                renewed += 1
-                attempts.count += 1
-                continue
+                raise _not_found_yet(exc, action, place, token) from exc
             why = _retry_worthy(exc)
             if why is None and _no_job_made(exc, action):
                 _refused(exc, action, explain_refusal)
@@ -203,29 +202,6 @@ def _refused(exc: BaseException, action: Action, explain_refusal: Refusal | None
         if error is not None:
             raise error from exc
     raise_explained(exc, replace(action, retry_safe=True))  # nothing was made: say so
-
-
-def _renew(client: VertexClient, action: Action) -> None:
-    """A new access token after the create's 401, before it is sent again (said on stderr)."""
-    from gpujob.gcp.http import refresh_token
-
-    client.session.echo(f"note: {action.what}: 401 Unauthorized and no job carries this "
-                        "submission's label; renewing the access token and sending again")
-    try:
-        refresh_token(client.session.auth, client.session.settings)
-    except Exception as failure:
-        raise_explained(failure, replace(action, retry_safe=True))
-
-
-def _not_made(exc: BaseException, action: Action,
-              shown: BaseException | None = None) -> RemoteError:
-    """``exc``, the create's last failure (as ``shown`` when given), once the look-up found no
-    job: safe to submit again."""
-    error = explain(shown or exc, replace(action, retry_safe=True))
-    if error is None:
-        raise exc
-    return RemoteError(f"{error.message}; no job was made (none carries this submission's "
-                       "label)", error.hint)
 
 
 def _not_found_yet(exc: BaseException, action: Action, place: Place, token: str) -> RemoteError:
