@@ -30,6 +30,28 @@ _DIGITS = re.compile(r"[0-9]+\Z")  # [0-9] is ASCII only; \d and str.isdigit() a
 _DECIMAL = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\Z")
 
 
+# a number as the APIs' JSON takes it in a string ('0.001', '-5', '1e-3'): no '+', no spaces
+_JSON_DECIMAL = re.compile(r"-?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?\Z")
+_JSON_INTEGER = re.compile(r"-?[0-9]+\Z")
+
+
+def is_decimal_text(text: str) -> bool:
+    """Whether ``text`` is written as a number (finite or not: ``'1e999'`` is)."""
+    return bool(_JSON_DECIMAL.match(text))
+
+
+def decimal(text: str) -> int | float | None:
+    """The number a string in a double field holds (an int where it is written whole, so an
+    INTEGER parameter's bound stays whole); None for text that is no number, too long to read,
+    or beyond a double's range (``'1e999'``)."""
+    if len(text) > MAX_DIGITS or not _JSON_DECIMAL.match(text):
+        return None
+    value = float(text)
+    if not math.isfinite(value):
+        return None
+    return int(text) if _JSON_INTEGER.match(text) else value
+
+
 class NumberError(ValueError):
     """Why a number is refused; the message reads after the name of what was given."""
 

@@ -17,7 +17,6 @@ did (a note for a null, a warning for a boolean: the trainer is passed ``0.0``, 
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Any
 
@@ -26,12 +25,11 @@ from gpujob.config.document import Document
 from gpujob.findings import Finding, JsonPath, format_path
 
 NULL_RULE = "load.null"
+RANGE_RULE = "load.number-range"
 BOOLEAN_RULE = "load.boolean-number"
 # a HyperparameterSpec's int32 counts, with their least values (the Job schema's)
 _INT32S = {"maxTrials": 1, "maxParallelTrials": 1, "maxFailedTrials": 0}
 _DOUBLES = ("minValue", "maxValue")  # a ParameterSpec's double fields; discreteValues' items
-# a number's text, as the Job schema's $defs.double reads it; a whole one
-_DECIMAL = re.compile(r"-?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?\Z")
 _INTEGER = re.compile(r"-?[0-9]+\Z")
 
 
@@ -68,18 +66,6 @@ def _walk(node: Any, path: JsonPath, found: list[JsonPath]) -> None:
             _walk(value, (*path, index), found)
 
 
-def _number(text: str) -> int | float | None:
-    """The number a string in a double field is sent as (an int where it is whole, so that an
-    INTEGER parameter's bound stays whole: the JSON value is the same); None for text that is
-    no number, or too long to read (the schema says why)."""
-    if len(text) > numbers.MAX_DIGITS or not _DECIMAL.match(text):
-        return None
-    value = float(text)
-    if not math.isfinite(value):
-        return None
-    return int(text) if _INTEGER.match(text) else value
-
-
 def _numbers_in_doubles(doc: Document) -> list[Finding]:
     ti = doc.data.get("trainingInput")
     hp = ti.get("hyperparameters") if isinstance(ti, dict) else None
@@ -97,15 +83,18 @@ def _numbers_in_doubles(doc: Document) -> list[Finding]:
             slots += [(values, j, (*here, "discreteValues", j)) for j in range(len(values))]
         for holder, key, path in slots:
             value = holder.get(key) if isinstance(holder, dict) else holder[key]
-            if isinstance(value, str) and _number(value) is not None:
+            number = numbers.decimal(value) if isinstance(value, str) else None
+            if number is not None:
                 whole = param.get("type") != "INTEGER" or _INTEGER.match(value)
                 if whole or key not in _DOUBLES:  # else the schema shows the text: '5.5'
-                    holder[key] = _number(value)  # as gcloud sends it: the number, silently
+                    holder[key] = number  # as gcloud sends it: the number, silently
+                continue
+            if isinstance(value, str) and numbers.is_decimal_text(value):  # '1e999'
+                out.append(beyond_a_double(value, path, doc.locate(path)))
                 continue
             if not isinstance(value, bool):
                 continue
-            number = float(value)
-            holder[key] = number
+            holder[key] = number = float(value)
             written = doc.texts.get(path, str(value).lower())
             name = param.get("parameterName")
             flag = f"--{name}" if isinstance(name, str) else "the parameter's flag"
@@ -130,3 +119,11 @@ def _trial_counts(doc: Document) -> None:
         if isinstance(value, str) and numbers.is_count_text(value) \
                 and least <= int(value) <= numbers.INT32_MAX:
             hp[key] = int(value)
+
+
+def beyond_a_double(text: str, path: JsonPath, where: Any) -> Finding:
+    """A number written in a string that no double holds (``'1e999'``): gcloud would send
+    Infinity, which the API refuses."""
+    return Finding("error", RANGE_RULE, f"{numbers.shown(text)} is beyond the range of a "
+                   "double (about ±1.8e308)", path, where,
+                   "a double holds at most about 1.8e308: write a smaller number")

@@ -5,12 +5,10 @@ trials run the CustomJobSpec the rest of the translation builds."""
 
 from __future__ import annotations
 
-import math
-import re
 from typing import Any
 
 from gpujob.findings import JsonPath
-from gpujob.numbers import as_count
+from gpujob.numbers import as_count, decimal
 from gpujob.translate.notes import Notes, mapping, text
 from gpujob.translate.vertex_pools import TI
 
@@ -20,8 +18,6 @@ _SCALES = {"NONE": "SCALE_TYPE_UNSPECIFIED", "UNIT_LINEAR_SCALE": "UNIT_LINEAR_S
            "UNIT_LOG_SCALE": "UNIT_LOG_SCALE", "UNIT_REVERSE_LOG_SCALE": "UNIT_REVERSE_LOG_SCALE"}
 _ALGORITHMS = ("ALGORITHM_UNSPECIFIED", "GRID_SEARCH", "RANDOM_SEARCH")
 # the Job schema's text of a double ($defs.double) and of a whole number
-_DECIMAL = re.compile(r"-?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?\Z")
-_INTEGER = re.compile(r"-?[0-9]+\Z")
 
 
 def build(hp: dict[str, Any], notes: Notes) -> dict[str, Any]:
@@ -152,11 +148,7 @@ def _number(value: Any) -> int | float | None:
     the schema refuses."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return value
-    if isinstance(value, str) and _DECIMAL.match(value):
-        number = float(value)
-        if math.isfinite(number):
-            return int(value) if _INTEGER.match(value) else number
-    return None
+    return decimal(value) if isinstance(value, str) else None
 
 
 def _whole(value: int | float | None) -> bool:

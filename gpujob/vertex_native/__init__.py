@@ -90,7 +90,18 @@ def check(doc: Document, cat: VertexCatalog, today: date | None = None, *,
         findings = meant.report(first.findings, again, catalog(meant.doc, again))
     if found == "CustomJobSpec":
         findings = [_job_field(f) for f in findings]
-    return sorted(notes + findings, key=schema.position_key)
+    return sorted(notes + findings + _beyond_doubles(doc, found), key=schema.position_key)
+
+
+def _beyond_doubles(doc: Document, found: str) -> list[Finding]:
+    """A double written in a string that no double holds (``'1e999'``): the schema's pattern
+    takes it, gcloud would send Infinity."""
+    from gpujob import numbers
+    from gpujob.config.gcloud_form import beyond_a_double
+
+    return [beyond_a_double(text, path, doc.locate(path))
+            for path, text in shapes.strings_in_doubles(doc.data, found)
+            if numbers.is_decimal_text(text) and numbers.decimal(text) is None]
 
 
 # a CustomJob's own fields, which a CustomJobSpec file cannot hold, and the flag that sets each

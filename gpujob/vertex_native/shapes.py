@@ -121,7 +121,8 @@ def _encode(value: Any, node: dict[str, Any], defs: dict[str, Any]) -> Any:
     if ref in _INT32 and isinstance(value, str):
         return int(value)
     if ref == _DOUBLE and isinstance(value, str):
-        return float(value)
+        number = numbers.decimal(value)
+        return value if number is None else number  # '1e999' is refused by the check
     while "$ref" in node:
         node = defs[node["$ref"].rsplit("/", 1)[-1]]
     if isinstance(value, dict):
@@ -133,3 +134,25 @@ def _encode(value: Any, node: dict[str, Any], defs: dict[str, Any]) -> Any:
         items = node.get("items", {})
         return [_encode(v, items, defs) for v in value]
     return value
+
+
+def strings_in_doubles(data: Any, found: str) -> list[tuple[JsonPath, str]]:
+    """The double fields of a native config ``found`` written as strings, with their paths."""
+    schema = load_schema(SCHEMAS[found])
+    out: list[tuple[JsonPath, str]] = []
+
+    def walk(value: Any, node: dict[str, Any], path: JsonPath) -> None:
+        if node.get("$ref") == _DOUBLE and isinstance(value, str):
+            out.append((path, value))
+        while "$ref" in node:
+            node = schema["$defs"][node["$ref"].rsplit("/", 1)[-1]]
+        if isinstance(value, dict):
+            props, extra = node.get("properties", {}), node.get("additionalProperties")
+            for k, v in value.items():
+                walk(v, props.get(k) or (extra if isinstance(extra, dict) else {}), (*path, k))
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                walk(v, node.get("items", {}), (*path, i))
+
+    walk(data, schema, ())
+    return out
