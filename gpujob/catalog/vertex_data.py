@@ -9,6 +9,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from gpujob.suggest import or_list
+
 SERVICE = "vertex"
 DATA_FILE = "vertex.json"
 BUILT_IN = Path(__file__).resolve().parent / DATA_FILE
@@ -95,11 +97,6 @@ def _accel(value: Mapping[str, Any] | None) -> Accel | None:
     return Accel(value["type"], value["count"]) if value else None
 
 
-def _or(items: list[Any] | tuple[Any, ...]) -> str:
-    words = [str(i) for i in items]
-    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
-
-
 class VertexCatalog(NamedTuple):
     path: str
     accelerators: Mapping[str, Accelerator]
@@ -154,7 +151,7 @@ class VertexCatalog(NamedTuple):
             return f"{machine} is not a machine type Vertex AI custom training offers"
         if accelerator is None and not count:
             if m.built_in:
-                built = ", ".join(f"{_or(c)} × {a}" for a, c in m.accelerators.items())
+                built = ", ".join(f"{or_list(c)} × {a}" for a, c in m.accelerators.items())
                 return f"{machine} comes with {built}: state acceleratorType and acceleratorCount"
             return None
         if accelerator is None or not count:
@@ -177,7 +174,7 @@ class VertexCatalog(NamedTuple):
             return None
         pods = (f", or a multiple of {m.pod_count_multiple_of}" if m.pod_count_multiple_of
                 else "")
-        return f"{machine} takes {_or(allowed)}{pods} × {accelerator}, not {count}"
+        return f"{machine} takes {or_list(allowed)}{pods} × {accelerator}, not {count}"
 
     def accepts(self, machine: str, accelerator: str | None, count: int | None) -> bool:
         return self.problem(machine, accelerator, count) is None

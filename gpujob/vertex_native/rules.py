@@ -16,7 +16,7 @@ from gpujob.findings import Finding, JsonPath, Location
 from gpujob.job import as_str
 from gpujob.numbers import as_count
 from gpujob.rules.vertex import gpus_unlisted, region_problem
-from gpujob.suggest import did_you_mean
+from gpujob.suggest import did_you_mean, or_list
 from gpujob.translate.notes import mapping
 from gpujob.vertex_native import shapes
 
@@ -167,17 +167,13 @@ def _still(image: Image, cat: VertexCatalog, today: date, instead: str) -> str:
             f"knows (as of {cat.sources['prebuilt_images']['as_of']}) is still available")
 
 
-def _or(items: tuple[str, ...]) -> str:
-    return ", ".join(items[:-1]) + " or " + items[-1] if len(items) > 1 else items[0]
-
-
 def _executor(f: _Findings, uri: str, path: JsonPath, cat: VertexCatalog, today: date) -> None:
     """DISC: executorImageUri must be one of the prebuilt training images (D-PBC's table)."""
     retired = cat.retired_registry(uri)
     if retired is not None and cat.image_of(uri) is None:
         f.add("error", "executor-image", path, f"{uri} is not a Vertex prebuilt training image: "
               f"{retired} is an older location, and the prebuilt images Vertex offers are "
-              f"published under {_or(cat.registries)}", "name an available image there, as "
+              f"published under {or_list(cat.registries)}", "name an available image there, as "
               "https://cloud.google.com/vertex-ai/docs/training/pre-built-containers lists it")
         return
     if not cat.is_prebuilt(uri):
