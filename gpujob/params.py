@@ -11,7 +11,6 @@ import click
 from click.core import ParameterSource
 
 from gpujob import numbers
-from gpujob.gcp.settings import project_problem, region_problem
 from gpujob.terminal import printable
 
 
@@ -71,7 +70,11 @@ class Project(_Name):
 
     name = "project"
     what = "project ID"
-    problem = staticmethod(project_problem)
+    @staticmethod
+    def problem(value: str) -> str | None:
+        from gpujob.gcp.settings import project_problem  # not on --help's path
+
+        return project_problem(value)
 
 
 class Region(_Name):
@@ -79,4 +82,8 @@ class Region(_Name):
 
     name = "region"
     what = "region"
-    problem = staticmethod(region_problem)
+    @staticmethod
+    def problem(value: str) -> str | None:
+        from gpujob.gcp.settings import region_problem
+
+        return region_problem(value)
