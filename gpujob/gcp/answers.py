@@ -93,16 +93,16 @@ def _problem(value: Any, schema: dict[str, Any], types: dict[str, Any], path: st
         return next((p for i, item in enumerate(value)
                      if (p := _problem(item, items, types, f"{path}[{i}]", depth + 1))), None)
     if kind == "string" and schema.get("format") not in _INTEGER_FORMATS:
-        return None if isinstance(value, str) else f"has {where} = {_short(value)}, not a string"
+        return None if isinstance(value, str) else f"has {where} = {short(value)}, not a string"
     if kind == "integer" or schema.get("format") in _INTEGER_FORMATS:
         ok = (isinstance(value, int) and not isinstance(value, bool)) or (
             isinstance(value, str) and _DIGITS.fullmatch(value) is not None)
-        return None if ok else f"has {where} = {_short(value)}, not a whole number"
+        return None if ok else f"has {where} = {short(value)}, not a whole number"
     if kind == "number":
         ok = isinstance(value, (int, float, str)) and not isinstance(value, bool)
-        return None if ok else f"has {where} = {_short(value)}, not a number"
+        return None if ok else f"has {where} = {short(value)}, not a number"
     if kind == "boolean":
-        return None if isinstance(value, bool) else f"has {where} = {_short(value)}, not true " \
+        return None if isinstance(value, bool) else f"has {where} = {short(value)}, not true " \
                                                      "or false"
     return None
 
@@ -111,7 +111,8 @@ def _clip(text: str) -> str:
     return text if len(text) <= 40 else text[:40] + "…"
 
 
-def _short(value: Any) -> str:
+def short(value: Any) -> str:
+    """``value`` as JSON, clipped: how an answer's value is quoted in a message."""
     import json
 
     return _clip(json.dumps(value))

@@ -33,7 +33,6 @@ goes unseen. Only a request ID, which Vertex AI's create does not take, would cl
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -41,7 +40,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from gpujob.errors import RemoteError
 from gpujob.gcp import retry
 from gpujob.gcp.aiplatform import WORDS, JobName, Place, resource_quota, submission_filter
-from gpujob.gcp.answers import BadAnswer, Created
+from gpujob.gcp.answers import BadAnswer, Created, short
 from gpujob.gcp.errors import Action, ServiceError, explain, parse_http_error, raise_explained
 from gpujob.vertex_api import SUBMISSION_LABEL
 
@@ -114,7 +113,7 @@ def _named(job: Any) -> dict[str, Any]:
     if name is None:
         raise BadAnswer("the service's answer has no job name")
     if not isinstance(name, str) or JobName.parse(name) is None:
-        raise BadAnswer(f"the service's answer has name = {json.dumps(name)[:40]}, not a "
+        raise BadAnswer(f"the service's answer has name = {short(name)}, not a "
                         "job's resource name")
     return job  # type: ignore[no-any-return]
 
