@@ -13,20 +13,17 @@ millisecond, so every client builds through ``service`` and the parse happens on
 from __future__ import annotations
 
 import json
-from collections import Counter
 from functools import cache
 from typing import Any
-
-PARSES: Counter[tuple[str, str]] = Counter()  # (api, version) -> times parsed in this process
 
 
 @cache
 def document(api: str, version: str) -> dict[str, Any]:
     """The discovery document of ``api`` ``version`` bundled with google-api-python-client,
-    parsed. Shared: callers read it, never change it (``service`` copies what it changes)."""
+    parsed. Shared: gpujob's code only reads it (``service`` copies what it replaces);
+    googleapiclient's build fills in a few method defaults, the same on every build."""
     from googleapiclient.discovery_cache import get_static_doc
 
-    PARSES[api, version] += 1
     return json.loads(get_static_doc(api, version) or "{}")  # type: ignore[no-any-return]
 
 
