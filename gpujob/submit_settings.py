@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from gpujob.errors import UsageError
 from gpujob.settings import CheckSettings
+from gpujob.vertex_api import MAX_DISPLAY_NAME
 
 if TYPE_CHECKING:
     from gpujob.backends.base import JobOptions
@@ -68,10 +69,6 @@ class SubmitSettings:
         return JobOptions(catalog=self.catalog,
                           executor_image_uri=self.check.executor_image_uri,
                           strategy=self.check.strategy, display_name=self.display_name)
-
-
-# Vertex AI's limit on a job's display name (the discovery document's CustomJob.displayName)
-MAX_DISPLAY_NAME = 128
 
 
 def check_display_name(service: str, name: str) -> None:

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
 ENDPOINT = "https://{region}-aiplatform.googleapis.com/"  # regional: one per location
 SUBMISSION_LABEL = "gpujob-submission"
+MAX_DISPLAY_NAME = 128  # characters of a job's displayName (the API's limit)
 COLLECTIONS = {"CustomJob": "customJobs", "HyperparameterTuningJob": "hyperparameterTuningJobs"}
 _FIRST = ("displayName", "labels", "encryptionSpec")  # as gcloud ai custom-jobs create lays it
 

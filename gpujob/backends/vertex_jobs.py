@@ -68,7 +68,7 @@ def parse_ref(text: str) -> JobRef:
             raise UsageError(f"'{text}' is not a Vertex AI job name: its ID must be a number",
                              "gpujob list --service vertex --region REGION shows the jobs")
         return JobRef(name.id, name.project, name.location, name.collection)
-    if text.startswith("projects/") or not text.strip() or len(text) > 128:
+    if text.startswith("projects/") or not text.strip() or len(text) > vertex_api.MAX_DISPLAY_NAME:
         raise UsageError(f"'{text}' is not a Vertex AI job",
                          "give its numeric ID (with --region), its full name projects/PROJECT/"
                          "locations/REGION/customJobs/ID, or its display name")

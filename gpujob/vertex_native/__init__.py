@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from gpujob.config.document import Document
 from gpujob.findings import Finding, Location, error, warning
-from gpujob.vertex_api import SUBMISSION_LABEL
+from gpujob.vertex_api import MAX_DISPLAY_NAME, SUBMISSION_LABEL
 from gpujob.vertex_native import shapes
 from gpujob.vertex_native.shapes import SCHEMAS, display_name, kind
 
@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 
 __all__ = ["SCHEMAS", "SUBMISSION_LABEL", "body", "check", "display_name", "kind", "read"]
 
-MAX_DISPLAY_NAME = 128
 REGION_FLAG = Location("command line", flag="--region")
 Kind = Literal["CustomJob", "HyperparameterTuningJob"]
 
