@@ -39,22 +39,27 @@ SLOW_PYPROJECT = ('[build-system]\nrequires = []\nbuild-backend = "slow_backend"
 def test_a_signal_is_taken_where_gpujob_checks_never_inside_a_call():
     """Raised where it lands, an interrupt between ``Popen.poll``'s ``acquire(False)`` and its
     ``try`` left the lock held, and the next ``Popen.wait()`` hung gpujob for good."""
+    before = {signum: signal.getsignal(signum) for signum in SIGNALS}
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    taken = []
     try:
         with pytest.raises(KeyboardInterrupt), interrupts.deferred():
             for signum in SIGNALS:
-                os.kill(os.getpid(), signum)
+                os.kill(os.getpid(), signum)  # noted, not raised here
                 for _ in range(200):  # calls that Python would otherwise interrupt
                     assert child.poll() is None
-                assert not child._waitpid_lock.locked()
                 with pytest.raises(KeyboardInterrupt):
                     interrupts.check()
                 interrupts.check()  # taken once
+                taken.append(signum)
             os.kill(os.getpid(), signal.SIGTERM)  # after the last check: raised on the way out
+        assert taken == list(SIGNALS)  # each signal reached its check (none raised where it landed)
+        with pytest.raises(subprocess.TimeoutExpired):
+            child.wait(timeout=0.1)  # the wait lock is free: a wait waits, and returns on time
     finally:
         child.kill()
         child.wait(timeout=10)
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # handlers restored
+    assert {signum: signal.getsignal(signum) for signum in SIGNALS} == before  # restored
 
 
 def _wait_for_pid(proc: subprocess.Popen[str], path: Path) -> int:
