@@ -9,6 +9,7 @@ sees ``validate`` pass must not meet a refusal from ``submit --dry-run`` or ``co
 
 from __future__ import annotations
 
+import json
 import shlex
 from pathlib import Path
 
@@ -80,6 +81,14 @@ def test_dry_run_and_convert_reach_validates_verdict(cli, tmp_path: Path, servic
     valid = path.parent.name == "valid"
     assert result.code == (0 if valid else 1), result.err
     assert "Traceback" not in result.err
-    if not valid:  # the same first problem, at the same place
+    if not valid:  # the same first problem, at the same place of the same file
         first = expected_lines(path)[0]
-        assert any(first.split(" [")[0] in line for line in result.err.splitlines()), result.err
+        where = first if first.startswith("command line") else f"{_rel(path)}:{first}"
+        assert where in result.err.splitlines(), result.err
+    elif command == "convert":  # the file gcloud's --config reads, not just an exit code
+        assert (tmp_path / "converted.yaml").read_text(encoding="utf-8").startswith(
+            "# Vertex AI "), result.err
+    else:
+        assert json.loads(result.out), result.out  # the body, as JSON
+    if command == "convert" and not valid:
+        assert not (tmp_path / "converted.yaml").exists()
