@@ -172,22 +172,20 @@ class VertexJobs:
         from gpujob.backends.vertex_refusals import refusal
         from gpujob.gcp.vertex_create import create
 
-        try:
+        try:  # to the end: a Ctrl-C after the job was made still says how to find it
             made = create(self.vertex, request.url, request.body, refusal(request))
+            return Created(self._seen(made.job), made.recovered)
         except KeyboardInterrupt as exc:
             raise CreateInterrupted(self._where_to_look(request)) from exc
-        return Created(self._seen(made.job), made.recovered)
 
     def _where_to_look(self, request: Request) -> str:
-        """After Ctrl-C during a create: how to find the job, should it have been made."""
+        """After Ctrl-C during a create: how to find the job, should it have been made (every
+        body sent carries the label: ``vertex_create.create`` refuses one without it)."""
         from gpujob.gcp.vertex_create import find_command
         from gpujob.vertex_api import SUBMISSION_LABEL
 
         place = self.vertex.place_of(request.url)
-        token = (request.body.get("labels") or {}).get(SUBMISSION_LABEL)
-        if not token:  # not sent: vertex_create.create refuses a body without it
-            return (f"Check with: gpujob list --service vertex --project {place.project} "
-                    f"--region {place.location}")
+        token = request.body["labels"][SUBMISSION_LABEL]
         return f"A job this submission made carries its label: {find_command(place, token)}"
 
     def resolve(self, ref: JobRef) -> JobRef:
