@@ -63,3 +63,9 @@ def describe_list(items: Sequence[str], limit: int = 8) -> str:
     if len(items) <= limit:
         return ", ".join(items)
     return f"{', '.join(items[:limit])} … ({len(items)} in all)"
+
+
+def camel(name: str) -> str:
+    """``worker_pool_specs`` -> ``workerPoolSpecs``: a proto field's name as JSON spells it."""
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)

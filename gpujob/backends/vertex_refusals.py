@@ -20,15 +20,11 @@ from gpujob.backends.base import Request
 from gpujob.errors import RemoteError
 from gpujob.findings import JsonPath, format_path
 from gpujob.gcp.errors import Action, ServiceError
+from gpujob.suggest import camel
 
 _PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 _REQUEST_FIELDS = ("custom_job", "hyperparameter_tuning_job", "customJob",
                    "hyperparameterTuningJob")
-
-
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(word[:1].upper() + word[1:] for word in rest)
 
 
 def body_path(field: str, body: dict[str, Any]) -> JsonPath:
@@ -47,7 +43,7 @@ def body_path(field: str, body: dict[str, Any]) -> JsonPath:
             continue
         if not isinstance(node, dict) or isinstance(part, int):
             break
-        key = part if part in node else _camel(part)
+        key = part if part in node else camel(part)
         if key not in node:
             break
         path.append(key)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from gpujob.errors import RemoteError
+from gpujob.suggest import camel
 
 
 @dataclass(frozen=True)
@@ -121,10 +122,6 @@ def json_path(field_name: str) -> str:
     parts = field_name.split(".")
     if parts and parts[0] in ("job", "request"):
         parts = parts[1:]
-
-    def camel(part: str) -> str:
-        head, *rest = part.split("_")
-        return head + "".join(word[:1].upper() + word[1:] for word in rest)
 
     return ".".join(camel(part) for part in parts) or field_name
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from gpujob.config.document import Document
 from gpujob.findings import Finding, Location, error, warning
+from gpujob.suggest import camel
 from gpujob.vertex_api import MAX_DISPLAY_NAME, SUBMISSION_LABEL
 from gpujob.vertex_native import shapes
 from gpujob.vertex_native.shapes import SCHEMAS, display_name, kind
@@ -111,8 +112,6 @@ _JOB_FLAGS = {"displayName": "--display-name", "labels": "--labels",
 def _job_field(finding: Finding) -> Finding:
     """An unknown top-level key of a CustomJobSpec that is its CustomJob's field (the file
     gcloud's --config reads is the job's spec; the job's name comes from --display-name)."""
-    from gpujob.vertex_native.reading import camel
-
     if finding.rule != "schema.unknown-key" or len(finding.path) != 1:
         return finding
     field = camel(str(finding.path[0]))

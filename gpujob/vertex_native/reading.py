@@ -26,14 +26,9 @@ from typing import Any
 from gpujob.config.document import Document
 from gpujob.findings import Finding, JsonPath, Location
 from gpujob.resources import load_schema
+from gpujob.suggest import camel
 
 _SNAKE = re.compile(r"[a-z][a-z0-9]*(_[a-z0-9]+)+\Z")
-
-
-def camel(key: str) -> str:
-    """``worker_pool_specs`` -> ``workerPoolSpecs``."""
-    head, *rest = key.split("_")
-    return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
 class _Walk:

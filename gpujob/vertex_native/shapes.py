@@ -12,6 +12,7 @@ from gpujob import numbers
 from gpujob.config.document import Document
 from gpujob.findings import JsonPath
 from gpujob.resources import load_schema
+from gpujob.suggest import camel
 
 SCHEMAS = {
     "CustomJobSpec": "vertex-custom-job-spec.schema.json",
@@ -64,8 +65,6 @@ def kind(data: Any) -> str | None:
 
 def _read_as(key: str) -> str:
     """The marking key ``key`` is spelt like (snake_case, case, a near miss), else ``key``."""
-    from gpujob.vertex_native.reading import camel
-
     wanted = camel(key) if "_" in key else key
     names = [_AI_PLATFORM] + [mark for mark, _ in _MARKS]
     for name in names:
