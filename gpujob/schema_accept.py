@@ -52,7 +52,8 @@ def is_int32(value: Any) -> bool:
     if not isinstance(value, str):
         return True
     digits = value[1:] if value.startswith("-") else value
-    return numbers.is_count_text(digits) and -(2**31) <= int(value) <= 2**31 - 1
+    low, high = -numbers.INT32_MAX - 1, numbers.INT32_MAX
+    return numbers.is_count_text(digits) and low <= int(value) <= high
 
 
 def compile_schema(schema: Any) -> Check | None:

@@ -270,5 +270,5 @@ def _send(settings: SubmitSettings, prepared: Prepared, backend: Backend,
     return remote.submit(backend, prepared.doc.data, gcp, settings.output_format, follow,
                          session=session, warnings=[f.as_dict() for f in prepared.warnings],
                          client=client,
-                         options=replace(settings.job_options(), region=prepared.region,
+                         options=replace(opened.options, region=prepared.region,
                                          document=prepared.doc))
