@@ -222,6 +222,14 @@ class VertexCatalog(NamedTuple):
                 return self.images.get(name)
         return None
 
+    def still_available(self, image: Image, today: date) -> list[str]:
+        """The images of ``image``'s framework and device (``pytorch-gpu``) still available
+        ``today``, the longest-lived first."""
+        family = image.name.split(".", 1)[0]
+        return [i.name for i in sorted(self.images.values(), reverse=True,
+                                       key=lambda i: i.end_of_availability)
+                if i.name.split(".", 1)[0] == family and i.available(today)]
+
     def image_uri(self, image: Image, region: str | None) -> str:
         registry = self.registries[0]
         for prefix, reg in self.registry_by_region_prefix.items():

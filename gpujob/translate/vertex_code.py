@@ -150,10 +150,7 @@ def _check_prebuilt(uri: str, cat: VertexCatalog, today: date, notes: Notes) -> 
         notes.warn("executor-image", (), f"{uri}: prebuilt images are supported only with "
                    f"the :{cat.tag} tag", location=where)
     if not image.available(today):
-        family = image.name.split(".", 1)[0]  # pytorch-gpu: the same framework and device
-        still = [i.name for i in sorted(cat.images.values(), reverse=True,
-                                        key=lambda i: i.end_of_availability)
-                 if i.name.split(".", 1)[0] == family and i.available(today)]
+        still = cat.still_available(image, today)
         hint = (f"choose one still available ({', '.join(still[:3])}), or any other image "
                 if still else f"no {image.framework} prebuilt image in gpujob's table is "
                 f"available on {today.isoformat()}: give any image ")

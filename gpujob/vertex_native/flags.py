@@ -17,10 +17,10 @@ from gpujob.config.merge import apply
 from gpujob.config.overrides import Override
 from gpujob.errors import UsageError
 from gpujob.findings import Finding, JsonPath, Location, format_path
-from gpujob.vertex_native.shapes import SCHEMAS, SPEC_PATHS, kind, pools
+from gpujob.vertex_native.shapes import MARKS, SCHEMAS, SPEC_PATHS, kind, pools
 
 TI = "trainingInput"
-_KINDS = ("workerPoolSpecs", "jobSpec", "trialJobSpec", "studySpec")  # the keys kind() reads
+_KINDS = {key for key, _ in MARKS}  # the keys kind() reads
 # AI Platform paths a flag sets -> the field of the CustomJobSpec they mean
 _SPEC_FIELDS: dict[JsonPath, JsonPath] = {
     (TI, "jobDir"): ("baseOutputDirectory", "outputUriPrefix"),

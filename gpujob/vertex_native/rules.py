@@ -157,10 +157,7 @@ def _container(f: _Findings, uri: str, path: JsonPath, cat: VertexCatalog, today
 def _still(image: Image, cat: VertexCatalog, today: date, instead: str) -> str:
     """A hint: the images of the same framework and device still available, else ``instead``
     (what to run in their place)."""
-    family = image.name.split(".", 1)[0]  # pytorch-gpu
-    still = [i.name for i in sorted(cat.images.values(), reverse=True,
-                                    key=lambda i: i.end_of_availability)
-             if i.name.split(".", 1)[0] == family and i.available(today)]
+    still = cat.still_available(image, today)
     if still:
         return f"use one still available ({', '.join(still[:3])}), or {instead}"
     return (f"{instead}: no {image.framework} prebuilt image gpujob "

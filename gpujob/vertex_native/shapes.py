@@ -33,7 +33,7 @@ def display_name(doc: Document, given: str | None = None) -> str:
 
 
 # the top-level key that makes a file of each kind, first the one that wins
-_MARKS = (("trialJobSpec", "HyperparameterTuningJob"), ("studySpec", "HyperparameterTuningJob"),
+MARKS = (("trialJobSpec", "HyperparameterTuningJob"), ("studySpec", "HyperparameterTuningJob"),
           ("jobSpec", "CustomJob"), ("workerPoolSpecs", "CustomJobSpec"))
 _AI_PLATFORM = "trainingInput"
 
@@ -46,7 +46,7 @@ def kind(data: Any) -> str | None:
     fields that an AI Platform Job does not have (``baseOutputDirectory``) is a CustomJobSpec."""
     if not isinstance(data, dict) or _AI_PLATFORM in data:
         return None
-    for key, found in _MARKS:
+    for key, found in MARKS:
         if key in data:
             return found
     keys = [key for key in data if isinstance(key, str)]
@@ -55,7 +55,7 @@ def kind(data: Any) -> str | None:
     spelt = {_read_as(key) for key in keys}
     if _AI_PLATFORM in spelt:
         return None
-    for key, found in _MARKS:
+    for key, found in MARKS:
         if key in spelt:
             return found
     if spelt & _spec_only():
@@ -66,7 +66,7 @@ def kind(data: Any) -> str | None:
 def _read_as(key: str) -> str:
     """The marking key ``key`` is spelt like (snake_case, case, a near miss), else ``key``."""
     wanted = camel(key) if "_" in key else key
-    names = [_AI_PLATFORM] + [mark for mark, _ in _MARKS]
+    names = [_AI_PLATFORM] + [mark for mark, _ in MARKS]
     for name in names:
         if wanted.lower() == name.lower():
             return name
