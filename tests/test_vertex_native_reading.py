@@ -94,7 +94,9 @@ def test_a_tuning_file_without_a_display_name_takes_the_flag_s(cli, write):
     assert cli("validate", "--service", "vertex", path).code == 0
 
 
-def test_display_name_works_on_a_file_recognised_by_its_spec_fields(cli, write):
+def test_a_file_of_spec_fields_alone_is_a_spec_that_lacks_its_pools(cli, write):
+    """It was taken for an AI Platform Job (--display-name refused, exit 2, 'missing
+    trainingInput'): it is a CustomJobSpec, and the schema says what it lacks."""
     path = write("baseOutputDirectory:\n  outputUriPrefix: gs://bucket/out\n", "out.yaml")
     result = cli("submit", path, *VERTEX, "--display-name", "x")
     assert result.code == 1
