@@ -5,6 +5,7 @@ before anything is sent."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -42,13 +43,17 @@ class Seconds(click.FloatRange):
 
 
 class _Name(click.ParamType):
-    """A name checked by ``problem`` (None: fine); the empty text means "not given"."""
+    """A name checked by the rule ``rule`` of ``gpujob.gcp.settings`` (read when a value is
+    checked: not on --help's path); the empty text means "not given"."""
 
     what = "name"
+    rule = ""
 
-    @staticmethod
-    def problem(value: str) -> str | None:
-        raise NotImplementedError
+    def problem(self, value: str) -> str | None:
+        from gpujob.gcp import settings
+
+        check: Callable[[str], str | None] = getattr(settings, self.rule)
+        return check(value)
 
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> Any:
@@ -70,11 +75,7 @@ class Project(_Name):
 
     name = "project"
     what = "project ID"
-    @staticmethod
-    def problem(value: str) -> str | None:
-        from gpujob.gcp.settings import project_problem  # not on --help's path
-
-        return project_problem(value)
+    rule = "project_problem"
 
 
 class Region(_Name):
@@ -82,8 +83,4 @@ class Region(_Name):
 
     name = "region"
     what = "region"
-    @staticmethod
-    def problem(value: str) -> str | None:
-        from gpujob.gcp.settings import region_problem
-
-        return region_problem(value)
+    rule = "region_problem"
