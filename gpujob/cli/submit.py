@@ -12,6 +12,7 @@ import click
 
 from gpujob.backends.output import FORMATS
 from gpujob.cli import gcloud, modes
+from gpujob.cli.choices import preflight_option, take_choices, with_choices
 from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.cli.jobflags import job_options, local_options, submit_settings
 from gpujob.cli.options import format_option, gcp_options_of, given_flags, poll_option_of, stack
@@ -81,6 +82,7 @@ def cloud_options(hidden: bool = False) -> Any:
                                       "(--wait, --stream-logs, --local)"))
 @job_options()
 @cloud_options()
+@preflight_option
 @local_options()
 @click.pass_context
 def submit(ctx: click.Context, **params: Any) -> int:
@@ -112,7 +114,9 @@ def submit(ctx: click.Context, **params: Any) -> int:
     mode = modes.mode_of(params["local"], params["dry_run"])
     modes.check(mode, given_flags(ctx))
     gcloud.check_async(params)
-    return run(gcloud.adjust(submit_settings(ctx, params, local=mode == "local"), params))
+    params, regions, strategies = take_choices(params)
+    settings = submit_settings(ctx, params, local=mode == "local")
+    return run(gcloud.adjust(with_choices(settings, params, regions, strategies), params))
 
 
 @click.command("local", cls=UserArgsCommand, context_settings=CONTEXT,

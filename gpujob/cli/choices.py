@@ -1,0 +1,53 @@
+"""What ``submit`` and ``preflight`` take for Vertex AI's choices: ``--region A,B`` and
+``--strategy spot,standard`` (ordered lists, tried in order by ``gpujob.failover``), and
+``--no-preflight``."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import click
+
+from gpujob.errors import UsageError
+from gpujob.submit_settings import SubmitSettings
+
+preflight_option = click.option(
+    "--no-preflight", "no_preflight", is_flag=True, envvar="GPUJOB_NO_PREFLIGHT",
+    show_envvar=True,
+    help="Vertex AI: skip the quota preflight (the project's GPU and vCPU limits in the region "
+         "against what the job and the running jobs need, read before anything is built or "
+         "uploaded).")
+
+
+def take_choices(params: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...],
+                                                   tuple[str, ...]]:
+    """``params`` with --region and --strategy cut to their first entries, and the lists."""
+    from gpujob.failover import split
+    from gpujob.gcp.settings import region_problem
+
+    params = dict(params)
+    regions = split(params.get("region"), "--region")
+    strategies = split(params.get("strategy"), "--strategy")
+    for region in regions:
+        problem = region_problem(region)
+        if problem:
+            raise UsageError(f"--region: '{region}' is not a region: {problem}",
+                             "give --region R1,R2: regions in the order to try them")
+    if (len(regions) > 1 or len(strategies) > 1) and params.get("service") != "vertex":
+        raise UsageError("--region and --strategy take a list only for Vertex AI",
+                         "add --service vertex, or give one region")
+    if regions:
+        params["region"] = regions[0]
+    if strategies:
+        params["strategy"] = strategies[0]
+    return params, regions if len(regions) > 1 else (), \
+        strategies if len(strategies) > 1 else ()
+
+
+def with_choices(settings: SubmitSettings, params: dict[str, Any], regions: tuple[str, ...],
+                 strategies: tuple[str, ...]) -> SubmitSettings:
+    return dataclasses.replace(settings, regions=regions, strategies=strategies,
+                               preflight=not params.get("no_preflight", False))
+
+

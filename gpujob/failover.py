@@ -1,0 +1,329 @@
+"""A Vertex AI submit over ordered choices of region and strategy, with one job at most.
+
+``--region us-central1,us-east4`` and ``--strategy spot,standard`` make the choices: each region
+in order, and in each the strategies in order. gpujob passes over a choice that fails the
+offline checks or the quota preflight (``gpujob.preflight``), then creates the job in the first
+one left; it moves on when Vertex AI refuses the create for quota or capacity, or (with
+``--wait`` or ``--stream-logs``, which watch the job) when the job ends FAILED for capacity
+before it ever ran. Before moving on it makes sure nothing of the refused choice is alive: the
+jobs carrying that create's submission label in its region are looked up and cancelled. It says
+which choice it took and why it passed over the others (stderr; ``failover`` in the JSON).
+
+The trainer's package is staged once, in the staging bucket every choice's job reads it from (a
+Cloud Storage bucket is readable from every region; a multi-region bucket keeps the reads near).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gpujob.console import CONSOLE
+from gpujob.errors import EXIT_INTERRUPTED, InvalidConfig, UsageError
+
+if TYPE_CHECKING:
+    from gpujob.backends.base import Backend, Request
+    from gpujob.preflight import Preflight, Verdict
+    from gpujob.submit import _Remote
+    from gpujob.submit_settings import SubmitSettings
+
+_TI = "trainingInput"
+
+
+@dataclass(frozen=True)
+class Choice:
+    """Where and how to run: a region (None: the config's) and a strategy (None: the
+    config's, else STANDARD)."""
+
+    region: str | None
+    strategy: str | None
+
+    def label(self, region: str | None = None) -> str:
+        return f"{self.region or region or 'the config region'}/{self.strategy or 'STANDARD'}"
+
+    def as_dict(self, region: str | None = None) -> dict[str, Any]:
+        return {"region": self.region or region, "strategy": self.strategy or "STANDARD"}
+
+
+@dataclass
+class Passed:
+    """A choice passed over, and why; ``quota``: the preflight's shortfalls."""
+
+    choice: Choice
+    reason: str
+    quota: list[dict[str, Any]] | None = None
+
+    def as_dict(self, region: str | None = None) -> dict[str, Any]:
+        found = {**self.choice.as_dict(region), "reason": self.reason}
+        if self.quota:
+            found["quota"] = self.quota
+        return found
+
+
+def split(text: str | None, flag: str) -> tuple[str, ...]:
+    """A comma-separated list of ``flag`` (empty entries refused)."""
+    if not text:
+        return ()
+    items = tuple(item.strip() for item in text.split(","))
+    if any(not item for item in items):
+        raise UsageError(f"{flag} '{text}' has an empty entry",
+                         f"give {flag} A,B,C: the choices in order, comma-separated")
+    return items
+
+
+def choices(settings: SubmitSettings) -> list[Choice]:
+    regions = settings.regions or (None,)
+    strategies = settings.strategies or (settings.check.strategy,)
+    return [Choice(region, strategy) for region in regions for strategy in strategies]
+
+
+def applies(settings: SubmitSettings) -> bool:
+    """Whether the submit goes through here: Vertex AI, sent, with a quota preflight or more
+    than one choice."""
+    return (settings.service == "vertex" and not (settings.dry_run or settings.local)
+            and (settings.preflight or len(choices(settings)) > 1))
+
+
+def settings_for(settings: SubmitSettings, choice: Choice) -> SubmitSettings:
+    """``settings`` with the choice's region (as --region sets it) and strategy."""
+    from gpujob.config.overrides import Override, flag_origin
+
+    overrides = list(settings.overrides)
+    if choice.region is not None:
+        overrides = [o for o in overrides if o.path != (_TI, "region")]
+        overrides.append(Override((_TI, "region"), choice.region, flag_origin("--region")))
+    check = settings.check._replace(strategy=choice.strategy) if choice.strategy else \
+        settings.check
+    return replace(settings, overrides=overrides, check=check)
+
+
+def offline_problem(settings: SubmitSettings) -> str | None:
+    """The first error the checks find in the job of ``settings`` (nothing is reported: the
+    choice that is taken is checked again, and reported, as every submit is)."""
+    from gpujob.check import check_document, check_native
+    from gpujob.config.load import load_file
+    from gpujob.config.merge import apply
+    from gpujob.vertex_native.shapes import kind
+
+    loaded = load_file(settings.config)
+    if loaded.document is None:
+        return None  # the taken choice says why
+    if kind(loaded.document.data) is not None:
+        from gpujob import vertex_native
+        from gpujob.vertex_native.flags import apply_flags
+
+        doc, _ = vertex_native.read(loaded.document)
+        job = apply_flags(doc, settings.overrides, settings.user_args, settings.display_name,
+                          executor_image_uri=settings.check.executor_image_uri,
+                          strategy=settings.check.strategy)
+        findings = check_native(job.doc, settings.check_options(), region=job.region,
+                                region_origin=job.region_origin, name=job.name)
+    else:
+        findings = check_document(apply(loaded.document, settings.overrides),
+                                  settings.check_options())
+    errors = [f for f in findings if f.is_error and f.rule != "schema"]
+    return errors[0].message if errors else None
+
+
+class Failover:
+    """One submit over its choices (see the module's docstring)."""
+
+    def __init__(self, settings: SubmitSettings, backend: Backend) -> None:
+        self.settings = settings
+        self.backend = backend
+        self.choices = choices(settings)
+        self.passed: list[Passed] = []
+        self.left: list[Choice] = []
+        self.remote: _Remote | None = None
+        self.preflight: Preflight | None = None
+        self.region: str | None = None  # the config's own region, when a choice names none
+        self.warned = False
+
+    # -- before anything is built or uploaded ---------------------------------------------------
+
+    def offline(self) -> SubmitSettings:
+        """The settings of the first choice the checks accept (every choice's, when more than
+        one): the others before it are passed over. None passing: the first, whose findings
+        the submit then reports (exit 1)."""
+        if len(self.choices) == 1:
+            self.left = list(self.choices)
+            return settings_for(self.settings, self.choices[0])
+        for choice in self.choices:
+            problem = offline_problem(settings_for(self.settings, choice))
+            if problem is None:
+                self.left.append(choice)
+            else:
+                self.passed.append(Passed(choice, f"the checks refuse it: {problem}"))
+        return settings_for(self.settings, (self.left or self.choices)[0])
+
+    def check_quota(self, doc_data: dict[str, Any], native_region: str | None) -> None:
+        """The quota preflight of every choice left: those short are passed over; none left,
+        ``InvalidConfig`` (exit 1) with the numbers, the metric and where to ask for more."""
+        if not self.settings.preflight:
+            return
+        keep: list[Choice] = []
+        last: Verdict | None = None
+        for choice in self.left:
+            request = self._request(doc_data, choice, native_region)
+            if choice.region is None:
+                self.region = _region_of(request.url)
+            verdict = self._preflight().check(request.body, _region_of(request.url))
+            if verdict.unknown is not None:
+                self._warn(verdict.unknown)
+            if verdict.short:
+                last = verdict
+                self.passed.append(Passed(
+                    choice, "the project's quota there is short: "
+                    + "; ".join(s.line() for s in verdict.shortfalls),
+                    [s.as_dict() for s in verdict.shortfalls]))
+            else:
+                keep.append(choice)
+        self.left = keep
+        if not keep and last is not None:
+            self._refuse(last)
+
+    def _refuse(self, verdict: Verdict) -> None:
+        from gpujob.preflight import request_hint
+
+        project = self._project()
+        for passed in self.passed[:-1]:
+            CONSOLE.err(f"note: passed over {passed.choice.label(self.region)}: "
+                        f"{passed.reason}")
+        first = verdict.shortfalls[0]
+        for shortfall in verdict.shortfalls[1:]:
+            CONSOLE.err(f"quota: {shortfall.line()}")
+        self._json_refusal()
+        raise InvalidConfig(f"not enough quota: {first.line()}; nothing was built, uploaded or "
+                            "submitted", request_hint(first, project))
+
+    def _json_refusal(self) -> None:
+        if self.settings.output_format == "json":
+            CONSOLE.json({"version": 1, "service": "vertex", "job": None,
+                          "failover": self.summary(None)})
+
+    def _warn(self, why: str) -> None:
+        if not self.warned:
+            CONSOLE.err(f"warning: the quota preflight could not read the project's quota or "
+                        f"jobs ({why}); submitting without it (--no-preflight skips it)")
+            self.warned = True
+
+    def _preflight(self) -> Preflight:
+        if self.preflight is None:
+            from gpujob.gcp.aiplatform import VertexClient
+            from gpujob.gcp.serviceusage import ServiceUsageClient
+            from gpujob.preflight import Preflight
+
+            assert self.remote is not None
+            self.remote.open()
+            session = self.remote.session
+            assert session is not None
+            self.preflight = Preflight(ServiceUsageClient(session), VertexClient(session))
+        return self.preflight
+
+    def _project(self) -> str:
+        assert self.remote is not None
+        return self.remote.open().project
+
+    def _request(self, data: dict[str, Any], choice: Choice, native_region: str | None
+                 ) -> Request:
+        """The request creating ``data`` (the checked or prepared job) for ``choice``."""
+        from gpujob.config.document import Document
+        from gpujob.vertex_native.shapes import kind
+
+        assert self.remote is not None
+        options = self.remote.options
+        if kind(data) is not None:
+            data = _with_strategy(data, choice.strategy)
+            options = replace(options, region=choice.region or native_region)
+        else:
+            ti = dict(data.get(_TI) or {})
+            if choice.region:
+                ti["region"] = choice.region
+            data = {**data, _TI: ti}
+            options = replace(options, strategy=choice.strategy or options.strategy,
+                              document=Document("<job>", data))
+        return self.backend.request(data, self.remote.gcp, self._project(), options)
+
+    def summary(self, taken: Choice | None, why: str = "") -> dict[str, Any]:
+        return {"chosen": taken.as_dict(self.region) if taken else None, "why": why,
+                "passedOver": [p.as_dict(self.region) for p in self.passed]}
+
+
+def _with_strategy(body: dict[str, Any], strategy: str | None) -> dict[str, Any]:
+    """A native job's body with ``strategy`` as its scheduling strategy (None: as it is)."""
+    if not strategy:
+        return body
+    spec_key = "trialJobSpec" if "trialJobSpec" in body else "jobSpec"
+    spec = dict(body.get(spec_key) or {})
+    spec["scheduling"] = {**(spec.get("scheduling") or {}), "strategy": strategy}
+    return {**body, spec_key: spec}
+
+
+def _region_of(url: str) -> str:
+    return url.split("/locations/", 1)[1].split("/", 1)[0]
+
+
+def run(settings: SubmitSettings, backend: Backend, workdir: Path) -> int:
+    """``submit`` to Vertex AI with the quota preflight and the choices (``submit.run``)."""
+    from gpujob import failover_send
+    from gpujob.submit import _Remote, prepare_job
+
+    plan = Failover(settings, backend)
+    first = plan.offline()
+    plan.remote = remote = _Remote(first, backend)
+    checked: list[bool] = []
+
+    def before_build(doc: Any, region: str | None) -> None:
+        remote.check_access(doc, region)
+        plan.check_quota(doc.data, region)
+        checked.append(True)
+
+    prepared = prepare_job(first, workdir, before_build)
+    if not checked:
+        plan.check_quota(prepared.doc.data, prepared.region)
+    if not plan.left:  # only an unknown quota leaves none without a refusal: not reached
+        raise InvalidConfig("no region and strategy left to try")
+    try:
+        return failover_send.send(plan, first, prepared)
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+
+
+
+class _Checked(Exception):
+    """Stops ``prepare_job`` before the build: ``gpujob preflight`` builds nothing."""
+
+
+def check_only(settings: SubmitSettings, workdir: Path) -> int:
+    """``gpujob preflight``: the checks and the quota preflight of every choice; the choice
+    submit would take (stdout), or exit 1 when none would do."""
+    from gpujob import backends
+    from gpujob.submit import _Remote, prepare_job
+
+    backend = backends.get("vertex")
+    plan = Failover(replace(settings, preflight=True), backend)
+    first = plan.offline()
+    plan.remote = _Remote(first, backend)
+
+    def before_build(doc: Any, region: str | None) -> None:
+        plan.check_quota(doc.data, region)
+        raise _Checked
+
+    try:
+        prepared = prepare_job(first, workdir, before_build)
+        plan.check_quota(prepared.doc.data, prepared.region)
+    except _Checked:
+        pass
+    taken = plan.left[0]
+    why = "the first choice" if not plan.passed else "the first choice left"
+    if settings.output_format == "json":
+        CONSOLE.json({"version": 1, "service": "vertex", "failover": plan.summary(taken, why),
+                      "quotaChecked": not plan.warned})
+    else:
+        CONSOLE.line(taken.label(plan.region))
+    for passed in plan.passed:
+        CONSOLE.err(f"  passed over {passed.choice.label(plan.region)}: {passed.reason}")
+    CONSOLE.err(f"Preflight: submit would take {taken.label(plan.region)} ({why}); nothing was "
+                "sent")
+    return 0

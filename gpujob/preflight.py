@@ -1,0 +1,221 @@
+"""The quota preflight of a Vertex AI job: will the project's quota in the region hold it?
+
+What the job needs: per quota metric, the GPUs of its pools (by accelerator type) and their
+vCPUs (by machine family), replicas counted, a tuning job's trial times its parallel trials; on
+demand, or from the preemptible metric for Spot and flex-start jobs (the metric names are data:
+``quota`` in the Vertex catalog, with their sources). The limit: Service Usage
+(``gpujob.gcp.serviceusage``). In use: what the project's running, pending and queued custom
+jobs in the region hold, counted from ``customJobs.list``. Short when need + in use > limit.
+
+A limit that cannot be read (no permission, no answer, a metric Service Usage does not know)
+makes the check unknown, not failed: the caller warns once and goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from gpujob.errors import RemoteError
+
+if TYPE_CHECKING:
+    from gpujob.gcp.aiplatform import VertexClient
+    from gpujob.gcp.serviceusage import Limits, ServiceUsageClient
+
+_VCPUS = re.compile(r"-(\d+)$")
+
+
+@cache
+def quota_data() -> dict[str, Any]:
+    """The ``quota`` section of the built-in Vertex catalog (``gpujob/catalog/vertex.json``)."""
+    from importlib import resources
+
+    text = resources.files("gpujob.catalog").joinpath("vertex.json").read_text("utf-8")
+    return json.loads(text)["quota"]  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True)
+class Need:
+    """``count`` of ``what`` (``NVIDIA_TESLA_T4 GPUs``) against quota ``metric``."""
+
+    metric: str
+    count: int
+    what: str
+
+
+@dataclass
+class Shortfall:
+    """A metric whose limit in ``region`` does not hold the job beside the jobs there."""
+
+    need: Need
+    region: str
+    limit: int
+    in_use: int
+    enough_in: list[str] = field(default_factory=list)  # regions whose limit would do
+
+    def line(self) -> str:
+        return (f"{self.region}: the job needs {self.need.count} {self.need.what} "
+                f"({self.need.metric}); the project's limit there is {self.limit}, and its "
+                f"running and pending jobs hold {self.in_use}")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"region": self.region, "metric": self.need.metric, "what": self.need.what,
+                "need": self.need.count, "limit": self.limit, "inUse": self.in_use,
+                "enoughIn": self.enough_in}
+
+
+@dataclass
+class Verdict:
+    """The preflight of one region: short (``shortfalls``), else fine, or not known for some
+    metric (``unknown``: why its limit or use could not be read)."""
+
+    region: str
+    strategy: str
+    shortfalls: list[Shortfall] = field(default_factory=list)
+    unknown: str | None = None
+    needs: list[Need] = field(default_factory=list)
+
+    @property
+    def short(self) -> bool:
+        return bool(self.shortfalls)
+
+
+def preemptible(strategy: str | None) -> bool:
+    return (strategy or "").upper() in quota_data()["preemptible_strategies"]
+
+
+def _metric(table: dict[str, Any], key: str, strategy: str | None) -> str | None:
+    entry = table.get(key)
+    if entry is None:
+        return None
+    return entry.get("preemptible") if preemptible(strategy) else entry.get("on_demand")
+
+
+def _spec_and_times(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """A job's CustomJobSpec, and how many run at once (a tuning job's parallel trials)."""
+    if "trialJobSpec" in body:
+        return body.get("trialJobSpec") or {}, int(body.get("parallelTrialCount") or 1)
+    return body.get("jobSpec") or {}, 1
+
+
+def strategy_of(body: dict[str, Any]) -> str:
+    spec, _ = _spec_and_times(body)
+    return str((spec.get("scheduling") or {}).get("strategy") or "STANDARD")
+
+
+def needs(body: dict[str, Any]) -> list[Need]:
+    """What the job ``body`` (a CustomJob or HyperparameterTuningJob) draws on, per metric."""
+    from gpujob.catalog import vertex_data
+
+    data = quota_data()
+    machines = vertex_data.load().machine_types
+    spec, times = _spec_and_times(body)
+    strategy = strategy_of(body)
+    counts: dict[str, int] = {}
+    words: dict[str, str] = {}
+
+    def add(metric: str, count: int, what: str) -> None:
+        counts[metric] = counts.get(metric, 0) + count
+        words.setdefault(metric, what)
+
+    for pool in spec.get("workerPoolSpecs") or []:
+        if not pool:
+            continue
+        machine = pool.get("machineSpec") or {}
+        replicas = int(pool.get("replicaCount") or 1) * times
+        accelerator = str(machine.get("acceleratorType") or "")
+        gpus = int(machine.get("acceleratorCount") or 0)
+        metric = _metric(data["gpus"], accelerator, strategy)
+        if metric and gpus:
+            add(metric, gpus * replicas, f"{accelerator} GPUs")
+        machine_type = str(machine.get("machineType") or "")
+        family = machines[machine_type].family if machine_type in machines else ""
+        metric = _metric(data["cpus"], family, strategy)
+        vcpus = _VCPUS.search(machine_type)
+        if metric and vcpus:
+            add(metric, int(vcpus.group(1)) * replicas, f"vCPUs ({family} machines)")
+    return [Need(metric, count, words[metric]) for metric, count in counts.items()]
+
+
+def in_use(jobs: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """What ``jobs`` (the region's running, pending and queued custom jobs) hold, per metric."""
+    held: dict[str, int] = {}
+    for job in jobs:
+        for need in needs(job):
+            held[need.metric] = held.get(need.metric, 0) + need.count
+    return held
+
+
+def holding_filter() -> str:
+    """The list filter of the jobs that hold quota."""
+    return " OR ".join(f'state="{state}"' for state in quota_data()["holding_states"])
+
+
+class Preflight:
+    """The quota preflight of one submit: limits read once per metric (every region's come in
+    one answer), jobs in use listed once per region."""
+
+    def __init__(self, usage: ServiceUsageClient, vertex: VertexClient) -> None:
+        self.usage = usage
+        self.vertex = vertex
+        self._limits: dict[str, Limits] = {}
+        self._held: dict[str, dict[str, int]] = {}
+
+    def limits(self, metric: str) -> Limits:
+        if metric not in self._limits:
+            self._limits[metric] = self.usage.limits(quota_data()["service"], metric)
+        return self._limits[metric]
+
+    def held(self, region: str) -> dict[str, int]:
+        if region not in self._held:
+            place = self.vertex.place(region)
+            self._held[region] = in_use(self.vertex.list(place, holding_filter()))
+        return self._held[region]
+
+    def check(self, body: dict[str, Any], region: str) -> Verdict:
+        """The verdict on ``body`` in ``region``: the metrics whose limit and use could be read
+        are checked; ``unknown`` says why the others could not."""
+        verdict = Verdict(region, strategy_of(body), needs=needs(body))
+        for need in verdict.needs:
+            try:
+                limits = self.limits(need.metric)
+                limit = limits.limit(region)
+                if limit is None:  # unlimited
+                    continue
+                used = self.held(region).get(need.metric, 0)
+            except RemoteError as exc:  # this metric unknown; the others still count
+                verdict.unknown = verdict.unknown or exc.message
+                continue
+            if need.count + used > limit:
+                verdict.shortfalls.append(Shortfall(
+                    need, region, limit, used, enough_in(limits, need.count, region)))
+        return verdict
+
+
+def enough_in(limits: Limits, count: int, but: str) -> list[str]:
+    """The training regions (other than ``but``) whose limit of ``limits`` holds ``count``."""
+    from gpujob.catalog import vertex_data
+
+    regions = vertex_data.load().training_regions
+    return [region for region in regions if region != but
+            and (limits.limit(region) is None or (limits.limit(region) or 0) >= count)]
+
+
+def console_url(project: str) -> str:
+    return f"{quota_data()['console']}?project={project}"
+
+
+def request_hint(shortfall: Shortfall, project: str) -> str:
+    """Where to ask for more, and where the limit would already do."""
+    short_name = shortfall.need.metric.rsplit("/", 1)[-1]
+    text = (f"ask for more at {console_url(project)} (filter on {short_name}, region "
+            f"{shortfall.region})")
+    if shortfall.enough_in:
+        shown = shortfall.enough_in[:8]
+        more = f" and {len(shortfall.enough_in) - 8} more" if len(shortfall.enough_in) > 8 else ""
+        text += f"; the limit would do in {', '.join(shown)}{more} (--region)"
+    return text
