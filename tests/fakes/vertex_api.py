@@ -130,9 +130,12 @@ def _create(fake: FakeGoogle, call: Call) -> Answer:
     if refusal is not None:  # the region's quota or capacity is short: nothing is made
         raise Refused(*refusal)
     stored = fake.vertex.add_job(call.params["project"], location, call.body)
+    job_id = stored["name"].rsplit("/", 1)[1]
     if location in fake.vertex.stockouts:  # it fails for capacity before it runs
-        fake.vertex.script(stored["name"].rsplit("/", 1)[1], "JOB_STATE_PENDING",
+        fake.vertex.script(job_id, "JOB_STATE_PENDING",
                            Step("JOB_STATE_FAILED", error=insufficient_resources(location)))
+    elif location in fake.vertex.region_scripts:
+        fake.vertex.script(job_id, *fake.vertex.region_scripts[location])
     return 200, copy.deepcopy(stored), {}
 
 

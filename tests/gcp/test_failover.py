@@ -1,0 +1,141 @@
+"""``gpujob submit --service vertex --region A,B --strategy X,Y``: the choices tried in order
+against the fake Vertex AI with per-region quota, refusals and stockouts; one submit never
+leaves two live jobs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import REGION
+from fakes.errors import vertex_quota_exceeded
+from fakes.faults import Reply
+from test_preflight import CPUS, FORTY_T4, T4, T4_SPOT
+
+VERTEX = ("--service", "vertex")
+EAST = "us-east4"
+LIVE = {"JOB_STATE_QUEUED", "JOB_STATE_PENDING", "JOB_STATE_RUNNING"}
+
+
+@pytest.fixture
+def preflight(monkeypatch: pytest.MonkeyPatch, google) -> None:
+    monkeypatch.delenv("GPUJOB_NO_PREFLIGHT")
+    google.quota.set(CPUS, {}, default=-1)
+
+
+def _regions(vertex) -> list[str]:
+    return [job["name"].split("/")[3] for job in vertex.jobs.values()]
+
+
+def _live(vertex) -> list[dict]:
+    return [job for job in vertex.jobs.values() if job["state"] in LIVE]
+
+
+def test_no_quota_in_the_first_region_makes_exactly_one_job_in_the_second(
+        cli, google, key, write, vertex, preflight):
+    google.quota.set(T4, {REGION: 0, EAST: 64})
+    result = cli("submit", write(FORTY_T4), *VERTEX, "--region", f"{REGION},{EAST}",
+                 "--format", "json")
+    assert result.code == 0, result.err
+    assert _regions(vertex) == [EAST]
+    (create,) = google.calls("customJobs.create")
+    assert f"/locations/{EAST}/customJobs" in create.path
+    shown = json.loads(result.out)
+    assert shown["failover"]["chosen"] == {"region": EAST, "strategy": "STANDARD"}
+    (passed,) = shown["failover"]["passedOver"]
+    assert passed["region"] == REGION and passed["quota"][0]["limit"] == 0
+    assert f"Chose {EAST}/STANDARD: the first of 2 choices left after 1 passed over." \
+        in result.err
+    assert (f"  passed over {REGION}/STANDARD: the project's quota there is short: {REGION}: "
+            f"the job needs 40 NVIDIA_TESLA_T4 GPUs ({T4}); the project's limit there is 0, "
+            "and its running and pending jobs hold 0") in result.err.splitlines()
+    assert google.rejected == []
+
+
+def test_a_quota_refusal_at_create_moves_on_to_the_next_region(cli, google, key, write, vertex):
+    # no preflight: Vertex AI's own refusal (429 RESOURCE_EXHAUSTED) is what moves it on
+    vertex.refusals[REGION] = (429, vertex_quota_exceeded(T4, REGION, 16))
+    result = cli("submit", write(FORTY_T4), *VERTEX, "--region", f"{REGION},{EAST}")
+    assert result.code == 0, result.err
+    assert [c.path.split("/")[5] for c in google.calls("customJobs.create")] == [REGION, EAST]
+    assert _regions(vertex) == [EAST]
+    (job,) = vertex.jobs.values()
+    assert result.out == job["name"].rsplit("/", 1)[1] + "\n"
+    assert f"note: {REGION}/STANDARD: Vertex AI refused the create for quota: " in result.err
+    # it looked for a job of the refused create before moving on
+    (looked,) = google.calls("customJobs.list")
+    assert f"/locations/{REGION}/" in looked.path and "gpujob-submission" in \
+        looked.query["filter"][0]
+
+
+def test_a_stockout_in_the_first_region_remakes_the_job_in_the_second_one_running(
+        cli, google, key, write, vertex, clock, preflight):
+    google.quota.set(T4, {REGION: 64, EAST: 64})
+    vertex.stockouts.add(REGION)
+    vertex.region_scripts[EAST] = ["JOB_STATE_RUNNING", "JOB_STATE_SUCCEEDED"]
+    result = cli("submit", write(FORTY_T4), *VERTEX, "--region", f"{REGION},{EAST}", "--wait",
+                 "--format", "json")
+    assert result.code == 0, result.err
+    assert sorted(_regions(vertex)) == sorted([REGION, EAST])
+    states = {job["name"].split("/")[3]: job["state"] for job in vertex.jobs.values()}
+    assert states == {REGION: "JOB_STATE_FAILED", EAST: "JOB_STATE_SUCCEEDED"}
+    first = next(j for j in vertex.jobs.values() if f"/{REGION}/" in j["name"])
+    assert "startTime" not in first  # it never ran
+    shown = json.loads(result.out)
+    assert shown["job"]["state"] == "SUCCEEDED"
+    assert shown["failover"]["chosen"]["region"] == EAST
+    (passed,) = shown["failover"]["passedOver"]
+    assert passed["reason"].startswith(f"job {first['name'].rsplit('/', 1)[1]} ended FAILED "
+                                       "before it ran: Resources are insufficient in region")
+
+
+def test_spot_then_standard_reads_each_strategys_metric(cli, google, key, write, vertex,
+                                                        preflight):
+    google.quota.set(T4, {REGION: 64})
+    google.quota.set(T4_SPOT, {REGION: 0})
+    result = cli("submit", write(FORTY_T4), *VERTEX, "--strategy", "spot,standard",
+                 "--format", "json")
+    assert result.code == 0, result.err
+    (create,) = google.calls("customJobs.create")
+    assert create.body["jobSpec"]["scheduling"]["strategy"] == "STANDARD"
+    shown = json.loads(result.out)["failover"]
+    assert shown["chosen"] == {"region": REGION, "strategy": "STANDARD"}
+    assert shown["passedOver"][0]["strategy"] == "SPOT"
+    assert shown["passedOver"][0]["quota"][0]["metric"] == T4_SPOT
+
+
+def test_a_refusal_in_the_last_choice_is_the_error_and_no_job_is_left(cli, google, key, write,
+                                                                      vertex):
+    for region in (REGION, EAST):
+        vertex.refusals[region] = (429, vertex_quota_exceeded(T4, region, 0))
+    result = cli("submit", write(FORTY_T4), *VERTEX, "--region", f"{REGION},{EAST}")
+    assert result.code == 3
+    assert vertex.jobs == {}
+    assert f"  passed over {REGION}/STANDARD: Vertex AI refused the create for quota" \
+        in result.err
+
+
+def test_a_job_made_by_a_refused_create_is_cancelled_before_moving_on(cli, google, key, write,
+                                                                       vertex):
+    # a quota refusal that comes after the job was made after all: it must not live on
+    google.inject("customJobs.create",
+                  Reply(429, vertex_quota_exceeded(T4, REGION, 16), handled=True))
+    result = cli("submit", write(FORTY_T4), *VERTEX, "--region", f"{REGION},{EAST}")
+    assert result.code == 0, result.err
+    assert len(vertex.jobs) == 2
+    assert [j["name"].split("/")[3] for j in _live(vertex)] == [EAST]
+    assert "of the refused create was made after all; cancelled it" in result.err
+
+
+@pytest.mark.parametrize("flags", [("--region", f"{REGION},,{EAST}"),
+                                   ("--strategy", "spot,cheap")])
+def test_a_bad_list_is_a_usage_error(cli, google, key, write, flags):
+    result = cli("submit", write(FORTY_T4), *VERTEX, *flags)
+    assert result.code == 2
+    assert google.calls("customJobs.create") == []
+
+
+def test_a_list_of_strategies_is_refused_by_validate(cli, write):
+    result = cli("validate", write(FORTY_T4), *VERTEX, "--strategy", "spot,standard")
+    assert result.code == 2
+    assert "this command takes one strategy" in result.err
