@@ -20,12 +20,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gpujob.console import CONSOLE
-from gpujob.errors import EXIT_INTERRUPTED, InvalidConfig, UsageError
+from gpujob.errors import InvalidConfig, UsageError
 
 if TYPE_CHECKING:
-    from gpujob.backends.base import Backend, Request
+    from collections.abc import Callable
+
+    from gpujob.backends.base import Backend, JobClient, Request
+    from gpujob.gcp.session import Session
     from gpujob.preflight import Preflight, Verdict
-    from gpujob.submit import _Remote
+    from gpujob.submit_packages import Prepared
+
+    PrepareJob = Callable[..., Prepared]  # gpujob.submit.prepare_job
     from gpujob.submit_settings import SubmitSettings
 
 _TI = "trainingInput"
@@ -135,7 +140,7 @@ class Failover:
         self.choices = choices(settings)
         self.passed: list[Passed] = []
         self.left: list[Choice] = []
-        self.remote: _Remote | None = None
+        self.remote: Opened | None = None
         self.preflight: Preflight | None = None
         self.region: str | None = None  # the config's own region, when a choice names none
         self.warned = False
@@ -165,10 +170,10 @@ class Failover:
         keep: list[Choice] = []
         last: Verdict | None = None
         for choice in self.left:
-            request = self._request(doc_data, choice, native_region)
+            request = self.request_for(doc_data, choice, native_region)
             if choice.region is None:
-                self.region = _region_of(request.url)
-            verdict = self._preflight().check(request.body, _region_of(request.url))
+                self.region = region_of(request.url)
+            verdict = self._preflight().check(request.body, region_of(request.url))
             if verdict.unknown is not None:
                 self._warn(verdict.unknown)
             if verdict.short:
@@ -225,7 +230,7 @@ class Failover:
         assert self.remote is not None
         return self.remote.open().project
 
-    def _request(self, data: dict[str, Any], choice: Choice, native_region: str | None
+    def request_for(self, data: dict[str, Any], choice: Choice, native_region: str | None
                  ) -> Request:
         """The request creating ``data`` (the checked or prepared job) for ``choice``."""
         from gpujob.config.document import Document
@@ -260,51 +265,48 @@ def _with_strategy(body: dict[str, Any], strategy: str | None) -> dict[str, Any]
     return {**body, spec_key: spec}
 
 
-def _region_of(url: str) -> str:
+def region_of(url: str) -> str:
     return url.split("/locations/", 1)[1].split("/", 1)[0]
 
 
-def run(settings: SubmitSettings, backend: Backend, workdir: Path) -> int:
-    """``submit`` to Vertex AI with the quota preflight and the choices (``submit.run``)."""
-    from gpujob import failover_send
-    from gpujob.submit import _Remote, prepare_job
+class Opened:
+    """The session and job client of a submit, opened when first needed (as ``submit``'s own):
+    access is proven before anything is built or uploaded."""
 
-    plan = Failover(settings, backend)
-    first = plan.offline()
-    plan.remote = remote = _Remote(first, backend)
-    checked: list[bool] = []
+    def __init__(self, settings: SubmitSettings, backend: Backend) -> None:
+        self.gcp = replace(settings.gcp, project=settings.project)
+        self.options = settings.job_options()
+        self.backend = backend
+        self.session: Session | None = None
+        self.client: JobClient | None = None
 
-    def before_build(doc: Any, region: str | None) -> None:
-        remote.check_access(doc, region)
-        plan.check_quota(doc.data, region)
-        checked.append(True)
+    def open(self) -> JobClient:
+        if self.client is None:
+            from gpujob.gcp.session import Session
 
-    prepared = prepare_job(first, workdir, before_build)
-    if not checked:
-        plan.check_quota(prepared.doc.data, prepared.region)
-    if not plan.left:  # only an unknown quota leaves none without a refusal: not reached
-        raise InvalidConfig("no region and strategy left to try")
-    try:
-        return failover_send.send(plan, first, prepared)
-    except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
+            self.session = Session(self.gcp)
+            self.client = self.backend.client(self.gcp, self.session)
+        return self.client
 
+    def check_access(self, doc: Any, region: str | None) -> None:
+        client = self.open()
+        client.check_access(self.backend.request(
+            doc.data, self.gcp, client.project, replace(self.options, region=region)))
 
 
 class _Checked(Exception):
     """Stops ``prepare_job`` before the build: ``gpujob preflight`` builds nothing."""
 
 
-def check_only(settings: SubmitSettings, workdir: Path) -> int:
+def check_only(settings: SubmitSettings, workdir: Path, prepare_job: PrepareJob) -> int:
     """``gpujob preflight``: the checks and the quota preflight of every choice; the choice
-    submit would take (stdout), or exit 1 when none would do."""
+    submit would take (stdout), or exit 1 when none would do. ``prepare_job``: submit's."""
     from gpujob import backends
-    from gpujob.submit import _Remote, prepare_job
 
     backend = backends.get("vertex")
     plan = Failover(replace(settings, preflight=True), backend)
     first = plan.offline()
-    plan.remote = _Remote(first, backend)
+    plan.remote = Opened(first, backend)
 
     def before_build(doc: Any, region: str | None) -> None:
         plan.check_quota(doc.data, region)

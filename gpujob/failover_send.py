@@ -8,7 +8,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from gpujob.console import CONSOLE
-from gpujob.errors import EXIT_INTERRUPTED, EXIT_OK, RemoteError
+from gpujob.errors import EXIT_INTERRUPTED, EXIT_OK, InvalidConfig, RemoteError
 from gpujob.terminal import printable
 
 # capacity words of Vertex AI and Compute Engine answers besides "resources are insufficient"
@@ -17,8 +17,10 @@ _STOCKOUT = re.compile(r"stockout|resource_pool_exhausted|does not have enough r
                        re.IGNORECASE)
 
 if TYPE_CHECKING:
-    from gpujob.backends.base import JobClient, Request
-    from gpujob.failover import Choice, Failover
+    from pathlib import Path
+
+    from gpujob.backends.base import Backend, JobClient, Request
+    from gpujob.failover import Choice, Failover, PrepareJob
     from gpujob.submit_packages import Prepared
     from gpujob.submit_settings import SubmitSettings
 
@@ -59,13 +61,13 @@ def confirm_none(client: JobClient, request: Request, region: str) -> None:
     """After a refused create: cancel any job that carries its submission label in ``region``
     after all, so that moving on leaves one job alive at most."""
     from gpujob.gcp.aiplatform import JobName, submission_filter
-    from gpujob.gcp.vertex_create import _ours
+    from gpujob.gcp.vertex_create import labelled
     from gpujob.vertex_api import SUBMISSION_LABEL
 
     token = request.body["labels"][SUBMISSION_LABEL]
     vertex = client.vertex  # type: ignore[attr-defined]
     place = vertex.place(region, _collection(request))
-    for job in _ours(vertex.list(place, submission_filter(token)), token):
+    for job in labelled(vertex.list(place, submission_filter(token)), token):
         name = JobName.parse(str(job.get("name", "")))
         if name is None or job.get("state") in _ENDED:
             continue
@@ -106,7 +108,7 @@ def send(plan: Failover, settings: SubmitSettings, prepared: Prepared) -> int:
     from gpujob.backends import output
     from gpujob.backends import remote as remote_jobs
     from gpujob.backends.base import JobRef
-    from gpujob.failover import Passed, _region_of
+    from gpujob.failover import Passed, region_of
 
     remote = plan.remote
     assert remote is not None
@@ -117,10 +119,10 @@ def send(plan: Failover, settings: SubmitSettings, prepared: Prepared) -> int:
     warnings = [f.as_dict() for f in prepared.warnings]
     for index, choice in enumerate(plan.left):
         last = index == len(plan.left) - 1
-        request = plan._request(prepared.doc.data, choice, prepared.region)
-        region = _region_of(request.url)
+        request = plan.request_for(prepared.doc.data, choice, prepared.region)
+        region = region_of(request.url)
         try:
-            created = remote_jobs._create(client, request, backend)
+            created = remote_jobs.create_once(client, request, backend)
         except RemoteError as exc:
             why = refused_for_room(exc, region)
             if why is None or last:
@@ -132,7 +134,7 @@ def send(plan: Failover, settings: SubmitSettings, prepared: Prepared) -> int:
         if created is None:
             return EXIT_INTERRUPTED
         status = backend.status(created.raw)
-        job_id = remote_jobs._announce(backend, status, request, client.project,
+        job_id = remote_jobs.announce(backend, status, request, client.project,
                                        created.recovered)
         why = _why(plan, choice, region)
         CONSOLE.err(f"Chose {choice.label(region)}: {why}.")
@@ -187,3 +189,30 @@ def _pass(plan: Failover, passed: Any) -> None:
 def _tell_passed(plan: Failover) -> None:
     for passed in plan.passed:
         CONSOLE.err(f"  passed over {passed.choice.label(plan.region)}: {passed.reason}")
+
+
+def run(settings: SubmitSettings, backend: Backend, workdir: Path,
+        prepare_job: PrepareJob) -> int:
+    """``submit`` to Vertex AI with the quota preflight and the choices: ``submit.run`` hands
+    over its ``prepare_job`` (the checks, then the build before which the preflight runs)."""
+    from gpujob.failover import Failover, Opened
+
+    plan = Failover(settings, backend)
+    first = plan.offline()
+    plan.remote = remote = Opened(first, backend)
+    checked: list[bool] = []
+
+    def before_build(doc: Any, region: str | None) -> None:
+        remote.check_access(doc, region)
+        plan.check_quota(doc.data, region)
+        checked.append(True)
+
+    prepared = prepare_job(first, workdir, before_build)
+    if not checked:
+        plan.check_quota(prepared.doc.data, prepared.region)
+    if not plan.left:  # only an unknown quota leaves none without a refusal: not reached
+        raise InvalidConfig("no region and strategy left to try")
+    try:
+        return send(plan, first, prepared)
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED

@@ -203,10 +203,10 @@ def run(settings: SubmitSettings) -> int:
             if settings.local:
                 return run_local(settings, prepared)
             return _dry_run(settings, prepared, backend)
-        from gpujob import failover
+        from gpujob import failover, failover_send
 
         if failover.applies(settings):  # Vertex AI: the quota preflight, the choices
-            return failover.run(settings, backend, Path(workdir))
+            return failover_send.run(settings, backend, Path(workdir), prepare_job)
         remote = _Remote(settings, backend)
         prepared = prepare_job(settings, Path(workdir), remote.check_access)
         return _send(settings, prepared, backend, remote)

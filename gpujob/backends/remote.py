@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from gpujob.gcp.settings import GcpSettings
 
 
-def _create(client: JobClient, request: Request, backend: Backend) -> Any:
+def create_once(client: JobClient, request: Request, backend: Backend) -> Any:
     """The create, or None after Ctrl-C, SIGTERM or SIGHUP (said on stderr: the job may
     exist)."""
     from gpujob import interrupts
@@ -59,7 +59,7 @@ def _create(client: JobClient, request: Request, backend: Backend) -> Any:
         return None
 
 
-def _announce(backend: Backend, status: JobStatus, request: Request, project: str,
+def announce(backend: Backend, status: JobStatus, request: Request, project: str,
               recovered: bool) -> str:
     """Tell on stderr what was submitted (``status``: the created job's), and where to see it;
     the job's ID."""
@@ -97,11 +97,11 @@ def submit(backend: Backend, body: dict[str, Any], gcp: GcpSettings, output_form
     client = client or backend.client(gcp, session)
     project = client.project
     request = backend.request(body, gcp, project, options)
-    created = _create(client, request, backend)
+    created = create_once(client, request, backend)
     if created is None:
         return EXIT_INTERRUPTED
     status = backend.status(created.raw)
-    job_id = _announce(backend, status, request, project, created.recovered)
+    job_id = announce(backend, status, request, project, created.recovered)
     ref = client.resolve(JobRef(job_id))
     commands = backend.commands(job_id, project, status.location)
     extra = {"warnings": warnings or []}

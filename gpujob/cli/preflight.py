@@ -52,6 +52,7 @@ def _command() -> click.Command:
         """
         from gpujob.cli.jobflags import submit_settings
         from gpujob.failover import check_only
+        from gpujob.submit import prepare_job
 
         params = gcloud.take_config(ctx, params, word=None)
         params, regions, strategies = take_choices(params)
@@ -63,7 +64,7 @@ def _command() -> click.Command:
         settings = with_choices(submit_settings(ctx, params, local=False), params, regions,
                                 strategies)
         with tempfile.TemporaryDirectory(prefix="gpujob-preflight-") as workdir:
-            return check_only(settings, Path(workdir))
+            return check_only(settings, Path(workdir), prepare_job)
 
     return preflight
 
