@@ -29,7 +29,7 @@ def take_choices(params: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...
     params = dict(params)
     regions = split(params.get("region"), "--region")
     strategies = split(params.get("strategy"), "--strategy")
-    for region in regions:
+    for region in regions if len(regions) > 1 else ():  # one region: the checks say
         problem = region_problem(region)
         if problem:
             raise UsageError(f"--region: '{region}' is not a region: {problem}",
