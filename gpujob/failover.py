@@ -238,8 +238,7 @@ class Failover:
 
         assert self.remote is not None
         options = self.remote.options
-        if kind(data) is not None:
-            data = _with_strategy(data, choice.strategy)
+        if kind(data) is not None:  # its strategy is its own (--strategy is refused)
             options = replace(options, region=choice.region or native_region)
         else:
             ti = dict(data.get(_TI) or {})
@@ -253,16 +252,6 @@ class Failover:
     def summary(self, taken: Choice | None, why: str = "") -> dict[str, Any]:
         return {"chosen": taken.as_dict(self.region) if taken else None, "why": why,
                 "passedOver": [p.as_dict(self.region) for p in self.passed]}
-
-
-def _with_strategy(body: dict[str, Any], strategy: str | None) -> dict[str, Any]:
-    """A native job's body with ``strategy`` as its scheduling strategy (None: as it is)."""
-    if not strategy:
-        return body
-    spec_key = "trialJobSpec" if "trialJobSpec" in body else "jobSpec"
-    spec = dict(body.get(spec_key) or {})
-    spec["scheduling"] = {**(spec.get("scheduling") or {}), "strategy": strategy}
-    return {**body, spec_key: spec}
 
 
 def region_of(url: str) -> str:

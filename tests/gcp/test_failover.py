@@ -139,3 +139,29 @@ def test_a_list_of_strategies_is_refused_by_validate(cli, write):
     result = cli("validate", write(FORTY_T4), *VERTEX, "--strategy", "spot,standard")
     assert result.code == 2
     assert "this command takes one strategy" in result.err
+
+
+def test_a_region_the_checks_refuse_is_passed_over_with_their_reason(cli, google, key, write,
+                                                                     vertex):
+    # us-central2 has an endpoint but no training: the checks refuse it, us-east4 is taken
+    result = cli("submit", write(FORTY_T4), *VERTEX, "--region", f"us-central2,{EAST}")
+    assert result.code == 0, result.err
+    assert _regions(vertex) == [EAST]
+    assert ("  passed over us-central2/STANDARD: the checks refuse it: 'us-central2' is not a "
+            "region Vertex AI custom training runs in (it has an API endpoint, but it is not "
+            "among the training regions)") in result.err.splitlines()
+    assert "vertex.region" not in result.err  # the refused choice's findings are not shown
+
+
+def test_a_native_config_fails_over_too(cli, google, key, write, vertex, preflight):
+    from vertex_jobs import custom_job
+
+    google.quota.set(T4, {REGION: 0, EAST: 8})
+    config = write(json.dumps(custom_job()), "job.json")
+    result = cli("submit", config, *VERTEX, "--region", f"{REGION},{EAST}", "--format", "json")
+    assert result.code == 0, result.err
+    (create,) = google.calls("customJobs.create")
+    assert f"/locations/{EAST}/" in create.path
+    shown = json.loads(result.out)["failover"]
+    assert [(p["region"], p["strategy"]) for p in shown["passedOver"]] == [
+        (REGION, "STANDARD")]
