@@ -249,9 +249,28 @@ class Failover:
                               document=Document("<job>", data))
         return self.backend.request(data, self.remote.gcp, self._project(), options)
 
+    def passed_before(self, taken: Choice | None) -> list[Passed]:
+        """The choices passed over that come before ``taken`` in order (None: all): those
+        after it were not needed, whatever their preflight said."""
+        if taken is None:
+            return list(self.passed)
+        cut = self.choices.index(taken)
+        return sorted((p for p in self.passed if self.choices.index(p.choice) < cut),
+                      key=lambda p: self.choices.index(p.choice))
+
+    def why(self, taken: Choice) -> str:
+        """Why ``taken`` was taken, in words."""
+        if len(self.choices) == 1:
+            return "the only choice"
+        if self.choices.index(taken) == 0:
+            return "the first choice"
+        count = len(self.passed_before(taken))
+        return (f"choice {self.choices.index(taken) + 1} of {len(self.choices)}, the "
+                f"{'one' if count == 1 else str(count)} before it passed over")
+
     def summary(self, taken: Choice | None, why: str = "") -> dict[str, Any]:
         return {"chosen": taken.as_dict(self.region) if taken else None, "why": why,
-                "passedOver": [p.as_dict(self.region) for p in self.passed]}
+                "passedOver": [p.as_dict(self.region) for p in self.passed_before(taken)]}
 
 
 def region_of(url: str) -> str:
@@ -307,13 +326,13 @@ def check_only(settings: SubmitSettings, workdir: Path, prepare_job: PrepareJob)
     except _Checked:
         pass
     taken = plan.left[0]
-    why = "the first choice" if not plan.passed else "the first choice left"
+    why = plan.why(taken)
     if settings.output_format == "json":
         CONSOLE.json({"version": 1, "service": "vertex", "failover": plan.summary(taken, why),
                       "quotaChecked": not plan.warned})
     else:
         CONSOLE.line(taken.label(plan.region))
-    for passed in plan.passed:
+    for passed in plan.passed_before(taken):
         CONSOLE.err(f"  passed over {passed.choice.label(plan.region)}: {passed.reason}")
     CONSOLE.err(f"Preflight: submit would take {taken.label(plan.region)} ({why}); nothing was "
                 "sent")

@@ -136,9 +136,9 @@ def send(plan: Failover, settings: SubmitSettings, prepared: Prepared) -> int:
         status = backend.status(created.raw)
         job_id = remote_jobs.announce(backend, status, request, client.project,
                                        created.recovered)
-        why = _why(plan, choice, region)
+        why = plan.why(choice)
         CONSOLE.err(f"Chose {choice.label(region)}: {why}.")
-        _tell_passed(plan)
+        _tell_passed(plan, choice)
         commands = backend.commands(job_id, client.project, status.location)
         extra = {"warnings": warnings, "failover": plan.summary(choice, why)}
         if not watch:
@@ -174,20 +174,14 @@ def send(plan: Failover, settings: SubmitSettings, prepared: Prepared) -> int:
     raise AssertionError("the loop returns or raises on its last choice")
 
 
-def _why(plan: Failover, choice: Choice, region: str) -> str:
-    if not plan.passed:
-        return "the first choice" if len(plan.choices) > 1 else "the only choice"
-    return f"the first of {len(plan.choices)} choices left after {len(plan.passed)} passed over"
-
-
 def _pass(plan: Failover, passed: Any) -> None:
     plan.passed.append(passed)
     CONSOLE.err(f"note: {passed.choice.label(plan.region)}: {passed.reason}; trying the next "
                 "choice")
 
 
-def _tell_passed(plan: Failover) -> None:
-    for passed in plan.passed:
+def _tell_passed(plan: Failover, taken: Choice | None = None) -> None:
+    for passed in plan.passed_before(taken):
         CONSOLE.err(f"  passed over {passed.choice.label(plan.region)}: {passed.reason}")
 
 

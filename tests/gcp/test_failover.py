@@ -44,7 +44,7 @@ def test_no_quota_in_the_first_region_makes_exactly_one_job_in_the_second(
     assert shown["failover"]["chosen"] == {"region": EAST, "strategy": "STANDARD"}
     (passed,) = shown["failover"]["passedOver"]
     assert passed["region"] == REGION and passed["quota"][0]["limit"] == 0
-    assert f"Chose {EAST}/STANDARD: the first of 2 choices left after 1 passed over." \
+    assert f"Chose {EAST}/STANDARD: choice 2 of 2, the one before it passed over." \
         in result.err
     assert (f"  passed over {REGION}/STANDARD: the project's quota there is short: {REGION}: "
             f"the job needs 40 NVIDIA_TESLA_T4 GPUs ({T4}); the project's limit there is 0, "
