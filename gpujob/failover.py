@@ -103,9 +103,10 @@ def settings_for(settings: SubmitSettings, choice: Choice) -> SubmitSettings:
     return replace(settings, overrides=overrides, check=check)
 
 
-def offline_problem(settings: SubmitSettings) -> str | None:
-    """The first error the checks find in the job of ``settings`` (nothing is reported: the
-    choice that is taken is checked again, and reported, as every submit is)."""
+def offline_errors(settings: SubmitSettings) -> list[str]:
+    """The errors the checks find in the job of ``settings`` (nothing is reported: the choice
+    that is taken is checked again, and reported, as every submit is). The packages to be
+    built are not in the file yet: what they would change is the same for every choice."""
     from gpujob.check import check_document, check_native
     from gpujob.config.load import load_file
     from gpujob.config.merge import apply
@@ -113,7 +114,7 @@ def offline_problem(settings: SubmitSettings) -> str | None:
 
     loaded = load_file(settings.config)
     if loaded.document is None:
-        return None  # the taken choice says why
+        return []  # the taken choice says why
     if kind(loaded.document.data) is not None:
         from gpujob import vertex_native
         from gpujob.vertex_native.flags import apply_flags
@@ -127,8 +128,7 @@ def offline_problem(settings: SubmitSettings) -> str | None:
     else:
         findings = check_document(apply(loaded.document, settings.overrides),
                                   settings.check_options())
-    errors = [f for f in findings if f.is_error and f.rule != "schema"]
-    return errors[0].message if errors else None
+    return [f.message for f in findings if f.is_error]
 
 
 class Failover:
@@ -148,19 +148,23 @@ class Failover:
     # -- before anything is built or uploaded ---------------------------------------------------
 
     def offline(self) -> SubmitSettings:
-        """The settings of the first choice the checks accept (every choice's, when more than
-        one): the others before it are passed over. None passing: the first, whose findings
-        the submit then reports (exit 1)."""
+        """The settings of the first choice the checks accept (every choice is checked when
+        there are several): those they refuse for the choice's own sake are passed over; an
+        error of every choice is the config's, which the submit reports (exit 1)."""
         if len(self.choices) == 1:
             self.left = list(self.choices)
             return settings_for(self.settings, self.choices[0])
+        errors = {choice: offline_errors(settings_for(self.settings, choice))
+                  for choice in self.choices}
+        # an error every choice has is the config's, not the choice's: the submit reports it
+        common = set.intersection(*(set(found) for found in errors.values()))
         for choice in self.choices:
-            problem = offline_problem(settings_for(self.settings, choice))
-            if problem is None:
-                self.left.append(choice)
+            own = [error for error in errors[choice] if error not in common]
+            if own:
+                self.passed.append(Passed(choice, f"the checks refuse it: {own[0]}"))
             else:
-                self.passed.append(Passed(choice, f"the checks refuse it: {problem}"))
-        return settings_for(self.settings, (self.left or self.choices)[0])
+                self.left.append(choice)
+        return settings_for(self.settings, self.left[0])
 
     def check_quota(self, doc_data: dict[str, Any], native_region: str | None) -> None:
         """The quota preflight of every choice left: those short are passed over; none left,

@@ -165,3 +165,35 @@ def test_a_native_config_fails_over_too(cli, google, key, write, vertex, preflig
     shown = json.loads(result.out)["failover"]
     assert [(p["region"], p["strategy"]) for p in shown["passedOver"]] == [
         (REGION, "STANDARD")]
+
+
+@pytest.mark.slow
+def test_a_package_is_staged_once_where_every_choice_reads_it(cli, google, key, gcs, write,
+                                                               trainer, vertex, offline_builds,
+                                                               clock):
+    from jobs import RUNTIME_JOB_WITHOUT_PACKAGES
+
+    vertex.refusals[REGION] = (429, vertex_quota_exceeded(T4, REGION, 0))
+    image = "us-docker.pkg.dev/proj-a/images/python:3.11"
+    result = cli("submit", write(RUNTIME_JOB_WITHOUT_PACKAGES), *VERTEX, "--package-path",
+                 trainer(), "--executor-image-uri", image, "--staging-bucket",
+                 f"gs://{gcs.bucket}", "--region", f"{REGION},{EAST}")
+    assert result.code == 0, result.err
+    (staged,) = gcs.emulator.objects(gcs.bucket)  # built and uploaded once
+    first, second = google.calls("customJobs.create")
+    assert first.body["jobSpec"] == second.body["jobSpec"]  # the same package, from the bucket
+    assert f"/gcs/{gcs.bucket}/{staged} " in \
+        second.body["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["command"][2]
+    assert _regions(vertex) == [EAST]
+    assert (f"note: every choice's job reads the package from gs://{gcs.bucket}/packages/ (a "
+            "bucket is readable from every region; a multi-region bucket keeps the reads near)"
+            ) in result.err.splitlines()
+
+
+def test_an_error_of_every_choice_is_the_configs_and_reported_as_usual(cli, google, key, write,
+                                                                        vertex):
+    config = write(FORTY_T4.replace("n1-standard-8", "n1-standard-800"))
+    result = cli("submit", config, *VERTEX, "--region", f"{REGION},{EAST}")
+    assert result.code == 1
+    assert "n1-standard-800" in result.err and "passed over" not in result.err
+    assert vertex.jobs == {}
