@@ -47,6 +47,15 @@ def take_choices(params: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...
 
 def with_choices(settings: SubmitSettings, params: dict[str, Any], regions: tuple[str, ...],
                  strategies: tuple[str, ...]) -> SubmitSettings:
+    """``settings`` with the choices; a dry run or a local run, which try none, says which one
+    it takes."""
+    if (regions or strategies) and (settings.dry_run or settings.local):
+        from gpujob.console import CONSOLE
+
+        first = " and ".join(f"{flag} {values[0]}" for flag, values in
+                             (("--region", regions), ("--strategy", strategies)) if values)
+        CONSOLE.err(f"note: a {'dry' if settings.dry_run else 'local'} run takes the first "
+                    f"choice ({first}); submit tries the others in turn")
     return dataclasses.replace(settings, regions=regions, strategies=strategies,
                                preflight=not params.get("no_preflight", False))
 

@@ -197,3 +197,14 @@ def test_an_error_of_every_choice_is_the_configs_and_reported_as_usual(cli, goog
     assert result.code == 1
     assert "n1-standard-800" in result.err and "passed over" not in result.err
     assert vertex.jobs == {}
+
+
+def test_a_dry_run_says_it_takes_the_first_choice(cli, write):
+    result = cli("submit", write(FORTY_T4), *VERTEX, "--region", f"{REGION},{EAST}",
+                 "--strategy", "spot,standard", "--dry-run")
+    assert result.code == 0, result.err
+    assert result.err.splitlines()[0] == (
+        f"note: a dry run takes the first choice (--region {REGION} and --strategy SPOT); "
+        "submit tries the others in turn")
+    body = json.loads(result.out)
+    assert body["jobSpec"]["scheduling"]["strategy"] == "SPOT"
