@@ -8,8 +8,8 @@ import json
 
 import pytest
 from conftest import REGION
-from fakes.errors import vertex_quota_exceeded
-from fakes.faults import Reply
+from fakes.errors import field_violations, unavailable, vertex_quota_exceeded
+from fakes.faults import Drop, Reply
 from test_preflight import CPUS, FORTY_T4, T4, T4_SPOT
 
 VERTEX = ("--service", "vertex")
@@ -208,3 +208,20 @@ def test_a_dry_run_says_it_takes_the_first_choice(cli, write):
         "submit tries the others in turn")
     body = json.loads(result.out)
     assert body["jobSpec"]["scheduling"]["strategy"] == "SPOT"
+
+
+@pytest.mark.parametrize("fault", [
+    Drop(), Reply(503, unavailable(), handled=True), Reply(503, unavailable()),
+    Reply(429, vertex_quota_exceeded(T4, REGION, 0)),
+    Reply(429, vertex_quota_exceeded(T4, REGION, 0), handled=True),
+    Reply(400, field_violations([("job_spec", "Something is wrong.")]))],
+    ids=["lost answer", "503 after the job was made", "503", "quota", "quota after the job "
+         "was made", "400"])
+def test_one_submit_never_leaves_two_live_jobs(cli, google, key, write, vertex, clock, fault):
+    google.inject("customJobs.create", fault)
+    result = cli("submit", write(FORTY_T4), *VERTEX, "--region", f"{REGION},{EAST}")
+    assert len(_live(vertex)) <= 1, result.err
+    if result.code == 0:
+        assert len(_live(vertex)) == 1
+    else:  # a refusal another region would meet too: the submit stops there
+        assert result.code == 3 and vertex.jobs == {}
