@@ -29,26 +29,29 @@ if TYPE_CHECKING:
     from gpujob.gcp.session import Session
     from gpujob.preflight import Preflight, Verdict
     from gpujob.submit_packages import Prepared
+    from gpujob.submit_settings import SubmitSettings
 
     PrepareJob = Callable[..., Prepared]  # gpujob.submit.prepare_job
-    from gpujob.submit_settings import SubmitSettings
 
 _TI = "trainingInput"
 
 
 @dataclass(frozen=True)
 class Choice:
-    """Where and how to run: a region (None: the config's) and a strategy (None: the
-    config's, else STANDARD)."""
+    """Where and how to run: a region and a strategy (None: the job's own, which ``own``
+    gives once the request is built)."""
 
     region: str | None
     strategy: str | None
 
-    def label(self, region: str | None = None) -> str:
-        return f"{self.region or region or 'the config region'}/{self.strategy or 'STANDARD'}"
+    def label(self, own: Choice | None = None) -> str:
+        found = self.as_dict(own)
+        return f"{found['region'] or 'the config region'}/{found['strategy']}"
 
-    def as_dict(self, region: str | None = None) -> dict[str, Any]:
-        return {"region": self.region or region, "strategy": self.strategy or "STANDARD"}
+    def as_dict(self, own: Choice | None = None) -> dict[str, Any]:
+        own = own or Choice(None, None)
+        return {"region": self.region or own.region,
+                "strategy": self.strategy or own.strategy or "STANDARD"}
 
 
 @dataclass
@@ -59,8 +62,8 @@ class Passed:
     reason: str
     quota: list[dict[str, Any]] | None = None
 
-    def as_dict(self, region: str | None = None) -> dict[str, Any]:
-        found = {**self.choice.as_dict(region), "reason": self.reason}
+    def as_dict(self, own: Choice | None = None) -> dict[str, Any]:
+        found = {**self.choice.as_dict(own), "reason": self.reason}
         if self.quota:
             found["quota"] = self.quota
         return found
@@ -142,7 +145,7 @@ class Failover:
         self.left: list[Choice] = []
         self.remote: Opened | None = None
         self.preflight: Preflight | None = None
-        self.region: str | None = None  # the config's own region, when a choice names none
+        self.own = Choice(None, None)  # the job's own region and strategy, once known
         self.warned = False
 
     # -- before anything is built or uploaded ---------------------------------------------------
@@ -175,8 +178,6 @@ class Failover:
         last: Verdict | None = None
         for choice in self.left:
             request = self.request_for(doc_data, choice, native_region)
-            if choice.region is None:
-                self.region = region_of(request.url)
             verdict = self._preflight().check(request.body, region_of(request.url))
             if verdict.unknown is not None:
                 self._warn(verdict.unknown)
@@ -197,7 +198,7 @@ class Failover:
 
         project = self._project()
         for passed in self.passed[:-1]:
-            CONSOLE.err(f"note: passed over {passed.choice.label(self.region)}: "
+            CONSOLE.err(f"note: passed over {passed.choice.label(self.own)}: "
                         f"{passed.reason}")
         first = verdict.shortfalls[0]
         for shortfall in verdict.shortfalls[1:]:
@@ -251,7 +252,16 @@ class Failover:
             data = {**data, _TI: ti}
             options = replace(options, strategy=choice.strategy or options.strategy,
                               document=Document("<job>", data))
-        return self.backend.request(data, self.remote.gcp, self._project(), options)
+        request = self.backend.request(data, self.remote.gcp, self._project(), options)
+        self._note_own(choice, request)
+        return request
+
+    def _note_own(self, choice: Choice, request: Request) -> None:
+        """Learn the job's own region and strategy from a request of a choice naming none."""
+        from gpujob.preflight import strategy_of
+
+        self.own = Choice(self.own.region if choice.region else region_of(request.url),
+                          self.own.strategy if choice.strategy else strategy_of(request.body))
 
     def passed_before(self, taken: Choice | None) -> list[Passed]:
         """The choices passed over that come before ``taken`` in order (None: all): those
@@ -273,8 +283,8 @@ class Failover:
                 f"{'one' if count == 1 else str(count)} before it passed over")
 
     def summary(self, taken: Choice | None, why: str = "") -> dict[str, Any]:
-        return {"chosen": taken.as_dict(self.region) if taken else None, "why": why,
-                "passedOver": [p.as_dict(self.region) for p in self.passed_before(taken)]}
+        return {"chosen": taken.as_dict(self.own) if taken else None, "why": why,
+                "passedOver": [p.as_dict(self.own) for p in self.passed_before(taken)]}
 
 
 def region_of(url: str) -> str:
@@ -335,9 +345,9 @@ def check_only(settings: SubmitSettings, workdir: Path, prepare_job: PrepareJob)
         CONSOLE.json({"version": 1, "service": "vertex", "failover": plan.summary(taken, why),
                       "quotaChecked": not plan.warned})
     else:
-        CONSOLE.line(taken.label(plan.region))
+        CONSOLE.line(taken.label(plan.own))
     for passed in plan.passed_before(taken):
-        CONSOLE.err(f"  passed over {passed.choice.label(plan.region)}: {passed.reason}")
-    CONSOLE.err(f"Preflight: submit would take {taken.label(plan.region)} ({why}); nothing was "
+        CONSOLE.err(f"  passed over {passed.choice.label(plan.own)}: {passed.reason}")
+    CONSOLE.err(f"Preflight: submit would take {taken.label(plan.own)} ({why}); nothing was "
                 "sent")
     return 0

@@ -137,7 +137,7 @@ def send(plan: Failover, settings: SubmitSettings, prepared: Prepared) -> int:
         job_id = remote_jobs.announce(backend, status, request, client.project,
                                        created.recovered)
         why = plan.why(choice)
-        CONSOLE.err(f"Chose {choice.label(region)}: {why}.")
+        CONSOLE.err(f"Chose {choice.label(plan.own)}: {why}.")
         _tell_passed(plan, choice)
         commands = backend.commands(job_id, client.project, status.location)
         extra = {"warnings": warnings, "failover": plan.summary(choice, why)}
@@ -176,13 +176,13 @@ def send(plan: Failover, settings: SubmitSettings, prepared: Prepared) -> int:
 
 def _pass(plan: Failover, passed: Any) -> None:
     plan.passed.append(passed)
-    CONSOLE.err(f"note: {passed.choice.label(plan.region)}: {passed.reason}; trying the next "
+    CONSOLE.err(f"note: {passed.choice.label(plan.own)}: {passed.reason}; trying the next "
                 "choice")
 
 
 def _tell_passed(plan: Failover, taken: Choice | None = None) -> None:
     for passed in plan.passed_before(taken):
-        CONSOLE.err(f"  passed over {passed.choice.label(plan.region)}: {passed.reason}")
+        CONSOLE.err(f"  passed over {passed.choice.label(plan.own)}: {passed.reason}")
 
 
 def run(settings: SubmitSettings, backend: Backend, workdir: Path,
