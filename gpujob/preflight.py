@@ -5,7 +5,8 @@ vCPUs (by machine family), replicas counted, a tuning job's trial times its para
 demand, or from the preemptible metric for Spot and flex-start jobs (the metric names are data:
 ``quota`` in the Vertex catalog, with their sources). The limit: Service Usage
 (``gpujob.gcp.serviceusage``). In use: what the project's running, pending and queued custom
-jobs in the region hold, counted from ``customJobs.list``. Short when need + in use > limit.
+jobs and tuning jobs in the region hold, counted from their ``list``. Short when need + in use
+> limit.
 
 A limit that cannot be read (no permission, no answer, a metric Service Usage does not know)
 makes the check unknown, not failed: the caller warns once and goes on.
@@ -45,6 +46,7 @@ class Need:
     metric: str
     count: int
     what: str
+    accelerator: str | None = None  # the GPU, for a GPU metric
 
 
 @dataclass
@@ -116,11 +118,11 @@ def needs(body: dict[str, Any]) -> list[Need]:
     spec, times = _spec_and_times(body)
     strategy = strategy_of(body)
     counts: dict[str, int] = {}
-    words: dict[str, str] = {}
+    words: dict[str, tuple[str, str | None]] = {}
 
-    def add(metric: str, count: int, what: str) -> None:
+    def add(metric: str, count: int, what: str, accelerator: str | None = None) -> None:
         counts[metric] = counts.get(metric, 0) + count
-        words.setdefault(metric, what)
+        words.setdefault(metric, (what, accelerator))
 
     for pool in spec.get("workerPoolSpecs") or []:
         if not pool:
@@ -131,14 +133,14 @@ def needs(body: dict[str, Any]) -> list[Need]:
         gpus = int(machine.get("acceleratorCount") or 0)
         metric = _metric(data["gpus"], accelerator, strategy)
         if metric and gpus:
-            add(metric, gpus * replicas, f"{accelerator} GPUs")
+            add(metric, gpus * replicas, f"{accelerator} GPUs", accelerator)
         machine_type = str(machine.get("machineType") or "")
         family = machines[machine_type].family if machine_type in machines else ""
         metric = _metric(data["cpus"], family, strategy)
         vcpus = _VCPUS.search(machine_type)
         if metric and vcpus:
             add(metric, int(vcpus.group(1)) * replicas, f"vCPUs ({family} machines)")
-    return [Need(metric, count, words[metric]) for metric, count in counts.items()]
+    return [Need(metric, count, *words[metric]) for metric, count in counts.items()]
 
 
 def in_use(jobs: Iterable[dict[str, Any]]) -> dict[str, int]:
@@ -171,9 +173,13 @@ class Preflight:
         return self._limits[metric]
 
     def held(self, region: str) -> dict[str, int]:
+        """What the project's custom jobs and tuning jobs (their parallel trials) that hold
+        quota in ``region`` hold, per metric."""
         if region not in self._held:
-            place = self.vertex.place(region)
-            self._held[region] = in_use(self.vertex.list(place, holding_filter()))
+            jobs = [job for collection in ("customJobs", "hyperparameterTuningJobs")
+                    for job in self.vertex.list(self.vertex.place(region, collection),
+                                                holding_filter())]
+            self._held[region] = in_use(jobs)
         return self._held[region]
 
     def check(self, body: dict[str, Any], region: str) -> Verdict:
@@ -192,17 +198,22 @@ class Preflight:
                 continue
             if need.count + used > limit:
                 verdict.shortfalls.append(Shortfall(
-                    need, region, limit, used, enough_in(limits, need.count, region)))
+                    need, region, limit, used, enough_in(limits, need, region)))
         return verdict
 
 
-def enough_in(limits: Limits, count: int, but: str) -> list[str]:
-    """The training regions (other than ``but``) whose limit of ``limits`` holds ``count``."""
+def enough_in(limits: Limits, need: Need, but: str) -> list[str]:
+    """The training regions other than ``but`` whose limit of ``limits`` holds ``need`` (for a
+    GPU, among those the catalog lists it in)."""
     from gpujob.catalog import vertex_data
 
-    regions = vertex_data.load().training_regions
+    catalog = vertex_data.load()
+    regions = catalog.training_regions
+    if need.accelerator in catalog.gpu_zones:
+        zones = catalog.gpu_zones[need.accelerator][1]
+        regions = tuple(r for r in regions if any(z.startswith(r + "-") for z in zones))
     return [region for region in regions if region != but
-            and (limits.limit(region) is None or (limits.limit(region) or 0) >= count)]
+            and (limits.limit(region) is None or (limits.limit(region) or 0) >= need.count)]
 
 
 def console_url(project: str) -> str:

@@ -9,6 +9,7 @@ import json
 import pytest
 from conftest import PROJECT, REGION
 from fakes.discovery import violations
+from vertex_jobs import tuning_job
 
 VERTEX = ("--service", "vertex")
 T4 = "aiplatform.googleapis.com/custom_model_training_nvidia_t4_gpus"
@@ -99,14 +100,16 @@ def test_the_jobs_already_running_count_against_the_limit(cli, google, key, writ
     vertex.add_job(PROJECT, REGION, running, state="JOB_STATE_RUNNING")
     vertex.add_job(PROJECT, REGION, running, state="JOB_STATE_SUCCEEDED")  # holds nothing
     vertex.add_job(PROJECT, "us-east4", running, state="JOB_STATE_RUNNING")  # elsewhere
+    # a tuning job's parallel trials hold theirs: 2 trials of 1 T4
+    vertex.add_job(PROJECT, REGION, tuning_job(parallel=2), state="JOB_STATE_PENDING")
     result = cli("submit", write(FORTY_T4), *VERTEX)
     assert result.code == 1
-    assert ("the project's limit there is 48, and its running and pending jobs hold 12"
+    assert ("the project's limit there is 48, and its running and pending jobs hold 14"
             in result.err)
     (listed,) = google.calls("customJobs.list")
     assert f"/locations/{REGION}/" in listed.path
     assert "JOB_STATE_RUNNING" in listed.query["filter"][0]
-    assert len(vertex.jobs) == 3
+    assert len(vertex.jobs) == 4
 
 
 def test_with_strategy_spot_the_preemptible_metric_is_read(cli, google, key, write, vertex,
@@ -183,3 +186,21 @@ def test_the_service_usage_request_is_the_discovery_documents():
     assert set(described["parameters"]) == {"name", "view"}
     assert described["parameters"]["view"]["enum"][-1] == "FULL"
     assert violations({}, {"$ref": "ConsumerQuotaMetric"}, "serviceusage.v1beta1") == []
+
+
+def test_the_regions_whose_limit_would_do_offer_the_gpu(cli, google, key, write, vertex,
+                                                        preflight):
+    from gpujob.catalog import vertex_data
+
+    google.quota.set(T4, {REGION: 16}, default=100)  # every other region: 100
+    result = cli("preflight", write(FORTY_T4), *VERTEX, "--format", "json")
+    assert result.code == 1
+    catalog = vertex_data.load()
+    zones = catalog.gpu_zones["NVIDIA_TESLA_T4"][1]
+    offering = [r for r in catalog.training_regions
+                if r != REGION and any(z.startswith(r + "-") for z in zones)]
+    assert "europe-north1" not in offering  # listed nowhere there: not named
+    assert f"the limit would do in {', '.join(offering[:8])} and {len(offering) - 8} more " \
+        "(--region)" in result.err
+    refused = json.loads(result.out)["failover"]["passedOver"][0]["quota"][0]
+    assert refused["enoughIn"] == offering
