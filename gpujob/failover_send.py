@@ -128,7 +128,13 @@ def send(plan: Failover, settings: SubmitSettings, prepared: Prepared) -> int:
             if why is None or last:
                 _tell_passed(plan)
                 raise
-            confirm_none(client, request, region)
+            try:
+                confirm_none(client, request, region)
+            except RemoteError as looked:
+                _tell_passed(plan)
+                raise RemoteError(f"{exc.message}; whether that create made a job after all "
+                                  f"could not be checked ({looked.message}), so no other region "
+                                  "or strategy was tried", exc.hint) from exc
             _pass(plan, Passed(choice, why))
             continue
         if created is None:
@@ -161,6 +167,9 @@ def send(plan: Failover, settings: SubmitSettings, prepared: Prepared) -> int:
         except KeyboardInterrupt:
             if settings.output_format == "text":
                 CONSOLE.line(printable(job_id))
+            if settings.stream_logs:
+                return following.stopped("streaming the logs of", job_id,
+                                         commands.follow_logs)
             return following.stopped("waiting for", job_id, commands.wait)
         stockout = stocked_out(final)
         if stockout is not None and not last:

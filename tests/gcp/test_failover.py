@@ -225,3 +225,28 @@ def test_one_submit_never_leaves_two_live_jobs(cli, google, key, write, vertex, 
         assert len(_live(vertex)) == 1
     else:  # a refusal another region would meet too: the submit stops there
         assert result.code == 3 and vertex.jobs == {}
+
+
+def test_a_refused_create_whose_job_cannot_be_looked_for_stops_there(cli, google, key, write,
+                                                                     vertex, clock):
+    vertex.refusals[REGION] = (429, vertex_quota_exceeded(T4, REGION, 0))
+    vertex.deny("aiplatform.customJobs.list")
+    result = cli("submit", write(FORTY_T4), *VERTEX, "--region", f"{REGION},{EAST}")
+    assert result.code == 3
+    assert "whether that create made a job after all could not be checked" in result.err
+    assert "so no other region or strategy was tried" in result.err
+    assert [c.path.split("/")[5] for c in google.calls("customJobs.create")] == [REGION]
+
+
+def test_json_says_why_no_choice_would_do(cli, google, key, write, vertex, preflight):
+    google.quota.set(T4, {REGION: 16, EAST: 8})
+    result = cli("submit", write(FORTY_T4), *VERTEX, "--region", f"{REGION},{EAST}",
+                 "--format", "json")
+    assert result.code == 1
+    shown = json.loads(result.out)
+    assert shown["job"] is None and shown["failover"]["chosen"] is None
+    assert [(p["region"], p["quota"][0]["limit"]) for p in shown["failover"]["passedOver"]] \
+        == [(REGION, 16), (EAST, 8)]
+    assert f"note: passed over {REGION}/STANDARD: the project's quota there is short" \
+        in result.err
+    assert "error: not enough quota: us-east4: the job needs 40" in result.err
