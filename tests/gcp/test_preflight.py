@@ -204,3 +204,21 @@ def test_the_regions_whose_limit_would_do_offer_the_gpu(cli, google, key, write,
         "(--region)" in result.err
     refused = json.loads(result.out)["failover"]["passedOver"][0]["quota"][0]
     assert refused["enoughIn"] == offering
+
+
+@pytest.mark.parametrize(("strategy", "metric"), [
+    ("FLEX_START", "aiplatform.googleapis.com/custom_model_training_preemptible_nvidia_l4_gpus"),
+    ("SPOT", "aiplatform.googleapis.com/custom_model_training_preemptible_nvidia_l4_gpus"),
+    ("STANDARD", "aiplatform.googleapis.com/custom_model_training_nvidia_l4_gpus"),
+    (None, "aiplatform.googleapis.com/custom_model_training_nvidia_l4_gpus")])
+def test_flex_start_and_spot_draw_on_the_preemptible_metric(strategy, metric):
+    from gpujob.preflight import needs
+
+    spec = {"workerPoolSpecs": [{"machineSpec": {"machineType": "g2-standard-48",
+                                                 "acceleratorType": "NVIDIA_L4",
+                                                 "acceleratorCount": 4},
+                                 "replicaCount": "2", "containerSpec": {"imageUri": IMAGE}}]}
+    if strategy:
+        spec["scheduling"] = {"strategy": strategy}
+    (need,) = needs({"displayName": "x", "jobSpec": spec})  # g2 vCPUs: no metric known
+    assert (need.metric, need.count, need.what) == (metric, 8, "NVIDIA_L4 GPUs")
