@@ -15,7 +15,8 @@ from gpujob.cli import COMMANDS, modes
 ROOT = Path(__file__).resolve().parent.parent
 
 # a value for each flag of the table (None: a switch)
-VALUES = {"--wait": None, "--stream-logs": None, "--async": None, "--poll-interval": "30",
+VALUES = {"--no-preflight": None, "--wait": None, "--stream-logs": None, "--async": None,
+          "--poll-interval": "30",
           "--staging-bucket": "gs://b", "--format": "json", "--project": "p",
           "--api-endpoint": "https://ml.example.com/", "--verbose": None,
           "--credentials-file": __file__, "--impersonate-service-account": "a@p.iam.x.com",

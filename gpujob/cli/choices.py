@@ -12,12 +12,18 @@ import click
 from gpujob.errors import UsageError
 from gpujob.submit_settings import SubmitSettings
 
-preflight_option = click.option(
-    "--no-preflight", "no_preflight", is_flag=True, envvar="GPUJOB_NO_PREFLIGHT",
-    show_envvar=True,
-    help="Vertex AI: skip the quota preflight (the project's GPU and vCPU limits in the region "
-         "against what the job and the running jobs need, read before anything is built or "
-         "uploaded).")
+
+def preflight_option_of(hidden: bool = False) -> Any:
+    """--no-preflight (``hidden``: accepted, not shown, for ``gpujob local``)."""
+    return click.option(
+        "--no-preflight", "no_preflight", is_flag=True, envvar="GPUJOB_NO_PREFLIGHT",
+        show_envvar=True, hidden=hidden,
+        help="Vertex AI: skip the quota preflight (the project's GPU and vCPU limits in the "
+             "region against what the job and the running jobs need, read before anything is "
+             "built or uploaded).")
+
+
+preflight_option = preflight_option_of()
 
 
 def take_choices(params: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...],

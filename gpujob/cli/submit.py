@@ -12,7 +12,7 @@ import click
 
 from gpujob.backends.output import FORMATS
 from gpujob.cli import gcloud, modes
-from gpujob.cli.choices import preflight_option, take_choices, with_choices
+from gpujob.cli.choices import preflight_option, preflight_option_of, take_choices, with_choices
 from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.cli.jobflags import job_options, local_options, submit_settings
 from gpujob.cli.options import format_option, gcp_options_of, given_flags, poll_option_of, stack
@@ -126,6 +126,7 @@ def submit(ctx: click.Context, **params: Any) -> int:
                    c4="the master exited with another code, or was killed"))
 @job_options(local=True)
 @cloud_options(hidden=True)
+@preflight_option_of(hidden=True)
 @local_options()
 @click.pass_context
 def local_command(ctx: click.Context, **params: Any) -> int:
