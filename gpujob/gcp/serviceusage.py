@@ -82,13 +82,14 @@ class ServiceUsageClient:
     def limits(self, service: str, metric: str) -> Limits:
         """The project's limits of ``metric`` (``aiplatform.googleapis.com/…``) of ``service``,
         in every region; ``RemoteError`` when they cannot be read (no permission, no answer,
-        no such metric)."""
+        no such metric). Asked once, not retried: the preflight is advice, and a submit does
+        not wait on it."""
         project = self.session.project
         name = (f"projects/{project}/services/{service}/consumerQuotaMetrics/"
                 f"{metric.replace('/', '%2F')}")
         action = self.session.action(
             f"reading the quota {metric} of project {project}", "serviceusage.quotas.get",
-            role=ROLE, service=SERVICE, retry_safe=True,
+            role=ROLE, service=SERVICE, retry_safe=False,  # one try: the check is advice
             not_found_hint=f"Service Usage knows no quota metric {metric} in project {project}")
         answer = self.session.execute(action, lambda: self._metrics.get(name=name, view="FULL"))
         return read_limits(metric, answer)

@@ -9,6 +9,8 @@ import json
 import pytest
 from conftest import PROJECT, REGION
 from fakes.discovery import violations
+from fakes.errors import unavailable
+from fakes.faults import Reply
 from vertex_jobs import tuning_job
 
 VERTEX = ("--service", "vertex")
@@ -133,12 +135,16 @@ def test_a_limit_that_holds_the_job_lets_it_through_with_one_create(cli, google,
     assert "warning" not in result.err
 
 
-@pytest.mark.parametrize("setup", ["denied", "unknown metric"])
+@pytest.mark.parametrize("setup", ["denied", "unknown metric", "503"])
 def test_no_permission_or_no_answer_is_one_warning_and_the_submit_goes_on(
-        cli, google, key, write, vertex, preflight, setup):
+        cli, google, key, write, vertex, clock, preflight, setup):
     if setup == "denied":
         google.quota.set(T4, {REGION: 0})
         google.quota.denied = True
+    elif setup == "503":  # asked once, not retried: the submit does not wait on advice
+        google.quota.set(T4, {REGION: 0})
+        google.inject("consumerQuotaMetrics.get", Reply(503, unavailable()),
+                      Reply(503, unavailable()))
     else:
         google.quota.metrics.clear()
     result = cli("submit", write(FORTY_T4), *VERTEX)
@@ -149,6 +155,7 @@ def test_no_permission_or_no_answer_is_one_warning_and_the_submit_goes_on(
                                   "quota or jobs (")
     assert warnings[0].endswith("); submitting without it (--no-preflight skips it)")
     assert len(vertex.jobs) == 1
+    assert clock.sleeps == []
 
 
 def test_no_preflight_skips_it(cli, google, key, write, vertex, preflight):
