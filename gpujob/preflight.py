@@ -97,16 +97,32 @@ def _metric(table: dict[str, Any], key: str, strategy: str | None) -> str | None
     return entry.get("preemptible") if preemptible(strategy) else entry.get("on_demand")
 
 
+def _count(value: Any, default: int) -> int:
+    """A count as the API writes it (int64 as a string, int32 as a number); ``default`` when
+    absent or not a count (a job listed by the service is read, not trusted)."""
+    try:
+        found = int(value) if value not in (None, "") else default
+    except (TypeError, ValueError):
+        return default
+    return max(found, 0)
+
+
 def _spec_and_times(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
     """A job's CustomJobSpec, and how many run at once (a tuning job's parallel trials)."""
     if "trialJobSpec" in body:
-        return body.get("trialJobSpec") or {}, int(body.get("parallelTrialCount") or 1)
-    return body.get("jobSpec") or {}, 1
+        spec = body.get("trialJobSpec")
+        return (spec if isinstance(spec, dict) else {},
+                _count(body.get("parallelTrialCount"), 1))
+    spec = body.get("jobSpec")
+    return spec if isinstance(spec, dict) else {}, 1
 
 
 def strategy_of(body: dict[str, Any]) -> str:
+    """The job's scheduling strategy (STANDARD when it names none)."""
     spec, _ = _spec_and_times(body)
-    return str((spec.get("scheduling") or {}).get("strategy") or "STANDARD")
+    scheduling = spec.get("scheduling")
+    return str((scheduling if isinstance(scheduling, dict) else {}).get("strategy")
+               or "STANDARD")
 
 
 def needs(body: dict[str, Any]) -> list[Need]:
@@ -125,12 +141,12 @@ def needs(body: dict[str, Any]) -> list[Need]:
         words.setdefault(metric, (what, accelerator))
 
     for pool in spec.get("workerPoolSpecs") or []:
-        if not pool:
+        if not isinstance(pool, dict) or not pool:
             continue
-        machine = pool.get("machineSpec") or {}
-        replicas = int(pool.get("replicaCount") or 1) * times
+        machine = pool.get("machineSpec") if isinstance(pool.get("machineSpec"), dict) else {}
+        replicas = _count(pool.get("replicaCount"), 1) * times
         accelerator = str(machine.get("acceleratorType") or "")
-        gpus = int(machine.get("acceleratorCount") or 0)
+        gpus = _count(machine.get("acceleratorCount"), 0)
         metric = _metric(data["gpus"], accelerator, strategy)
         if metric and gpus:
             add(metric, gpus * replicas, f"{accelerator} GPUs", accelerator)
@@ -164,13 +180,20 @@ class Preflight:
     def __init__(self, usage: ServiceUsageClient, vertex: VertexClient) -> None:
         self.usage = usage
         self.vertex = vertex
-        self._limits: dict[str, Limits] = {}
+        self._limits: dict[str, Limits | RemoteError] = {}
         self._held: dict[str, dict[str, int]] = {}
 
     def limits(self, metric: str) -> Limits:
+        """The metric's limits, read once (a failure too: it is not asked again)."""
         if metric not in self._limits:
-            self._limits[metric] = self.usage.limits(quota_data()["service"], metric)
-        return self._limits[metric]
+            try:
+                self._limits[metric] = self.usage.limits(quota_data()["service"], metric)
+            except RemoteError as exc:
+                self._limits[metric] = exc
+        found = self._limits[metric]
+        if isinstance(found, RemoteError):
+            raise found
+        return found
 
     def held(self, region: str) -> dict[str, int]:
         """What the project's custom jobs and tuning jobs (their parallel trials) that hold

@@ -229,3 +229,24 @@ def test_flex_start_and_spot_draw_on_the_preemptible_metric(strategy, metric):
         spec["scheduling"] = {"strategy": strategy}
     (need,) = needs({"displayName": "x", "jobSpec": spec})  # g2 vCPUs: no metric known
     assert (need.metric, need.count, need.what) == (metric, 8, "NVIDIA_L4 GPUs")
+
+
+def test_a_listed_job_with_unreadable_counts_is_read_without_failing():
+    from gpujob.preflight import in_use
+
+    held = in_use([
+        {"jobSpec": {"workerPoolSpecs": [{"machineSpec": {
+            "machineType": "n1-standard-8", "acceleratorType": "NVIDIA_TESLA_T4",
+            "acceleratorCount": "many"}, "replicaCount": "x"}, {}, "pool"]}},
+        {"jobSpec": "spec"}, {"trialJobSpec": {"workerPoolSpecs": [{"machineSpec": {
+            "machineType": "n1-standard-4", "acceleratorType": "NVIDIA_TESLA_T4",
+            "acceleratorCount": 2}}]}, "parallelTrialCount": 3}])
+    assert held == {T4: 6, CPUS: 8 + 12}
+
+
+def test_a_metric_that_cannot_be_read_is_asked_once(cli, google, key, write, vertex,
+                                                     preflight):
+    google.quota.denied = True
+    result = cli("submit", write(FORTY_T4), *VERTEX, "--region", f"{REGION},us-east4")
+    assert result.code == 0, result.err
+    assert len(google.calls("consumerQuotaMetrics.get")) == 2  # T4 and vCPUs, once each
