@@ -107,7 +107,6 @@ def send(plan: Failover, settings: SubmitSettings, prepared: Prepared) -> int:
     from gpujob.backends import follow as following
     from gpujob.backends import output
     from gpujob.backends import remote as remote_jobs
-    from gpujob.backends.base import JobRef
     from gpujob.failover import Passed, region_of
 
     remote = plan.remote
@@ -143,44 +142,59 @@ def send(plan: Failover, settings: SubmitSettings, prepared: Prepared) -> int:
         job_id = remote_jobs.announce(backend, status, request, client.project,
                                        created.recovered)
         why = plan.why(choice)
-        CONSOLE.err(f"Chose {choice.label(plan.own)}: {why}.")
-        _tell_passed(plan, choice)
+        if len(plan.choices) > 1:
+            CONSOLE.err(f"Chose {choice.label(plan.own)}: {why}.")
+            _tell_passed(plan, choice)
         commands = backend.commands(job_id, client.project, status.location)
         extra = {"warnings": warnings, "failover": plan.summary(choice, why)}
+        # the job's ID is the result: at once, unless a stockout may still replace the job
+        early = settings.output_format == "text" and (last or not watch)
+        if early:
+            CONSOLE.line(printable(job_id))
         if not watch:
-            if settings.output_format == "text":
-                CONSOLE.line(printable(job_id))
             CONSOLE.err("Follow it with:")
             for command in (commands.describe, commands.wait, commands.follow_logs):
                 CONSOLE.err(f"  {command}")
             if settings.output_format == "json":
                 CONSOLE.json(output.envelope(backend, created.raw, **extra))
             return EXIT_OK
-        ref = client.resolve(JobRef(job_id))
-        try:
-            if settings.stream_logs:
-                final = following.stream(backend, client, ref, created.raw,
-                                         settings.poll_interval)
-            else:
-                final = following.wait(backend, client, ref, settings.poll_interval, None,
-                                       last_state=status.state)
-        except KeyboardInterrupt:
-            if settings.output_format == "text":
-                CONSOLE.line(printable(job_id))
-            if settings.stream_logs:
-                return following.stopped("streaming the logs of", job_id,
-                                         commands.follow_logs)
-            return following.stopped("waiting for", job_id, commands.wait)
+        final = _follow(settings, client, backend, created.raw, job_id, status.state, commands,
+                        printed=early)
+        if final is None:
+            return EXIT_INTERRUPTED
         stockout = stocked_out(final)
         if stockout is not None and not last:
             _pass(plan, Passed(choice, f"job {job_id} ended FAILED before it ran: {stockout}"))
             continue
-        if settings.output_format == "text":
+        if settings.output_format == "text" and not early:
             CONSOLE.line(printable(job_id))
         if settings.output_format == "json":
             CONSOLE.json(output.envelope(backend, final, **extra))
         return following.outcome(backend, final, client.project)
     raise AssertionError("the loop returns or raises on its last choice")
+
+
+def _follow(settings: SubmitSettings, client: JobClient, backend: Backend, raw: dict[str, Any],
+            job_id: str, state: str, commands: Any, printed: bool) -> dict[str, Any] | None:
+    """Wait for the job, or stream its logs, to its end: the job as it ended; None after
+    Ctrl-C (said as for any followed job, with the job's ID on stdout)."""
+    from gpujob.backends import follow as following
+    from gpujob.backends.base import JobRef
+
+    ref = client.resolve(JobRef(job_id))
+    try:
+        if settings.stream_logs:
+            return following.stream(backend, client, ref, raw, settings.poll_interval)
+        return following.wait(backend, client, ref, settings.poll_interval, None,
+                              last_state=state)
+    except KeyboardInterrupt:
+        if settings.output_format == "text" and not printed:
+            CONSOLE.line(printable(job_id))
+        if settings.stream_logs:
+            following.stopped("streaming the logs of", job_id, commands.follow_logs)
+        else:
+            following.stopped("waiting for", job_id, commands.wait)
+        return None
 
 
 def _pass(plan: Failover, passed: Any) -> None:

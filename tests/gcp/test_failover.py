@@ -250,3 +250,15 @@ def test_json_says_why_no_choice_would_do(cli, google, key, write, vertex, prefl
     assert f"note: passed over {REGION}/STANDARD: the project's quota there is short" \
         in result.err
     assert "error: not enough quota: us-east4: the job needs 40" in result.err
+
+
+def test_after_a_stockout_stdout_names_only_the_job_that_ran(cli, google, key, write, vertex,
+                                                             clock):
+    vertex.stockouts.add(REGION)
+    vertex.region_scripts[EAST] = ["JOB_STATE_RUNNING", "JOB_STATE_SUCCEEDED"]
+    result = cli("submit", write(FORTY_T4), *VERTEX, "--region", f"{REGION},{EAST}", "--wait")
+    assert result.code == 0, result.err
+    (ran,) = [job for job in vertex.jobs.values() if f"/{EAST}/" in job["name"]]
+    assert result.out == ran["name"].rsplit("/", 1)[1] + "\n"
+    assert "ended FAILED before it ran: Resources are insufficient in region: us-central1" \
+        in result.err

@@ -129,10 +129,14 @@ def test_with_strategy_spot_the_preemptible_metric_is_read(cli, google, key, wri
 def test_a_limit_that_holds_the_job_lets_it_through_with_one_create(cli, google, key, write,
                                                                     vertex, preflight):
     google.quota.set(T4, {REGION: 40})
-    result = cli("submit", write(FORTY_T4), *VERTEX)
+    result = cli("submit", write(FORTY_T4), *VERTEX, "--format", "json")
     assert result.code == 0, result.err
     assert len(google.calls("customJobs.create")) == 1 and len(vertex.jobs) == 1
     assert "warning" not in result.err
+    assert "Chose" not in result.err  # one choice: nothing to say about choosing
+    assert json.loads(result.out)["failover"] == {
+        "chosen": {"region": REGION, "strategy": "STANDARD"}, "why": "the only choice",
+        "passedOver": []}
 
 
 @pytest.mark.parametrize("setup", ["denied", "unknown metric", "503"])
