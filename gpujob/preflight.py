@@ -14,11 +14,9 @@ makes the check unknown, not failed: the caller warns once and goes on.
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from gpujob.errors import RemoteError
@@ -30,13 +28,15 @@ if TYPE_CHECKING:
 _VCPUS = re.compile(r"-(\d+)$")
 
 
-@cache
-def quota_data() -> dict[str, Any]:
-    """The ``quota`` section of the built-in Vertex catalog (``gpujob/catalog/vertex.json``)."""
-    from importlib import resources
+def quota_data() -> Mapping[str, Any]:
+    """The ``quota`` section of the built-in Vertex catalog: the metric names with their
+    sources (read once, with the catalog)."""
+    from gpujob.catalog import vertex_data
 
-    text = resources.files("gpujob.catalog").joinpath("vertex.json").read_text("utf-8")
-    return json.loads(text)["quota"]  # type: ignore[no-any-return]
+    quota = vertex_data.load().quota
+    if quota is None:
+        raise AssertionError("the built-in Vertex catalog has no quota section")
+    return quota
 
 
 @dataclass(frozen=True)

@@ -117,6 +117,7 @@ class VertexCatalog(NamedTuple):
     legacy_accelerators: Mapping[str, Mapping[str, str]]  # type -> {why, suggest}
     sources: Mapping[str, Mapping[str, Any]]  # section -> {as_of, refs, urls, notes}
     retired_registries: tuple[str, ...] = ()  # where older samples name the prebuilt images
+    quota: Mapping[str, Any] | None = None  # the quota metrics a job draws on (preflight)
 
     @property
     def service(self) -> str:
@@ -298,7 +299,8 @@ def build(data: dict[str, Any], path: str) -> VertexCatalog:
         legacy_machine_types=legacy, scale_tiers=tiers,
         legacy_accelerators=data["legacy_accelerators"]["types"],
         sources={k: v["source"] for k, v in data.items() if isinstance(v, dict) and "source" in v},
-        retired_registries=tuple(imgs.get("retired_registries", ())))
+        retired_registries=tuple(imgs.get("retired_registries", ())),
+        quota=data.get("quota"))
 
 
 def integrity(data: dict[str, Any]) -> list[str]:
