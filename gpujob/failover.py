@@ -77,6 +77,10 @@ def split(text: str | None, flag: str) -> tuple[str, ...]:
     if any(not item for item in items):
         raise UsageError(f"{flag} '{text}' has an empty entry",
                          f"give {flag} A,B,C: the choices in order, comma-separated")
+    twice = sorted({item for item in items if items.count(item) > 1})
+    if twice:
+        raise UsageError(f"{flag} '{text}' names {', '.join(twice)} twice",
+                         "name each choice once, in the order to try them")
     return items
 
 

@@ -128,6 +128,7 @@ def test_a_job_made_by_a_refused_create_is_cancelled_before_moving_on(cli, googl
 
 
 @pytest.mark.parametrize("flags", [("--region", f"{REGION},,{EAST}"),
+                                   ("--region", f"{REGION},{EAST},{REGION}"),
                                    ("--strategy", "spot,cheap")])
 def test_a_bad_list_is_a_usage_error(cli, google, key, write, flags):
     result = cli("submit", write(FORTY_T4), *VERTEX, *flags)
