@@ -263,3 +263,29 @@ def test_after_a_stockout_stdout_names_only_the_job_that_ran(cli, google, key, w
     assert result.out == ran["name"].rsplit("/", 1)[1] + "\n"
     assert "ended FAILED before it ran: Resources are insufficient in region: us-central1" \
         in result.err
+
+
+def test_a_job_failed_on_quota_before_it_ran_is_made_again_in_the_next_region(
+        cli, google, key, write, vertex, clock):
+    from fakes.errors import quota_failure
+    from fakes.vertex import Step
+
+    vertex.region_scripts[REGION] = ["JOB_STATE_PENDING",
+                                     Step("JOB_STATE_FAILED", error=quota_failure(T4))]
+    vertex.region_scripts[EAST] = ["JOB_STATE_RUNNING", "JOB_STATE_SUCCEEDED"]
+    result = cli("submit", write(FORTY_T4), *VERTEX, "--region", f"{REGION},{EAST}", "--wait")
+    assert result.code == 0, result.err
+    assert sorted(job["state"] for job in vertex.jobs.values()) == [
+        "JOB_STATE_FAILED", "JOB_STATE_SUCCEEDED"]
+
+
+def test_a_job_that_ran_and_failed_is_not_made_again(cli, google, key, write, vertex, clock):
+    from fakes.errors import insufficient_resources
+    from fakes.vertex import Step
+
+    # it ran first: a failure then is the job's, whatever the message says
+    vertex.region_scripts[REGION] = ["JOB_STATE_RUNNING", Step(
+        "JOB_STATE_FAILED", error=insufficient_resources(REGION))]
+    result = cli("submit", write(FORTY_T4), *VERTEX, "--region", f"{REGION},{EAST}", "--wait")
+    assert result.code == 4
+    assert _regions(vertex) == [REGION]
