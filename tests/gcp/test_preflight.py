@@ -188,15 +188,18 @@ def test_preflight_command_says_the_choice_and_sends_nothing(cli, google, key, w
     assert "error: not enough quota: us-central1: the job needs 40" in short.err
 
 
-def test_the_service_usage_request_is_the_discovery_documents():
-    """The fake's route takes what the bundled document describes (the check runs in the
-    fake on every call; here, that the document declares what gpujob sends)."""
+def test_the_fakes_answer_is_the_discovery_documents_shape(google):
+    """What the fake Service Usage answers fits ConsumerQuotaMetric as the bundled document
+    types it (the requests are checked against it on every call, in the fake)."""
     from fakes.discovery import method
 
+    google.quota.set(T4, {REGION: 16, "us-east4": -1}, default=0)
+    answer = google.quota.answer(PROJECT, "aiplatform.googleapis.com", T4)
+    assert violations(answer, {"$ref": "ConsumerQuotaMetric"}, "serviceusage.v1beta1") == []
+    assert violations({**answer, "limits": 1}, {"$ref": "ConsumerQuotaMetric"},
+                      "serviceusage.v1beta1") != []  # the check does look
     described = method("serviceusage.v1beta1", "services", "consumerQuotaMetrics", "get")
     assert set(described["parameters"]) == {"name", "view"}
-    assert described["parameters"]["view"]["enum"][-1] == "FULL"
-    assert violations({}, {"$ref": "ConsumerQuotaMetric"}, "serviceusage.v1beta1") == []
 
 
 def test_the_regions_whose_limit_would_do_offer_the_gpu(cli, google, key, write, vertex,
