@@ -257,3 +257,15 @@ def test_a_metric_that_cannot_be_read_is_asked_once(cli, google, key, write, ver
     result = cli("submit", write(FORTY_T4), *VERTEX, "--region", f"{REGION},us-east4")
     assert result.code == 0, result.err
     assert len(google.calls("consumerQuotaMetrics.get")) == 2  # T4 and vCPUs, once each
+
+
+def test_limits_are_read_per_region_with_the_default_bucket_and_minus_one_unlimited(google):
+    from gpujob.gcp.serviceusage import read_limits
+
+    google.quota.set(T4, {REGION: 16, "us-east4": -1}, default=4)
+    limits = read_limits(T4, google.quota.answer(PROJECT, "aiplatform.googleapis.com", T4))
+    assert (limits.limit(REGION), limits.limit("us-east4"), limits.limit("europe-west4")) == \
+        (16, None, 4)
+    bare = read_limits(T4, {"consumerQuotaLimits": [{"unit": "1/{project}", "quotaBuckets": [
+        {"effectiveLimit": "99"}]}]})  # a limit not per region is not this one
+    assert bare.limit(REGION) == 0
