@@ -219,6 +219,9 @@ class Preflight:
             except RemoteError as exc:  # this metric unknown; the others still count
                 verdict.unknown = verdict.unknown or exc.message
                 continue
+            except LookupError as exc:
+                verdict.unknown = verdict.unknown or str(exc)
+                continue
             if need.count + used > limit:
                 verdict.shortfalls.append(Shortfall(
                     need, region, limit, used, enough_in(limits, need, region)))
@@ -235,8 +238,14 @@ def enough_in(limits: Limits, need: Need, but: str) -> list[str]:
     if need.accelerator in catalog.gpu_zones:
         zones = catalog.gpu_zones[need.accelerator][1]
         regions = tuple(r for r in regions if any(z.startswith(r + "-") for z in zones))
-    return [region for region in regions if region != but
-            and (limits.limit(region) is None or (limits.limit(region) or 0) >= need.count)]
+    def enough(region: str) -> bool:
+        try:
+            limit = limits.limit(region)
+        except LookupError:
+            return False
+        return limit is None or limit >= need.count
+
+    return [region for region in regions if region != but and enough(region)]
 
 
 def console_url(project: str) -> str:

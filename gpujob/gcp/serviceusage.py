@@ -37,10 +37,13 @@ class Limits(NamedTuple):
     has_default: bool
 
     def limit(self, region: str) -> int | None:
-        """The region's limit; None when unlimited."""
+        """The region's limit (its bucket, else the default one); None when unlimited.
+        ``LookupError`` when the answer gives neither."""
         if region in self.regions:
             return self.regions[region]
-        return self.default if self.has_default else 0
+        if self.has_default:
+            return self.default
+        raise LookupError(f"Service Usage gives no limit of {self.metric} in {region}")
 
 
 def _number(text: Any) -> int | None:

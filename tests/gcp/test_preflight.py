@@ -268,4 +268,28 @@ def test_limits_are_read_per_region_with_the_default_bucket_and_minus_one_unlimi
         (16, None, 4)
     bare = read_limits(T4, {"consumerQuotaLimits": [{"unit": "1/{project}", "quotaBuckets": [
         {"effectiveLimit": "99"}]}]})  # a limit not per region is not this one
-    assert bare.limit(REGION) == 0
+    with pytest.raises(LookupError, match=f"no limit of {T4} in {REGION}"):
+        bare.limit(REGION)  # unknown, not 0: the preflight warns and goes on
+
+
+def test_a_metric_without_a_limit_for_the_region_is_unknown_not_short():
+    from gpujob.gcp.serviceusage import Limits
+    from gpujob.preflight import Preflight
+
+    class Usage:  # answers as Service Usage would for a metric not limited per region
+        def limits(self, service: str, metric: str) -> Limits:
+            return Limits(metric, {}, None, False)
+
+    class Jobs:
+        def place(self, region: str, collection: str = "customJobs") -> str:
+            return region
+
+        def list(self, place: str, filter_: str) -> list:
+            return []
+
+    body = {"jobSpec": {"workerPoolSpecs": [{"machineSpec": {
+        "machineType": "n1-standard-8", "acceleratorType": "NVIDIA_TESLA_T4",
+        "acceleratorCount": 4}, "replicaCount": "10"}]}}
+    verdict = Preflight(Usage(), Jobs()).check(body, REGION)  # type: ignore[arg-type]
+    assert not verdict.short
+    assert verdict.unknown == f"Service Usage gives no limit of {T4} in {REGION}"
