@@ -293,3 +293,16 @@ def test_a_metric_without_a_limit_for_the_region_is_unknown_not_short():
     verdict = Preflight(Usage(), Jobs()).check(body, REGION)  # type: ignore[arg-type]
     assert not verdict.short
     assert verdict.unknown == f"Service Usage gives no limit of {T4} in {REGION}"
+
+
+def test_preflight_says_when_the_quota_could_not_be_read(cli, google, key, write, vertex,
+                                                          preflight):
+    google.quota.denied = True
+    config = write(FORTY_T4)
+    shown = cli("preflight", config, *VERTEX, "--format", "json")
+    assert shown.code == 0, shown.err
+    assert json.loads(shown.out)["quotaChecked"] is False
+    text = cli("preflight", config, *VERTEX)
+    assert text.out == f"{REGION}/STANDARD\n"
+    assert text.err.count("warning: the quota preflight could not read") == 1
+    assert vertex.jobs == {} and google.calls("customJobs.create") == []
