@@ -9,16 +9,16 @@ default. The work is then ``execute(settings)``; nothing past this point reads f
 # (no ``from __future__ import annotations``: typing.NamedTuple would compile each string
 # annotation at start-up.) NamedTuples, not dataclasses: importing dataclasses (and inspect) and
 # creating each class cost ~25 ms on validate's start-up. SubmitSettings, which submit and local
-# alone need, is a dataclass in gpujob.submit_settings.
+# alone need, is a dataclass in gpujob.commands.submit_settings.
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from gpujob.backends import DEFAULT_SERVICE
+from gpujob.services import DEFAULT_SERVICE
 
 if TYPE_CHECKING:
     from gpujob.catalog import AnyCatalog
     from gpujob.gcp.settings import GcpSettings
-    from gpujob.translate.vertex import VertexOptions
+    from gpujob.services.vertex.translate.job import VertexOptions
 
 
 class CheckSettings(NamedTuple):
@@ -38,7 +38,7 @@ class CheckSettings(NamedTuple):
         given, and the translation is not imported for them)."""
         if self.executor_image_uri is None and self.strategy is None:
             return None
-        from gpujob.translate.vertex import VertexOptions
+        from gpujob.services.vertex.translate.job import VertexOptions
 
         return VertexOptions(executor_image_uri=self.executor_image_uri, strategy=self.strategy)
 

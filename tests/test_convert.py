@@ -13,7 +13,7 @@ import yaml
 from vertex_translation import CAT, PYTORCH
 
 from gpujob.config.load import load_file, loads
-from gpujob.translate.vertex import VertexOptions, translate
+from gpujob.services.vertex.translate.job import VertexOptions, translate
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "configs"
@@ -308,7 +308,7 @@ def test_a_config_from_standard_input_is_named_as_a_spec_from_it_is_sent(cli):
 def test_the_config_is_translated_once(cli, monkeypatch):
     """The translation written is the one checked (it was made twice, on days that could
     differ)."""
-    from gpujob.translate import vertex
+    from gpujob.services.vertex.translate import job as vertex
 
     made = []
 

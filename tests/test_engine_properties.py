@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 from jobs import TRAINING_INPUT_KEYS
 
 from gpujob.catalog import SERVICES, load
-from gpujob.check import CheckOptions, FileResult, check_document
+from gpujob.checks.engine import CheckOptions, FileResult, check_document
+from gpujob.checks.report import render_github, render_json, render_text
+from gpujob.checks.rules import RULES
 from gpujob.config.load import loads
 from gpujob.findings import finding_line
-from gpujob.report import render_github, render_json, render_text
-from gpujob.rules import RULES
 
 CAT = load("ai-platform")
 KNOWN_RULES = set(RULES)

@@ -69,10 +69,10 @@ def within(module: str, *prefixes: str) -> bool:
 
 
 def test_the_import_graph_is_read():
-    assert {"gpujob.catalog", "gpujob.config.load", "gpujob.rules.context"} <= set(MODULES)
-    assert ("gpujob.catalog", "Catalog") in imports("gpujob.rules.context")
+    assert {"gpujob.catalog", "gpujob.config.load", "gpujob.checks.context"} <= set(MODULES)
+    assert ("gpujob.catalog", "Catalog") in imports("gpujob.checks.context")
     assert "gpujob.config.load" in deps("gpujob.config.overrides")  # an import in a function
-    assert "gpujob.rules" in deps("gpujob.check")  # in a function too
+    assert "gpujob.checks.rules" in deps("gpujob.checks.engine")  # in a function too
 
 
 def test_there_is_no_import_cycle():
@@ -93,37 +93,41 @@ def test_loading_and_merging_import_no_later_stage():
 def test_the_catalog_imports_no_stage():
     """The catalog is data and queries. To read a user's catalog file it uses the safe loader
     and the schema checker, as for any input file; neither imports the catalog back."""
-    readers = {"gpujob.config.load", "gpujob.config.document", "gpujob.schema"}
+    readers = {"gpujob.config.load", "gpujob.config.document", "gpujob.checks.schema"}
     for module in (m for m in MODULES if within(m, "gpujob.catalog")):
         assert deps(module) - FOUNDATION - readers <= {
-            m for m in MODULES if within(m, "gpujob.catalog")}, module
+            m for m in MODULES if within(m, "gpujob.catalog") or m.endswith(".catalog")}, module
     for reader in readers:
         assert not any(within(m, "gpujob.catalog") for m in closure(reader)), reader
 
 
 def test_the_schema_checker_takes_the_catalogs_lists_as_data():
-    assert closure("gpujob.schema") <= FOUNDATION | {"gpujob.config.document",
-                                                     "gpujob.schema_accept",
-                                                     "gpujob.schema_report"}
-    assert deps("gpujob.schema_accept") <= {"gpujob.numbers"}  # a schema and a value: no more
+    assert closure("gpujob.checks.schema") <= FOUNDATION | {"gpujob.config.document",
+                                                     "gpujob.checks.schema_accept",
+                                                     "gpujob.checks.schema_report"}
+    # a schema and a value: no more
+    assert deps("gpujob.checks.schema_accept") <= {"gpujob.numbers"}
 
 
 def test_the_job_view_reads_only_findings_and_the_number_rule():
-    assert deps("gpujob.job") <= {"gpujob.findings", "gpujob.numbers"}
+    assert deps("gpujob.config.job") <= {"gpujob.findings", "gpujob.numbers"}
 
 
 def test_rules_import_only_the_catalog_the_job_view_findings_and_suggestions():
-    allowed = {"gpujob.catalog", "gpujob.job", "gpujob.findings", "gpujob.suggest",
+    allowed = {"gpujob.catalog", "gpujob.config.job", "gpujob.findings", "gpujob.suggest",
                "gpujob.gsuri",  # gsuri: Cloud Storage URI syntax, for submit.job-dir
-               "gpujob.translate.notes"}  # the translation's rule names, which vertex adopts
-    for module in (m for m in MODULES if within(m, "gpujob.rules")):
-        outside = {d for d in deps(module) if not within(d, "gpujob.rules")}
+               # the translation's rule names, which vertex adopts
+               "gpujob.services.vertex.translate.notes"}
+    rules = ("gpujob.services.ai_platform.rules", "gpujob.checks.registry", "gpujob.checks.context")
+    for module in (m for m in MODULES if within(m, *rules)):
+        outside = {d for d in deps(module) if not within(d, *rules)}
         assert outside <= allowed, module
 
 
 def test_backends_import_neither_the_command_line_nor_the_rules():
-    for module in (m for m in MODULES if within(m, "gpujob.backends", "gpujob.gcp")):
-        assert not any(within(d, "gpujob.cli", "gpujob.rules") for d in closure(module)), module
+    for module in (m for m in MODULES if within(m, "gpujob.services", "gpujob.gcp")):
+        assert not any(within(d, "gpujob.cli", "gpujob.checks.rules")
+                       for d in closure(module)), module
 
 
 def test_no_private_name_is_imported_from_another_module():

@@ -373,8 +373,8 @@ def test_a_gpu_named_twice_does_not_matter_to_a_job_without_gpus(local):
 
 def test_the_plan_takes_gpus_and_an_environment_as_parameters(tmp_path):
     """Programs (and tests) can plan a run without this machine's GPUs or environment."""
-    from gpujob.backends.local import LocalOptions, plan
     from gpujob.config.document import Document
+    from gpujob.local.run import LocalOptions, plan
 
     doc = Document("job.yaml", {"jobId": "j", "trainingInput": {
         **CLUSTER, "jobDir": str(tmp_path / "out")}})
@@ -558,9 +558,9 @@ def test_a_module_outside_the_package_is_a_warning(local):
 @pytest.mark.parametrize("grace", [math.nan, math.inf, -1.0])
 def test_a_grace_period_that_is_not_a_number_of_seconds_is_refused(tmp_path, grace):
     """Not even Ctrl-C twice would end a wait of nan seconds."""
-    from gpujob.backends.local import LocalOptions, run_local
     from gpujob.config.document import Document
     from gpujob.errors import UsageError
+    from gpujob.local.run import LocalOptions, run_local
 
     doc = Document("job.yaml", {"jobId": "j", "trainingInput": {
         **ALONE, "jobDir": str(tmp_path / "out")}})

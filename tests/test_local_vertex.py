@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from jobs import CLUSTER, RECORDER
 
-from gpujob.backends.local import LocalOptions, plan
+from gpujob.local.run import LocalOptions, plan
 
 
 @pytest.fixture
@@ -234,8 +234,8 @@ def test_a_local_run_loads_no_client_of_the_service(write, tmp_path: Path):
                                                                "parameterServerCount": 0,
                                                                "evaluatorCount": 0}}))
     script = ("import sys; from gpujob.cli import main; code = main(sys.argv[1:]); "
-              "print(sorted(m for m in sys.modules if m in ('gpujob.backends.vertex_jobs', "
-              "'gpujob.gcp.session', 'gpujob.gcp.aiplatform') or m.startswith(("
+              "print(sorted(m for m in sys.modules if m in ('gpujob.services.vertex.jobs', "
+              "'gpujob.gcp.session', 'gpujob.services.vertex.api') or m.startswith(("
               "'googleapiclient', 'google.auth'))), code)")
     done = subprocess.run([sys.executable, "-c", script, "local", config, "--service", "vertex",
                            "--package-path", str(RECORDER), "--job-dir", str(tmp_path / "out")],

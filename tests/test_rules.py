@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from jobs import ZONE_MIX
 
-from gpujob.check import CheckOptions, check_document
+from gpujob.checks.engine import CheckOptions, check_document
+from gpujob.checks.rules import RULES as ALL_RULES
 from gpujob.config.load import load_file
-from gpujob.rules import RULES as ALL_RULES
 
 # AI Platform's rules (Vertex AI's are tests/test_vertex_rules.py's)
 RULES = {rule_id: r for rule_id, r in ALL_RULES.items() if "ai-platform" in r.services}

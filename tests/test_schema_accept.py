@@ -1,4 +1,5 @@
-"""The quick check (``gpujob.schema_accept``) answers as jsonschema does, or a problem in a user's
+"""The quick check (``gpujob.checks.schema_accept``) answers as jsonschema does, or a problem in a
+user's
 config would go unreported: real configs, mutated at random, for every schema it compiles."""
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gpujob import schema
 from gpujob.catalog import load
+from gpujob.checks import schema
+from gpujob.checks.schema_accept import compile_schema
 from gpujob.config.load import load_file
-from gpujob.schema_accept import compile_schema
-from gpujob.translate.vertex import VertexOptions, translate
+from gpujob.services.vertex.translate.job import VertexOptions, translate
 
 ROOT = Path(__file__).resolve().parent.parent
 IMAGE = "us-docker.pkg.dev/vertex-ai/training/pytorch-gpu.2-4.py310:latest"
@@ -208,7 +209,7 @@ def test_every_value_at_each_limit_gets_jsonschemas_answer(name, choices, docs):
 ])
 def test_gpujob_number_rule_holds_on_the_quick_path(write, value, valid):
     """``workerCount: 2.0`` and a count beyond int64 are refused whichever check sees them."""
-    from gpujob.check import CheckOptions, check_file
+    from gpujob.checks.engine import CheckOptions, check_file
 
     path = write("trainingInput:\n  scaleTier: CUSTOM\n  masterType: n1-standard-8\n"
                  "  workerType: n1-standard-8\n  region: us-central1\n"

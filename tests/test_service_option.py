@@ -9,9 +9,10 @@ from dataclasses import dataclass
 import pytest
 from jobs import CONTAINER_JOB
 
-from gpujob import backends, catalog
-from gpujob.backends.base import check_flags
+from gpujob import catalog
+from gpujob import services as backends
 from gpujob.errors import UsageError
+from gpujob.services.base import check_flags
 
 COMMANDS = ["submit", "local", "describe", "list", "cancel", "wait", "logs", "validate", "gpus"]
 

@@ -15,7 +15,7 @@ from vertex_translation import CAT, PYTORCH, TODAY, pools, problems, shown
 
 from gpujob.config.document import Document
 from gpujob.config.load import load_file
-from gpujob.translate.vertex import Translation, VertexOptions, translate
+from gpujob.services.vertex.translate.job import Translation, VertexOptions, translate
 
 CONFIGS = sorted((Path(__file__).resolve().parent.parent / "configs").glob("*.yaml"))
 SEEDS = Path(__file__).resolve().parent / "seeds"  # package jobs, as AI Platform had them

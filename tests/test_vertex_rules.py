@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from gpujob.check import CheckOptions, check_document
+from gpujob.checks.engine import CheckOptions, check_document
+from gpujob.checks.rules import RULES
 from gpujob.config.load import loads
-from gpujob.rules import RULES
-from gpujob.rules.vertex import NATIVE_RULES
+from gpujob.services.vertex.rules import NATIVE_RULES
 
 pytestmark = pytest.mark.default_service  # they name their service; the default is not set
 

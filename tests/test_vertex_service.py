@@ -12,11 +12,12 @@ import pytest
 from fakes.discovery import request_violations
 from jobs import CONTAINER_JOB
 
-from gpujob import backends, catalog
-from gpujob.backends.base import JobOptions
-from gpujob.catalog import vertex_data
+from gpujob import catalog
+from gpujob import services as backends
 from gpujob.errors import InvalidConfig, UsageError
 from gpujob.gcp.settings import GcpSettings
+from gpujob.services.base import JobOptions
+from gpujob.services.vertex import catalog as vertex_data
 
 pytestmark = pytest.mark.default_service  # they name their service; the default is not set
 

@@ -8,9 +8,9 @@ from typing import Any
 
 from fakes.discovery import request_violations
 
-from gpujob.catalog import vertex_data
 from gpujob.config.load import loads
-from gpujob.translate.vertex import Translation, VertexOptions, translate
+from gpujob.services.vertex import catalog as vertex_data
+from gpujob.services.vertex.translate.job import Translation, VertexOptions, translate
 
 CAT = vertex_data.load()
 TODAY = date(2026, 11, 23)  # every image of the prebuilt-containers page is past its availability

@@ -22,14 +22,13 @@ from gpujob.errors import UsageError
 
 if TYPE_CHECKING:
     from gpujob.catalog.records import Catalog
-    from gpujob.catalog.vertex_data import VertexCatalog
-
-HERE = Path(__file__).resolve().parent
+    from gpujob.services.vertex.catalog import VertexCatalog
 
 # a service's catalog: AI Platform's or Vertex AI's record
 AnyCatalog = Union["Catalog", "VertexCatalog"]
 
-_MODULES = {"ai-platform": "gpujob.catalog.ai_platform", "vertex": "gpujob.catalog.vertex_data"}
+_MODULES = {"ai-platform": "gpujob.services.ai_platform.catalog",
+            "vertex": "gpujob.services.vertex.catalog"}
 
 
 class _Services(Mapping[str, ModuleType]):
@@ -46,7 +45,7 @@ class _Services(Mapping[str, ModuleType]):
 
 
 SERVICES: Mapping[str, ModuleType] = _Services()
-DEFAULT_SERVICE = "vertex"  # as gpujob.backends.DEFAULT_SERVICE
+DEFAULT_SERVICE = "vertex"  # as gpujob.services.DEFAULT_SERVICE
 
 
 def service(name: str) -> ModuleType:
@@ -59,7 +58,7 @@ def service(name: str) -> ModuleType:
 
 def data_file(name: str) -> Path:
     """The built-in catalog file of a service."""
-    return HERE / service(name).DATA_FILE
+    return files.data_path(service(name))
 
 
 def load(name: str, path: str | None = None) -> AnyCatalog:

@@ -69,7 +69,7 @@ def _ai_platform(cat: Any) -> Offer:
 
 
 def _vertex(cat: Any) -> Offer:
-    """What the Vertex AI catalog (``gpujob.catalog.vertex_data.VertexCatalog``) offers: its
+    """What the Vertex AI catalog (``gpujob.services.vertex.catalog.VertexCatalog``) offers: its
     machine types and the AI Platform ones a config may still name (they are translated)."""
     accelerators = tuple(
         Accelerator(a.api_name, a.name, a.kind, tuple(sorted(
@@ -103,7 +103,7 @@ def from_catalog(cat: Any) -> Offer:
 
 
 def _offer(ctx: click.Context) -> Offer | None:
-    from gpujob.backends import DEFAULT_SERVICE
+    from gpujob.services import DEFAULT_SERVICE
 
     return offer(ctx.params.get("service") or DEFAULT_SERVICE, ctx.params.get("catalog"))
 

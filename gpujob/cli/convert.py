@@ -57,8 +57,8 @@ def convert(ctx: click.Context, **params: Any) -> int:
       gpujob convert package.yaml --executor-image-uri tensorflow/tensorflow:2.17.0-gpu
       gpujob convert config.yaml --whole-job --region europe-west4 -- --epochs 10
     """
-    from gpujob.convert import ConvertSettings, run
-    from gpujob.translate.vertex import VertexOptions
+    from gpujob.commands.convert import ConvertSettings, run
+    from gpujob.services.vertex.translate.job import VertexOptions
 
     check = check_settings({**params, "service": "vertex"})
     options = VertexOptions(display_name=params["display_name"],

@@ -8,9 +8,9 @@ from gpujob.cli import candidates
 from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help, load_catalog
 from gpujob.cli.files import ExistingFile
 from gpujob.cli.options import format_option, service_option_of
+from gpujob.cli.params import Count
 from gpujob.console import CONSOLE
 from gpujob.errors import EXIT_OK
-from gpujob.params import Count
 from gpujob.settings import CheckSettings, GpusSettings
 
 
@@ -18,7 +18,7 @@ def execute(settings: GpusSettings) -> int:
     """The offerings that pass the filters (exit 1 when none), or the catalog itself."""
     from pathlib import Path
 
-    from gpujob import gpus as command
+    from gpujob.services.ai_platform import offerings as command
 
     cat = settings.check.catalog
     assert cat is not None, "the command loads the catalog it browses"
@@ -26,8 +26,8 @@ def execute(settings: GpusSettings) -> int:
         CONSOLE.out(Path(cat.path).read_text(encoding="utf-8"))
         return EXIT_OK
     if settings.check.service == "vertex":
-        from gpujob import gpus_vertex as command  # type: ignore[no-redef]
-        from gpujob import gpus_vertex_report as report
+        from gpujob.services.vertex import offerings as command  # type: ignore[no-redef]
+        from gpujob.services.vertex import offerings_report as report
     else:
         report = command
     filters = command.resolve_filters(cat, settings.gpu, settings.machine_type, settings.count,

@@ -23,8 +23,8 @@ from gpujob.cli.options import (
     service_option,
     stack,
 )
-from gpujob.params import Count, Seconds
-from gpujob.submit_settings import SubmitSettings
+from gpujob.cli.params import Count, Seconds
+from gpujob.commands.submit_settings import SubmitSettings
 
 # (flag, JSON path, parser, environment variable, help). Every one defaults to "not given": a
 # flag that is absent leaves the file's value alone.

@@ -7,9 +7,6 @@ from typing import Any
 
 import click
 
-from gpujob.backends import remote
-from gpujob.backends.base import Backend
-from gpujob.backends.output import FORMATS
 from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.cli.options import (
     format_option,
@@ -21,7 +18,10 @@ from gpujob.cli.options import (
     region_option,
     stack,
 )
-from gpujob.params import Count, Seconds
+from gpujob.cli.params import Count, Seconds
+from gpujob.commands import jobs as remote
+from gpujob.commands.output import FORMATS
+from gpujob.services.base import Backend
 from gpujob.settings import JobSettings
 
 
@@ -46,7 +46,7 @@ _FORMAT = format_option(FORMATS, "json prints the job's JSON envelope (version 1
 
 
 def _backend(settings: JobSettings) -> Backend:
-    from gpujob import backends
+    from gpujob import services as backends
 
     return backends.get(settings.service)
 

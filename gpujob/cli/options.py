@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 import click
 from click.core import ParameterSource
 
-from gpujob.backends import DEFAULT_SERVICE, SERVICES
 from gpujob.cli.files import ExistingFile
-from gpujob.params import Count, Project, Region, Seconds
+from gpujob.cli.params import Count, Project, Region, Seconds
+from gpujob.services import DEFAULT_SERVICE, SERVICES
 from gpujob.settings import CheckSettings, JobSettings
 
 if TYPE_CHECKING:
@@ -97,8 +97,8 @@ def check_settings(params: dict[str, Any]) -> CheckSettings:
     given = [flag for flag, value in zip(VERTEX_FLAGS, (executor, strategy), strict=True)
              if value is not None]
     if given:
-        from gpujob import backends
-        from gpujob.backends.base import check_flags
+        from gpujob import services as backends
+        from gpujob.services.base import check_flags
 
         check_flags(backends.get(service), given)
     return CheckSettings(service=service, catalog=load_catalog(service, params["catalog"]),

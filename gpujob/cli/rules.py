@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import click
 
+from gpujob.checks.listing import REPORTERS
 from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.cli.options import format_option, service_option
 from gpujob.console import CONSOLE
 from gpujob.errors import EXIT_OK
-from gpujob.rules.listing import REPORTERS
 
 
 def execute(service: str, output_format: str) -> int:
     """The registry's rules that apply to ``service``, in the order they run."""
-    from gpujob.rules import RULES
+    from gpujob.checks.rules import RULES
 
     CONSOLE.out(REPORTERS[output_format]([r for r in RULES.values() if service in r.services]))
     return EXIT_OK

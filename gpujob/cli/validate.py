@@ -6,20 +6,20 @@ from typing import Any
 
 import click
 
+from gpujob.checks.report import REPORTERS
 from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.cli.files import expand
 from gpujob.cli.options import check_options, check_settings, format_option, service_option_of
 from gpujob.console import CONSOLE
 from gpujob.errors import EXIT_INVALID, EXIT_OK
-from gpujob.report import REPORTERS
 from gpujob.settings import ValidateSettings
 
 
 def execute(settings: ValidateSettings) -> int:
     """Check every file, then report them all at once: exit 0 when all are valid, else 1."""
-    from gpujob.check import CheckOptions, FileResult, check_file
+    from gpujob.checks.engine import CheckOptions, FileResult, check_file
+    from gpujob.checks.report import summary
     from gpujob.findings import Location, error
-    from gpujob.report import summary
 
     check = settings.check
     options = CheckOptions(catalog=check.catalog, region_check=check.region_check,

@@ -11,12 +11,12 @@ from fakes.google import error_body, permission_denied, shutdown
 from googleapiclient.errors import HttpError
 from jobs import CONTAINER_JOB
 
-from gpujob import backends
+from gpujob import services as backends
 from gpujob.errors import RemoteError
-from gpujob.gcp import ml
 from gpujob.gcp.errors import Action, explain
 from gpujob.gcp.session import Session
 from gpujob.gcp.settings import GcpSettings
+from gpujob.services.ai_platform import api as ml
 
 
 @pytest.fixture

@@ -9,11 +9,11 @@ from typing import Any
 from conftest import PROJECT, REGION
 from vertex_translation import CAT, TODAY
 
-from gpujob.backends.base import Request
 from gpujob.config.load import loads
 from gpujob.gcp.settings import GcpSettings
-from gpujob.translate.vertex import VertexOptions, translate
-from gpujob.vertex_api import SUBMISSION_LABEL, jobs_url
+from gpujob.services.base import Request
+from gpujob.services.vertex.paths import SUBMISSION_LABEL, jobs_url
+from gpujob.services.vertex.translate.job import VertexOptions, translate
 
 TOKEN = "20261123-101010-123456-abcd"
 
