@@ -16,9 +16,26 @@ from typing import TYPE_CHECKING, NamedTuple
 from gpujob.services import DEFAULT_SERVICE
 
 if TYPE_CHECKING:
-    from gpujob.catalog import AnyCatalog
+    from collections.abc import Sequence
+
     from gpujob.gcp.settings import GcpSettings
-    from gpujob.services.vertex.translate.job import VertexOptions
+
+
+class JobOptions(NamedTuple):
+    """What a service reads from the command line besides the config, one type for every
+    service (each reads the fields it supports; ``unsupported_flags`` refuses the rest):
+    ``--display-name`` (over the jobId), ``--executor-image-uri`` (the image a Python package
+    job runs in), ``--job-dir`` (over trainingInput.jobDir, for ``convert``), ``--strategy``
+    (upper case: STANDARD, SPOT, FLEX_START), ``--region`` for a config that cannot say (a
+    native Vertex config), and the values of a service's own flags (``extra``: name, value)."""
+
+    display_name: str | None = None
+    executor_image_uri: str | None = None
+    job_dir: str | None = None
+    strategy: str | None = None
+    restart_job_on_worker_restart: bool | None = None
+    region: str | None = None
+    extra: tuple[tuple[str, str], ...] = ()
 
 
 class CheckSettings(NamedTuple):
@@ -28,25 +45,20 @@ class CheckSettings(NamedTuple):
     job and the scheduling strategy (``--strategy``, upper case)."""
 
     service: str = DEFAULT_SERVICE
-    catalog: "AnyCatalog | None" = None
+    catalog: object = None  # the service's catalog record
     region_check: bool = True
     executor_image_uri: str | None = None
     strategy: str | None = None
 
-    def vertex_options(self) -> "VertexOptions | None":
-        """What the two Vertex flags give the translation of a config (None: neither was
-        given, and the translation is not imported for them)."""
-        if self.executor_image_uri is None and self.strategy is None:
-            return None
-        from gpujob.services.vertex.translate.job import VertexOptions
-
-        return VertexOptions(executor_image_uri=self.executor_image_uri, strategy=self.strategy)
+    def job_options(self) -> JobOptions:
+        return JobOptions(executor_image_uri=self.executor_image_uri, strategy=self.strategy)
 
 
 class ValidateSettings(NamedTuple):
-    files: tuple[str, ...]
+    files: "Sequence[str]"  # the configs, directories expanded (``cli.files.expand``)
     output_format: str
     check: CheckSettings
+    unreadable: "Sequence[tuple[str, str]]" = ()  # directories under them not read, and why
 
 
 class GpusSettings(NamedTuple):

@@ -8,13 +8,8 @@ reads it.
 ``load(service, path=None)`` returns the service's catalog; callers keep it and pass it on.
 """
 
-from typing import TYPE_CHECKING
-
 from gpujob.catalog.records import Cap, Catalog, Category, GpuType, MachineType, ScaleTier
-from gpujob.catalog.services import DEFAULT_SERVICE, SERVICES, AnyCatalog, data_file, load
+from gpujob.catalog.services import data_file, load
 
-if TYPE_CHECKING:  # read when the vertex service is used, not at start-up
-    from gpujob.services.vertex.catalog import VertexCatalog  # noqa: F401
-
-__all__ = ["DEFAULT_SERVICE", "SERVICES", "AnyCatalog", "Cap", "Catalog", "Category", "GpuType",
-           "MachineType", "ScaleTier", "data_file", "load"]
+__all__ = ["Cap", "Catalog", "Category", "GpuType", "MachineType", "ScaleTier", "data_file",
+           "load"]

@@ -1,48 +1,71 @@
-"""The checking engine that ``validate``, ``submit`` and ``--dry-run`` share: schema, then rules.
+"""The checking engine that ``validate``, ``submit``, ``convert`` and ``--dry-run`` share: the
+JSON Schema first, then the rules of the service the job is for.
 
-For Vertex AI, an AI Platform config is translated first
-(``gpujob.services.vertex.translate.job``): the
-rules read the translation, and its findings (what it changed, dropped or cannot translate)
-are reported with theirs. A native Vertex config (a CustomJobSpec, CustomJob or
-HyperparameterTuningJob file) is checked by ``gpujob.services.vertex.native``, for Vertex AI only.
+The engine receives the service (``gpujob.services.base.Service``) and imports none: a config
+in a form of the service's own (a native Vertex CustomJobSpec) it leaves to ``Service.read``;
+an AI Platform config it checks against the Job schema (with the catalog's lists), runs again
+with a clearly misspelt key read as the key it means (``typos``), and hands to
+``Service.rules``, whose ``Checked.job`` is what the service's request is built from.
 """
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from gpujob.catalog import DEFAULT_SERVICE, AnyCatalog, load
 from gpujob.checks import schema
 from gpujob.config.document import Document
-from gpujob.config.job import view
 from gpujob.config.load import load_file
-from gpujob.findings import Finding, error
+from gpujob.findings import Finding
+from gpujob.settings import JobOptions
 
 if TYPE_CHECKING:
-    from gpujob.catalog import VertexCatalog
-    from gpujob.services.vertex.rules import Translated
-    from gpujob.services.vertex.translate.job import Translation, VertexOptions
+    from gpujob.config.overrides import Override
+    from gpujob.services.base import Service
+
+
+class Checked(NamedTuple):
+    """What the check of one config found, and the job the service's request is built from:
+    ``job`` is the service's own form of the checked config (Vertex AI: its translation's
+    body; AI Platform: the config's data), opaque to all but the service; None: the config
+    cannot be sent (it has errors)."""
+
+    findings: list[Finding]
+    job: Any = None
+
+
+class CommandLine(NamedTuple):
+    """What ``submit`` and ``convert`` apply to a config: the overrides in order, the trainer's
+    arguments after ``--``, and ``--package-path``. An AI Platform config has them merged
+    before the check (``config.merge``); a config in a service's own form, by the service."""
+
+    overrides: "tuple[Override, ...]" = ()
+    user_args: "list[str] | None" = None
+    package_path: str | None = None
 
 
 class CheckOptions(NamedTuple):
     """What to check beyond the file itself.
 
-    ``submit``: the job is about to be sent, so what the service needs at creation (a region, the
-    trainer's packages) must be there. ``local``: it runs on this machine instead (region checks
-    become warnings). ``catalog``: the catalog to check against (None: the built-in one of
-    ``service``); its service chooses the rules. ``region_check``: False turns region and zone
-    findings into warnings. ``service``: the service the job is for (``--service``).
-    ``vertex``: what the command line gives Vertex AI's translation of a config
-    (``--executor-image-uri``, ``--strategy``; ``convert``'s flags); None: nothing.
+    ``service``: the service the job is for (``--service``). ``submit``: the job is about to be
+    sent, so what the service needs at creation (a region, the trainer's packages) must be
+    there. ``local``: it runs on this machine instead (region checks become warnings).
+    ``catalog``: the catalog to check against (None: the service's built-in one).
+    ``region_check``: False turns region and zone findings into warnings. ``job``: what the
+    command line gives the service besides the config (``--executor-image-uri``,
+    ``--strategy``, …).
     """
 
+    service: "Service"
     submit: bool = False
     local: bool = False
-    catalog: AnyCatalog | None = None
+    catalog: Any = None
     region_check: bool = True
-    service: str = DEFAULT_SERVICE
-    vertex: "VertexOptions | None" = None
+    job: JobOptions = JobOptions()
+    command_line: CommandLine = CommandLine()
 
-    def catalog_in_use(self) -> AnyCatalog:
-        return self.catalog if self.catalog is not None else load(self.service)
+    def catalog_in_use(self) -> Any:
+        from gpujob.catalog import files
+
+        return self.catalog if self.catalog is not None else files.built_in(
+            self.service.catalog)
 
 
 class FileResult:
@@ -70,79 +93,36 @@ class FileResult:
         return not self.errors
 
 
-def check_document(doc: Document, options: CheckOptions,
-                   translation: "Translation | None" = None) -> list[Finding]:
-    """Schema findings, then the compatibility rules', in file order. Where a key is clearly
-    misspelt, the checks run again with its value in the key it means (``gpujob.checks.typos``). A
-    native Vertex config is checked as one (``check_native``). ``translation``: the caller's
-    translation of ``doc`` for Vertex AI (with ``options.vertex``), so that it is not made
-    twice."""
-    if "trainingInput" not in doc.data:  # an AI Platform config pays for no more than this
-        from gpujob.services.vertex.native.shapes import kind
+def check_document(doc: Document, options: CheckOptions) -> list[Finding]:
+    """Every finding of ``doc``, in file order (``check_job``)."""
+    return check_job(doc, options).findings
 
-        if kind(doc.data) is not None:
-            return check_native(doc, options)
-    cat = options.catalog_in_use()
+
+def check_job(doc: Document, options: CheckOptions) -> Checked:
+    """Schema findings, then the service's rules', in file order, and the service's checked
+    job. Where a key is clearly misspelt, the checks run again with its value in the key it
+    means (``gpujob.checks.typos``); the job is then None (a misspelt key is an error)."""
+    service, cat = options.service, options.catalog_in_use()
+    if "trainingInput" not in doc.data:  # an AI Platform config pays for no more than this
+        native = service.read(doc, cat, options)
+        if native is not None:
+            return native
     first = schema.check_job(doc, choices=cat.choices)
     if not first.stand_ins:
-        findings = first.findings + _rule_findings(doc, first.findings, cat, options,
-                                                   translation)
+        refused = {f.path for f in first.findings if f.is_error}
+        checked = service.rules(doc, cat, refused, options)
+        findings, job = first.findings + checked.findings, checked.job
     else:
         from gpujob.checks import typos  # only a file with a typo pays for it (validate's start-up)
 
-        meant = typos.Meant(doc, first.stand_ins)  # (another document: translated anew)
+        meant = typos.Meant(doc, first.stand_ins)
         again = schema.check(meant.doc, choices=cat.choices)
+        refused = {f.path for f in again if f.is_error}
         findings = meant.report(first.findings, again,
-                                _rule_findings(meant.doc, again, cat, options))
-    if cat.service != "vertex":
-        from gpujob.services.ai_platform import vertex_only
-
-        findings = vertex_only.explain(findings, doc.data, list(cat.machine_types),
-                                       cat.gpu_types)
-    return sorted(findings, key=schema.position_key)
-
-
-def _rule_findings(doc: Document, schema_findings: list[Finding], cat: AnyCatalog,
-                   options: CheckOptions, translation: "Translation | None" = None
-                   ) -> list[Finding]:
-    """The rules' findings; they stay quiet about the values the schema refused."""
-    from gpujob.checks import rules
-
-    refused = {f.path for f in schema_findings if f.is_error}
-    translated = translate(doc, cat, options, translation) if cat.service == "vertex" else None
-    return rules.check(view(doc.data), cat, doc.locate, refused,
-                       submit=options.submit and not options.local,
-                       relax_region=options.local or not options.region_check,
-                       translated=translated)
-
-
-def check_native(doc: Document, options: CheckOptions, **where: object) -> list[Finding]:
-    """A native Vertex config's findings (``where``: its region and display name, from the
-    command line, as ``vertex_native.check`` takes them); for another service, one error."""
-    from gpujob.services.vertex import native as vertex_native
-
-    found = vertex_native.kind(doc.data)
-    if options.service != "vertex":
-        return [error("native.service", f"this is a native Vertex AI config (a {found}), which "
-                      f"--service {options.service} cannot use", (), doc.locate(()),
-                      "check and submit it with --service vertex (the default)")]
-    return vertex_native.check(doc, options.catalog_in_use(),  # type: ignore[arg-type]
-                               region_check=options.region_check and not options.local,
-                               **where)  # type: ignore[arg-type]
-
-
-def translate(doc: Document, cat: "VertexCatalog", options: CheckOptions,
-              translation: "Translation | None" = None) -> "Translated":
-    """The config as Vertex AI's request, for its rules (``translation``: made already)."""
-    from datetime import date
-
-    from gpujob.services.vertex.rules import Translated, for_local_run
-    from gpujob.services.vertex.translate.job import translate as to_vertex
-
-    t = translation if translation is not None else to_vertex(doc, cat, date.today(),
-                                                              options.vertex)
-    return Translated(for_local_run(t.findings) if options.local else t.findings, t.body,
-                      t.origins)
+                                service.rules(meant.doc, cat, refused, options).findings)
+        job = None
+    findings = service.explain(findings, doc, cat)
+    return Checked(sorted(findings, key=schema.position_key), job)
 
 
 def check_file(path: str, options: CheckOptions) -> FileResult:

@@ -72,11 +72,16 @@ def also(rule_id: str, *, pass_: str | None = None) -> Callable[[Check], Check]:
     return register
 
 
+ORDER: dict[str, int] = {}  # rule module -> its place, as the services arrange them
+
+
 def arrange(*modules: ModuleType) -> None:
     """Order the checks by their module in ``modules`` (each module's in the order they are
-    defined), and the rules as their first checks; the rules only ``listed`` come last."""
-    order = {module.__name__: i for i, module in enumerate(modules)}
-    STEPS.sort(key=lambda step: order[step[1].__module__])
+    defined; modules arranged already keep their places, for a service's rules may build on
+    another's), and the rules as their first checks; the rules only ``listed`` come last."""
+    for module in modules:
+        ORDER.setdefault(module.__name__, len(ORDER))
+    STEPS.sort(key=lambda step: ORDER[step[1].__module__])
     ordered: dict[str, Rule] = {}
     for rule_, _, _ in STEPS:
         ordered.setdefault(rule_.id, rule_)

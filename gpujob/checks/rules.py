@@ -9,59 +9,25 @@ mistake gives one message.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import cache
 
-from gpujob.catalog import AnyCatalog, Catalog
-from gpujob.checks.context import Checking, Context
-from gpujob.checks.registry import RULES, STEPS, Rule, Step, arrange
-from gpujob.config.job import JobView
-from gpujob.findings import Finding, JsonPath, Location
-from gpujob.services.ai_platform.rules import (
-    accelerators,
-    cluster,
-    program,
-    study,
-    submission,
-    tpu,
-    where,
-)
-from gpujob.services.vertex import rules as vertex
-from gpujob.services.vertex.rules import Translated, VertexContext
+from gpujob.checks.context import Checking
+from gpujob.checks.registry import RULES, STEPS, Rule, Step
+from gpujob.findings import Finding
 
-__all__ = ["RULES", "Context", "Rule", "Translated", "check"]
-
-# The order the rules run in, and are listed in: findings at one place in a file come in the
-# order they are found.
-arrange(cluster, accelerators, tpu, program, study, where, submission, vertex)
+__all__ = ["RULES", "Rule", "run", "service_rules"]
 
 
-def check(job: JobView, catalog: AnyCatalog, locate: Callable[..., Location],
-          refused: set[JsonPath], *, submit: bool = False, relax_region: bool = False,
-          translated: Translated | None = None) -> list[Finding]:
-    """All rule findings for one job, in the order the rules found them.
-
-    ``locate(path, key=False)``: where the user wrote a value (``Document.locate``);
-    ``refused``: the paths the schema refused; ``submit``: the job is about to be sent, so the
-    rules of what the service needs then run too; ``relax_region``: region rules give
-    warnings (--no-region-check, local runs). The catalog's service chooses the rules;
-    Vertex AI's read the config's ``translated`` form too."""
-    if not job.training_input:
-        return []
-    ctx: Checking
-    if isinstance(catalog, Catalog):
-        ctx = Context(job, catalog, locate, refused, relax_region=relax_region)
-    else:
-        assert translated is not None, "Vertex AI's rules read the translation"
-        ctx = VertexContext(job, catalog, locate, refused, relax_region=relax_region,
-                            translated=translated)
-    run(ctx, catalog.service, submit=submit)
-    return ctx.findings
+def service_rules(service: str) -> list[Rule]:
+    """The rules of ``service``, in the order they run (its rule modules are imported: the
+    service's ``rules`` package)."""
+    return [r for r in RULES.values() if service in r.services]
 
 
 @cache
-def _plan(service: str, submit: bool) -> tuple[tuple[Step, ...], ...]:
-    """The steps that apply, in order, in groups: a job step alone, or a pass's steps."""
+def _plan(service: str, submit: bool, registered: int) -> tuple[tuple[Step, ...], ...]:
+    """The steps that apply, in order, in groups: a job step alone, or a pass's steps
+    (``registered``: how many steps there are, for a later service's import adds more)."""
     groups: list[list[Step]] = []
     for step in STEPS:
         pass_ = step[2]
@@ -74,11 +40,13 @@ def _plan(service: str, submit: bool) -> tuple[tuple[Step, ...], ...]:
     return tuple(tuple(group) for group in groups)
 
 
-def run(ctx: Checking, service: str, *, submit: bool) -> None:
-    """Every check that applies, in order; a pass's checks replica by replica, over the replica
+def run(ctx: Checking, service: str, *, submit: bool) -> list[Finding]:
+    """Every check of ``service`` (its rule modules imported) that applies, in order, and the
+    findings of them all (``submit``: the job is about to be sent, so the rules of what the
+    service needs then run too); a pass's checks replica by replica, over the replica
     kinds the config mentions (a rule about one it leaves out checks the job)."""
     mentioned = [r for r in ctx.replicas if r.machine or r.count or r.config]
-    for group in _plan(service, submit):
+    for group in _plan(service, submit, len(STEPS)):
         if group[0][2] is None:
             ctx.rule, check, _ = group[0]
             check(ctx)
@@ -87,3 +55,4 @@ def run(ctx: Checking, service: str, *, submit: bool) -> None:
             for rule, check, _ in group:
                 ctx.rule = rule
                 check(ctx, replica)
+    return ctx.findings

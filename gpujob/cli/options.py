@@ -97,10 +97,10 @@ def check_settings(params: dict[str, Any]) -> CheckSettings:
     given = [flag for flag, value in zip(VERTEX_FLAGS, (executor, strategy), strict=True)
              if value is not None]
     if given:
-        from gpujob import services as backends
+        from gpujob import services
         from gpujob.services.base import check_flags
 
-        check_flags(backends.get(service), given)
+        check_flags(services.get(service), given)
     return CheckSettings(service=service, catalog=load_catalog(service, params["catalog"]),
                          region_check=not params.get("no_region_check", False),
                          executor_image_uri=executor, strategy=strategy)

@@ -20,7 +20,8 @@ from gpujob.console import CONSOLE, safe
 from gpujob.errors import InvalidConfig, UsageError
 from gpujob.findings import Finding, capped, finding_line
 from gpujob.outfile import write_text
-from gpujob.services.vertex.translate.job import Translation, VertexOptions
+from gpujob.services.vertex.translate.job import Translation
+from gpujob.settings import JobOptions
 
 if TYPE_CHECKING:
     from gpujob.services.vertex.catalog import VertexCatalog
@@ -31,13 +32,13 @@ class ConvertSettings(NamedTuple):
     config: str
     overrides: list[Override]
     user_args: list[str] | None
-    options: VertexOptions
+    options: JobOptions
     check: CheckSettings  # service vertex, its catalog, whether region findings are errors
     output: str | None = None  # -o FILE; None: standard output
     whole_job: bool = False  # a whole CustomJob rather than the CustomJobSpec gcloud reads
 
 
-def run(settings: ConvertSettings) -> int:
+def execute(settings: ConvertSettings) -> int:
     """Convert, report, and write the native config (nothing is written with an error)."""
     from gpujob.commands.submit import merged
     from gpujob.services.vertex import catalog as vertex_data
@@ -55,7 +56,7 @@ def run(settings: ConvertSettings) -> int:
     translation, findings = _translate(doc, cat, settings)
     findings = combine(loaded.findings, findings)
     written = None
-    if not any(f.is_error for f in findings):
+    if translation is not None and not any(f.is_error for f in findings):
         written = output.render(translation, doc, settings.output, whole_job=settings.whole_job,
                                 executor=settings.options.executor_image_uri)
         findings = sorted([*findings, *written.findings], key=position_key)
@@ -82,20 +83,20 @@ def _not_native(doc: Document) -> None:
 
 
 def _translate(doc: Document, cat: VertexCatalog, settings: ConvertSettings
-               ) -> tuple[Translation, list[Finding]]:
-    """The translation (made once, today), and the config's findings for Vertex AI (its
-    schema, what the translation did, the Vertex rules: ``check.check_document``), then what
-    the translated job would still be refused for."""
-    from gpujob.checks.engine import CheckOptions, check_document
-    from gpujob.services.vertex.translate.job import translate
+               ) -> tuple[Translation | None, list[Finding]]:
+    """The translation (made once, today, by the check), and the config's findings for Vertex
+    AI (its schema, what the translation did, the Vertex rules), then what the translated job
+    would still be refused for."""
+    from gpujob import services
+    from gpujob.checks.engine import CheckOptions, check_job
 
-    today = date.today()
-    translation = translate(doc, cat, today, settings.options)
-    findings = check_document(doc, CheckOptions(
-        catalog=cat, region_check=settings.check.region_check, service="vertex",
-        vertex=settings.options), translation)
-    if not any(f.is_error for f in findings):
-        findings += _result_findings(translation, doc, cat, today, settings)
+    checked = check_job(doc, CheckOptions(services.get("vertex"), catalog=cat,
+                                          region_check=settings.check.region_check,
+                                          job=settings.options))
+    translation = checked.job.translation if checked.job is not None else None
+    findings = checked.findings
+    if translation is not None and not any(f.is_error for f in findings):
+        findings += _result_findings(translation, doc, cat, date.today(), settings)
     return translation, sorted(findings, key=position_key)
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpujob.services.base import Backend
+from gpujob.services.base import Service
 from gpujob.terminal import printable
 
 ENVELOPE_VERSION = 1
@@ -26,23 +26,23 @@ ENVELOPE_VERSION = 1
 FORMATS = ("text", "json")
 
 
-def envelope(backend: Backend, raw: dict[str, Any], **extra: Any) -> dict[str, Any]:
+def envelope(service: Service, raw: dict[str, Any], **extra: Any) -> dict[str, Any]:
     """One job in the versioned JSON shape; ``extra`` adds keys (submit's ``findings``)."""
-    return {"version": ENVELOPE_VERSION, "service": backend.name,
-            "job": backend.status(raw).as_dict(), "raw": raw, **extra}
+    return {"version": ENVELOPE_VERSION, "service": service.name,
+            "job": service.status(raw).as_dict(), "raw": raw, **extra}
 
 
-def job_list(backend: Backend, project: str, jobs: list[dict[str, Any]]) -> dict[str, Any]:
+def job_list(service: Service, project: str, jobs: list[dict[str, Any]]) -> dict[str, Any]:
     """``list --format json``: the project's jobs, each in its envelope."""
-    return {"version": ENVELOPE_VERSION, "service": backend.name, "project": project,
-            "jobs": [envelope(backend, raw) for raw in jobs]}
+    return {"version": ENVELOPE_VERSION, "service": service.name, "project": project,
+            "jobs": [envelope(service, raw) for raw in jobs]}
 
 
-def job_table(backend: Backend, jobs: list[dict[str, Any]]) -> str:
+def job_table(service: Service, jobs: list[dict[str, Any]]) -> str:
     """``list``'s table: JOB_ID, STATE, CREATED, aligned; and NAME last when the service's
     jobs have display names apart from their IDs (Vertex AI). Every cell is the service's
     text (a display name, anyone's in the project): one line, control characters escaped."""
-    statuses = [backend.status(raw) for raw in jobs]
+    statuses = [service.status(raw) for raw in jobs]
     named = any(s.display_name for s in statuses)
     rows = [("JOB_ID", "STATE", "CREATED") + (("NAME",) if named else ())] + [
         tuple(printable(cell) for cell in (s.id, s.state, s.created or "-")

@@ -1,17 +1,21 @@
-"""``gpujob submit``: load, override, check, stage the trainer's packages, then dry-run, submit or
-run locally."""
+"""``gpujob submit`` and ``gpujob local``: load, override, check, build the request once, stage
+the trainer's packages, then print the request (``--dry-run``), send it, or run the job here.
+
+The service is chosen once (``--service``) and asked, never tested: whether the config is in a
+form of its own (``Service.read``), its checks (``checks.engine``), its request
+(``Service.request``), and what its replicas see in a local run (``Service.local``)."""
 
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gpujob.checks.engine import FileResult, check_document, combine
+from gpujob.checks.engine import FileResult, check_job, combine
 from gpujob.checks.report import REPORTERS, finding_line
-from gpujob.commands.submit_settings import SubmitSettings, check_display_name
+from gpujob.commands.packages import LocalWanted, Prepared, Wanted
+from gpujob.commands.submit_settings import SubmitSettings
 from gpujob.config.document import Document
 from gpujob.config.load import load_file
 from gpujob.config.merge import apply, generate_job_id
@@ -19,11 +23,10 @@ from gpujob.config.overrides import Override
 from gpujob.console import CONSOLE
 from gpujob.errors import InvalidConfig, UsageError
 from gpujob.findings import Finding, Location, capped
-from gpujob.packages.requested import LocalWanted, Prepared, Wanted
 
 if TYPE_CHECKING:
     from gpujob.gcp.session import Session
-    from gpujob.services.base import Backend, JobClient
+    from gpujob.services.base import JobClient, Request, Service
 
 def _report(settings: SubmitSettings, findings: list[Finding], valid: bool) -> None:
     """The checks' findings: lines on stderr; with ``--format json``, an invalid config's as
@@ -71,98 +74,72 @@ def merged(doc: Document, overrides: list[Override], user_args: list[str] | None
     return result
 
 
-def prepare_job(settings: SubmitSettings, workdir: Path,
-                before_build: Callable[[Document, str | None], None] | None = None
-                ) -> Prepared:
-    """The Job to send: the file, with overrides and user args applied, a job ID, checked, and
-    the trainer's packages built (into ``workdir``) and given their staging URIs; nothing is
-    uploaded. Findings are shown (``_report``); any error raises ``InvalidConfig`` (exit 1)
-    after all are.
+def prepare_job(settings: SubmitSettings, service: Service, workdir: Path,
+                remote: _Remote | None = None) -> Prepared:
+    """The request to send, built once: the file with overrides and user args applied (by the
+    service, for a config in a form of its own), a job ID, checked, and the trainer's packages
+    built (into ``workdir``) and given their staging URIs; nothing is uploaded. Findings are
+    shown (``_report``); any error raises ``InvalidConfig`` (exit 1) after all are.
 
-    Order: the command line (exit 2), then the checks (exit 1), then, when packages are to be
-    staged, the staging location (exit 2), ``before_build(document, region)`` (the remote
-    side's access, exit 3) and the build (exit 1), so nothing is built or uploaded for a job
-    that cannot be sent. With nothing to stage ``before_build`` is not called: the create is
-    the only request, and its refusal says the same (a native Vertex config stages nothing)."""
-    from gpujob.services.vertex.native.shapes import kind
-
+    Order: the command line (exit 2), then the checks (exit 1), then ``remote`` is opened (its
+    project names the request; None: a dry-run, whose project is --project's), then, when
+    packages are to be staged, the staging location (exit 2), the remote side's access (exit
+    3) and the build (exit 1), so nothing is built or uploaded for a job that cannot be sent.
+    With nothing to stage the create is the only request, and its refusal says the same."""
     loaded = load_file(settings.config)
     if loaded.document is None:
         _report(settings, loaded.findings, valid=False)
         raise InvalidConfig(f"{settings.config} cannot be read as a Job config")
-    if kind(loaded.document.data) is not None:
-        return _prepare_native(settings, loaded.document, loaded.findings)
-    if settings.display_name is not None:
-        check_display_name(settings.service, settings.display_name)
+    options = settings.check_options(service)
+    own = service.read(loaded.document, options.catalog_in_use(), options)
+    if own is not None:  # the service applies the command line to its own form
+        findings = combine(loaded.findings, own.findings)
+        _report_or_fail(settings, findings)
+        return Prepared(request=_request(settings, service, own.job, remote),
+                        warnings=_warnings(findings))
     doc = merged(loaded.document, settings.overrides, settings.user_args)
     if "jobId" not in doc.data:
         doc = apply(doc, [Override(("jobId",), generate_job_id(settings.config),
                                    Location("generated", flag="file name and time"))])
     wanted = LocalWanted(doc, settings) if settings.local else Wanted(doc, settings)
-    checked = apply(doc, [wanted.for_check()]) if wanted else doc
-    findings = combine(loaded.findings, check_document(checked, settings.check_options()))
-    if settings.local and settings.service == "vertex":
-        from gpujob.services.vertex.local_env import translated_by_the_run
+    checked_doc = apply(doc, [wanted.for_check()]) if wanted else doc
+    checked = check_job(checked_doc, options)
+    findings = combine(loaded.findings, checked.findings)
+    _report_or_fail(settings, findings)
+    if isinstance(wanted, LocalWanted):
+        return Prepared(doc=doc, local_packages=wanted.files, warnings=_warnings(findings))
+    request = _request(settings, service, checked.job, remote)
+    prepared = Prepared(request=request, warnings=_warnings(findings))
+    if wanted:
+        def ready() -> None:
+            if remote is not None:
+                remote.open().check_access(request)
 
-        # the run translates the job itself, with its own job dir, and reports that
-        findings = [f for f in findings if not translated_by_the_run(f)]
+        prepared = wanted.stage(doc, settings, workdir, ready)
+        prepared.request = request.staged(prepared.uris)
+        prepared.warnings = _warnings(findings)
+    return prepared
+
+
+def _warnings(findings: list[Finding]) -> list[Finding]:
+    return [f for f in findings if f.severity == "warning"]
+
+
+def _report_or_fail(settings: SubmitSettings, findings: list[Finding]) -> None:
     errors = sum(f.is_error for f in findings)
     _report(settings, findings, valid=not errors)
     if errors:
         raise InvalidConfig(f"{settings.config}: {errors} problem{'s' if errors > 1 else ''}; "
                             f"nothing was {'run' if settings.local else 'submitted'}")
-    def ready() -> None:
-        if before_build is not None:
-            before_build(checked, None)
-
-    if isinstance(wanted, LocalWanted):
-        prepared = Prepared(doc, local_packages=wanted.files)
-    elif wanted:
-        prepared = wanted.stage(doc, settings, workdir, ready)
-    else:
-        prepared = Prepared(doc)
-    prepared.warnings = [f for f in findings if f.severity == "warning"]
-    return prepared
 
 
-def _prepare_native(settings: SubmitSettings, doc: Document,
-                    load_findings: list[Finding]) -> Prepared:
-    """A native Vertex config: the command line applied as gcloud's flags mean it
-    (``vertex_native.flags``), checked, and made the body of its create request; its region
-    goes with it (``Prepared.region``)."""
-    from gpujob.checks.engine import check_native
-    from gpujob.services.vertex import native as vertex_native
-    from gpujob.services.vertex.native.flags import apply_flags, check_labels
-
-    options = settings.check_options()
-    job = None
-    if settings.service == "vertex":
-        if settings.local:
-            raise UsageError("a native Vertex config does not run here: gpujob local runs AI "
-                             "Platform configs", "check it with gpujob submit --dry-run")
-        if settings.package_path:
-            raise UsageError("--package-path stages a package into an AI Platform config's "
-                             "packageUris; a native Vertex config names its packages itself",
-                             "stage the package and name its gs:// URI in "
-                             "pythonPackageSpec.packageUris")
-        doc, notes = vertex_native.read(doc)  # as gcloud reads it, before its flags apply
-        load_findings = [*load_findings, *notes]
-        job = apply_flags(doc, settings.overrides, settings.user_args, settings.display_name,
-                          executor_image_uri=settings.check.executor_image_uri,
-                          strategy=settings.check.strategy)
-        doc = job.doc
-    findings = combine(load_findings, check_native(
-        doc, options, **({"region": job.region, "region_origin": job.region_origin,
-                          "name": job.name} if job else {}))
-                       + (check_labels(job.labels, job.labels_origin) if job else []))
-    errors = sum(f.is_error for f in findings)
-    _report(settings, findings, valid=not errors)
-    if errors or job is None:
-        raise InvalidConfig(f"{settings.config}: {errors} problem{'s' if errors > 1 else ''}; "
-                            "nothing was submitted")
-    _, body = vertex_native.body(doc, name=job.name, labels=job.labels, kms_key=job.kms_key)
-    return Prepared(Document(doc.source, body), region=job.region,
-                    warnings=[f for f in findings if f.severity == "warning"])
+def _request(settings: SubmitSettings, service: Service, job: object,
+             remote: _Remote | None) -> Request:
+    """The service's request for the checked ``job``, in the project of the session ``remote``
+    opens (a dry-run: --project's, or none)."""
+    project = remote.open().project if remote is not None else settings.project
+    gcp = remote.gcp if remote is not None else settings.gcp
+    return service.request(job, gcp, project, settings.job_options())
 
 
 def _check_local_flags(settings: SubmitSettings) -> None:
@@ -171,17 +148,16 @@ def _check_local_flags(settings: SubmitSettings) -> None:
                          "--dry-run prints the request for the cloud; --local runs the job here")
 
 
-def run_local(settings: SubmitSettings, prepared: Prepared) -> int:
-    """Run the checked job on this machine (``--local``, ``gpujob local``)."""
-    from gpujob.local.run import LocalOptions
+def run_local(settings: SubmitSettings, service: Service, prepared: Prepared) -> int:
+    """Run the checked job on this machine (``--local``, ``gpujob local``), as the service's
+    replicas would see it."""
+    from gpujob.local.cluster import LocalOptions
     from gpujob.local.run import run_local as run_here
 
-    # each service's runner plans over its own catalog (ai-platform: its scale tiers and
-    # machine types; vertex: the translation's)
-    job = settings.job_options()
-    options = LocalOptions(package_path=settings.package_path, catalog=settings.catalog,
-                           service=settings.service, executor_image_uri=job.executor_image_uri,
-                           strategy=job.strategy, packages=prepared.local_packages)
+    assert prepared.doc is not None, "a local run prepares the config, not a request"
+    options = LocalOptions(service, package_path=settings.package_path,
+                           catalog=settings.catalog, job=settings.job_options(),
+                           packages=prepared.local_packages)
     if settings.max_local_replicas is not None:
         options.max_replicas = settings.max_local_replicas
     if settings.grace_period is not None:
@@ -189,35 +165,35 @@ def run_local(settings: SubmitSettings, prepared: Prepared) -> int:
     return run_here(prepared.doc, options)
 
 
-def run(settings: SubmitSettings) -> int:
+def execute(settings: SubmitSettings) -> int:
     """Check the job, then run it here, print its request (``--dry-run``), or send it."""
-    from gpujob import services as backends
+    from gpujob import services
     from gpujob.services.base import check_flags
 
     _check_local_flags(settings)
-    backend = backends.get(settings.service)  # a local run reads only its flags
-    check_flags(backend, settings.given_flags)
+    service = services.get(settings.service)  # a local run reads only its flags
+    check_flags(service, settings.given_flags)
     with tempfile.TemporaryDirectory(prefix="gpujob-build-") as workdir:
-        if settings.local or settings.dry_run:
-            prepared = prepare_job(settings, Path(workdir))
-            if settings.local:
-                return run_local(settings, prepared)
-            return _dry_run(settings, prepared, backend)
-        remote = _Remote(settings, backend)
-        prepared = prepare_job(settings, Path(workdir), remote.check_access)
-        return _send(settings, prepared, backend, remote)
+        if settings.local:
+            return run_local(settings, service, prepare_job(settings, service, Path(workdir)))
+        if settings.dry_run:
+            return _dry_run(settings, prepare_job(settings, service, Path(workdir)))
+        remote = _Remote(settings, service)
+        prepared = prepare_job(settings, service, Path(workdir), remote)
+        return _send(settings, service, prepared, remote)
 
 
-def _dry_run(settings: SubmitSettings, prepared: Prepared, backend: Backend) -> int:
-    """Say what would be staged and sent (stderr), and print the request's body (stdout)."""
+def _dry_run(settings: SubmitSettings, prepared: Prepared) -> int:
+    """Say what would be staged and sent (stderr), and print the request's body (stdout): the
+    request a submit would send."""
     from gpujob.packages.staging import human_size
 
     for upload in prepared.uploads:
         CONSOLE.err(f"Dry run: would stage {upload.path.name} "
                     f"({human_size(upload.digest.size)}) at {upload.uri} unless it is there "
                     "already (nothing uploaded)")
-    request = backend.request(prepared.doc.data, settings.gcp, settings.project,
-                              replace(settings.job_options(), region=prepared.region))
+    request = prepared.request
+    assert request is not None, "a dry-run prepares a request"
     CONSOLE.err(f"Dry run: would {request.method} this {request.noun} to {request.url} "
                 "(nothing sent)"
                 + ("" if settings.project else "; no project given (--project or GPUJOB_PROJECT)"))
@@ -226,14 +202,12 @@ def _dry_run(settings: SubmitSettings, prepared: Prepared, backend: Backend) -> 
 
 
 class _Remote:
-    """A submit's session and job client, opened once the config has been checked, so that
-    access is proven (``JobClient.check_access``) before packages are built or uploaded (and
-    only then: without packages to stage, the create is the first request)."""
+    """A submit's session and job client, opened once the config has been checked (its project
+    names the request), so that nothing is read from Google for a config that cannot be sent."""
 
-    def __init__(self, settings: SubmitSettings, backend: Backend) -> None:
+    def __init__(self, settings: SubmitSettings, service: Service) -> None:
         self.gcp = replace(settings.gcp, project=settings.project)
-        self.options = settings.job_options()
-        self.backend = backend
+        self.service = service
         self.session: Session | None = None
         self.client: JobClient | None = None
 
@@ -242,23 +216,17 @@ class _Remote:
             from gpujob.gcp.session import Session
 
             self.session = Session(self.gcp)
-            self.client = self.backend.client(self.gcp, self.session)
+            self.client = self.service.client(self.gcp, self.session)
         return self.client
 
-    def check_access(self, doc: Document, region: str | None) -> None:
-        """``doc``: the checked config (``region``: a native Vertex config's)."""
-        client = self.open()
-        client.check_access(self.backend.request(
-            doc.data, self.gcp, client.project, replace(self.options, region=region)))
 
-
-def _send(settings: SubmitSettings, prepared: Prepared, backend: Backend,
-          opened: _Remote) -> int:
+def _send(settings: SubmitSettings, service: Service, prepared: Prepared,
+          remote: _Remote) -> int:
     """Stage the packages, then create the job in the service and follow it as asked."""
-    from gpujob.commands import jobs as remote
+    from gpujob.commands import jobs
 
-    client = opened.open()
-    gcp, session = opened.gcp, opened.session
+    client = remote.open()
+    session = remote.session
     if prepared.uploads and prepared.location is not None and session is not None:
         from gpujob.gcp.storage import StorageClient
 
@@ -266,9 +234,7 @@ def _send(settings: SubmitSettings, prepared: Prepared, backend: Backend,
         session.echo(f"Staging {count} package{'s' if count > 1 else ''} in "
                      f"{prepared.location.url}:")
         StorageClient(session).stage(prepared.uploads, session.echo)
-    follow = remote.Follow(settings.wait, settings.stream_logs, settings.poll_interval)
-    return remote.submit(backend, prepared.doc.data, gcp, settings.output_format, follow,
-                         session=session, warnings=[f.as_dict() for f in prepared.warnings],
-                         client=client,
-                         options=replace(opened.options, region=prepared.region,
-                                         document=prepared.doc))
+    assert prepared.request is not None, "a submit prepares a request"
+    follow = jobs.Follow(settings.wait, settings.stream_logs, settings.poll_interval)
+    return jobs.submit(service, prepared.request, client, settings.output_format, follow,
+                       warnings=[f.as_dict() for f in prepared.warnings])

@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from gpujob.errors import UsageError
-from gpujob.services.vertex.paths import MAX_DISPLAY_NAME
 from gpujob.settings import CheckSettings
 
 if TYPE_CHECKING:
-    from gpujob.catalog import AnyCatalog
     from gpujob.checks.engine import CheckOptions
     from gpujob.config.overrides import Override
     from gpujob.gcp.settings import GcpSettings
-    from gpujob.services.base import JobOptions
+    from gpujob.services.base import Service
+    from gpujob.settings import JobOptions
 
 
 def _gcp() -> GcpSettings:
@@ -52,35 +50,17 @@ class SubmitSettings:
         return self.check.service
 
     @property
-    def catalog(self) -> AnyCatalog | None:
+    def catalog(self) -> Any:
         return self.check.catalog
 
-    def check_options(self) -> CheckOptions:
-        from gpujob.checks.engine import CheckOptions
+    def check_options(self, service: Service) -> CheckOptions:
+        from gpujob.checks.engine import CheckOptions, CommandLine
 
-        return CheckOptions(submit=True, local=self.local, catalog=self.catalog,
-                            region_check=self.check.region_check, service=self.service,
-                            vertex=self.check.vertex_options())
+        return CheckOptions(service, submit=True, local=self.local, catalog=self.catalog,
+                            region_check=self.check.region_check, job=self.job_options(),
+                            command_line=CommandLine(tuple(self.overrides), self.user_args,
+                                                     self.package_path))
 
     def job_options(self) -> JobOptions:
-        """What the service's request needs besides the checked config."""
-        from gpujob.services.base import JobOptions
-
-        return JobOptions(catalog=self.catalog,
-                          executor_image_uri=self.check.executor_image_uri,
-                          strategy=self.check.strategy, display_name=self.display_name)
-
-
-def check_display_name(service: str, name: str) -> None:
-    """--display-name names a Vertex AI job, whatever the config's form; an AI Platform job
-    has its jobId alone (letters, digits, underscores), which the display name leaves as it is."""
-    if service != "vertex":
-        raise UsageError("--display-name names a Vertex AI job; an AI Platform job is named by "
-                         "its jobId alone", "use --job-id (letters, digits and underscores), or "
-                         "submit to Vertex AI (--service vertex)")
-    if not name.strip():
-        raise UsageError("--display-name is empty", "give a name, or leave --display-name out "
-                         "(the job is then named by its jobId)")
-    if len(name) > MAX_DISPLAY_NAME:
-        raise UsageError(f"--display-name is {len(name)} characters long; a Vertex AI job's "
-                         f"display name has at most {MAX_DISPLAY_NAME}", "give a shorter name")
+        """What the service reads from the command line besides the config."""
+        return self.check.job_options()._replace(display_name=self.display_name)

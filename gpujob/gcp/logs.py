@@ -1,7 +1,7 @@
 """Log entries from Cloud Logging (``logging v2 entries.list``), read once or followed.
 
 Which entries belong to a job is the training API's to say: each API client module gives the
-filter (``gpujob.services.ai_platform.api.log_filter``); this module reads the entries it selects,
+filter (the AI Platform service's ``api.log_filter``); this module reads the entries it selects,
 page by page,
 and tails them.
 """
@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from gpujob.gcp.proto3 import parse_time
 from gpujob.gcp.session import Session
 from gpujob.gcp.settings import base_url
-from gpujob.services.ai_platform.api import parse_time
 from gpujob.terminal import printable
 
 

@@ -8,7 +8,7 @@ import subprocess
 from collections.abc import Mapping, Sequence
 
 from gpujob.errors import UsageError
-from gpujob.services.ai_platform.local_env import Replica
+from gpujob.local.cluster import Replica
 
 GPUS_VARIABLE = "GPUJOB_LOCAL_GPUS"
 

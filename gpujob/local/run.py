@@ -17,45 +17,20 @@ import os
 import sys
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gpujob import catalog
-from gpujob.catalog import AnyCatalog
 from gpujob.config.document import Document
 from gpujob.errors import InvalidConfig, JobFailed, UsageError
 from gpujob.findings import Finding, finding_line
 from gpujob.local import packages as local_packages
+from gpujob.local.cluster import LocalOptions, Replica, free_ports, trim
 from gpujob.local.gpus import share_cpus, share_gpus
 from gpujob.local.module_check import check_module
 from gpujob.local.processes import Spec, describe_exit, supervise
-from gpujob.services.ai_platform.local_env import (
-    HOST,
-    Replica,
-    environments,
-    free_ports,
-    replicas_of,
-    trim,
-)
 
-DEFAULT_MAX_REPLICAS = 8
-DEFAULT_GRACE_PERIOD = 10.0
-
-@dataclass
-class LocalOptions:
-    """How to run locally; ``gpus`` None means discover them (``discover_gpus``); ``catalog``
-    None means the built-in catalog (machine types' built-in GPUs, scale tiers)."""
-
-    package_path: str | None = None
-    catalog: AnyCatalog | None = None  # the service's (ai-platform: scale tiers, machines)
-    max_replicas: int = DEFAULT_MAX_REPLICAS
-    grace_period: float = DEFAULT_GRACE_PERIOD
-    gpus: list[str] | None = None
-    packages: list[Path] = field(default_factory=list)  # local files of --packages, to install
-    service: str = "ai-platform"  # whose replicas to emulate: ai-platform, or vertex
-    executor_image_uri: str | None = None  # vertex: what the cloud would run the package on
-    strategy: str | None = None  # vertex: scheduling.strategy (FLEX_START takes maxWaitTime)
+__all__ = ["LocalOptions", "Plan", "plan", "run_local"]
 
 
 @dataclass
@@ -123,47 +98,17 @@ def plan(doc: Document, options: LocalOptions,
                          "-m MODULE) or trainingInput.pythonModule; a custom container's own "
                          "command is not run locally")
     root, module_warning = _package_root(options.package_path, module)
-    if options.service == "vertex":
-        return _plan_vertex(doc, options, environ, module, root, module_warning)
-    # the replicas are planned from the config's own format, an AI Platform Job, over AI
-    # Platform's catalog (its machine types' built-in GPUs, its scale tiers)
-    cat = options.catalog if options.catalog is not None else catalog.load("ai-platform")
-    groups, warnings = replicas_of(ti, cat)
-    replicas, trimmed = trim(groups, options.max_replicas)
-    gpus, short = share_gpus(replicas, options.gpus, environ)
-    warnings += [w for w in (module_warning, trimmed, short) if w]
     job_dir, note = _job_dir(ti, str(doc.data.get("jobId", "job")))
-    args = [str(a) for a in ti.get("args", [])]
-    job = {**ti, "args": args, "jobDir": job_dir}
-    ports = free_ports(sum(r.task != "evaluator" for r in replicas))
-    envs = environments(replicas, job, ports, gpus)
-    share_cpus(envs, environ)
-    argv = {r.name: [*args, "--job-dir", job_dir] for r in replicas}
-    return Plan(module, root, job_dir, note, replicas, envs, argv, warnings)
-
-
-def _plan_vertex(doc: Document, options: LocalOptions, environ: Mapping[str, str], module: str,
-                 root: Path, module_warning: str | None) -> Plan:
-    """``plan`` for Vertex AI: the cluster and the arguments are the translation's; every
-    replica sees what a Vertex replica sees (``vertex_env``)."""
-    from gpujob.services.vertex import local_env as vertex_env
-    from gpujob.services.vertex.catalog import VertexCatalog
-
-    ti = doc.data["trainingInput"]
-    job_id = str(doc.data.get("jobId", "job"))
-    job_dir, note = _job_dir(ti, job_id)
-    cat = options.catalog if isinstance(options.catalog, VertexCatalog) else None
-    job = vertex_env.translate_here(doc, job_dir, options.package_path, cat,
-                                   options.executor_image_uri, strategy=options.strategy)
-    replicas, trimmed = trim(job.groups, options.max_replicas)
-    replicas = [replace(r, pool=vertex_env.POOL_OF[r.task]) for r in replicas]
+    cluster = options.service.local(doc, job_dir, options)
+    replicas, trimmed = trim(cluster.groups, options.max_replicas)
+    replicas = [cluster.named(r) for r in replicas]
     gpus, short = share_gpus(replicas, options.gpus, environ)
-    warnings = job.warnings + [w for w in (module_warning, trimmed, short) if w]
-    envs = vertex_env.environments(replicas, job, job_id, job_dir, free_ports(len(replicas)),
-                                   HOST, gpus)
+    warnings = [*cluster.warnings, *(w for w in (module_warning, trimmed, short) if w)]
+    envs = cluster.environments(replicas, free_ports(cluster.ports(replicas)), gpus)
     share_cpus(envs, environ)
-    argv = {r.name: job.args[vertex_env.POOL_OF[r.task]] for r in replicas}
-    return Plan(module, root, job_dir, note, replicas, envs, argv, warnings, job.findings)
+    argv = {r.name: cluster.argv(r) for r in replicas}
+    return Plan(module, root, job_dir, note, replicas, envs, argv, warnings,
+                list(cluster.findings))
 
 
 def run_local(doc: Document, options: LocalOptions) -> int:

@@ -1,2 +1,2 @@
-"""Trainer packages: built from ``--package-path`` into an sdist, staged content-addressed in Cloud
-Storage, and what a submit or a local run asks for."""
+"""Trainer packages: built from ``--package-path`` into an sdist (``build``), and staged in Cloud
+Storage under names that are their content (``staging``)."""

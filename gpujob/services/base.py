@@ -1,34 +1,44 @@
-"""The seam between gpujob and a remote training service: what a backend provides.
+"""The seam between gpujob and a training service: what a service provides (``Service``).
 
-A service (``ai-platform``, ``vertex``) is one module implementing ``Backend`` over one API client
-module of ``gpujob.gcp``. The rest of gpujob speaks only these types:
+A service (``ai-platform``, ``vertex``) is one package of ``gpujob.services`` whose ``SERVICE``
+implements ``Service``. The rest of gpujob speaks only these types:
 
-- ``Request``: the request that creates a job. The dry-run prints it; submitting sends it. It is
-  built once, by the backend, so the two cannot differ.
+- ``Checked`` (``gpujob.checks.engine``): what the check of a config found, and the service's
+  form of the job.
+- ``Request``: the request that creates a job, built once from the checked job. The dry-run
+  prints it; submitting sends it, so the two cannot differ.
 - ``JobClient``: create, read, list and cancel jobs, and read their logs.
 - ``JobStatus``: a job as every service's job reads (state, done, succeeded, message), beside the
   API's own object, which is shown as it is.
 - ``JobRef``: a job as the user names it on the command line.
 - ``Commands`` and links: what to run next, and where the job is in the Cloud console.
 
-Nothing here imports the Google libraries; a backend imports its client when it makes one.
+Nothing here imports the Google libraries; a service imports its client when it makes one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from dataclasses import dataclass, field, replace
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from gpujob.errors import UsageError
-from gpujob.findings import JsonPath, Location
+from gpujob.findings import Finding, JsonPath, Location
 
 if TYPE_CHECKING:
-    from gpujob.catalog import AnyCatalog
+    from gpujob.catalog.offer import Offer
+    from gpujob.checks.engine import Checked, CheckOptions
+    from gpujob.checks.registry import Rule
     from gpujob.config.document import Document
     from gpujob.gcp.clock import Clock
     from gpujob.gcp.session import Session
     from gpujob.gcp.settings import GcpSettings
+    from gpujob.local.cluster import LocalCluster, LocalOptions
+    from gpujob.settings import GpusSettings, JobOptions
+
+# where a package to be staged stands in the checked job until the build gives its address
+STAND_IN = "gs://to-be-staged/"
 
 
 @dataclass(frozen=True)
@@ -49,23 +59,18 @@ class Request:
     origins: Mapping[JsonPath, JsonPath] = field(default_factory=dict)
     locate: Callable[[JsonPath], Location] | None = None
 
+    def staged(self, uris: Mapping[str, str]) -> Request:
+        """This request with each package that stood in for the check (``STAND_IN`` + its
+        file name) at the address it was staged at: the only change made to a body after it is
+        built."""
+        def swap(value: Any) -> Any:
+            if isinstance(value, dict):
+                return {k: swap(v) for k, v in value.items()}
+            if isinstance(value, list):
+                return [swap(v) for v in value]
+            return uris.get(value, value) if isinstance(value, str) else value
 
-@dataclass(frozen=True)
-class JobOptions:
-    """What the command line adds to a job beyond its config, for a service that needs it to
-    build the request: the catalog in use (None: the service's built-in one), Vertex AI's
-    executor image for a Python package job (``--executor-image-uri``) and scheduling strategy
-    (``--strategy``), the job's display name (``--display-name``), the region of a native
-    Vertex config (``--region``: the file cannot say), and the loaded config whose data the body
-    is (``document``: where each value was written, so that the service's complaints about a
-    field point at the config; None: not known)."""
-
-    catalog: AnyCatalog | None = None
-    executor_image_uri: str | None = None
-    strategy: str | None = None
-    display_name: str | None = None
-    region: str | None = None
-    document: Document | None = None
+        return replace(self, body=swap(self.body)) if uris else self
 
 
 @dataclass(frozen=True)
@@ -179,17 +184,60 @@ class JobClient(Protocol):
         ...
 
 
-class Backend(Protocol):
-    """A remote training service."""
+class ServiceFlag(NamedTuple):
+    """A flag of ``submit``, ``local`` and ``convert`` that only this service reads (GKE's
+    ``--namespace``): the command line adds it, and its value reaches the service in
+    ``JobOptions.extra`` under ``name``."""
+
+    name: str  # --namespace
+    help: str
+    envvar: str | None = None
+    metavar: str = "TEXT"
+
+
+class Service(Protocol):
+    """A training service: everything gpujob does that depends on where the job goes. Its
+    package (``gpujob.services.NAME``) defines ``SERVICE``; the registry names the package.
+    The engine (``gpujob.checks``), the local runner (``gpujob.local``) and the commands call
+    these and never ask which service they hold."""
 
     name: str  # as --service names it
     title: str  # for people: "AI Platform Training"
-    unsupported_flags: frozenset[str]  # submit's flags this service cannot honour
+    # the flags of submit, local and convert this service cannot honour, with the reason
+    unsupported_flags: Mapping[str, str]
+    flags: tuple[ServiceFlag, ...]  # flags of its own
+    catalog: ModuleType  # its catalog module (``gpujob.catalog.files`` reads its data file)
 
-    def request(self, body: dict[str, Any], gcp: GcpSettings, project: str | None,
-                options: JobOptions | None = None) -> Request:
-        """The request creating the job ``body`` (the checked config) in ``project`` (None: not
-        known yet, a dry-run without --project), with the command line's ``options``."""
+    # -- checking: the engine calls these with the loaded config -------------------------------
+
+    def read(self, doc: Document, cat: Any, options: CheckOptions) -> Checked | None:
+        """A config written in a form of the service's own (not an AI Platform Job: a native
+        Vertex CustomJobSpec), checked whole; None: an AI Platform config, which the engine
+        checks against the Job schema and then ``rules``."""
+        ...
+
+    def rules(self, doc: Document, cat: Any, refused: set[JsonPath],
+              options: CheckOptions) -> Checked:
+        """The service's rules over an AI Platform config (``refused``: the paths the schema
+        refused, about which they stay quiet), and the job ``request`` builds from."""
+        ...
+
+    def listed_rules(self) -> list[Rule]:
+        """Its rules, in the order they run (``gpujob rules``)."""
+        ...
+
+    def explain(self, findings: list[Finding], doc: Document, cat: Any) -> list[Finding]:
+        """Every finding of ``doc``, reworded where the service knows better (a name another
+        service takes)."""
+        ...
+
+    # -- sending and following ------------------------------------------------------------------
+
+    def request(self, job: Any, gcp: GcpSettings, project: str | None,
+                options: JobOptions) -> Request:
+        """The request creating the checked ``job`` (``Checked.job``) in ``project`` (None: not
+        known, a dry-run without --project). Built once per submit: the dry-run prints it and
+        the client sends it."""
         ...
 
     def client(self, gcp: GcpSettings, session: Session | None = None) -> JobClient:
@@ -208,6 +256,21 @@ class Backend(Protocol):
 
     def commands(self, job_id: str, project: str, location: str | None = None) -> Commands: ...
 
+    # -- what it offers, and what its replicas see ----------------------------------------------
+
+    def offerings(self, settings: GpusSettings) -> int:
+        """``gpujob gpus``: the offerings that pass the filters (exit 1 when none)."""
+        ...
+
+    def completions(self, cat: Any) -> Offer:
+        """What shell completion offers from ``cat``."""
+        ...
+
+    def local(self, doc: Document, job_dir: str, options: LocalOptions) -> LocalCluster:
+        """The cluster a local run of ``doc`` (checked) emulates: its replicas and what each
+        sees, as the service's replicas would."""
+        ...
+
 
 def refuse_flags(flags: Iterable[str], why: str, hint: str) -> None:
     """One ``UsageError`` naming every flag of ``flags`` ("--a and --b are {why}"); nothing when
@@ -218,9 +281,13 @@ def refuse_flags(flags: Iterable[str], why: str, hint: str) -> None:
         raise UsageError(f"{' and '.join(given)} {verb} {why}", hint)
 
 
-def check_flags(backend: Backend, given: Iterable[str]) -> None:
-    """Refuse, all in one usage error, the flags of ``given`` that ``backend`` does not
-    support."""
-    refuse_flags((flag for flag in given if flag in backend.unsupported_flags),
-                 f"not supported by the {backend.name} service ({backend.title})",
+def check_flags(service: Service, given: Iterable[str]) -> None:
+    """Refuse, all in one usage error, the flags of ``given`` that ``service`` does not
+    support, each with its reason."""
+    refused = [flag for flag in dict.fromkeys(given) if flag in service.unsupported_flags]
+    if len(refused) == 1:
+        raise UsageError(f"{refused[0]} is not supported by the {service.name} service "
+                         f"({service.title}): {service.unsupported_flags[refused[0]]}",
+                         "leave it out, or choose another service with --service")
+    refuse_flags(refused, f"not supported by the {service.name} service ({service.title})",
                  "leave them out, or choose another service with --service")

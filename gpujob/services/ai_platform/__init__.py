@@ -1,89 +1,112 @@
-"""The ``ai-platform`` service: AI Platform Training (the ``ml v1`` API), over
-``gpujob.services.ai_platform.api``.
+"""The ``ai-platform`` service: AI Platform Training (the ``ml v1`` API, ``api``).
 
 The request is the checked config as it is (an AI Platform ``Job``), POSTed to the project's
-``jobs``; a job is named by its ID, which the config (or gpujob) chooses.
+``jobs``; a job is named by its ID, which the config (or gpujob) chooses. Its rules are
+``rules``; its jobs, ``jobs``; ``gpujob gpus``, ``offerings``; what a local replica sees,
+``local_env``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from gpujob.errors import UsageError
-from gpujob.services.base import Commands, Created, JobOptions, JobRef, JobStatus, Links, Request
+from gpujob.services.base import Commands, JobRef, JobStatus, Links, Request
 
 if TYPE_CHECKING:
-    from gpujob.gcp.clock import Clock
-    from gpujob.gcp.logs import LogsClient
+    from types import ModuleType
+
+    from gpujob.catalog.offer import Offer
+    from gpujob.checks.engine import Checked, CheckOptions
+    from gpujob.checks.registry import Rule
+    from gpujob.config.document import Document
+    from gpujob.findings import Finding, JsonPath
     from gpujob.gcp.session import Session
     from gpujob.gcp.settings import GcpSettings
-    from gpujob.services.ai_platform.api import MlClient
+    from gpujob.local.cluster import LocalCluster, LocalOptions
+    from gpujob.services.ai_platform.jobs import Jobs
+    from gpujob.settings import GpusSettings, JobOptions
 
 _JOB_ID = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,127}")
 _JOB_NAME = re.compile(r"projects/(?P<project>[^/]+)/jobs/(?P<job>[^/]+)")
-
-
-class _Jobs:
-    """``base.JobClient`` over the ml v1 client (and Cloud Logging, made when first needed)."""
-
-    def __init__(self, ml: MlClient) -> None:
-        self.ml = ml
-        self.project: str = ml.project
-        self.clock: Clock = ml.session.clock
-        self._logs: LogsClient | None = None
-
-    def create(self, request: Request) -> Created:
-        created = self.ml.create_job(request.body, request.url)
-        return Created(created.job, created.recovered)
-
-    def get(self, ref: JobRef) -> dict[str, Any]:
-        return self.ml.get_job(ref.id)
-
-    def list(self, filter_: str | None, limit: int | None) -> Iterator[dict[str, Any]]:
-        return self.ml.list_jobs(filter_, limit)
-
-    def cancel(self, ref: JobRef) -> str | None:
-        return self.ml.cancel_job(ref.id)
-
-    def log_entries(self, ref: JobRef, since: str | None) -> Iterable[dict[str, Any]]:
-        from gpujob.gcp.logs import LogsClient
-        from gpujob.services.ai_platform.api import log_filter
-
-        if self._logs is None:
-            self._logs = LogsClient(self.ml.session)
-        return self._logs.entries(log_filter(ref.id, since), f"the logs of job {ref.id}")
-
-    def resolve(self, ref: JobRef) -> JobRef:
-        return ref  # a job ID is the job's exact name
-
-    def check_access(self, request: Request) -> None:
-        """Nothing: the service was shut down on 2025-01-31, which only the create says (a
-        read proves nothing), and its create is safe to repeat."""
+_VERTEX_ONLY = "submit to Vertex AI (--service vertex, the default)"
 
 
 class AiPlatform:
-    """``base.Backend`` for AI Platform Training."""
+    """``base.Service`` for AI Platform Training."""
 
     name = "ai-platform"
     title = "AI Platform Training"
-    # submit's flags are this service's fields, but for Vertex AI's executor image and strategy
-    unsupported_flags: frozenset[str] = frozenset({"--executor-image-uri", "--strategy"})
+    # submit's flags are this service's fields, but for Vertex AI's
+    unsupported_flags: ClassVar[dict[str, str]] = {
+        "--executor-image-uri": "a Python package job runs on its runtimeVersion; "
+                                f"{_VERTEX_ONLY}",
+        "--strategy": f"AI Platform has no scheduling strategy; {_VERTEX_ONLY}",
+        "--display-name": "an AI Platform job is named by its jobId alone (letters, digits and "
+                          f"underscores): use --job-id, or {_VERTEX_ONLY}",
+    }
+    flags = ()
 
-    def request(self, body: dict[str, Any], gcp: GcpSettings, project: str | None,
-                options: JobOptions | None = None) -> Request:
-        """The config as it is: an AI Platform ``Job`` (``options`` change nothing)."""
+    @property
+    def catalog(self) -> ModuleType:
+        from gpujob.services.ai_platform import catalog
+
+        return catalog
+
+    def read(self, doc: Document, cat: Any, options: CheckOptions) -> Checked | None:
+        """A native Vertex config is refused (one error); anything else is an AI Platform
+        config."""
+        from gpujob.services.vertex.native.shapes import kind
+
+        found = kind(doc.data)
+        if found is None:
+            return None
+        from gpujob.checks.engine import Checked
+        from gpujob.findings import error
+
+        return Checked([error("native.service", f"this is a native Vertex AI config (a "
+                              f"{found}), which --service {self.name} cannot use", (),
+                              doc.locate(()), "check and submit it with --service vertex "
+                              "(the default)")])
+
+    def rules(self, doc: Document, cat: Any, refused: set[JsonPath],
+              options: CheckOptions) -> Checked:
+        from gpujob.checks.engine import Checked
+        from gpujob.config.job import view
+        from gpujob.services.ai_platform import rules
+
+        findings = rules.check(view(doc.data), cat, doc.locate, refused,
+                               submit=options.submit and not options.local,
+                               relax_region=options.local or not options.region_check)
+        return Checked(findings, doc.data)
+
+    def listed_rules(self) -> list[Rule]:
+        from gpujob.checks.rules import service_rules
+        from gpujob.services.ai_platform import rules  # noqa: F401  (registers them)
+
+        return service_rules(self.name)
+
+    def explain(self, findings: list[Finding], doc: Document, cat: Any) -> list[Finding]:
+        """A name only Vertex AI takes (g2-standard-24, NVIDIA_L4) is said to be one."""
+        from gpujob.services.ai_platform import vertex_only
+
+        return vertex_only.explain(findings, doc.data, list(cat.machine_types), cat.gpu_types)
+
+    def request(self, job: dict[str, Any], gcp: GcpSettings, project: str | None,
+                options: JobOptions) -> Request:
+        """The config as it is: an AI Platform ``Job``."""
         from gpujob.services.ai_platform.api import jobs_url
 
-        return Request("POST", jobs_url(gcp, project or "PROJECT"), body, "Job",
-                       job_id=body["jobId"])
+        return Request("POST", jobs_url(gcp, project or "PROJECT"), job, "Job",
+                       job_id=job["jobId"])
 
-    def client(self, gcp: GcpSettings, session: Session | None = None) -> _Jobs:
+    def client(self, gcp: GcpSettings, session: Session | None = None) -> Jobs:
         from gpujob.gcp.session import Session
         from gpujob.services.ai_platform.api import MlClient
+        from gpujob.services.ai_platform.jobs import Jobs
 
-        return _Jobs(MlClient(session if session is not None else Session(gcp)))
+        return Jobs(MlClient(session if session is not None else Session(gcp)))
 
     def status(self, raw: dict[str, Any]) -> JobStatus:
         from gpujob.services.ai_platform.api import TERMINAL_STATES
@@ -121,4 +144,23 @@ class AiPlatform:
                         cancel=command("cancel"))
 
 
-BACKEND = AiPlatform()
+    def offerings(self, settings: GpusSettings) -> int:
+        from gpujob.services.ai_platform import offerings
+
+        cat = settings.check.catalog
+        filters = offerings.resolve_filters(cat, settings.gpu, settings.machine_type,
+                                            settings.count, settings.region, settings.zone)
+        return offerings.run(cat, filters, settings.output_format)
+
+    def completions(self, cat: Any) -> Offer:
+        from gpujob.services.ai_platform import offerings
+
+        return offerings.completions(cat)
+
+    def local(self, doc: Document, job_dir: str, options: LocalOptions) -> LocalCluster:
+        from gpujob.services.ai_platform import local_env
+
+        return local_env.cluster(doc, job_dir, options)
+
+
+SERVICE = AiPlatform()

@@ -29,7 +29,7 @@ from typing import Any
 from gpujob.errors import RemoteError
 from gpujob.gcp.answers import MAX_JOB_PAGES, Created
 from gpujob.gcp.errors import Action, ServiceError, parse_http_error, raise_explained
-from gpujob.gcp.proto3 import canonical, schemas
+from gpujob.gcp.proto3 import canonical, parse_time, schemas
 from gpujob.gcp.session import Session
 from gpujob.gcp.settings import GcpSettings, endpoint
 
@@ -81,21 +81,6 @@ def same_job(sent: dict[str, Any], existing: dict[str, Any]) -> bool:
     mine = canonical({k: sent.get(k) for k in ("trainingInput", "labels")}, job, types)
     theirs = canonical({k: existing.get(k) for k in ("trainingInput", "labels")}, job, types)
     return mine == theirs
-
-
-def parse_time(text: Any) -> datetime | None:
-    """An RFC 3339 timestamp from the API (``2025-01-31T12:00:00.123456789Z``)."""
-    if not isinstance(text, str) or not text:
-        return None
-    head, _, fraction = text.rstrip("Z").partition(".")
-    try:
-        when = datetime.fromisoformat(head.replace("Z", ""))
-    except ValueError:
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    digits = "".join(c for c in fraction if c.isdigit())[:6]
-    return when + timedelta(microseconds=int(digits.ljust(6, "0"))) if digits else when
 
 
 def _submission_start(conflict: Any, elapsed: float) -> datetime:

@@ -1,60 +1,24 @@
 """The cluster a local run emulates for AI Platform: its replicas (read from the config and
 trimmed to what one machine runs), their free ports, and the variables the service gives each
 (``TF_CONFIG``, ``CLUSTER_SPEC``, and PyTorch's ``MASTER_ADDR``, ``WORLD_SIZE``, ``RANK``).
-``vertex_env`` does the same for Vertex AI."""
+The runner (``gpujob.local``) trims the groups and starts the processes."""
 
 from __future__ import annotations
 
 import json
-import socket
-from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from gpujob.catalog import Catalog
+from gpujob.config.document import Document
 from gpujob.config.job import TI
 from gpujob.config.job import Replica as ConfigReplica
 from gpujob.config.job import view as job_view
-from gpujob.errors import UsageError
-
-MAX_REPLICAS = 512  # more processes than one machine runs sensibly (file descriptors, threads)
-HOST = "localhost"
-
-_NAMES = {"master": ("master", "masters"), "worker": ("worker", "workers"),
-          "ps": ("parameter server", "parameter servers"), "evaluator": ("evaluator", "evaluators")}
+from gpujob.local.cluster import HOST, NAMES, Group, LocalCluster, LocalOptions, Replica
 
 # the config's replica kinds (as the job view names them) -> the service's task names
 _TASKS = {"master": "master", "worker": "worker", "parameterServer": "ps",
           "evaluator": "evaluator"}
-
-
-@dataclass(frozen=True)
-class Replica:
-    """One task of the cluster: ``task`` is the service's name (master, worker, ps, evaluator)."""
-
-    task: str
-    index: int
-    gpus: int = 0  # what its machine type or acceleratorConfig asks for
-    pool: int | None = None  # Vertex AI's worker pool (0-3), which names it there
-
-    @property
-    def name(self) -> str:
-        """The name the service's logs give it: ``worker-replica-0`` (Vertex AI:
-        ``workerpool1-0``)."""
-        if self.pool is not None:
-            return f"workerpool{self.pool}-{self.index}"
-        return f"{self.task}-replica-{self.index}"
-
-
-@dataclass(frozen=True)
-class Group:
-    """``count`` like replicas of one task (the master, the workers, …), each asking for
-    ``gpus``: a million workers are one Group until trimmed."""
-
-    task: str
-    count: int
-    gpus: int = 0
 
 
 def _gpus(cat: Catalog, replica: ConfigReplica) -> int:
@@ -85,7 +49,7 @@ def replicas_of(training_input: Mapping[str, Any],
             count = 1 if task == "master" else kind.count
             machine = cat.machine_types.get(kind.machine or "")
             if count and machine and machine.category == "tpu":
-                warnings.append(f"the Cloud TPU {_NAMES[task][0]} is not emulated locally")
+                warnings.append(f"the Cloud TPU {NAMES[task][0]} is not emulated locally")
                 continue
             replicas.append(Group(task, count, _gpus(cat, kind)))
         return replicas, warnings
@@ -94,43 +58,6 @@ def replicas_of(training_input: Mapping[str, Any],
     return [Group("master", 1, tier.gpu[1] if tier and tier.gpu else 0),
             Group("worker", tier.workers if tier else 0),
             Group("ps", tier.parameter_servers if tier else 0)], warnings
-
-
-def _shape(counts: Mapping[str, int]) -> str:
-    """``1 master, 4 workers, 3 parameter servers``."""
-    return ", ".join(f"{n} {_NAMES[t][n != 1]}" for t in _NAMES if (n := counts.get(t, 0)))
-
-
-def trim(groups: Sequence[Group], bound: int) -> tuple[list[Replica], str | None]:
-    """The replicas to run, at most ``bound``: the master stays; the largest group of the others
-    loses one at a time (on a tie evaluators first, then parameter servers, then workers).
-    Counted, not listed: only the replicas kept are ever made."""
-    counts = Counter[str]()
-    for group in groups:
-        counts[group.task] += group.count
-    total = sum(counts.values())
-    if min(total, bound) > MAX_REPLICAS:
-        raise UsageError(f"the job would run {min(total, bound)} replicas here; at most "
-                         f"{MAX_REPLICAS} run on one machine",
-                         f"give --max-local-replicas {MAX_REPLICAS} or less (the largest "
-                         "groups are trimmed)")
-    # a group above ``bound`` is cut down to it before any other loses one: start from there
-    kept = Counter({t: n if t == "master" else min(n, bound) for t, n in counts.items()})
-    while sum(kept.values()) > bound:
-        task = max(("evaluator", "ps", "worker"), key=lambda t: kept[t])
-        if not kept[task]:
-            break
-        kept[task] -= 1
-    replicas, made = [], Counter[str]()
-    for group in groups:
-        for _ in range(min(group.count, kept[group.task] - made[group.task])):
-            replicas.append(Replica(group.task, made[group.task], group.gpus))
-            made[group.task] += 1
-    if len(replicas) == total:
-        return replicas, None
-    return replicas, (f"the job has {total} replicas ({_shape(counts)}); running "
-                      f"{len(replicas)} here ({_shape(kept)}): raise --max-local-replicas to "
-                      "run more")
 
 
 def primary_name(training_input: Mapping[str, Any]) -> str:
@@ -142,20 +69,6 @@ def primary_name(training_input: Mapping[str, Any]) -> str:
     except (KeyError, ValueError):
         return "master"
     return "chief" if (major, minor) >= (2, 1) else "master"
-
-
-def free_ports(count: int) -> list[int]:
-    """``count`` distinct ports that were free on the loopback interface just now."""
-    sockets = []
-    try:
-        for _ in range(count):
-            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            sock.bind(("127.0.0.1", 0))
-            sockets.append(sock)
-        return [s.getsockname()[1] for s in sockets]
-    finally:
-        for sock in sockets:
-            sock.close()
 
 
 def environments(replicas: Sequence[Replica], training_input: Mapping[str, Any],
@@ -195,3 +108,21 @@ def environments(replicas: Sequence[Replica], training_input: Mapping[str, Any],
             env["RANK"] = str(0 if r.task == "master" else r.index + 1)
         result[r.name] = env
     return result
+
+
+def cluster(doc: Document, job_dir: str, options: LocalOptions) -> LocalCluster:
+    """The cluster AI Platform would start for ``doc`` (checked), planned over its catalog (its
+    machine types' built-in GPUs, its scale tiers): every replica runs the module with the
+    config's arguments and ``--job-dir DIR``."""
+    from gpujob.catalog import load
+
+    ti = doc.data[TI]
+    cat = options.catalog if options.catalog is not None else load("ai-platform")
+    groups, warnings = replicas_of(ti, cat)
+    args = [str(a) for a in ti.get("args", [])]
+    job = {**ti, "args": args, "jobDir": job_dir}
+    return LocalCluster(
+        groups, lambda replicas, ports, gpus: environments(replicas, job, ports, gpus),
+        lambda replica: [*args, "--job-dir", job_dir],
+        ports=lambda replicas: sum(r.task != "evaluator" for r in replicas),
+        warnings=tuple(warnings))

@@ -10,9 +10,10 @@ import shutil
 import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from gpujob.catalog import Catalog, GpuType
+from gpujob.catalog.offer import Accelerator, Offer, size
 from gpujob.console import CONSOLE, dumps
 from gpujob.errors import InvalidConfig
 from gpujob.services.ai_platform import vertex_only
@@ -277,3 +278,27 @@ def run(cat: Catalog, f: Filters, fmt: str) -> int:
     elif found:
         CONSOLE.out(render_table(found, f))
     return 0 if found else report_miss(f, alternatives(cat, f))
+
+
+# -- for shell completion ----------------------------------------------------------------
+
+def completions(cat: Any) -> Offer:
+    """What the AI Platform catalog (``gpujob.catalog.Catalog``) offers."""
+    accelerators = tuple(Accelerator(g.api_name, g.name, g.kind, g.counts)
+                         for g in cat.gpu_types.values() if g.counts)
+
+    def gpus(types: Any) -> str:
+        return ", ".join(sorted(cat.short(t) for t in types)) or "no GPUs"
+
+    def counts(machine: str, api_name: str) -> tuple[int, ...]:
+        m, acc = cat.machine_types.get(machine), cat.gpu_types.get(api_name)
+        if m is not None and m.category == "tpu" and acc is not None and acc.kind == "tpu":
+            return tuple(acc.counts)  # cloud_tpu takes a TPU, in the counts the TPU allows
+        return tuple(cat.counts(machine, api_name))
+
+    return Offer(
+        accelerators,
+        {m.name: size(m.vcpus, m.memory_gb, m.category) for m in cat.machine_types.values()},
+        {r: gpus(cat.region_gpus(r)) for r in cat.regions},
+        {z: gpus(types) for zones in cat.regions.values() for z, types in zones.items()},
+        counts)

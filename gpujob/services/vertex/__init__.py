@@ -1,119 +1,125 @@
 """The ``vertex`` service: Vertex AI custom training (the ``aiplatform v1`` API).
 
-The request is the checked AI Platform config translated (``gpujob.services.vertex.translate.job``)
-into a
-``CustomJob``, or a ``HyperparameterTuningJob`` when it has ``hyperparameters``, POSTed to the
-collection of the job's region at the region's endpoint. Vertex chooses the job's ID, so every
-request carries a label unique to the submission (``gpujob-submission``): after an ambiguous
-failure the client finds the job by it instead of creating a second one.
-
-Following jobs (the client, states, references, links, next commands) is
-``gpujob.services.vertex.jobs``, imported when first needed.
+An AI Platform config is translated once (``translate``), checked by the rules over the
+translation (``rules``), and the translation's body is the request (``request``). A native
+Vertex config (a CustomJobSpec, CustomJob or HyperparameterTuningJob file) is read, checked and
+sent as written (``native``). Following jobs (the client, states, references, links, next
+commands) is ``jobs``; ``gpujob gpus`` is ``offerings``; what a local replica sees,
+``local_env``. Each module is imported when first needed.
 """
 
 from __future__ import annotations
 
-import secrets
-from dataclasses import replace
-from datetime import date, datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from gpujob.errors import InvalidConfig, UsageError
-from gpujob.services.base import Commands, JobClient, JobOptions, JobRef, JobStatus, Links, Request
-from gpujob.services.vertex.paths import SUBMISSION_LABEL, jobs_url, layout
+from gpujob.services.base import Commands, JobClient, JobRef, JobStatus, Links, Request
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
+    from gpujob.catalog.offer import Offer
+    from gpujob.checks.engine import Checked, CheckOptions
+    from gpujob.checks.registry import Rule
+    from gpujob.config.document import Document
+    from gpujob.findings import Finding, JsonPath
     from gpujob.gcp.session import Session
     from gpujob.gcp.settings import GcpSettings
-
-
-def submission_token(now: datetime | None = None) -> str:
-    """A label value of its own for one submission: the UTC time to the microsecond, then eight
-    random hex digits (``20261123-134740-123456-1a2b3c4d``; a label value holds lowercase
-    letters, digits, ``-`` and ``_``, at most 63), so that submits started together differ."""
-    now = now or datetime.now(timezone.utc)
-    return f"{now:%Y%m%d-%H%M%S-%f}-{secrets.token_hex(4)}"
+    from gpujob.local.cluster import LocalCluster, LocalOptions
+    from gpujob.services.vertex.request import Job
+    from gpujob.settings import GpusSettings, JobOptions
 
 
 class Vertex:
-    """``base.Backend`` for Vertex AI custom training."""
+    """``base.Service`` for Vertex AI custom training."""
 
     name = "vertex"
     title = "Vertex AI custom training"
     # every flag of submit is translated, or reported where it is dropped (a warning)
-    unsupported_flags: frozenset[str] = frozenset()
+    unsupported_flags: ClassVar[dict[str, str]] = {}
+    flags = ()
 
-    def request(self, body: dict[str, Any], gcp: GcpSettings, project: str | None,
-                options: JobOptions | None = None) -> Request:
-        """The create request of the AI Platform job ``body``, checked already (its findings,
-        at their places in the file, were reported then): a config the translation refuses
-        raises ``InvalidConfig``. A native Vertex job (a ``CustomJob`` or
-        ``HyperparameterTuningJob`` body, ``vertex_native.body``) is sent as it is, to the
-        region of ``options``."""
-        from gpujob.config.document import Document
-        from gpujob.services.vertex import catalog as vertex_data
+    @property
+    def catalog(self) -> ModuleType:
+        from gpujob.services.vertex import catalog
+
+        return catalog
+
+    def read(self, doc: Document, cat: Any, options: CheckOptions) -> Checked | None:
         from gpujob.services.vertex.native.shapes import kind
-        from gpujob.services.vertex.translate.job import VertexOptions, translate
 
-        options = options or JobOptions()
-        native = kind(body)
-        if native is not None:
-            return self._request(body, gcp, project, options.region, native,
-                                 "pass --region REGION (or set GPUJOB_REGION): a native Vertex "
-                                 "config does not name its region")
-        cat = options.catalog if options.catalog is not None else vertex_data.load()
-        given = options.document
-        doc = given if given is not None and given.data is body else Document("<job>", body)
-        translation = translate(doc, cat, date.today(),
-                                VertexOptions(executor_image_uri=options.executor_image_uri,
-                                              strategy=options.strategy,
-                                              display_name=options.display_name))
-        if translation.errors:
-            raise InvalidConfig(f"the job cannot run on Vertex AI: "
-                                f"{translation.errors[0].message}")
-        request = self._request(translation.body, gcp, project, translation.region,
-                                translation.kind, "pass --region (or set GPUJOB_REGION, or "
-                                "trainingInput.region)")
-        # the service's complaints about a field then name the config's value (vertex_refusals)
-        return replace(request, origins=translation.origins,
-                       locate=doc.locate if doc is given else None)
+        if kind(doc.data) is None:
+            return None
+        from gpujob.services.vertex.native import job
 
-    def _request(self, body: dict[str, Any], gcp: GcpSettings, project: str | None,
-                 region: str | None, noun: str, no_region_hint: str) -> Request:
-        """POST ``body`` with the submission's label to the ``noun`` collection of
-        ``region``; without one, a usage error hinted by ``no_region_hint`` (where the region
-        can be given: a native config cannot say)."""
-        if region is None:
-            raise UsageError("no region for the job", no_region_hint)
-        labels = {**body.get("labels", {}), SUBMISSION_LABEL: submission_token()}
-        job = layout({**body, "labels": labels})
-        return Request("POST", jobs_url(gcp, project or "PROJECT", region, noun), job, noun,
-                       job_id=None)
+        return job.check(doc, cat, options)
+
+    def rules(self, doc: Document, cat: Any, refused: set[JsonPath],
+              options: CheckOptions) -> Checked:
+        from gpujob.checks.engine import Checked
+        from gpujob.services.vertex import rules
+        from gpujob.services.vertex.request import check_display_name
+
+        if options.job.display_name is not None:
+            check_display_name(options.job.display_name)
+        return Checked(*rules.check(doc, cat, refused, options))
+
+    def listed_rules(self) -> list[Rule]:
+        from gpujob.checks.rules import service_rules
+        from gpujob.services.vertex import rules  # noqa: F401  (registers them)
+
+        return service_rules(self.name)
+
+    def explain(self, findings: list[Finding], doc: Document, cat: Any) -> list[Finding]:
+        return findings
+
+    def request(self, job: Job, gcp: GcpSettings, project: str | None,
+                options: JobOptions) -> Request:
+        from gpujob.services.vertex import request
+
+        return request.request(job, gcp, project)
 
     def client(self, gcp: GcpSettings, session: Session | None = None) -> JobClient:
-        from gpujob.services.vertex import jobs as vertex_jobs
+        from gpujob.services.vertex import jobs
 
-        return vertex_jobs.client(gcp, session)
+        return jobs.client(gcp, session)
 
     def status(self, raw: dict[str, Any]) -> JobStatus:
-        from gpujob.services.vertex import jobs as vertex_jobs
+        from gpujob.services.vertex import jobs
 
-        return vertex_jobs.status(raw)
+        return jobs.status(raw)
 
     def parse_ref(self, text: str) -> JobRef:
-        from gpujob.services.vertex import jobs as vertex_jobs
+        from gpujob.services.vertex import jobs
 
-        return vertex_jobs.parse_ref(text)
+        return jobs.parse_ref(text)
 
     def links(self, job_id: str, project: str, location: str | None = None) -> Links:
-        from gpujob.services.vertex import jobs as vertex_jobs
+        from gpujob.services.vertex import jobs
 
-        return vertex_jobs.links(job_id, project, location)
+        return jobs.links(job_id, project, location)
 
     def commands(self, job_id: str, project: str, location: str | None = None) -> Commands:
-        from gpujob.services.vertex import jobs as vertex_jobs
+        from gpujob.services.vertex import jobs
 
-        return vertex_jobs.commands(job_id, project, location)
+        return jobs.commands(job_id, project, location)
+
+    def offerings(self, settings: GpusSettings) -> int:
+        from gpujob.services.vertex import offerings, offerings_report
+
+        cat = settings.check.catalog
+        filters = offerings.resolve_filters(cat, settings.gpu, settings.machine_type,
+                                            settings.count, settings.region, settings.zone)
+        return offerings_report.run(cat, filters, settings.output_format)
+
+    def completions(self, cat: Any) -> Offer:
+        from gpujob.services.vertex import offerings
+
+        return offerings.completions(cat)
+
+    def local(self, doc: Document, job_dir: str, options: LocalOptions) -> LocalCluster:
+        from gpujob.services.vertex import local_env
+
+        return local_env.cluster(doc, job_dir, options)
 
 
-BACKEND = Vertex()
+SERVICE = Vertex()

@@ -342,10 +342,9 @@ def integrity(data: dict[str, Any]) -> list[str]:
 
 
 def load(path: str | None = None) -> VertexCatalog:
-    """``gpujob.catalog.load("vertex", path)``, read by the same ``files.load`` (``services``
-    imports this module, so this one does not call it): the built-in Vertex catalog (read
-    once), or the one at ``path`` (YAML or JSON), checked against
-    ``schemas/vertex-catalog.schema.json``. A bad file raises ``UsageError``."""
+    """``gpujob.catalog.load("vertex", path)``: the built-in Vertex catalog (read once), or the
+    one at ``path`` (YAML or JSON), checked against ``schemas/vertex-catalog.schema.json``. A
+    bad file raises ``UsageError``."""
     from gpujob.catalog import files
     from gpujob.services.vertex import catalog as vertex_data
 

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from gpujob.config.job import TI
 from gpujob.errors import InvalidConfig, UsageError
 from gpujob.findings import Finding, Location
-from gpujob.services.ai_platform.local_env import Group, Replica
+from gpujob.local.cluster import HOST, Group, LocalCluster, LocalOptions, Replica
 
 if TYPE_CHECKING:
     from gpujob.config.document import Document
@@ -100,11 +100,12 @@ def translate_here(doc: Document, job_dir: str, package_path: str | None = None,
     has no packageUris, the package ``submit --package-path`` would build; ``Refused`` when the
     cluster itself cannot be translated."""
     from gpujob.services.vertex import catalog as vertex_data
-    from gpujob.services.vertex.translate.job import VertexOptions, translate
+    from gpujob.services.vertex.translate.job import translate
+    from gpujob.settings import JobOptions
 
     cat = cat if cat is not None else vertex_data.load()
     translation = translate(_as_submitted(doc, job_dir, package_path), cat,
-                            date.today(), VertexOptions(
+                            date.today(), JobOptions(
                                 executor_image_uri=executor_image_uri, strategy=strategy))
     findings = [_for_local(f) for f in translation.findings]
     if any(f.is_error for f in findings):
@@ -243,3 +244,26 @@ def environments(replicas: Sequence[Replica], job: VertexJob, job_id: str, job_d
                           **common, "RANK": str(rank),
                           "CUDA_VISIBLE_DEVICES": ",".join(gpus.get(r.name, []))}
     return result
+
+
+def cluster(doc: Document, job_dir: str, options: LocalOptions) -> LocalCluster:
+    """The job Vertex AI would run for ``doc`` (checked), translated as ``submit`` would
+    (``translate_here``): each replica named by its worker pool, on a port of its own, sees
+    what a Vertex replica sees."""
+    from dataclasses import replace
+
+    from gpujob.services.vertex.catalog import VertexCatalog
+
+    job_id = str(doc.data.get("jobId", "job"))
+    given = options.job
+    cat = options.catalog if isinstance(options.catalog, VertexCatalog) else None
+    job = translate_here(doc, job_dir, options.package_path, cat,
+                         given.executor_image_uri if given else None,
+                         strategy=given.strategy if given else None)
+    return LocalCluster(
+        job.groups,
+        lambda replicas, ports, gpus: environments(replicas, job, job_id, job_dir, ports, HOST,
+                                                   gpus),
+        lambda replica: job.args[POOL_OF[replica.task]],
+        named=lambda replica: replace(replica, pool=POOL_OF[replica.task]),
+        warnings=tuple(job.warnings), findings=tuple(job.findings))

@@ -11,8 +11,9 @@ Platform ``gpujob gpus`` (``gpujob.services.ai_platform.offerings``).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
+from gpujob.catalog import offer
 from gpujob.errors import InvalidConfig
 from gpujob.services.ai_platform.offerings import Filters, with_one_filter_fewer
 from gpujob.services.vertex.catalog import Accelerator, VertexCatalog, region_of
@@ -242,3 +243,22 @@ def related(cat: VertexCatalog, api_name: str) -> list[Accelerator]:
     name = _key(cat.accelerators[api_name].name)
     return [a for a in gpu_types(cat) if a.api_name != api_name and not a.retired
             and (_key(a.name).startswith(name) or name.startswith(_key(a.name)))]
+
+
+# -- for shell completion ----------------------------------------------------------------
+
+def completions(cat: Any) -> offer.Offer:
+    """What the Vertex AI catalog (``gpujob.services.vertex.catalog.VertexCatalog``) offers: its
+    machine types and the AI Platform ones a config may still name (they are translated)."""
+    accelerators = tuple(
+        offer.Accelerator(a.api_name, a.name, a.kind, tuple(sorted(
+            {n for m in cat.machine_types.values() for n in m.accelerators.get(a.api_name, ())})))
+        for a in cat.accelerators.values())
+    machines = {m.name: m.family for m in cat.machine_types.values()}
+    machines.update({name: f"AI Platform, as {legacy.machine_type}"
+                     for name, legacy in cat.legacy_machine_types.items()})
+    zones = sorted({z for zs in cat.machine_zones.values() for z in zs}
+                   | {z for _, zs in cat.gpu_zones.values() for z in zs})
+    return offer.Offer(tuple(a for a in accelerators if a.counts), machines,
+                 dict.fromkeys(cat.training_regions, "training region"),
+                 dict.fromkeys(zones, "zone"), cat.counts, frozenset(cat.legacy_machine_types))

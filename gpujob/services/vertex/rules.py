@@ -6,30 +6,35 @@ or cannot translate (legacy machine types, K80, TPU Pods, ``resumePreviousJobId`
 ``maxWaitTime`` without the flex-start strategy, a master plus Cloud TPU workers, runtime
 versions without an image …), adopted as it is, so nothing is reported twice.
 
-The translation is made before the rules run (``gpujob.checks.engine``) and given to them as data
+The translation is made before the rules run (``check``) and given to them as data
 (``Translated``): the rules read the request body and where each of its values came from.
 
-A native Vertex config is checked by ``gpujob.services.vertex.native``: its region findings are made
-by the functions here (``region_problem``, ``gpus_unlisted``), and its other rules are listed
-here (``NATIVE_RULES``) for ``gpujob rules``.
+A native Vertex config is checked by ``gpujob.services.vertex.native``: its region findings are
+made by the functions here (``region_problem``, ``gpus_unlisted``), and its other rules are
+listed here (``NATIVE_RULES``) for ``gpujob rules``.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob.checks.context import Checking
-from gpujob.checks.registry import listed, rule
+from gpujob.checks.registry import arrange, listed, rule
+from gpujob.checks.rules import run
 from gpujob.config.job import TI, JobView
 from gpujob.findings import Finding, JsonPath, Location, Severity
-from gpujob.services.ai_platform.rules import submission
+from gpujob.services.ai_platform.rules import study, submission
 from gpujob.services.vertex.translate.notes import RULE as TRANSLATE
 from gpujob.services.vertex.translate.notes import RULES as TRANSLATION_RULES
 from gpujob.suggest import describe_list, did_you_mean
 
 if TYPE_CHECKING:  # the catalog comes with the context: validate for AI Platform never reads it
-    from gpujob.catalog import VertexCatalog
+    from gpujob.checks.engine import CheckOptions
+    from gpujob.config.document import Document
+    from gpujob.services.vertex.catalog import VertexCatalog
+    from gpujob.services.vertex.request import Job
 
 VERTEX = ("vertex",)
 POOL_LABELS = ("the master", "the workers", "the parameter servers", "the evaluators")
@@ -119,19 +124,6 @@ class VertexContext(Checking):
 
 
 # the translation's errors about the service's images, which a local run does not use
-IMAGE_RULES = (f"{TRANSLATE}.runtime-version", f"{TRANSLATE}.executor-image")
-LOCAL_IMAGE = "(a warning: a local run uses this machine's Python, not the image)"
-
-
-def for_local_run(findings: list[Finding]) -> list[Finding]:
-    """The translation's findings for a local run: an image Vertex AI would refuse (past its
-    end of availability, none for the runtimeVersion) is a warning, for the run does not use
-    it; the cloud still would refuse it."""
-    return [f._replace(severity="warning", hint=f"{f.hint}; {LOCAL_IMAGE}" if f.hint
-                       else LOCAL_IMAGE) if f.is_error and f.rule in IMAGE_RULES else f
-            for f in findings]
-
-
 # -- where: training regions, and GPUs by zone (a proxy) ---------------------------------------
 
 def region_problem(region: str, cat: VertexCatalog) -> tuple[str, str] | None:
@@ -281,8 +273,7 @@ def submit_job_dir(ctx: VertexContext) -> None:
     submission.submit_job_dir(ctx)
 
 
-# -- a native Vertex config's own rules (gpujob.services.vertex.native checks them; listed here)
-# ----------
+# -- a native Vertex config's own rules (``native`` checks them; listed here) ---------------------
 
 # (rule id, severity as listed: the most severe it gives, what it checks); a native config is
 # also checked by vertex.machine, vertex.region and vertex.region-gpu
@@ -312,3 +303,33 @@ NATIVE_RULES: tuple[tuple[str, Severity, str], ...] = (
 
 for _id, _severity, _doc in NATIVE_RULES:
     listed(_id, _doc, services=VERTEX, severity=_severity)
+
+
+arrange(study, sys.modules[__name__])  # after AI Platform's: the study's checks are shared
+
+
+def check(doc: Document, cat: VertexCatalog, refused: set[JsonPath],
+          options: CheckOptions) -> tuple[list[Finding], Job | None]:
+    """The findings of an AI Platform config for Vertex AI, and the job the request is built
+    from (None: the translation refused it): the config is translated once
+    (``translate.job``), and the rules read the translation."""
+    from datetime import date
+
+    from gpujob.config.job import view
+    from gpujob.services.vertex.local_env import translated_by_the_run
+    from gpujob.services.vertex.request import Job
+    from gpujob.services.vertex.translate.job import translate
+
+    t = translate(doc, cat, date.today(), options.job)
+    job = None if t.errors else Job(t.kind, t.body, t.region, t.origins, doc.locate,
+                                     translation=t)
+    if not doc.data.get(TI):
+        return [], job
+    translated = Translated(t.findings, t.body, t.origins)
+    ctx = VertexContext(view(doc.data), cat, doc.locate, refused,
+                        relax_region=options.local or not options.region_check,
+                        translated=translated)
+    findings = run(ctx, "vertex", submit=options.submit and not options.local)
+    if options.local:  # the run translates the job itself, with its own job dir, and reports it
+        findings = [f for f in findings if not translated_by_the_run(f)]
+    return findings, job

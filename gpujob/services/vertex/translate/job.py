@@ -26,18 +26,9 @@ from gpujob.services.vertex.translate import hptuning as vertex_hptuning
 from gpujob.services.vertex.translate import pools as vertex_pools
 from gpujob.services.vertex.translate.notes import Notes, mapping, strings, text
 from gpujob.services.vertex.translate.pools import TI, Pool
+from gpujob.settings import JobOptions
 
 FLEX_START = "FLEX_START"
-
-
-class VertexOptions(NamedTuple):
-    """What the command line adds to the config."""
-
-    display_name: str | None = None  # --display-name, over the jobId
-    executor_image_uri: str | None = None  # --executor-image-uri
-    job_dir: str | None = None  # --job-dir, over trainingInput.jobDir
-    strategy: str | None = None  # scheduling.strategy: STANDARD, SPOT, FLEX_START
-    restart_job_on_worker_restart: bool | None = None
 
 
 class Translation(NamedTuple):
@@ -59,10 +50,10 @@ class Translation(NamedTuple):
 
 
 def translate(doc: Document, cat: VertexCatalog, today: date,
-              options: VertexOptions | None = None) -> Translation:
+              options: JobOptions | None = None) -> Translation:
     """The Vertex request body for ``doc``; never raises on a malformed config (values the
     schema refuses are left out)."""
-    options = options or VertexOptions()
+    options = options or JobOptions()
     notes = Notes(doc)
     data = doc.data if isinstance(doc.data, dict) else {}
     ti = mapping(data.get(TI))
@@ -95,13 +86,13 @@ def translate(doc: Document, cat: VertexCatalog, today: date,
     return Translation(kind, region, layout(body), notes.sorted(), notes.origins, tuple(args))
 
 
-def _display_name(data: dict[str, Any], doc: Document, options: VertexOptions) -> str:
+def _display_name(data: dict[str, Any], doc: Document, options: JobOptions) -> str:
     """--display-name, else the jobId, else as a native config is named after its file. A
     display name may hold what a jobId may not (hyphens, spaces): it is Vertex's name alone."""
     return display_name(doc, options.display_name or text(data.get("jobId")))
 
 
-def _job_dir(ti: dict[str, Any], options: VertexOptions,
+def _job_dir(ti: dict[str, Any], options: JobOptions,
              notes: Notes) -> tuple[str | None, list[str]]:
     """The job directory, and the arguments that pass it to the trainer (Vertex does not)."""
     job_dir = options.job_dir or text(ti.get("jobDir"))
@@ -186,7 +177,7 @@ def _disk(config: dict[str, Any]) -> dict[str, Any]:
     return disk
 
 
-def _job_spec_fields(ti: dict[str, Any], options: VertexOptions, job_dir: str | None,
+def _job_spec_fields(ti: dict[str, Any], options: JobOptions, job_dir: str | None,
                      spec_path: JsonPath, notes: Notes) -> dict[str, Any]:
     out: dict[str, Any] = {}
     scheduling = _scheduling(mapping(ti.get("scheduling")), options, notes)
@@ -212,7 +203,7 @@ def _job_spec_fields(ti: dict[str, Any], options: VertexOptions, job_dir: str | 
     return out
 
 
-def _scheduling(config: dict[str, Any], options: VertexOptions,
+def _scheduling(config: dict[str, Any], options: JobOptions,
                 notes: Notes) -> dict[str, Any]:
     path = (TI, "scheduling")
     out: dict[str, Any] = {}

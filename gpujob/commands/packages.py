@@ -7,32 +7,37 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpujob.commands.submit_settings import SubmitSettings
 from gpujob.config.document import Document
-from gpujob.config.merge import apply
 from gpujob.config.overrides import Override
 from gpujob.console import CONSOLE
 from gpujob.errors import UsageError
-from gpujob.findings import Finding, Location
+from gpujob.findings import Finding
 from gpujob.packages.staging import Location as StagingLocation
 from gpujob.packages.staging import Upload
 
+if TYPE_CHECKING:
+    from gpujob.services.base import Request
+
 PACKAGE_URIS = ("trainingInput", "packageUris")
+STAND_IN = "gs://to-be-staged/"  # + a file name: a package to be staged, until it is
 
 
 @dataclass
 class Prepared:
-    """The checked Job, the packages to stage before it is sent (their URIs are in it), and
-    the checks' warnings."""
+    """What a submit sends (``request``, the packages in it at their staged addresses) or a
+    local run runs (``doc``, the checked config, and the package files it installs), the
+    packages to stage first, and the checks' warnings."""
 
-    doc: Document
+    request: Request | None = None
+    doc: Document | None = None
     uploads: list[Upload] = field(default_factory=list)
     location: StagingLocation | None = None
     warnings: list[Finding] = field(default_factory=list)
     local_packages: list[Path] = field(default_factory=list)  # for a local run to install
-    region: str | None = None  # a native Vertex config's (--region: the file has none)
+    uris: dict[str, str] = field(default_factory=dict)  # stand-in URI -> staged address
 
 
 class Wanted:
@@ -68,18 +73,22 @@ class Wanted:
     def for_check(self) -> Override:
         """packageUris as the checks should see it: the entries to be staged stand in as gs://
         URIs (their content addresses are not known before the build), so that the rules see
-        the packages the job will have."""
+        the packages the job will have, and the request is built with them (``stage`` gives
+        their addresses)."""
+        return Override(PACKAGE_URIS, self._stand_ins(), self.origin)
+
+    def _stand_ins(self) -> list[Any]:
         uris = list(self.uris)
         for i, path in zip(self.local, self.files, strict=True):
-            uris[i] = f"gs://to-be-staged/{path.name}"
+            uris[i] = f"{STAND_IN}{path.name}"
         if self.package_dir is not None:
-            uris.append(f"gs://to-be-staged/{self.package_dir.name}.tar.gz")
-        return Override(PACKAGE_URIS, uris, self.origin)
+            uris.append(f"{STAND_IN}{self.package_dir.name}.tar.gz")
+        return uris
 
     def stage(self, doc: Document, settings: SubmitSettings, workdir: Path,
               before_build: Callable[[], None]) -> Prepared:
-        """Build the package, address every file by its content, and put the URIs in the
-        Job (the ones given stay in their places; the built package comes last).
+        """Build the package and address every file by its content: the stand-in URI of each
+        (``for_check``) -> its staged address (``Request.staged`` puts them in the request).
         ``before_build``: called once the staging location is known."""
         from gpujob.packages import build as packaging
         from gpujob.packages import staging
@@ -101,14 +110,11 @@ class Wanted:
         if self.package_dir is not None:
             CONSOLE.err(f"Built {uploads[-1].name} ({staging.human_size(uploads[-1].digest.size)}, "
                   f"sha256 {uploads[-1].digest.sha256[:12]}…)")
-        uris = list(self.uris)
-        for i, upload in zip(self.local, uploads[:len(self.local)], strict=True):
-            uris[i] = upload.uri
+        stand_ins = [f"{STAND_IN}{path.name}" for path in self.files]
         if self.package_dir is not None:
-            uris.append(uploads[-1].uri)
-        origin = Location("command line", flag="--package-path") \
-            if self.package_dir is not None else self.origin
-        return Prepared(apply(doc, [Override(PACKAGE_URIS, uris, origin)]), uploads, location)
+            stand_ins.append(f"{STAND_IN}{self.package_dir.name}.tar.gz")
+        return Prepared(uploads=uploads, location=location,
+                        uris={s: u.uri for s, u in zip(stand_ins, uploads, strict=True)})
 
 
 class LocalWanted:
