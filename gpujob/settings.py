@@ -49,9 +49,11 @@ class CheckSettings(NamedTuple):
     region_check: bool = True
     executor_image_uri: str | None = None
     strategy: str | None = None
+    extra: tuple[tuple[str, str], ...] = ()  # the service's own flags given (name, value)
 
     def job_options(self) -> JobOptions:
-        return JobOptions(executor_image_uri=self.executor_image_uri, strategy=self.strategy)
+        return JobOptions(executor_image_uri=self.executor_image_uri, strategy=self.strategy,
+                          extra=self.extra)
 
 
 class ValidateSettings(NamedTuple):
@@ -84,3 +86,4 @@ class JobSettings(NamedTuple):
     follow: bool = False  # logs
     filter_: str | None = None  # list
     limit: int | None = None  # list
+    extra: tuple[tuple[str, str], ...] = ()  # the service's own flags given (name, value)

@@ -20,6 +20,7 @@ from gpujob.cli.options import (
     check_settings,
     gcp_settings,
     given_flags,
+    service_flags,
     service_option,
     stack,
 )
@@ -190,6 +191,7 @@ def job_options(local: bool = False) -> Callable[[Callable[..., Any]], Callable[
                           "displayName, else the file's name). AI Platform names a job by its "
                           "jobId alone (--job-id)."),
         check_options,
+        service_flags,
     )
 
 

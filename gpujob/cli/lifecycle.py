@@ -16,6 +16,7 @@ from gpujob.cli.options import (
     poll_option,
     project_option,
     region_option,
+    service_flags,
     stack,
 )
 from gpujob.cli.params import Count, Seconds
@@ -25,7 +26,8 @@ from gpujob.commands.output import FORMATS
 def remote_options(func: Any) -> Any:
     """The service, the project (and region) and how to reach Google: every command here has
     them."""
-    return stack(jobs_service_option, project_option, region_option, gcp_options)(func)
+    return stack(jobs_service_option, project_option, region_option, gcp_options,
+                 service_flags)(func)
 
 
 # what a command that reads or changes a job can end with

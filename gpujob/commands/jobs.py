@@ -114,9 +114,10 @@ def submit(service: Service, request: Request, client: JobClient, output_format:
     return following.outcome(service, final, project)
 
 
-def describe(service: Service, job: str, gcp: GcpSettings, output_format: str = "text") -> int:
+def describe(service: Service, job: str, gcp: GcpSettings, output_format: str = "text",
+             extra: tuple[tuple[str, str], ...] = ()) -> int:
     """Print the job (YAML, or the envelope) and its links."""
-    client, ref = _open(service, job, gcp)
+    client, ref = _open(service, job, gcp, extra)
     found = client.get(ref)
     if output_format == "json":
         CONSOLE.json(output.envelope(service, found))
@@ -132,9 +133,10 @@ def describe(service: Service, job: str, gcp: GcpSettings, output_format: str = 
 
 
 def list_jobs(service: Service, gcp: GcpSettings, filter_: str | None, limit: int | None,
-              output_format: str = "text") -> int:
+              output_format: str = "text",
+              extra: tuple[tuple[str, str], ...] = ()) -> int:
     """Print the project's jobs (a table, or the envelopes)."""
-    client = service.client(gcp)
+    client = service.client(gcp, extra=extra)
     jobs = list(client.list(filter_, limit))
     if output_format == "json":
         CONSOLE.json(output.job_list(service, client.project, jobs))
@@ -146,9 +148,10 @@ def list_jobs(service: Service, gcp: GcpSettings, filter_: str | None, limit: in
     return EXIT_OK
 
 
-def cancel(service: Service, job: str, gcp: GcpSettings) -> int:
+def cancel(service: Service, job: str, gcp: GcpSettings,
+           extra: tuple[tuple[str, str], ...] = ()) -> int:
     """Ask for the job's cancellation; it ends CANCELLED shortly after (``gpujob wait``)."""
-    client, ref = _open(service, job, gcp)
+    client, ref = _open(service, job, gcp, extra)
     state = client.cancel(ref)
     if state:
         CONSOLE.err(f"Job [{ref.id}] is already {state}.")
@@ -159,9 +162,10 @@ def cancel(service: Service, job: str, gcp: GcpSettings) -> int:
 
 
 def wait(service: Service, job: str, gcp: GcpSettings, poll_interval: float,
-         timeout: float | None, output_format: str = "text") -> int:
+         timeout: float | None, output_format: str = "text",
+         extra: tuple[tuple[str, str], ...] = ()) -> int:
     """Wait for the job to end: exit 0 when it succeeded, 4 when it failed or was cancelled."""
-    client, ref = _open(service, job, gcp)
+    client, ref = _open(service, job, gcp, extra)
     try:
         final = following.wait(service, client, ref, poll_interval, timeout)
     except KeyboardInterrupt:
@@ -173,11 +177,12 @@ def wait(service: Service, job: str, gcp: GcpSettings, poll_interval: float,
 
 
 def logs(service: Service, job: str, gcp: GcpSettings, follow: bool,
-         poll_interval: float) -> int:
+         poll_interval: float,
+         extra: tuple[tuple[str, str], ...] = ()) -> int:
     """Print the job's log; with ``follow``, keep printing until the job ends."""
     from gpujob.gcp.logs import format_entry
 
-    client, ref = _open(service, job, gcp)
+    client, ref = _open(service, job, gcp, extra)
     found = client.get(ref)
     if not follow:
         for entry in client.log_entries(ref, service.status(found).created):
@@ -193,11 +198,13 @@ def logs(service: Service, job: str, gcp: GcpSettings, follow: bool,
     return EXIT_OK
 
 
-def _open(service: Service, job: str, gcp: GcpSettings) -> tuple[JobClient, JobRef]:
+def _open(service: Service, job: str, gcp: GcpSettings,
+          extra: tuple[tuple[str, str], ...] = ()) -> tuple[JobClient, JobRef]:
     """A client in the job's project (a full job name's wins over --project), and the job as
     the service names it (``JobClient.resolve``)."""
     ref = service.parse_ref(job)
-    client = service.client(replace(gcp, project=ref.project) if ref.project else gcp)
+    client = service.client(replace(gcp, project=ref.project) if ref.project else gcp,
+                            extra=extra)
     return client, client.resolve(ref)
 
 
@@ -210,21 +217,21 @@ def _service(settings: JobSettings) -> Service:
 
 
 def execute_describe(s: JobSettings) -> int:
-    return describe(_service(s), s.job or "", s.gcp, s.output_format)
+    return describe(_service(s), s.job or "", s.gcp, s.output_format, s.extra)
 
 
 def execute_list(s: JobSettings) -> int:
-    return list_jobs(_service(s), s.gcp, s.filter_, s.limit, s.output_format)
+    return list_jobs(_service(s), s.gcp, s.filter_, s.limit, s.output_format, s.extra)
 
 
 def execute_cancel(s: JobSettings) -> int:
-    return cancel(_service(s), s.job or "", s.gcp)
+    return cancel(_service(s), s.job or "", s.gcp, s.extra)
 
 
 def execute_wait(s: JobSettings) -> int:
-    return wait(_service(s), s.job or "", s.gcp, s.poll_interval, s.timeout,
-                       s.output_format)
+    return wait(_service(s), s.job or "", s.gcp, s.poll_interval, s.timeout, s.output_format,
+                s.extra)
 
 
 def execute_logs(s: JobSettings) -> int:
-    return logs(_service(s), s.job or "", s.gcp, s.follow, s.poll_interval)
+    return logs(_service(s), s.job or "", s.gcp, s.follow, s.poll_interval, s.extra)

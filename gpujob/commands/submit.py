@@ -25,7 +25,6 @@ from gpujob.errors import InvalidConfig, UsageError
 from gpujob.findings import Finding, Location, capped
 
 if TYPE_CHECKING:
-    from gpujob.gcp.session import Session
     from gpujob.services.base import JobClient, Request, Service
 
 def _report(settings: SubmitSettings, findings: list[Finding], valid: bool) -> None:
@@ -202,21 +201,19 @@ def _dry_run(settings: SubmitSettings, prepared: Prepared) -> int:
 
 
 class _Remote:
-    """A submit's session and job client, opened once the config has been checked (its project
-    names the request), so that nothing is read from Google for a config that cannot be sent."""
+    """A submit's job client (and its session, which stages the packages), opened once the
+    config has been checked (its project names the request), so that nothing is read from
+    Google for a config that cannot be sent."""
 
     def __init__(self, settings: SubmitSettings, service: Service) -> None:
         self.gcp = replace(settings.gcp, project=settings.project)
         self.service = service
-        self.session: Session | None = None
+        self.extra = settings.job_options().extra
         self.client: JobClient | None = None
 
     def open(self) -> JobClient:
         if self.client is None:
-            from gpujob.gcp.session import Session
-
-            self.session = Session(self.gcp)
-            self.client = self.service.client(self.gcp, self.session)
+            self.client = self.service.client(self.gcp, extra=self.extra)
         return self.client
 
 
@@ -226,7 +223,7 @@ def _send(settings: SubmitSettings, service: Service, prepared: Prepared,
     from gpujob.commands import jobs
 
     client = remote.open()
-    session = remote.session
+    session = client.session
     if prepared.uploads and prepared.location is not None and session is not None:
         from gpujob.gcp.storage import StorageClient
 

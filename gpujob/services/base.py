@@ -154,6 +154,7 @@ class JobClient(Protocol):
 
     project: str
     clock: Clock
+    session: Session | None  # its Google session, which stages the packages (None: none)
 
     def create(self, request: Request) -> Created:
         """Send ``request`` once; after a failure that leaves it unknown whether the job was
@@ -240,8 +241,10 @@ class Service(Protocol):
         the client sends it."""
         ...
 
-    def client(self, gcp: GcpSettings, session: Session | None = None) -> JobClient:
-        """A client in ``session`` (one already open), else in a new one."""
+    def client(self, gcp: GcpSettings, session: Session | None = None,
+               extra: tuple[tuple[str, str], ...] = ()) -> JobClient:
+        """A client in ``session`` (one already open), else in a new one; ``extra``: the
+        values of the service's own flags (``flags``)."""
         ...
 
     def status(self, raw: dict[str, Any]) -> JobStatus: ...

@@ -101,7 +101,8 @@ class AiPlatform:
         return Request("POST", jobs_url(gcp, project or "PROJECT"), job, "Job",
                        job_id=job["jobId"])
 
-    def client(self, gcp: GcpSettings, session: Session | None = None) -> Jobs:
+    def client(self, gcp: GcpSettings, session: Session | None = None,
+               extra: tuple[tuple[str, str], ...] = ()) -> Jobs:
         from gpujob.gcp.session import Session
         from gpujob.services.ai_platform.api import MlClient
         from gpujob.services.ai_platform.jobs import Jobs

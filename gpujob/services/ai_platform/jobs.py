@@ -11,6 +11,7 @@ from gpujob.services.base import Created, JobRef, Request
 if TYPE_CHECKING:
     from gpujob.gcp.clock import Clock
     from gpujob.gcp.logs import LogsClient
+    from gpujob.gcp.session import Session
     from gpujob.services.ai_platform.api import MlClient
 
 
@@ -19,6 +20,7 @@ class Jobs:
 
     def __init__(self, ml: MlClient) -> None:
         self.ml = ml
+        self.session: Session = ml.session
         self.project: str = ml.project
         self.clock: Clock = ml.session.clock
         self._logs: LogsClient | None = None

@@ -78,7 +78,8 @@ class Vertex:
 
         return request.request(job, gcp, project)
 
-    def client(self, gcp: GcpSettings, session: Session | None = None) -> JobClient:
+    def client(self, gcp: GcpSettings, session: Session | None = None,
+               extra: tuple[tuple[str, str], ...] = ()) -> JobClient:
         from gpujob.services.vertex import jobs
 
         return jobs.client(gcp, session)
