@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, NamedTuple, TypeVar
 
 from gpujob.errors import RemoteError, UsageError
-from gpujob.gcp.clock import SYSTEM, Clock
+from gpujob.gcp import clock as clocks
+from gpujob.gcp.clock import Clock
 
 T = TypeVar("T")
 ATTEMPTS = 4
@@ -62,8 +64,10 @@ def connect(context: str | None) -> Connection:
     except ImportError:
         raise UsageError("--service gke needs the kubernetes client library",
                          "pip install 'gpujob[gke]' (or pip install kubernetes)") from None
+    # read now, not when the library was imported (which fixes its default then)
+    files = os.environ.get("KUBECONFIG") or os.path.expanduser("~/.kube/config")
     try:
-        contexts, current = config.list_kube_config_contexts()
+        contexts, current = config.list_kube_config_contexts(config_file=files)
         chosen = next((c for c in contexts if c["name"] == context), None) if context \
             else current
         if chosen is None:
@@ -71,7 +75,7 @@ def connect(context: str | None) -> Connection:
             raise UsageError(f"--context {context}: no such context in the kubeconfig",
                              f"contexts: {names} (kubectl config get-contexts)")
         with _caught_logs() as caught:
-            client = config.new_client_from_config(context=chosen["name"])
+            client = config.new_client_from_config(config_file=files, context=chosen["name"])
     except ConfigException as exc:
         raise UsageError(f"cannot read the kubeconfig: {exc}",
                          "gcloud container clusters get-credentials CLUSTER --location "
@@ -127,11 +131,11 @@ def unreachable(exc: Exception, what: str, host: str) -> RemoteError:
 class Api:
     """Calls to one cluster, each tried again on 429, 5xx and broken connections."""
 
-    def __init__(self, conn: Connection, clock: Clock = SYSTEM) -> None:
+    def __init__(self, conn: Connection, clock: Clock | None = None) -> None:
         from kubernetes import client
 
         self.conn = conn
-        self.clock = clock
+        self.clock = clock or clocks.SYSTEM
         self.custom = client.CustomObjectsApi(conn.client)
         self.core = client.CoreV1Api(conn.client)
         self.host = conn.client.configuration.host

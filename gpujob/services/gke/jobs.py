@@ -125,12 +125,16 @@ def client(gcp: GcpSettings, extra: tuple[tuple[str, str], ...]) -> Jobs:
 def _entries(pod: dict[str, Any], text: str, since: str | None) -> Iterator[dict[str, Any]]:
     """A pod's log lines (``TIMESTAMP MESSAGE``, kubelet's --timestamps form) as log entries
     named by the replica (``worker-3``)."""
+    from gpujob.gcp.proto3 import parse_time
+
     labels = pod.get("labels") or {}
     replica = (f"{labels.get(JOBSET_LABEL + 'replicatedjob-name', '?')}-"
                f"{labels.get(JOBSET_LABEL + 'job-index', '?')}")
+    start = parse_time(since)
     for n, line in enumerate(text.splitlines()):
         stamp, _, message = line.partition(" ")
-        if since is not None and stamp < since:
+        when = parse_time(stamp)
+        if start is not None and when is not None and when < start:
             continue
         yield {"insertId": f"{pod['name']}/{n}", "timestamp": stamp, "severity": "DEFAULT",
                "labels": {"task_name": replica}, "textPayload": message}
@@ -234,6 +238,8 @@ class Jobs:
         first. Pods not started yet have none; pods deleted with their JobSet none left."""
         from kubernetes.client.exceptions import ApiException
 
+        from gpujob.gcp.proto3 import parse_time
+
         ns = self._ns(ref)
         pods = self.api.call(f"listing the pods of JobSet {ref.id}",
                              lambda: self.api.core.list_namespaced_pod(
@@ -251,7 +257,7 @@ class Jobs:
                     continue
                 raise self_error(exc, ref, self.api.conn.context) from None
             entries += _entries(meta, text, since)
-        return sorted(entries, key=lambda e: e["timestamp"])
+        return sorted(entries, key=lambda e: (str(parse_time(e["timestamp"])), e["insertId"]))
 
     def resolve(self, ref: JobRef) -> JobRef:
         return JobRef(ref.id, location=self._ns(ref))
