@@ -67,7 +67,8 @@ def test_the_t4_cluster_becomes_one_master_and_nine_workers_with_four_t4s_each(c
         assert pod["nodeSelector"] == {"node.kubernetes.io/instance-type": "n1-highcpu-16",
                                        "cloud.google.com/gke-accelerator": "nvidia-tesla-t4"}
         assert pod["containers"][0]["resources"] == {"limits": {"nvidia.com/gpu": "4"}}
-        assert pod["containers"][0]["args"] == ["--epochs", "2"]
+        assert pod["containers"][0]["args"] == ["--epochs", "2",
+                                                "--job-dir", "gs://my-bucket/jobs/t4"]
         assert pod["restartPolicy"] == "Never"
     assert "resources" not in by_name["ps"]["containers"][0]
     assert by_name["ps"]["nodeSelector"] == {"node.kubernetes.io/instance-type": "n1-highmem-8"}
@@ -231,3 +232,21 @@ def test_what_a_jobset_requires_is_stated_by_gpujob():
         ("spec", "replicatedJobs", 0, "template", "spec", "template", "spec", "restartPolicy"),
         ("spec", "replicatedJobs", 0, "template", "spec", "template", "spec", "containers", 0,
          "resources", "limits", "nvidia.com/gpu")}
+
+
+def test_validate_and_the_dry_run_import_neither_kubernetes_nor_google(write):
+    """Checking and printing a JobSet is offline work: the kubernetes client (with pydantic and
+    aiohttp) and the Google libraries are imported only by the job commands."""
+    import subprocess
+    import sys
+
+    path = write(config())
+    probe = ("import sys; from gpujob.cli import main; code = main({args!r}); "
+             "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
+             "('kubernetes', 'googleapiclient', 'google', 'httplib2', 'pydantic')); "
+             "print(code, heavy, file=sys.stderr)")
+    for args in (["validate", "--service", "gke", path],
+                 ["submit", path, "--service", "gke", "--dry-run"]):
+        result = subprocess.run([sys.executable, "-c", probe.format(args=args)],
+                                capture_output=True, text=True, timeout=60)
+        assert result.stderr.strip().endswith("[]"), (args, result.stderr)

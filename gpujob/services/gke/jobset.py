@@ -21,12 +21,14 @@ WHOLE = re.compile(r"[0-9]+")
 POD_SUFFIX = "-abcde"  # the 5 random characters of an Indexed Job's pod name, as the webhook counts
 
 
-def requirements(body: dict[str, Any]) -> list[tuple[JsonPath, str]]:
-    """Each (path, problem) of ``body`` that the API server or JobSet would refuse."""
-    return list(_problems(body))
+def requirements(body: dict[str, Any], image: bool = True) -> list[tuple[JsonPath, str]]:
+    """Each (path, problem) of ``body`` that the API server or JobSet would refuse;
+    ``image=False``: a container may still lack its image (a package job checked before
+    ``submit --executor-image-uri`` names it)."""
+    return list(_problems(body, image))
 
 
-def _problems(body: dict[str, Any]) -> Iterator[tuple[JsonPath, str]]:
+def _problems(body: dict[str, Any], image: bool) -> Iterator[tuple[JsonPath, str]]:
     if body.get("apiVersion") != "jobset.x-k8s.io/v1alpha2" or body.get("kind") != "JobSet":
         yield (), "is not a jobset.x-k8s.io/v1alpha2 JobSet"
     name = str((body.get("metadata") or {}).get("name", ""))
@@ -64,7 +66,7 @@ def _problems(body: dict[str, Any]) -> Iterator[tuple[JsonPath, str]]:
             continue
         for j, c in enumerate(containers):
             at = (*here, "template", "spec", "template", "spec", "containers", j)
-            if not c.get("name") or not c.get("image"):
+            if not c.get("name") or (image and not c.get("image")):
                 yield at, "a container has a name and an image"
             for kind in ("limits", "requests"):
                 for resource, value in ((c.get("resources") or {}).get(kind) or {}).items():

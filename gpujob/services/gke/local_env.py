@@ -69,4 +69,4 @@ def cluster(doc: Document, job_dir: str, options: LocalOptions) -> LocalCluster:
     args = [str(a) for a in doc.data[TI].get("args", [])]
     job_id = str(doc.data.get("jobId", "job")).lower().replace("_", "-")
     return LocalCluster(groups, lambda replicas, ports, gpus: environments(
-        replicas, job_id, job_dir, ports, gpus), lambda replica: list(args))
+        replicas, job_id, job_dir, ports, gpus), lambda replica: [*args, "--job-dir", job_dir])

@@ -204,7 +204,8 @@ def unused(ctx: GkeContext) -> None:
 def requires(ctx: GkeContext) -> None:
     if any(f.is_error for f in ctx.findings):
         return  # what the config gets wrong is said at the config's value
-    for path, message in jobset.requirements(ctx.translation.body):
+    sent = ctx.options.submit and not ctx.options.local
+    for path, message in jobset.requirements(ctx.translation.body, image=sent):
         origin = _origin(ctx.translation.origins, path)
         ctx.emit(origin, f"the JobSet's {'.'.join(map(str, path))}: {message}",
                  "this is a gpujob bug when the config is valid: please report it")

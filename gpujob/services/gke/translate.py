@@ -13,7 +13,8 @@ What a replica sees is set as on Vertex AI: ``CLUSTER_SPEC`` and ``TF_CONFIG`` o
 DNS names (``<jobset>-<rjob>-<index>-0.<jobset>``, JobSet's headless service), its index read
 from the annotation JobSet puts on the pod (Kubernetes expands ``$(VAR)`` in later values),
 ``MASTER_ADDR``/``MASTER_PORT``, ``WORLD_SIZE``, ``RANK`` (JobSet's global index), and the job
-dir's ``AIP_*`` directories.
+dir's ``AIP_*`` directories; the trainer's arguments get ``--job-dir DIR``, as AI Platform
+passed them.
 """
 
 from __future__ import annotations
@@ -241,6 +242,9 @@ def translate(doc: Document, cat: GkeCatalog, options: JobOptions) -> Translatio
     namespace, queue = namespace_of(options), extra(options, "--queue")
     given = ti.get("args")
     args = [str(a) for a in given] if isinstance(given, list) else []
+    job_dir = ti.get("jobDir")
+    if isinstance(job_dir, str) and job_dir:  # as AI Platform passes it, and the Vertex service
+        args += ["--job-dir", job_dir]
     origins: dict[JsonPath, JsonPath] = {("metadata", "name"): ("jobId",)}
     replicated = []
     for replica in used(job):
