@@ -211,8 +211,8 @@ def _pod(job: JobView, name: str, replica: Replica, cat: GkeCatalog,
     spec["nodeSelector"] = selector
     spec["containers"] = [container]
     pod: dict[str, Any] = {"spec": spec}
-    if buckets:
-        pod["metadata"] = {"annotations": {"gke-gcsfuse/volumes": "true"}}
+    if buckets:  # Cloud Storage FUSE's sidecar is injected for this annotation
+        pod = {"metadata": {"annotations": {"gke-gcsfuse/volumes": "true"}}, "spec": spec}
         spec["volumes"] = [{"name": f"gcs-{i}", "csi": {
             "driver": "gcsfuse.csi.storage.gke.io", "readOnly": True,
             "volumeAttributes": {"bucketName": b, "mountOptions": "implicit-dirs"}}}
