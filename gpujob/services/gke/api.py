@@ -76,8 +76,8 @@ def connect(context: str | None) -> Connection:
                              f"contexts: {names} (kubectl config get-contexts)")
         with _caught_logs() as caught:
             client = config.new_client_from_config(config_file=files, context=chosen["name"])
-    except ConfigException as exc:
-        raise UsageError(f"cannot read the kubeconfig: {exc}",
+    except ConfigException as exc:  # no credentials to send: a remote failure, as for Google
+        raise RemoteError(f"cannot read the kubeconfig: {exc}",
                          "gcloud container clusters get-credentials CLUSTER --location "
                          "LOCATION writes it (KUBECONFIG names another file)") from None
     if caught.messages and not client.configuration.api_key:
