@@ -243,3 +243,44 @@ def test_the_fake_refuses_what_jobset_would_and_gpujob_says_so(cluster, tmp_path
     assert "job names generated for this JobSet will exceed 63 characters" in str(error)
     assert "must be a whole-number quantity" in str(error)
     assert cluster.jobsets == {}
+
+
+def test_submit_wait_follows_the_jobset_to_its_end(cluster, submit):
+    cluster.script("run-1", "running", "running", "completed")
+    result = submit("--wait")
+    assert result.code == 0, result.err
+    assert "job run-1: COMPLETED" in result.err
+
+
+def test_logs_follow_prints_the_lines_until_the_job_ends(cluster, submit, cli):
+    assert submit().code == 0
+    cluster.add_log("run-1", "master", 0, "step 1", "step 2")
+    cluster.script("run-1", "running", "completed")
+    result = gke(cli, "logs", "run-1", "--follow")
+    assert result.code == 0, result.err
+    assert [line.split(" ", 2)[2] for line in result.out.splitlines()] == [
+        "master-0: step 1", "master-0: step 2"]  # each line once, however often read
+    assert "job run-1 ended COMPLETED" in result.err
+
+
+def test_a_cluster_without_jobset_says_to_install_it(cluster, submit):
+    cluster.inject("POST jobsets", Reply(404, status(404, "NotFound", "the server could not "
+                                                     "find the requested resource")))
+    result = submit()
+    assert result.code == 3
+    assert "the cluster does not serve jobset.x-k8s.io/v1alpha2" in result.err
+    assert "https://jobset.sigs.k8s.io/docs/installation/" in result.err
+
+
+def test_a_read_that_meets_429_is_tried_again(cluster, submit, cli):
+    assert submit().code == 0
+    cluster.inject("GET jobset", Reply(429, status(429, "TooManyRequests", "slow down")))
+    result = gke(cli, "describe", "run-1")
+    assert result.code == 0, result.err
+    assert len(cluster.route_calls("GET", "/jobsets/run-1")) == 2
+
+
+def test_describe_of_a_jobset_that_is_not_there(cluster, cli):
+    result = gke(cli, "describe", "nope")
+    assert result.code == 3
+    assert 'jobsets.jobset.x-k8s.io "nope" not found' in result.err
