@@ -250,3 +250,15 @@ def test_validate_and_the_dry_run_import_neither_kubernetes_nor_google(write):
         result = subprocess.run([sys.executable, "-c", probe.format(args=args)],
                                 capture_output=True, text=True, timeout=60)
         assert result.stderr.strip().endswith("[]"), (args, result.stderr)
+
+
+def test_a_jobset_too_large_to_store_is_refused_without_being_built(cli, write):
+    """Every pod lists every replica: a million workers would make a JobSet of about 100 MiB,
+    which the API server cannot store (and gpujob does not build)."""
+    result = cli("validate", "--service", "gke", write(config(workers=10**12)))
+    assert result.code == 1
+    assert "replicas make a JobSet of about" in result.out
+    assert "the API server stores at most 1536 KiB" in result.out
+    assert "trainingInput.workerCount:" in result.out
+    body, _ = dry_run(cli, write(config(workers=500)))
+    assert len(json.dumps(body)) < 1536 * 1024

@@ -11,8 +11,8 @@ The translation (``translate``) is made once; the rules read the config and the 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from gpujob.checks.context import Checking
 from gpujob.checks.registry import rule
@@ -176,6 +176,18 @@ def labels(ctx: GkeContext) -> None:
                      "with a letter or digit")
 
 
+@rule("gke.size", "The JobSet fits in what the API server stores (etcd's 1.5 MiB): every "
+      "pod's CLUSTER_SPEC and TF_CONFIG list every replica.", services=GKE)
+def size(ctx: GkeContext) -> None:
+    listing = translate.listing_bytes(ctx.job, ctx.translation.name)
+    if listing > translate.MAX_BYTES:
+        largest = max(ctx.job.active(), key=lambda r: r.count)
+        ctx.emit(largest.count_path, f"{sum(r.count for r in ctx.job.active())} replicas make "
+                 f"a JobSet of about {listing // 1024} KiB (their addresses in CLUSTER_SPEC and "
+                 f"TF_CONFIG): the API server stores at most {translate.MAX_BYTES // 1024} KiB",
+                 "run fewer replicas (or one JobSet per group of them)")
+
+
 @rule("gke.hyperparameters", "GKE has no tuning service: a config with hyperparameters does "
       "not translate.", services=GKE)
 def hyperparameters(ctx: GkeContext) -> None:
@@ -211,10 +223,11 @@ def requires(ctx: GkeContext) -> None:
                  "this is a gpujob bug when the config is valid: please report it")
 
 
-def _origin(origins: dict[JsonPath, JsonPath] | Any, path: JsonPath) -> JsonPath:
+def _origin(origins: Mapping[JsonPath, JsonPath], path: JsonPath) -> JsonPath:
+    """The config path the JobSet's ``path`` (or what holds it) was made from."""
     for n in range(len(path), 0, -1):
         if path[:n] in origins:
-            return origins[path[:n]]  # type: ignore[no-any-return]
+            return origins[path[:n]]
     return (TI,)
 
 

@@ -111,9 +111,24 @@ def _hosts(name: str, rjob: str, count: int) -> list[str]:
     return [f"{name}-{rjob}-{i}-0.{name}:{PORT}" for i in range(count)]
 
 
-def _environment(job: JobView, name: str, replica: Replica) -> list[dict[str, Any]]:
-    """What the replica sees, as on Vertex AI; its index comes from its pod's annotations."""
-    replicas = used(job)
+# the largest request etcd stores by default (--max-request-bytes, 1.5 MiB:
+# https://etcd.io/docs/v3.5/dev-guide/limit/): a JobSet must fit in it
+MAX_BYTES = 1536 * 1024
+
+
+def listing_bytes(job: JobView, name: str) -> int:
+    """About how many bytes the replicas' addresses take in the JobSet: each ReplicatedJob's
+    CLUSTER_SPEC and TF_CONFIG list every replica (computed, not built: a config may ask for
+    millions)."""
+    one = sum(r.count * (2 * len(name) + len(ROLES[r.kind][0]) + 16) for r in used(job))
+    return 2 * len(used(job)) * one
+
+
+def _environment(job: JobView, name: str, replica: Replica,
+                 listed: bool = True) -> list[dict[str, Any]]:
+    """What the replica sees, as on Vertex AI; its index comes from its pod's annotations.
+    ``listed=False``: without the cluster's addresses (a JobSet too large to send)."""
+    replicas = used(job) if listed else []
     pools = {f"workerpool{ROLES[r.kind][1]}": _hosts(name, ROLES[r.kind][0], r.count)
              for r in replicas}
     tf_cluster = {ROLES[r.kind][2]: _hosts(name, ROLES[r.kind][0], r.count)
@@ -137,7 +152,7 @@ def _environment(job: JobView, name: str, replica: Replica) -> list[dict[str, An
         {"name": "TF_CONFIG", "value": tf},
         {"name": "MASTER_ADDR", "value": f"{name}-master-0-0.{name}"},
         {"name": "MASTER_PORT", "value": str(PORT)},
-        {"name": "WORLD_SIZE", "value": str(sum(r.count for r in replicas))},
+        {"name": "WORLD_SIZE", "value": str(sum(r.count for r in used(job)))},
         {"name": "CLOUD_ML_JOB_ID", "value": name},
     ]
     job_dir = job.training_input.get("jobDir")
@@ -191,7 +206,8 @@ def _code(job: JobView, replica: Replica, options: JobOptions,
 def _pod(job: JobView, name: str, replica: Replica, cat: GkeCatalog,
          options: JobOptions, args: list[str]) -> dict[str, Any]:
     container, buckets = _code(job, replica, options, args)
-    container["env"] = _environment(job, name, replica)
+    container["env"] = _environment(job, name, replica,
+                                    listed=listing_bytes(job, name) <= MAX_BYTES)
     container["ports"] = [{"containerPort": PORT, "name": "cluster"}]
     selector = {MACHINE_LABEL: replica.machine}
     gpu = cat.gpus.get(replica.accel_type or "")
