@@ -67,19 +67,16 @@ class Gke:
         return catalog
 
     def read(self, doc: Document, cat: Any, options: CheckOptions) -> Checked | None:
-        """A native Vertex config is refused with a way forward (one error)."""
+        """A native Vertex config (a CustomJobSpec or CustomJob file), read as for Vertex AI
+        and checked and translated as the AI Platform config it describes (``native``)."""
         from gpujob.services.vertex.native.shapes import kind
 
         found = kind(doc.data)
         if found is None:
             return None
-        from gpujob.checks.engine import Checked
-        from gpujob.findings import error
+        from gpujob.services.gke import native
 
-        return Checked([error("gke.native", f"this is a native Vertex AI config (a {found}), "
-                              "which --service gke does not translate yet", (),
-                              doc.locate(()), "write it as an AI Platform config "
-                              "(trainingInput), or submit it with --service vertex")])
+        return native.check(doc, cat, options, found)
 
     def rules(self, doc: Document, cat: Any, refused: set[JsonPath],
               options: CheckOptions) -> Checked:
