@@ -152,13 +152,18 @@ def test_logs_prints_each_line_with_its_replica(cluster, submit, cli):
     assert len(lines) == 3  # pods not started yet have no log
 
 
-def test_cancel_deletes_the_jobset(cluster, submit, cli):
+def test_cancel_deletes_the_jobset_and_wait_says_it_ended_cancelled(cluster, submit, cli):
     assert submit().code == 0
     result = gke(cli, "cancel", "run-1")
     assert result.code == 0, result.err
-    assert cluster.jobsets == {}
     assert cluster.route_calls("DELETE", "/jobsets/run-1")[0].query == {
         "propagationPolicy": ["Foreground"]}
+    waited = gke(cli, "wait", "run-1")
+    assert waited.code == 4
+    assert "job run-1 ended CANCELLED: the JobSet is being deleted" in waited.err
+    assert cluster.jobsets == {}
+    again = gke(cli, "cancel", "run-1")
+    assert again.code == 3  # gone
 
 
 def test_describe_says_why_kueue_has_not_admitted_the_job(cluster, submit, cli):

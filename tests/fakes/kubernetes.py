@@ -340,11 +340,19 @@ class _Handler(BaseHTTPRequestHandler):
                                name=name, group="jobset.x-k8s.io", kind="jobsets"), \
                 "application/json"
         if call.method == "DELETE":
+            if call.query.get("propagationPolicy") == ["Foreground"]:
+                # kept, marked, until its dependents are gone (here: one more read)
+                js["metadata"].update(deletionTimestamp="2026-11-26T12:10:00Z",
+                                      finalizers=["foregroundDeletion"])
+                return 200, js, "application/json"
             del fake.jobsets[(ns, name)]
             return 200, {"kind": "Status", "apiVersion": "v1", "metadata": {},
                          "status": "Success", "details": {
                              "name": name, "group": "jobset.x-k8s.io", "kind": "jobsets",
                              "uid": js["metadata"]["uid"]}}, "application/json"
+        if js["metadata"].get("deletionTimestamp"):
+            del fake.jobsets[(ns, name)]  # its last read
+            return 200, js, "application/json"
         fake.advance(js)
         return 200, js, "application/json"
 

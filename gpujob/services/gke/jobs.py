@@ -69,8 +69,9 @@ def status(raw: dict[str, Any]) -> JobStatus:
         message = str((failed or {}).get("message") or "")
         return JobStatus(name, "FAILED", True, False, message, created=created,
                          hint="kubectl describe jobset and its pods tell more")
-    if meta.get("deletionTimestamp"):
-        return JobStatus(name, "DELETING", False, False, created=created)
+    if meta.get("deletionTimestamp"):  # gpujob cancel: it is going, with its pods
+        return JobStatus(name, "CANCELLED", True, False, "the JobSet is being deleted",
+                         created=created)
     queued = tuple(str(line) for line in raw.get(WHY_KEY) or ())
     if (raw.get("spec") or {}).get("suspend") or _condition(raw, "Suspended"):
         return JobStatus(name, "SUSPENDED", False, False, created=created, summary=queued)
