@@ -262,3 +262,11 @@ def test_a_jobset_too_large_to_store_is_refused_without_being_built(cli, write):
     assert "trainingInput.workerCount:" in result.out
     body, _ = dry_run(cli, write(config(workers=500)))
     assert len(json.dumps(body)) < 1536 * 1024
+
+
+def test_counted_workers_name_their_machine_type(cli, write):
+    text = config().replace("  workerType: n1-standard-8\n", "")
+    result = cli("validate", "--service", "gke", write(text))
+    assert result.code == 1
+    assert "trainingInput.workerCount: workerCount 1 needs a workerType" in result.out
+    assert "hint: set trainingInput.workerType, e.g. n1-standard-8" in result.out

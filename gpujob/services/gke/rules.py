@@ -76,6 +76,19 @@ def master(ctx: GkeContext) -> None:
                  f"set trainingInput.masterType, e.g. {EXAMPLE_MACHINE}", key=True)
 
 
+@rule("gke.replica", "Workers, parameter servers and evaluators that are counted name their "
+      "machine type.", services=GKE)
+def replica(ctx: GkeContext) -> None:
+    if ctx.tier is None or not ctx.tier.custom:
+        return
+    for r in ctx.job.replicas[1:]:
+        if r.count > 0 and not r.machine and not ctx.misspelt(r.type_path[-1]) \
+                and not ctx.broken(r.type_path):
+            ctx.emit(r.count_path, f"{r.count_path[-1]} {r.count} needs a {r.type_path[-1]}: "
+                     "the JobSet's pods run on it", f"set trainingInput.{r.type_path[-1]}, e.g. "
+                     f"{ctx.job.master.machine or EXAMPLE_MACHINE}")
+
+
 @rule("gke.machine", "Each replica's machine type is a Compute Engine machine type that takes "
       "its GPU type and count (machine types with GPUs built in take exactly theirs), and GKE "
       "names the GPU with a node label.", services=GKE)
