@@ -5,6 +5,7 @@ credentials that fail."""
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -202,6 +203,23 @@ def test_credentials_the_cluster_refuses_are_a_remote_error(cluster, submit, tmp
     assert f"refused the credentials of context {CONTEXT} (401 Unauthorized)" in result.err
     assert "wrong-secret-token" not in result.err + result.out
     assert cluster.jobsets == {}
+
+
+def test_an_exec_plugin_gives_the_token(cluster, submit, tmp_path, monkeypatch):
+    """As gke-gcloud-auth-plugin does: the kubeconfig runs a command that prints an
+    ExecCredential."""
+    credential = json.dumps({"apiVersion": "client.authentication.k8s.io/v1beta1",
+                             "kind": "ExecCredential", "status": {
+                                 "token": cluster.token,
+                                 "expirationTimestamp": "2999-01-01T00:00:00Z"}})
+    plugin = {"exec": {"apiVersion": "client.authentication.k8s.io/v1beta1",
+                       "command": sys.executable,
+                       "args": ["-c", f"print({credential!r})"], "provideClusterInfo": True}}
+    monkeypatch.setenv("KUBECONFIG", str(kubeconfig(tmp_path / "exec", cluster.url, plugin)))
+    result = submit()
+    assert result.code == 0, result.err
+    assert len(cluster.jobsets) == 1
+    assert cluster.token not in result.err + result.out
 
 
 def test_an_exec_plugin_that_fails_is_a_clear_error(cluster, submit, tmp_path, monkeypatch):
