@@ -270,3 +270,17 @@ def test_counted_workers_name_their_machine_type(cli, write):
     assert result.code == 1
     assert "trainingInput.workerCount: workerCount 1 needs a workerType" in result.out
     assert "hint: set trainingInput.workerType, e.g. n1-standard-8" in result.out
+
+
+def test_a_submit_stages_no_package_for_gke(cli, write, tmp_path):
+    """The submit would name a package it never uploaded: gpujob stages with a Google session,
+    and a GKE client has none."""
+    package = tmp_path / "trainer"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    text = "trainingInput:\n  scaleTier: CUSTOM\n  masterType: n1-standard-8\n" \
+           "  pythonModule: trainer.task\n"
+    result = cli("submit", write(text), "--service", "gke", "--dry-run", "--package-path",
+                 str(package), "--staging-bucket", "gs://my-bucket", "--executor-image-uri", "python:3")
+    assert result.code == 2
+    assert "--package-path is not supported by the gke service for a submit" in result.err

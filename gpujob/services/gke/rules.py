@@ -245,7 +245,16 @@ def _origin(origins: Mapping[JsonPath, JsonPath], path: JsonPath) -> JsonPath:
 
 
 def check_flags(options: CheckOptions) -> None:
-    """--namespace and --queue name Kubernetes objects (exit 2 when they cannot)."""
+    """--namespace and --queue name Kubernetes objects (exit 2 when they cannot); a submit
+    stages no package (its pods mount Cloud Storage; gpujob holds no Google session for GKE),
+    a local run does."""
+    if options.command_line.package_path and options.submit and not options.local:
+        raise UsageError("--package-path is not supported by the gke service for a submit: "
+                         "gpujob stages packages with Google credentials, and a GKE job runs "
+                         "with the kubeconfig's",
+                         "build the package, copy it to Cloud Storage (gcloud storage cp), "
+                         "name it in packageUris and give --executor-image-uri; gpujob local "
+                         "--service gke --package-path runs it here")
     for flag, pattern, what in (("--namespace", DNS_1123, "a namespace"),
                                 ("--queue", DNS_1123, "a Kueue LocalQueue")):
         value = translate.extra(options.job, flag)
