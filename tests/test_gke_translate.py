@@ -281,6 +281,7 @@ def test_a_submit_stages_no_package_for_gke(cli, write, tmp_path):
     text = "trainingInput:\n  scaleTier: CUSTOM\n  masterType: n1-standard-8\n" \
            "  pythonModule: trainer.task\n"
     result = cli("submit", write(text), "--service", "gke", "--dry-run", "--package-path",
-                 str(package), "--staging-bucket", "gs://my-bucket", "--executor-image-uri", "python:3")
+                 str(package), "--staging-bucket", "gs://my-bucket",
+                 "--executor-image-uri", "python:3")
     assert result.code == 2
     assert "--package-path is not supported by the gke service for a submit" in result.err
