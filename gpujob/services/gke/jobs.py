@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from gpujob.errors import RemoteError, UsageError
 from gpujob.services.base import Commands, Created, JobRef, JobStatus, Links, Request
 from gpujob.services.gke import translate
+from gpujob.services.gke.api import TIMEOUT
 from gpujob.services.gke.rules import DNS_1035
 
 if TYPE_CHECKING:
@@ -22,7 +23,6 @@ if TYPE_CHECKING:
 
 JOBSET_LABEL = "jobset.sigs.k8s.io/"
 WHY_KEY = "gpujobWorkload"  # added to a suspended JobSet: its Kueue Workload's conditions
-TIMEOUT = (10, 60)
 
 
 def collection(namespace: str) -> str:
@@ -256,7 +256,7 @@ class Jobs:
             except ApiException as exc:
                 if exc.status in (400, 404):  # not started yet, or gone
                     continue
-                raise self_error(exc, ref, self.api.conn.context) from None
+                raise _log_error(exc, ref, self.api.conn.context) from None
             entries += _entries(meta, text, since)
         return sorted(entries, key=lambda e: (str(parse_time(e["timestamp"])), e["insertId"]))
 
@@ -271,7 +271,7 @@ class Jobs:
                           _request_timeout=TIMEOUT))
 
 
-def self_error(exc: Any, ref: JobRef, context: str) -> RemoteError:
+def _log_error(exc: Any, ref: JobRef, context: str) -> RemoteError:
     from gpujob.services.gke.api import remote_error
 
     return remote_error(exc, f"reading the logs of JobSet {ref.id}", context)
