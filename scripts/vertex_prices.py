@@ -99,9 +99,8 @@ GPU_NAMES = {
     "A100-80GB": "NVIDIA_A100_80GB", "H100": "NVIDIA_H100_80GB",
     "H100-MEGA": "NVIDIA_H100_MEGA_80GB", "H200": "NVIDIA_H200_141GB", "B200": "NVIDIA_B200",
 }
-UNTRUSTED_GPUS = {"B200": "its rows in the snapshot are 0.5x or 0.7x of the per-GPU price seen "
-                          "elsewhere (a discounted SKU), and the a4-highgpu-8g host rows are 0 "
-                          "by design: no on-demand price can be trusted"}
+UNTRUSTED_GPUS = {"B200": "no on-demand price in the snapshots can be trusted: their B200 rows "
+                          "are 0.5x or 0.7x of the per-GPU price seen elsewhere"}
 
 # flex-start (DWS) prices are in neither snapshot: the one bill seen (ZENN-DWS, us-central1,
 # "Americas" SKUs). Per GPU, and the A3 host per vCPU and per GB of RAM, and local SSD per GB.

@@ -12,6 +12,7 @@ from jsonschema import Draft202012Validator
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = {"job": "job.schema.json", "ai-platform-catalog": "catalog.ai-platform.schema.json",
          "vertex-catalog": "vertex-catalog.schema.json",
+         "vertex-prices": "vertex-prices.schema.json",
          "vertex-custom-job-spec": "vertex-custom-job-spec.schema.json",
          "vertex-custom-job": "vertex-custom-job.schema.json",
          "vertex-tuning-job": "vertex-tuning-job.schema.json"}
