@@ -71,7 +71,8 @@ def test_an_unknown_schema_is_a_usage_error(cli):
     assert result.code == 2
     assert result.out == ""
     assert ("'vertex' is not one of 'job', 'ai-platform-catalog', 'vertex-catalog', "
-            "'vertex-custom-job-spec', 'vertex-custom-job', 'vertex-tuning-job', 'catalog'"
+            "'vertex-prices', 'vertex-custom-job-spec', 'vertex-custom-job', 'vertex-tuning-job', "
+            "'catalog'"
             in result.err)
 
 
