@@ -6,7 +6,7 @@ are reported with theirs. A native Vertex config (a CustomJobSpec, CustomJob or
 HyperparameterTuningJob file) is checked by ``gpujob.vertex_native``, for Vertex AI only.
 """
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob import schema
 from gpujob.catalog import DEFAULT_SERVICE, AnyCatalog, load
@@ -50,6 +50,10 @@ class FileResult:
     def __init__(self, path: str, findings: list[Finding]) -> None:
         self.path = path
         self.findings = findings
+        # Vertex AI: the request body the config becomes and its region (for its cost), and
+        # the cost's figures for --format json
+        self.request: tuple[dict[str, Any], str | None] | None = None
+        self.cost: dict[str, Any] | None = None
 
     @property
     def errors(self) -> list[Finding]:
@@ -148,8 +152,30 @@ def check_file(path: str, options: CheckOptions) -> FileResult:
     loaded = load_file(path)
     result = FileResult(path, list(loaded.findings))
     if loaded.document is not None:
-        result.findings = combine(loaded.findings, check_document(loaded.document, options))
+        translation = None
+        if options.service == "vertex" and isinstance(loaded.document.data, dict):
+            translation, result.request = _vertex_request(loaded.document, options)
+        result.findings = combine(loaded.findings, check_document(loaded.document, options,
+                                                                  translation))
     return result
+
+
+def _vertex_request(doc: Document, options: CheckOptions
+                    ) -> "tuple[Translation | None, tuple[dict[str, Any], str | None] | None]":
+    """An AI Platform config's translation (which its checks then use) and the request body
+    it becomes, with its region; a native Vertex config is its own body (its region is not in
+    the file)."""
+    if "trainingInput" not in doc.data:
+        from gpujob.vertex_native.shapes import kind
+
+        return None, ((doc.data, None) if kind(doc.data) is not None else None)
+    from datetime import date
+
+    from gpujob.translate.vertex import translate as to_vertex
+
+    t = to_vertex(doc, options.catalog_in_use(), date.today(),  # type: ignore[arg-type]
+                  options.vertex)
+    return t, (t.body, t.region)
 
 
 def combine(load_findings: list[Finding], check_findings: list[Finding]) -> list[Finding]:

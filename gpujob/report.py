@@ -48,6 +48,8 @@ def _file_json(r: FileResult) -> dict[str, object]:
     }
     if r.notes:
         entry["notes"] = [f.as_dict() for f in capped(r.notes)]
+    if r.cost is not None:  # Vertex AI: the job's $/hour (gpujob.cost)
+        entry["cost"] = r.cost
     return entry
 
 

@@ -32,6 +32,7 @@ class CheckSettings(NamedTuple):
     region_check: bool = True
     executor_image_uri: str | None = None
     strategy: str | None = None
+    max_hourly_cost: float | None = None  # --max-hourly-cost (validate, submit): USD
 
     def vertex_options(self) -> "VertexOptions | None":
         """What the two Vertex flags give the translation of a config (None: neither was

@@ -8,7 +8,13 @@ import click
 
 from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.cli.files import expand
-from gpujob.cli.options import check_options, check_settings, format_option, service_option_of
+from gpujob.cli.options import (
+    budget_option,
+    check_options,
+    check_settings,
+    format_option,
+    service_option_of,
+)
 from gpujob.console import CONSOLE
 from gpujob.errors import EXIT_INVALID, EXIT_OK
 from gpujob.report import REPORTERS
@@ -29,11 +35,40 @@ def execute(settings: ValidateSettings) -> int:
     results += [FileResult(path, [error("load.io", f"cannot read the directory: {why}", (),
                                         Location(path), "nothing under it was checked")])
                 for path, why in unreadable]
+    costs = _costs(results, check.max_hourly_cost)
     report = REPORTERS[settings.output_format](results)
     (CONSOLE.json_text if settings.output_format == "json" else CONSOLE.out)(report)
     if settings.output_format == "text":
+        from gpujob.cost_report import lines
+
+        for line in lines(costs):
+            CONSOLE.err(line)
         CONSOLE.err(summary(results))
     return EXIT_OK if all(r.valid for r in results) else EXIT_INVALID
+
+
+def _costs(results: list[Any], budget: float | None) -> list[tuple[str | None, Any]]:
+    """Each valid Vertex AI job's $/hour (``FileResult.cost`` carries it into the JSON
+    report), and ``--max-hourly-cost``'s error in a file whose job is over it or cannot be
+    priced."""
+    from gpujob import schema
+    from gpujob.cost_report import budget_finding, estimate
+    from gpujob.findings import Location
+
+    costs = []
+    for r in results:
+        if r.request is None:
+            continue
+        est = estimate(*r.request)
+        # an invalid config's figures would be a guess at what it means; a native config
+        # names no region (submit's --region gives it)
+        if r.valid and est.region is not None and est.pools:
+            r.cost = est.as_dict()
+            costs.append((r.path if len(results) > 1 else None, est))
+        found = budget_finding(est, budget, Location(r.path, 1, 1))
+        if found is not None:
+            r.findings = sorted([*r.findings, found], key=schema.position_key)
+    return costs
 
 
 @click.command(cls=GpujobCommand, context_settings=CONTEXT, epilog=exit_codes_help(
@@ -45,6 +80,7 @@ def execute(settings: ValidateSettings) -> int:
                "github for GitHub Actions annotations.", envvar="GPUJOB_FORMAT")
 @service_option_of("The training service the configs are for: its catalog and rules check them.")
 @check_options
+@budget_option
 def validate(files: tuple[str, ...], fmt: str, **params: Any) -> int:
     """Check configs against the Job schema and the GPU compatibility rules.
 
