@@ -154,13 +154,13 @@ def check_file(path: str, options: CheckOptions) -> FileResult:
     if loaded.document is not None:
         translation = None
         if options.service == "vertex" and isinstance(loaded.document.data, dict):
-            translation, result.request = _vertex_request(loaded.document, options)
+            translation, result.request = vertex_request(loaded.document, options)
         result.findings = combine(loaded.findings, check_document(loaded.document, options,
                                                                   translation))
     return result
 
 
-def _vertex_request(doc: Document, options: CheckOptions
+def vertex_request(doc: Document, options: CheckOptions
                     ) -> "tuple[Translation | None, tuple[dict[str, Any], str | None] | None]":
     """An AI Platform config's translation (which its checks then use) and the request body
     it becomes, with its region; a native Vertex config is its own body (its region is not in

@@ -7,9 +7,9 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from gpujob.check import FileResult, check_document, combine
+from gpujob.check import FileResult, check_document, combine, vertex_request
 from gpujob.config.document import Document
 from gpujob.config.load import load_file
 from gpujob.config.merge import apply, generate_job_id
@@ -23,6 +23,7 @@ from gpujob.submit_settings import SubmitSettings, check_display_name
 
 if TYPE_CHECKING:
     from gpujob.backends.base import Backend, JobClient
+    from gpujob.cost import Estimate
     from gpujob.gcp.session import Session
 
 def _report(settings: SubmitSettings, findings: list[Finding], valid: bool) -> None:
@@ -100,7 +101,12 @@ def prepare_job(settings: SubmitSettings, workdir: Path,
                                    Location("generated", flag="file name and time"))])
     wanted = LocalWanted(doc, settings) if settings.local else Wanted(doc, settings)
     checked = apply(doc, [wanted.for_check()]) if wanted else doc
-    findings = combine(loaded.findings, check_document(checked, settings.check_options()))
+    translation = request = None
+    if settings.service == "vertex" and not settings.local:
+        translation, request = vertex_request(checked, settings.check_options())
+    findings = combine(loaded.findings, check_document(checked, settings.check_options(),
+                                                       translation))
+    cost = _cost(settings, request, findings, doc)
     if settings.local and settings.service == "vertex":
         from gpujob.backends.vertex_env import translated_by_the_run
 
@@ -122,7 +128,24 @@ def prepare_job(settings: SubmitSettings, workdir: Path,
     else:
         prepared = Prepared(doc)
     prepared.warnings = [f for f in findings if f.severity == "warning"]
+    prepared.cost = cost
     return prepared
+
+
+def _cost(settings: SubmitSettings, request: tuple[dict[str, Any], str | None] | None,
+          findings: list[Finding], doc: Document) -> Estimate | None:
+    """The Vertex AI job's $/hour; over ``--max-hourly-cost`` (or unpriced under it), an error
+    joins ``findings``, so that the job is refused before anything is built, uploaded or
+    sent."""
+    if request is None or any(f.is_error for f in findings):
+        return None
+    from gpujob.cost_report import budget_finding, estimate
+
+    est = estimate(*request)
+    found = budget_finding(est, settings.check.max_hourly_cost, doc.locate(()))
+    if found is not None:
+        findings.append(found)
+    return est
 
 
 def _prepare_native(settings: SubmitSettings, doc: Document,
@@ -161,8 +184,13 @@ def _prepare_native(settings: SubmitSettings, doc: Document,
         raise InvalidConfig(f"{settings.config}: {errors} problem{'s' if errors > 1 else ''}; "
                             "nothing was submitted")
     _, body = vertex_native.body(doc, name=job.name, labels=job.labels, kms_key=job.kms_key)
+    checked = len(findings)
+    cost = _cost(settings, (body, job.region), findings, doc)
+    if len(findings) > checked:  # over --max-hourly-cost
+        _report(settings, findings[checked:], valid=False)
+        raise InvalidConfig(f"{settings.config}: over --max-hourly-cost; nothing was submitted")
     return Prepared(Document(doc.source, body), region=job.region,
-                    warnings=[f for f in findings if f.severity == "warning"])
+                    warnings=[f for f in findings if f.severity == "warning"], cost=cost)
 
 
 def _check_local_flags(settings: SubmitSettings) -> None:
@@ -221,6 +249,11 @@ def _dry_run(settings: SubmitSettings, prepared: Prepared, backend: Backend) -> 
     CONSOLE.err(f"Dry run: would {request.method} this {request.noun} to {request.url} "
                 "(nothing sent)"
                 + ("" if settings.project else "; no project given (--project or GPUJOB_PROJECT)"))
+    if prepared.cost is not None:
+        from gpujob.cost_report import lines
+
+        for line in lines([(None, prepared.cost)]):
+            CONSOLE.err(line)
     CONSOLE.json(request.body)
     return 0
 
@@ -270,5 +303,6 @@ def _send(settings: SubmitSettings, prepared: Prepared, backend: Backend,
     return remote.submit(backend, prepared.doc.data, gcp, settings.output_format, follow,
                          session=session, warnings=[f.as_dict() for f in prepared.warnings],
                          client=client,
+                         cost=prepared.cost.as_dict() if prepared.cost is not None else None,
                          options=replace(opened.options, region=prepared.region,
                                          document=prepared.doc))

@@ -33,6 +33,7 @@ class Prepared:
     warnings: list[Finding] = field(default_factory=list)
     local_packages: list[Path] = field(default_factory=list)  # for a local run to install
     region: str | None = None  # a native Vertex config's (--region: the file has none)
+    cost: Any = None  # Vertex AI: the job's $/hour (a gpujob.cost.Estimate)
 
 
 class Wanted:

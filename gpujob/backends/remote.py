@@ -85,14 +85,14 @@ def _links(backend: Backend, job_id: str, project: str, location: str | None,
 def submit(backend: Backend, body: dict[str, Any], gcp: GcpSettings, output_format: str = "text",
            follow: Follow | None = None, session: Session | None = None,
            warnings: list[dict[str, Any]] | None = None, client: JobClient | None = None,
-           options: JobOptions | None = None) -> int:
+           options: JobOptions | None = None, cost: dict[str, Any] | None = None) -> int:
     """Create the job ``body`` (the request the dry-run prints) and report it; then follow it
     when asked (``follow``: wait for its end, or stream its logs; polling every
     ``poll_interval`` seconds). Exit 0, 3 (remote failure), 4 (``--wait``/``--stream-logs``: the
     job failed) or 130. ``client``: one already open (the submit's own), else one
     in ``session`` (the one that staged the packages), else in a new one. ``warnings``: the
     checks' warnings, for the JSON envelope; ``options``: what the command line adds to the
-    request (``base.JobOptions``)."""
+    request (``base.JobOptions``); ``cost``: the job's $/hour, for the envelope."""
     follow = follow or Follow()
     client = client or backend.client(gcp, session)
     project = client.project
@@ -104,7 +104,9 @@ def submit(backend: Backend, body: dict[str, Any], gcp: GcpSettings, output_form
     job_id = _announce(backend, status, request, project, created.recovered)
     ref = client.resolve(JobRef(job_id))
     commands = backend.commands(job_id, project, status.location)
-    extra = {"warnings": warnings or []}
+    extra: dict[str, Any] = {"warnings": warnings or []}
+    if cost is not None:
+        extra["cost"] = cost
     if output_format == "text":
         CONSOLE.line(printable(job_id))  # the service's answer names it
     if not (follow.wait or follow.stream_logs):

@@ -86,6 +86,16 @@ def check_options(func: Callable[..., Any]) -> Callable[..., Any]:
     )(func)
 
 
+def check_budget(service: str, budget: float | None) -> None:
+    """--max-hourly-cost holds Vertex AI jobs only: gpujob's prices are Vertex AI's."""
+    if budget is not None and service != "vertex":
+        from gpujob.errors import UsageError
+
+        raise UsageError(f"--max-hourly-cost holds Vertex AI jobs to a budget; gpujob has no "
+                         f"prices for {service}", "leave it out (and GPUJOB_MAX_HOURLY_COST), "
+                         "or check the job for Vertex AI (--service vertex)")
+
+
 def check_settings(params: dict[str, Any]) -> CheckSettings:
     """The service, its catalog (``--catalog`` or the built-in one, loaded here so that a bad
     file is one usage error, not one per config) and whether region findings are errors."""
@@ -101,17 +111,10 @@ def check_settings(params: dict[str, Any]) -> CheckSettings:
         from gpujob.backends.base import check_flags
 
         check_flags(backends.get(service), given)
-    budget = params.get("max_hourly_cost")
-    if budget is not None and service != "vertex":
-        from gpujob.errors import UsageError
-
-        raise UsageError(f"--max-hourly-cost holds Vertex AI jobs to a budget; gpujob has no "
-                         f"prices for {service}", "leave it out (and GPUJOB_MAX_HOURLY_COST), "
-                         "or check the job for Vertex AI (--service vertex)")
     return CheckSettings(service=service, catalog=load_catalog(service, params["catalog"]),
                          region_check=not params.get("no_region_check", False),
                          executor_image_uri=executor, strategy=strategy,
-                         max_hourly_cost=budget)
+                         max_hourly_cost=params.get("max_hourly_cost"))
 
 
 def _usd(ctx: click.Context, param: click.Parameter, value: Any) -> float | None:
@@ -122,11 +125,16 @@ def _usd(ctx: click.Context, param: click.Parameter, value: Any) -> float | None
     return value  # type: ignore[no-any-return]
 
 
-budget_option = click.option(
-    "--max-hourly-cost", "max_hourly_cost", type=click.FloatRange(min=0), metavar="USD",
-    envvar="GPUJOB_MAX_HOURLY_COST", show_envvar=True, callback=_usd,
-    help="Vertex AI: refuse (exit 1) a job whose list price is over USD an hour, or cannot be "
-         "told from gpujob's prices; checked before anything is uploaded or sent.")
+def budget_option_of(hidden: bool = False) -> Decorator:
+    return click.option(
+        "--max-hourly-cost", "max_hourly_cost", type=click.FloatRange(min=0), metavar="USD",
+        envvar="GPUJOB_MAX_HOURLY_COST", show_envvar=True, callback=_usd, hidden=hidden,
+        help="Vertex AI: refuse (exit 1) a job whose list price is over USD an hour, or "
+             "cannot be told from gpujob's prices; checked before anything is uploaded or "
+             "sent.")
+
+
+budget_option = budget_option_of()
 
 
 def format_option(choices: tuple[str, ...] | list[str], text: str,

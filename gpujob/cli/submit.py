@@ -14,7 +14,15 @@ from gpujob.backends.output import FORMATS
 from gpujob.cli import gcloud, modes
 from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.cli.jobflags import job_options, local_options, submit_settings
-from gpujob.cli.options import format_option, gcp_options_of, given_flags, poll_option_of, stack
+from gpujob.cli.options import (
+    budget_option_of,
+    check_budget,
+    format_option,
+    gcp_options_of,
+    given_flags,
+    poll_option_of,
+    stack,
+)
 from gpujob.params import Project
 
 
@@ -72,6 +80,7 @@ def cloud_options(hidden: bool = False) -> Any:
                                "job, raw: the API's object, warnings) on stdout, and an "
                                "invalid config's findings as validate --format json does.",
                       hidden=hidden),
+        budget_option_of(hidden),
         gcp_options_of(hidden),
     )
 
@@ -112,6 +121,8 @@ def submit(ctx: click.Context, **params: Any) -> int:
     mode = modes.mode_of(params["local"], params["dry_run"])
     modes.check(mode, given_flags(ctx))
     gcloud.check_async(params)
+    if mode != "local":
+        check_budget(params["service"], params["max_hourly_cost"])
     return run(gcloud.adjust(submit_settings(ctx, params, local=mode == "local"), params))
 
 

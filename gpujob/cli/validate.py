@@ -10,6 +10,7 @@ from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.cli.files import expand
 from gpujob.cli.options import (
     budget_option,
+    check_budget,
     check_options,
     check_settings,
     format_option,
@@ -96,4 +97,6 @@ def validate(files: tuple[str, ...], fmt: str, **params: Any) -> int:
       gpujob validate --format github configs/*.yaml   # in a GitHub Actions step
       gpujob validate --format json config.yaml | jq '.files[].errors'
     """
-    return execute(ValidateSettings(files, fmt, check_settings(params)))
+    check = check_settings(params)
+    check_budget(check.service, check.max_hourly_cost)
+    return execute(ValidateSettings(files, fmt, check))
