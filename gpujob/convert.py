@@ -67,6 +67,10 @@ def run(settings: ConvertSettings) -> int:
     for line in written.notes:
         CONSOLE.err(line)
     _write(written.text, settings.output)
+    from gpujob.cost_report import estimate, lines  # (after the write, which may be refused)
+
+    for line in lines([(None, estimate(translation.body, translation.region))]):
+        CONSOLE.err(line)
     return 0
 
 
