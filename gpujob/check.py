@@ -12,7 +12,7 @@ from gpujob import schema
 from gpujob.catalog import DEFAULT_SERVICE, AnyCatalog, load
 from gpujob.config.document import Document
 from gpujob.config.load import load_file
-from gpujob.findings import Finding, error
+from gpujob.findings import Finding, Location, error
 from gpujob.job import view
 
 if TYPE_CHECKING:
@@ -54,6 +54,7 @@ class FileResult:
         # the cost's figures for --format json
         self.request: tuple[dict[str, Any], str | None] | None = None
         self.cost: dict[str, Any] | None = None
+        self.start: Location | None = None  # where the document starts, for the cost's error
 
     @property
     def errors(self) -> list[Finding]:
@@ -155,6 +156,7 @@ def check_file(path: str, options: CheckOptions) -> FileResult:
         translation = None
         if options.service == "vertex" and isinstance(loaded.document.data, dict):
             translation, result.request = vertex_request(loaded.document, options)
+            result.start = loaded.document.locate(())
         result.findings = combine(loaded.findings, check_document(loaded.document, options,
                                                                   translation))
     return result

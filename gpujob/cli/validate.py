@@ -66,7 +66,7 @@ def _costs(results: list[Any], budget: float | None) -> list[tuple[str | None, A
         if r.valid and est.region is not None and est.pools:
             r.cost = est.as_dict()
             costs.append((r.path if len(results) > 1 else None, est))
-        found = budget_finding(est, budget, Location(r.path, 1, 1))
+        found = budget_finding(est, budget, r.start or Location(r.path))
         if found is not None:
             r.findings = sorted([*r.findings, found], key=schema.position_key)
     return costs
