@@ -137,8 +137,8 @@ def _cost(settings: SubmitSettings, request: tuple[dict[str, Any], str | None] |
     """The Vertex AI job's $/hour; over ``--max-hourly-cost`` (or unpriced under it), an error
     joins ``findings``, so that the job is refused before anything is built, uploaded or
     sent."""
-    if request is None or any(f.is_error for f in findings):
-        return None
+    if request is None or request[1] is None or any(f.is_error for f in findings):
+        return None  # (without a region the request is refused before it is sent: exit 2)
     from gpujob.cost_report import budget_finding, estimate
 
     est = estimate(*request)
