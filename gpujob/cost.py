@@ -120,7 +120,8 @@ def estimate(body: dict[str, Any], region: str | None, table: PriceTable | None 
         table = prices.load()
     spec, parallel = _spec(body)
     scheduling = spec.get("scheduling") if isinstance(spec.get("scheduling"), dict) else {}
-    strategy = BILLED_AS.get(scheduling.get("strategy"))
+    named = scheduling.get("strategy")
+    strategy = BILLED_AS.get(named) if isinstance(named, (str, type(None))) else None
     pools, unknown, refs, dates = [], [], set(), set()
     if region is None:
         unknown.append("the job's region is not known")

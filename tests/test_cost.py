@@ -242,3 +242,13 @@ def test_gpus_shows_each_offerings_dollars_an_hour_in_the_region(cli):
     assert data["prices"]["region"] == "us-central1"
     first = next(o for o in data["offerings"] if o["machine_type"] == "n1-standard-4")
     assert first["hourly"]["1"]["on_demand"] == pytest.approx(0.62, abs=0.005)
+
+
+@pytest.mark.default_service
+def test_a_malformed_native_config_is_reported_not_a_crash(cli, write):
+    config = write("workerPoolSpecs:\n  - machineSpec: {machineType: n1-standard-4}\n"
+                   "    replicaCount: many\n    containerSpec: {imageUri: gcr.io/p/t:1}\n"
+                   "scheduling: {strategy: [SPOT]}\n", "spec.yaml")
+    result = cli("validate", config, "--max-hourly-cost", "1")
+    assert result.code == 1  # the schema's errors, and no traceback (exit 70)
+    assert "Traceback" not in result.err
