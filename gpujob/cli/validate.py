@@ -58,8 +58,8 @@ def _costs(results: list[Any], budget: float | None) -> list[tuple[str | None, A
 
     costs = []
     for r in results:
-        if r.request is None:
-            continue
+        if r.request is None or (budget is None and not r.valid):
+            continue  # (an invalid config's cost is shown nowhere)
         est = estimate(*r.request)
         # an invalid config's figures would be a guess at what it means; a native config
         # names no region (submit's --region gives it)
