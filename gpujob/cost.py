@@ -191,8 +191,10 @@ def describe(est: Estimate) -> str:
     pools = " + ".join(f"{p.replicas} × {p.machine_type}"
                        + (f" with {p.accelerator_count} × {p.accelerator_type}"
                           if p.accelerator_type else "") for p in est.pools)
-    trials = f"{est.parallel} parallel trials × " if est.parallel > 1 else ""
-    shown = f" ({trials}{pools})" if pools else ""
+    if est.parallel > 1:
+        pools = f"{est.parallel} parallel trials × " + (
+            f"({pools})" if len(est.pools) > 1 else pools)
+    shown = f" ({pools})" if pools else ""
     if not est.pools:
         return "no worker pool to price"
     if est.strategy is None:

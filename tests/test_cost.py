@@ -110,6 +110,11 @@ def test_the_strategy_chooses_the_figure_and_trials_run_in_parallel():
     assert spot.strategy == "spot" and spot.total == spot.hourly["spot"]
     tuning = {"parallelTrialCount": 4, "trialJobSpec": body["jobSpec"]}
     assert cost.estimate(tuning, "us-central1").total == pytest.approx(4 * spot.total)
+    two = {"parallelTrialCount": 2, "trialJobSpec": job(pool("n1-standard-4"),
+                                                        pool("n1-standard-8", replicas=4))[
+        "jobSpec"]}
+    assert " in us-central1 (2 parallel trials × (1 × n1-standard-4 + 4 × n1-standard-8)); " \
+        in cost.describe(cost.estimate(two, "us-central1"))
 
 
 def test_an_unknown_machine_or_region_is_said():
