@@ -55,7 +55,7 @@ def rows(found: list[tuple[Offering, dict[int, Estimate]]]) -> list[tuple[str, .
     out = []
     for o, by_count in found:
         ests = list(by_count.values())
-        out.append((o.machine_type, ", ".join(f"{n} × {o.name}" for n in by_count),
+        out.append((o.machine_type, f"{', '.join(map(str, by_count))} × {o.name}",
                     _money([e.hourly["on_demand"] for e in ests]),
                     _money([e.hourly["spot"] for e in ests])))
     return out

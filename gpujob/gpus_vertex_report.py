@@ -193,7 +193,7 @@ def _price_table(offerings: Sequence[Offering], f: Filters) -> str:
     table, region, by_offering = found
     rows: list[Row] = [("MACHINE TYPE", "GPUS", "ON-DEMAND $/HOUR", "SPOT $/HOUR"),
                        *gpus_prices.rows(by_offering)]
-    return ("\n" + "\n".join(_lines(rows, _fit(rows, 1, [4, 3, 3]))) + "\n\n"
+    return ("\n" + "\n".join(_lines(rows, _fit(rows, 2, [1, 1]))) + "\n\n"
             + _notes(gpus_prices.notes(table, region, by_offering)))
 
 
