@@ -63,6 +63,7 @@ class PriceTable:
         self.generated: dict[str, Any] = data.get("generated", {})
         self.omitted: list[dict[str, Any]] = data.get("omitted", [])
         self._sources: dict[str, Source] = {}
+        self._prices: dict[tuple[str, str, str], Price | None] = {}  # read once each
 
     @property
     def regions(self) -> list[str]:
@@ -78,12 +79,17 @@ class PriceTable:
                       dict(raw.get("skus", {})), str(raw.get("notes", "")))
 
     def _price(self, region: str, section: str, name: str) -> Price | None:
+        key = (region, section, name)
+        if key in self._prices:
+            return self._prices[key]
         entry = self.data.get("regions", {}).get(region, {}).get(section, {}).get(name)
-        if not isinstance(entry, dict):
-            return None
-        return Price(*(entry.get(k) for k in (*STRATEGIES, "management_fee")),
-                     includes_accelerators=bool(entry.get("includes_accelerators")),
-                     source=self._source(entry.get("source")))
+        price = None
+        if isinstance(entry, dict):
+            price = Price(*(entry.get(k) for k in (*STRATEGIES, "management_fee")),
+                          includes_accelerators=bool(entry.get("includes_accelerators")),
+                          source=self._source(entry.get("source")))
+        self._prices[key] = price
+        return price
 
     def machine(self, region: str, name: str) -> Price | None:
         return self._price(region, "machine_types", name)

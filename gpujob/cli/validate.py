@@ -36,7 +36,7 @@ def execute(settings: ValidateSettings) -> int:
     results += [FileResult(path, [error("load.io", f"cannot read the directory: {why}", (),
                                         Location(path), "nothing under it was checked")])
                 for path, why in unreadable]
-    costs = _costs(results, check.max_hourly_cost)
+    costs = _costs(results, check.max_hourly_cost, settings.output_format == "json")
     report = REPORTERS[settings.output_format](results)
     (CONSOLE.json_text if settings.output_format == "json" else CONSOLE.out)(report)
     if settings.output_format == "text":
@@ -48,7 +48,8 @@ def execute(settings: ValidateSettings) -> int:
     return EXIT_OK if all(r.valid for r in results) else EXIT_INVALID
 
 
-def _costs(results: list[Any], budget: float | None) -> list[tuple[str | None, Any]]:
+def _costs(results: list[Any], budget: float | None, figures: bool
+           ) -> list[tuple[str | None, Any]]:
     """Each valid Vertex AI job's $/hour (``FileResult.cost`` carries it into the JSON
     report), and ``--max-hourly-cost``'s error in a file whose job is over it or cannot be
     priced."""
@@ -64,7 +65,8 @@ def _costs(results: list[Any], budget: float | None) -> list[tuple[str | None, A
         # an invalid config's figures would be a guess at what it means; a native config
         # names no region (submit's --region gives it)
         if r.valid and est.region is not None and est.pools:
-            r.cost = est.as_dict()
+            if figures:  # (for --format json only: they take time to make)
+                r.cost = est.as_dict()
             costs.append((r.path if len(results) > 1 else None, est))
         found = budget_finding(est, budget, r.start or Location(r.path))
         if found is not None:
