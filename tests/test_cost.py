@@ -257,3 +257,19 @@ def test_a_malformed_native_config_is_reported_not_a_crash(cli, write):
     result = cli("validate", config, "--max-hourly-cost", "1")
     assert result.code == 1  # the schema's errors, and no traceback (exit 70)
     assert "Traceback" not in result.err
+
+
+@pytest.mark.default_service
+def test_a_native_config_is_priced_in_the_region_submit_gives_it(cli, write):
+    spec = write("workerPoolSpecs:\n  - machineSpec: {machineType: n1-standard-4}\n"
+                 "    replicaCount: 1\n    containerSpec: {imageUri: gcr.io/p/t:1}\n",
+                 "spec.yaml")
+    checked = cli("validate", spec, "--max-hourly-cost", "0.1")
+    assert checked.code == 0, checked.out  # no region in the file: nothing to price yet
+    assert "cost:" not in checked.err
+    sent = cli("submit", spec, "--region", "us-central1", "--dry-run", "--max-hourly-cost",
+               "0.1")
+    assert sent.code == 1
+    assert f"{spec}:1:1: the job costs $0.22/hour on-demand in us-central1, over " \
+        "--max-hourly-cost $0.10 [cost.budget]" in sent.err
+    assert sent.out == ""

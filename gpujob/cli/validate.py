@@ -59,12 +59,12 @@ def _costs(results: list[Any], budget: float | None, figures: bool
 
     costs = []
     for r in results:
-        if r.request is None or (budget is None and not r.valid):
-            continue  # (an invalid config's cost is shown nowhere)
+        # a native config names no region: submit prices it in --region's; an invalid
+        # config's figures would be a guess at what it means
+        if r.request is None or r.request[1] is None or (budget is None and not r.valid):
+            continue
         est = estimate(*r.request)
-        # an invalid config's figures would be a guess at what it means; a native config
-        # names no region (submit's --region gives it)
-        if r.valid and est.region is not None and est.pools:
+        if r.valid and est.pools:
             if figures:  # (for --format json only: they take time to make)
                 r.cost = est.as_dict()
             costs.append((r.path if len(results) > 1 else None, est))
