@@ -21,7 +21,7 @@ from gpujob.gcp.settings import GcpSettings
 
 @pytest.fixture
 def session(google, key, clock) -> Session:
-    return Session(GcpSettings(api_endpoint=google.url, logging_endpoint=google.url))
+    return Session(GcpSettings(api_endpoint=google.url, endpoints={"logging": google.url}))
 
 
 def _action(**extra) -> Action:
