@@ -62,6 +62,8 @@ def clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
     monkeypatch.setenv("GCE_METADATA_IP", "127.0.0.1:9")
     # pip, run by trainer package builds, never asks an index; `offline_builds` gives it wheels
     monkeypatch.setenv("PIP_NO_INDEX", "1")
+    # the refreshed catalog (``gpujob catalog refresh``) is the test's own: none to start with
+    monkeypatch.setenv("GPUJOB_CACHE_DIR", str(tmp_path / "gpujob-cache"))
 
 
 @pytest.fixture(scope="session")

@@ -16,14 +16,18 @@ from gpujob.settings import CheckSettings, GpusSettings
 
 def execute(settings: GpusSettings) -> int:
     """The offerings that pass the filters (exit 1 when none), or the catalog itself."""
+    import json
     from pathlib import Path
 
     from gpujob import gpus as command
 
     cat = settings.check.catalog
     assert cat is not None, "the command loads the catalog it browses"
+    document = getattr(cat, "document", None)
     if settings.export_catalog:
-        CONSOLE.out(Path(cat.path).read_text(encoding="utf-8"))
+        # the catalog in use: the built-in file, or its data with the refreshed parts in place
+        CONSOLE.out(Path(cat.path).read_text(encoding="utf-8") if document is None
+                    else json.dumps(document, indent=2, ensure_ascii=False) + "\n")
         return EXIT_OK
     if settings.check.service == "vertex":
         from gpujob import gpus_vertex as command  # type: ignore[no-redef]
@@ -32,7 +36,12 @@ def execute(settings: GpusSettings) -> int:
         report = command
     filters = command.resolve_filters(cat, settings.gpu, settings.machine_type, settings.count,
                                       settings.region, settings.zone)
-    return report.run(cat, filters, settings.output_format)
+    code: int = report.run(cat, filters, settings.output_format)
+    if settings.check.service == "vertex":  # last, after the answer: how old its facts are
+        from gpujob.catalog import freshness
+
+        CONSOLE.err(freshness.summary(cat))
+    return code
 
 
 @click.command(cls=GpujobCommand, context_settings=CONTEXT, epilog=exit_codes_help(
