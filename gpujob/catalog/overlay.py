@@ -124,3 +124,15 @@ def _stamp(part: dict[str, Any], file: Path) -> dict[str, Any]:
 
 def age_days(as_of: str, today: date) -> int:
     return (today - date.fromisoformat(as_of)).days
+
+
+def prices(service: str = "vertex") -> dict[str, Any] | None:
+    """The price table (format "1", ``vertex-prices.json``'s shape) ``gpujob catalog refresh``
+    read from Cloud Billing, or None: per region and GPU, its entries stand in for the shipped
+    table's (which keeps what the refresh does not read, such as machine types)."""
+    try:
+        found = read(path(service))
+    except OverlayError:
+        return None
+    part = (found or {}).get("parts", {}).get("prices")
+    return part.get("table") if isinstance(part, dict) else None
