@@ -64,6 +64,8 @@ def clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
     monkeypatch.setenv("PIP_NO_INDEX", "1")
     # the refreshed catalog (``gpujob catalog refresh``) is the test's own: none to start with
     monkeypatch.setenv("GPUJOB_CACHE_DIR", str(tmp_path / "gpujob-cache"))
+    # the built-in catalog's age is warned about only where a test asks (it grows every day)
+    monkeypatch.setenv("GPUJOB_CATALOG_MAX_AGE_DAYS", "100000")
 
 
 @pytest.fixture(scope="session")

@@ -51,11 +51,13 @@ def describe(cat: Any, today: date | None = None) -> dict[str, Any]:
         as_of = cat.sources[section]["as_of"]
         entry: dict[str, Any] = {"as_of": as_of,
                                  "age_days": (day - date.fromisoformat(as_of)).days}
-        if section in refreshed:
+        if not built_in:
+            entry["origin"] = "file"  # --catalog: what it says, even one a refresh exported
+        elif section in refreshed:
             entry.update(origin="refresh", read=refreshed[section].get("read", ""),
                          file=refreshed[section].get("file", ""))
         else:
-            entry["origin"] = "built-in" if built_in else "file"
+            entry["origin"] = "built-in"
         parts[section] = entry
     return {"path": cat.path, "as_of": {k: v["as_of"] for k, v in cat.sources.items()},
             "live": parts}
@@ -87,9 +89,12 @@ def warnings(cat: Any, today: date | None = None) -> list[str]:
     reminder to refresh). Each is said once per catalog file."""
     from gpujob.catalog import overlay
 
-    said = [f"warning: {why}\n  hint: run `gpujob catalog refresh` again, or delete the file"
-            for file, why in overlay.PROBLEMS.items() if file not in _warned]
-    _warned.update(overlay.PROBLEMS)
+    file = str(overlay.path(cat.service))
+    said = []
+    if file in overlay.PROBLEMS and file not in _warned:
+        _warned.add(file)
+        said.append(f"warning: {overlay.PROBLEMS[file]}\n  hint: run `gpujob catalog refresh` "
+                    "again, or delete the file")
     if cat.path in _warned or not _built_in(cat):
         return said
     limit = max_age_days()
