@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 from urllib.parse import unquote
 
+from gpujob.gcp.errors import ServiceError
 from gpujob.gcp.session import Session
 from gpujob.gcp.settings import api_endpoint
 
@@ -34,6 +35,15 @@ def registry(repository: str) -> str:
     return f"{location}-docker.pkg.dev/{project}/{repo}"
 
 
+def _advice(error: ServiceError) -> str | None:
+    """The repository is Google's: no role on it can be granted by the user."""
+    if error.status == 403 and error.reason("SERVICE_DISABLED") is None:
+        return ("the repository is Google's own, readable by any Google account: check the "
+                "credentials (gcloud auth application-default login), or leave the images out "
+                "(--parts zones,prices)")
+    return None
+
+
 class ArtifactsClient:
     def __init__(self, session: Session) -> None:
         from gpujob.gcp.discovery import service
@@ -47,7 +57,8 @@ class ArtifactsClient:
         """The images of ``repository`` tagged ``tag``, by name."""
         action = self.session.action(
             f"listing the images of {registry(repository)}", "artifactregistry.dockerimages.list",
-            role=ROLE, service=SERVICE, retry_safe=True, resource=f"repository {repository}")
+            role=ROLE, service=SERVICE, retry_safe=True, resource=f"repository {repository}",
+            advice=_advice)
 
         def fetch(token: str | None) -> dict[str, Any]:
             extra = {"pageToken": token} if token else {}

@@ -14,7 +14,7 @@ from typing import Any
 from gpujob.console import CONSOLE
 from gpujob.errors import GpujobError, UsageError
 from gpujob.gcp import clock
-from gpujob.gcp.errors import Action
+from gpujob.gcp.errors import Action, ServiceError
 from gpujob.gcp.session import Session
 from gpujob.gcp.settings import GcpSettings, api_endpoint
 
@@ -54,7 +54,7 @@ class KeySession(Session):
     def action(self, what: str, permission: str, *, role: str, service: str, retry_safe: bool,
                **extra: Any) -> Action:
         return Action(what=what, project="-", permission=permission, role=role,
-                      service=service, retry_safe=retry_safe, **extra)
+                      service=service, retry_safe=retry_safe, advice=_advice, **extra)
 
     def execute(self, action: Action, make_request: Callable[[], Any]) -> Any:
         try:
@@ -63,6 +63,18 @@ class KeySession(Session):
             exc.message = exc.message.replace(self.key, "…")
             exc.args = (exc.message,)
             raise
+
+
+def _advice(error: ServiceError) -> str | None:
+    """What to do when the key is refused: there is no project, role or permission to name."""
+    if error.reason("SERVICE_DISABLED") is not None or "disabled" in error.message:
+        return ("enable the Cloud Billing API in the project the API key belongs to (gcloud "
+                "services enable cloudbilling.googleapis.com --project THAT_PROJECT)")
+    if error.status in (400, 401, 403):
+        return (f"check {KEY_VARIABLE}: an API key of a project with the Cloud Billing API "
+                "enabled, not restricted away from it (https://cloud.google.com/billing/docs/"
+                "how-to/get-pricing-information-api)")
+    return None
 
 
 class BillingCatalog:

@@ -117,6 +117,7 @@ def test_what_a_refresh_reads_and_writes(cli, apis, google, tmp_path):
     # paging: every page of each listing was read
     assert len(google.calls("acceleratorTypes.aggregatedList")) == 3
     assert len(google.calls("dockerImages.list")) == 4
+    assert len(google.calls("skus.list")) == 3  # Vertex AI's 3 SKUs in 2 pages, Compute's 1
     filters = google.calls("machineTypes.aggregatedList")[0].query["filter"][0]
     assert filters.startswith("name eq (a2-highgpu-1g|") and "n1-standard-4" not in filters
 
@@ -149,6 +150,8 @@ def test_one_api_refused_the_others_are_written(cli, apis, google, tmp_path, lea
     assert "prebuilt images: not read; kept gpujob's built-in ones" in result.out
     assert "error: prebuilt images: listing the images of us-docker.pkg.dev/vertex-ai/training " \
            "failed: 403 PERMISSION_DENIED" in result.err
+    assert "  hint: the repository is Google's own, readable by any Google account: check the " \
+           "credentials" in result.err
     parts = overlay(tmp_path)["parts"]
     assert set(parts) == {"zones", "prices"}
     assert leaked(result.out + result.err) == []
@@ -178,6 +181,8 @@ def test_the_api_key_never_shows(cli, apis, google):
     result = cli("catalog", "refresh", "--project", PROJECT, "--parts", "prices", "--verbose")
     assert result.code == 3
     assert "expired" in result.err
+    assert "  hint: check GPUJOB_BILLING_API_KEY: an API key of a project with the Cloud " \
+           "Billing API enabled" in result.err
     assert apis not in result.out + result.err
     assert "key=…" in result.err  # --verbose shows the request, the key masked
 
