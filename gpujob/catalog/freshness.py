@@ -16,6 +16,7 @@ from typing import Any
 
 MAX_AGE_DAYS = 90  # a built-in live fact older than this draws a warning (docs/gpus.md)
 LIVE = {"zones": "zones", "prebuilt_images": "prebuilt images"}  # section -> as said
+SAID = {**LIVE, "prices": "prices"}  # and a refreshed price table
 
 _warned: set[str] = set()  # the catalogs warned about in this run (by path)
 
@@ -59,6 +60,12 @@ def describe(cat: Any, today: date | None = None) -> dict[str, Any]:
         else:
             entry["origin"] = "built-in"
         parts[section] = entry
+    for section, stamp in refreshed.items():  # prices: the price table's, when refreshed
+        if section not in parts and built_in and stamp.get("as_of"):
+            parts[section] = {"as_of": stamp["as_of"],
+                              "age_days": (day - date.fromisoformat(stamp["as_of"])).days,
+                              "origin": "refresh", "read": stamp.get("read", ""),
+                              "file": stamp.get("file", "")}
     return {"path": cat.path, "as_of": {k: v["as_of"] for k, v in cat.sources.items()},
             "live": parts}
 
@@ -70,13 +77,17 @@ def summary(cat: Any, today: date | None = None) -> str:
     for section, part in found.items():
         origin = {"refresh": "refreshed", "built-in": "built-in"}.get(part["origin"],
                                                                      cat.path)
-        groups.setdefault((part["as_of"], origin, part["age_days"]), []).append(LIVE[section])
+        groups.setdefault((part["as_of"], origin, part["age_days"]), []).append(SAID[section])
     text = "catalog: " + "; ".join(
-        f"{' and '.join(names)} as of {as_of} ({origin}, {_days(age)} old)"
+        f"{_and(names)} as of {as_of} ({origin}, {_days(age)} old)"
         for (as_of, origin, age), names in groups.items())
     if any(p["origin"] == "built-in" for p in found.values()):
         text += "; `gpujob catalog refresh` reads them from Google"
     return text
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _days(n: int) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -76,8 +77,10 @@ def test_a_zone_the_api_adds_is_offered_by_gpus(cli, apis):
     after = cli("gpus", "--gpu", "h100", "--region", "me-central2")
     assert after.code == 0, after.err
     assert "a3-highgpu-8g" in after.out and "me-central2" in after.out
-    assert "zones and prebuilt images as of " in after.err and "(refreshed, 0 days old)" in \
-        after.err
+    # zones and images read today; prices as old as their SKUs' effective time (2026-11-26)
+    assert after.err.startswith("catalog: zones, prebuilt images")
+    assert f" as of {date.today().isoformat()} (refreshed, 0 days old)" in after.err
+    assert "prices" in after.err and "built-in" not in after.err
 
 
 @pytest.mark.default_service
