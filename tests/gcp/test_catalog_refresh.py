@@ -78,7 +78,7 @@ def test_a_zone_the_api_adds_is_offered_by_gpus(cli, apis):
     assert after.code == 0, after.err
     assert "a3-highgpu-8g" in after.out and "me-central2" in after.out
     # zones and images read today; prices as old as their SKUs' effective time (2026-11-26)
-    assert after.err.startswith("catalog: zones, prebuilt images")
+    assert after.err.startswith("catalog: zones")
     assert f" as of {date.today().isoformat()} (refreshed, 0 days old)" in after.err
     assert "prices" in after.err and "built-in" not in after.err
 
