@@ -45,12 +45,14 @@ def execute(settings: Any, parts: tuple[str, ...]) -> int:
     data = current.document if current.document is not None else \
         files.built_in_data(vertex_data)
     result = run.refresh(settings, parts, data, old)
+    hinted = set()  # a hint said once (parts that failed alike: no credentials)
     for outcome in result.outcomes:
         name = run.NAMES[outcome.part]
         if outcome.problem:
             CONSOLE.err(f"error: {name}: {outcome.problem}")
-            if outcome.hint:
+            if outcome.hint and outcome.hint not in hinted:
                 CONSOLE.err(f"  hint: {outcome.hint}")
+                hinted.add(outcome.hint)
             CONSOLE.out(f"{name}: not read; {outcome.kept}\n")
         else:
             CONSOLE.out(f"{name}: {outcome.read}\n")

@@ -191,15 +191,25 @@ def test_the_api_key_never_shows(cli, apis, google):
 
 
 @pytest.mark.default_service
-def test_no_credentials_no_network_for_two_parts_prices_still_read(cli, apis, monkeypatch,
-                                                                    tmp_path):
+def test_without_credentials_prices_are_still_read(cli, apis, monkeypatch, tmp_path):
     monkeypatch.delenv("GOOGLE_APPLICATION_CREDENTIALS")
-    monkeypatch.setenv("GPUJOB_COMPUTE_ENDPOINT", "http://127.0.0.1:9/")
     result = cli("catalog", "refresh", "--project", PROJECT)
     assert result.code == 3
     assert "zones: not read; kept gpujob's built-in ones" in result.out
     assert "prebuilt images: not read; kept gpujob's built-in ones" in result.out
+    assert "error: prebuilt images: no Google Cloud credentials found" in result.err
+    assert result.err.count("  hint: provide them one of these ways") == 1  # said once
     assert set(overlay(tmp_path)["parts"]) == {"prices"}
+
+
+@pytest.mark.default_service
+def test_no_network_to_one_api_the_others_are_read(cli, apis, monkeypatch, tmp_path):
+    monkeypatch.setenv("GPUJOB_COMPUTE_ENDPOINT", "http://127.0.0.1:9/")  # nothing listens
+    result = cli("catalog", "refresh", "--project", PROJECT, "--max-attempts", "1")
+    assert result.code == 3
+    assert "error: zones: listing Compute Engine's acceleratorTypes in project proj-a failed: " \
+           "network error" in result.err
+    assert set(overlay(tmp_path)["parts"]) == {"images", "prices"}
 
 
 @pytest.mark.default_service
