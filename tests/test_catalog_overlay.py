@@ -110,7 +110,7 @@ def test_an_unreadable_overlay_is_said_once_and_the_built_in_catalog_used(cli, w
     result = cli("validate", write(JOB.replace("IMAGE", "tf-gpu.2-17.py310"), "job.json"))
     assert result.code == 1  # tf 2.17 is past its end of availability: the built-in dates
     warnings = [line for line in result.err.splitlines() if line.startswith("warning:")]
-    assert len(warnings) == 1 and "is not readable as a refreshed catalog" in warnings[0]
+    assert len(warnings) == 1 and "is not a refreshed catalog gpujob can read" in warnings[0]
     assert "using the built-in catalog" in warnings[0]
 
 
@@ -162,3 +162,24 @@ def test_an_overlay_is_written_whole_or_not_at_all(refreshed, monkeypatch):
         overlay.write(refreshed, {"format": 1, "parts": {}})
     assert refreshed.read_text() == before
     assert [p.name for p in refreshed.parent.iterdir()] == [refreshed.name]
+
+
+@pytest.mark.parametrize("zones", [
+    {"gpus": {"NVIDIA_H100_80GB": {"max_count": "8", "zones": ["us-central1-a"]}}},
+    {"gpus": {"NVIDIA_H100_80GB": {"max_count": 8, "zones": [3]}}},
+    {"machine_types": {"a3-highgpu-8g": "us-central1-a"}},
+    {"source": {"as_of": "yesterday", "refs": ["CE-API"]}},
+])
+def test_an_overlay_edited_by_hand_is_refused_in_one_line(cli, refreshed, write, zones,
+                                                           monkeypatch):
+    monkeypatch.setattr(freshness, "_warned", set())
+    data = json.loads(refreshed.read_text())
+    data["parts"]["zones"].update(zones)
+    refreshed.write_text(json.dumps(data))
+    result = cli("gpus", "--gpu", "h100")
+    assert result.code == 0  # the built-in catalog answers
+    warning = result.err.splitlines()[0]
+    assert warning.startswith(f"warning: {refreshed} is not a refreshed catalog gpujob can "
+                              "read: zones.")
+    assert warning.endswith("; using the built-in catalog")
+    assert "(built-in, " in result.err

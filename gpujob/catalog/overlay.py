@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Mapping
 from datetime import date
@@ -87,12 +88,66 @@ def write(file: Path, overlay: dict[str, Any]) -> None:
         raise
 
 
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+def _texts(value: Any, allow_empty: bool = False) -> bool:
+    return isinstance(value, list) and (allow_empty or bool(value)) and all(
+        isinstance(v, str) and v for v in value)
+
+
+def _day(value: Any) -> bool:
+    return isinstance(value, str) and _DATE.fullmatch(value) is not None
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def problem(name: str, part: Any) -> str | None:
+    """What keeps ``part`` from being the overlay's part ``name`` as a refresh writes it (the
+    shape the merge and the catalog's queries rely on), or None. Cheap: no JSON Schema."""
+    if not isinstance(part, dict):
+        return f"{name} is not an object"
+    source = part.get("source")
+    if not isinstance(source, dict) or not _day(source.get("as_of")) or \
+            not _texts(source.get("refs")):
+        return f"{name}.source needs as_of (a date) and refs"
+    if name == "zones":
+        gpus, machines = part.get("gpus"), part.get("machine_types")
+        if not isinstance(gpus, dict) or not all(
+                isinstance(g, dict) and _count(g.get("max_count")) and _texts(g.get("zones"))
+                for g in gpus.values()):
+            return "zones.gpus: each GPU needs max_count (a count) and zones"
+        if not isinstance(machines, dict) or not all(map(_texts, machines.values())):
+            return "zones.machine_types: each machine type needs its zones"
+    if name == "images":
+        images = part.get("images")
+        if not isinstance(images, dict) or not images:
+            return "images.images is not a map of images"
+        for image, entry in images.items():
+            if not isinstance(entry, dict) or not all(
+                    isinstance(entry.get(k), str) for k in ("framework", "version", "python")) \
+                    or not _texts(entry.get("accelerators")) or not all(
+                    _day(entry[k]) for k in ("end_of_support", "end_of_availability", "listed")
+                    if k in entry):
+                return f"images.images.{image}: needs framework, version, python, " \
+                       "accelerators, and dates as YYYY-MM-DD"
+    return None
+
+
 def merged(built_in: dict[str, Any], overlay: dict[str, Any], file: Path) -> dict[str, Any]:
     """The built-in catalog data with the overlay's parts in place of its own (shallow copies:
     ``built_in`` is not changed), and a ``refreshed`` section: for each part, when and where
-    from it was read, and the file it came from."""
+    from it was read, and the file it came from. ``OverlayError`` when a part is not as a
+    refresh writes it (``problem``)."""
     data = dict(built_in)
     parts = overlay["parts"]
+    for name in PARTS:
+        if name in parts:
+            why = problem(name, parts[name])
+            if why:
+                raise OverlayError(f"{file} is not a refreshed catalog gpujob can read: {why}")
     refreshed: dict[str, Any] = {}
     zones = parts.get("zones")
     if isinstance(zones, dict):
