@@ -183,3 +183,11 @@ def test_an_overlay_edited_by_hand_is_refused_in_one_line(cli, refreshed, write,
                               "read: zones.")
     assert warning.endswith("; using the built-in catalog")
     assert "(built-in, " in result.err
+
+
+def test_the_cache_directory_follows_xdg():
+    home = Path.home()
+    assert overlay.cache_dir({}) == home / ".cache" / "gpujob"
+    assert overlay.cache_dir({"XDG_CACHE_HOME": "/var/c"}) == Path("/var/c/gpujob")
+    assert overlay.cache_dir({"XDG_CACHE_HOME": "rel"}) == home / ".cache" / "gpujob"
+    assert overlay.cache_dir({"XDG_CACHE_HOME": "/var/c", "GPUJOB_CACHE_DIR": "/t"}) == Path("/t")

@@ -39,11 +39,14 @@ class OverlayError(Exception):
 
 def cache_dir(environ: Mapping[str, str] | None = None) -> Path:
     """Where gpujob keeps what it reads from Google: GPUJOB_CACHE_DIR, else
-    $XDG_CACHE_HOME/gpujob, else ~/.cache/gpujob (the XDG Base Directory default)."""
+    $XDG_CACHE_HOME/gpujob, else ~/.cache/gpujob (the XDG Base Directory default; a relative
+    XDG_CACHE_HOME is ignored, as the specification says)."""
     env = os.environ if environ is None else environ
     if env.get("GPUJOB_CACHE_DIR"):
         return Path(env["GPUJOB_CACHE_DIR"])
-    base = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    base = env.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        base = str(Path.home() / ".cache")
     return Path(base) / "gpujob"
 
 
