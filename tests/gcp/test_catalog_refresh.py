@@ -84,6 +84,20 @@ def test_a_zone_the_api_adds_is_offered_by_gpus(cli, apis):
 
 
 @pytest.mark.default_service
+def test_the_refreshed_catalog_exports_as_a_catalog_file(cli, apis, write, tmp_path):
+    assert cli("catalog", "refresh", "--project", PROJECT).code == 0
+    exported = tmp_path / "exported.json"
+    exported.write_text(cli("gpus", "--export-catalog").out)
+    data = json.loads(exported.read_text())
+    assert data["refreshed"]["prices"]["from"] == "Cloud Billing's catalog"
+    config = write(JOB.replace("IMAGE", NEW_IMAGE), "job.json")
+    result = cli("validate", config, "--catalog", str(exported))
+    assert (result.code, result.out) == (0, "")
+    assert cli("gpus", "--gpu", "h100", "--region", "me-central2", "--catalog",
+               str(exported)).code == 0
+
+
+@pytest.mark.default_service
 def test_an_image_the_registry_lists_is_accepted(cli, apis, write):
     config = write(JOB.replace("IMAGE", NEW_IMAGE), "job.json")
     before = cli("validate", config)
