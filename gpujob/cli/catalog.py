@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -10,6 +10,9 @@ from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.cli.options import gcp_options, gcp_settings, project_option
 from gpujob.console import CONSOLE
 from gpujob.errors import EXIT_OK, EXIT_REMOTE, UsageError
+
+if TYPE_CHECKING:
+    from gpujob.gcp.settings import GcpSettings
 
 PARTS = ("zones", "images", "prices")
 
@@ -29,7 +32,7 @@ def _parts(value: str) -> tuple[str, ...]:
     return found
 
 
-def execute(settings: Any, parts: tuple[str, ...]) -> int:
+def execute(settings: GcpSettings, parts: tuple[str, ...]) -> int:
     """Read each part; write the overlay with those read (the others keep what they had); exit
     0 when every part was read, 3 when one could not be (the others are still written)."""
     from gpujob.catalog import files, overlay, vertex_data
@@ -91,4 +94,4 @@ def refresh(parts: str, **params: Any) -> int:
       gpujob catalog refresh --project my-proj
       gpujob catalog refresh --parts zones,images
     """
-    return execute(gcp_settings({**params, "project": params.get("project")}), _parts(parts))
+    return execute(gcp_settings(params), _parts(parts))
