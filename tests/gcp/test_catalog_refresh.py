@@ -58,6 +58,9 @@ def apis(google: FakeGoogle, key, monkeypatch: pytest.MonkeyPatch) -> str:
                 "in Iowa", ["us-central1"], 99.0)
     cat.add_sku(COMPUTE_ENGINE, "341A-49A5-0C07", "Nvidia H100 80GB GPU attached to DWS Defined "
                 "Duration VMs running in Americas", ["us-central1", "us-east4"], 4.200761)
+    # a Spot SKU whose usageType says OnDemand (as some do): the description decides
+    cat.add_sku(COMPUTE_ENGINE, "0000-0000-0002", "Spot Preemptible Nvidia H100 80GB GPU running "
+                "in Americas", ["us-central1"], 2.25, usage_type="OnDemand")
     api_key = "AIza" + secrets.token_urlsafe(24)
     cat.api_keys.add(api_key)
     monkeypatch.setenv("GPUJOB_BILLING_API_KEY", api_key)
@@ -147,8 +150,10 @@ def test_a_price_is_pinned_to_the_billed_sku(cli, apis, tmp_path):
     assert h100["on_demand"] == 11.2660332  # the billed Vertex SKU, not 1.15 x anything
     assert h100["management_fee"] == 1.4694826
     assert h100["flex_start"] == 4.200761
+    assert h100["spot"] == 2.25
     assert h100["source"]["skus"] == {"on_demand": ["3F95-001E-B747"],
                                       "management_fee": ["5853-505F-A5C4"],
+                                      "spot": ["0000-0000-0002"],
                                       "flex_start": ["341A-49A5-0C07"]}
     assert h100["source"]["effective_time"] == "2026-11-26T08:00:00Z"
     assert table["regions"]["us-east4"]["accelerators"]["NVIDIA_H100_80GB"] == {
