@@ -23,6 +23,7 @@ from gpujob.rules import (
     submission,
     tpu,
     vertex,
+    vertex_scheduling,
     where,
 )
 from gpujob.rules.context import Checking, Context
@@ -33,7 +34,8 @@ __all__ = ["RULES", "Context", "Rule", "Translated", "check"]
 
 # The order the rules run in, and are listed in: findings at one place in a file come in the
 # order they are found.
-arrange(cluster, accelerators, tpu, program, study, where, submission, vertex)
+arrange(cluster, accelerators, tpu, program, study, where, submission, vertex,
+        vertex_scheduling)
 
 
 def check(job: JobView, catalog: AnyCatalog, locate: Callable[..., Location],

@@ -15,6 +15,7 @@ from gpujob.config.document import Document
 from gpujob.findings import Finding, JsonPath, Location
 from gpujob.job import as_str
 from gpujob.numbers import as_count
+from gpujob.rules import scheduling
 from gpujob.rules.vertex import gpus_unlisted, region_problem
 from gpujob.suggest import did_you_mean, or_list
 from gpujob.translate.notes import mapping
@@ -61,6 +62,12 @@ def check(doc: Document, found: str, cat: VertexCatalog, today: date, refused: s
             _region(f, pools, here, region, region_origin, cat)
     if found == "HyperparameterTuningJob":
         _study(f, mapping(doc.data.get("studySpec")), ("studySpec",))
+    spec_path = shapes.SPEC_PATHS[found]
+    spec = doc.data
+    for key in spec_path:
+        spec = mapping(spec.get(key))
+    f.out += scheduling.check(mapping(spec), spec_path, cat, lambda path: None if any(
+        path[:n] in refused for n in range(len(path) + 1)) else (path, doc.locate(path)))
     return f.out
 
 
