@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from gpujob.catalog import AnyCatalog
     from gpujob.gcp.settings import GcpSettings
     from gpujob.translate.vertex import VertexOptions
+    from gpujob.translate.vertex_extras import VertexExtras
 
 
 class CheckSettings(NamedTuple):
@@ -32,15 +33,17 @@ class CheckSettings(NamedTuple):
     region_check: bool = True
     executor_image_uri: str | None = None
     strategy: str | None = None
+    extras: "VertexExtras | None" = None  # --reservation, --persistent-resource-id, …
 
     def vertex_options(self) -> "VertexOptions | None":
         """What the two Vertex flags give the translation of a config (None: neither was
         given, and the translation is not imported for them)."""
-        if self.executor_image_uri is None and self.strategy is None:
+        if self.executor_image_uri is None and self.strategy is None and self.extras is None:
             return None
         from gpujob.translate.vertex import VertexOptions
 
-        return VertexOptions(executor_image_uri=self.executor_image_uri, strategy=self.strategy)
+        return VertexOptions(executor_image_uri=self.executor_image_uri, strategy=self.strategy,
+                             extras=self.extras)
 
 
 class ValidateSettings(NamedTuple):

@@ -149,7 +149,7 @@ def _prepare_native(settings: SubmitSettings, doc: Document,
         load_findings = [*load_findings, *notes]
         job = apply_flags(doc, settings.overrides, settings.user_args, settings.display_name,
                           executor_image_uri=settings.check.executor_image_uri,
-                          strategy=settings.check.strategy)
+                          strategy=settings.check.strategy, extras=settings.check.extras)
         doc = job.doc
     findings = combine(load_findings, check_native(
         doc, options, **({"region": job.region, "region_origin": job.region_origin,

@@ -68,7 +68,8 @@ class SubmitSettings:
 
         return JobOptions(catalog=self.catalog,
                           executor_image_uri=self.check.executor_image_uri,
-                          strategy=self.check.strategy, display_name=self.display_name)
+                          strategy=self.check.strategy, display_name=self.display_name,
+                          extras=self.check.extras)
 
 
 def check_display_name(service: str, name: str) -> None:

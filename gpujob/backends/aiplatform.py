@@ -69,7 +69,9 @@ class AiPlatform:
     name = "ai-platform"
     title = "AI Platform Training"
     # submit's flags are this service's fields, but for Vertex AI's executor image and strategy
-    unsupported_flags: frozenset[str] = frozenset({"--executor-image-uri", "--strategy"})
+    unsupported_flags: frozenset[str] = frozenset({
+        "--executor-image-uri", "--strategy", "--reservation", "--persistent-resource-id",
+        "--restart-job-on-worker-restart", "--disable-retries", "--tensorboard", "--experiment"})
 
     def request(self, body: dict[str, Any], gcp: GcpSettings, project: str | None,
                 options: JobOptions | None = None) -> Request:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from gpujob.gcp.clock import Clock
     from gpujob.gcp.session import Session
     from gpujob.gcp.settings import GcpSettings
+    from gpujob.translate.vertex_extras import VertexExtras
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,7 @@ class JobOptions:
     display_name: str | None = None
     region: str | None = None
     document: Document | None = None
+    extras: VertexExtras | None = None  # --reservation, --persistent-resource-id, …
 
 
 @dataclass(frozen=True)

@@ -66,7 +66,8 @@ class Vertex:
         translation = translate(doc, cat, date.today(),
                                 VertexOptions(executor_image_uri=options.executor_image_uri,
                                               strategy=options.strategy,
-                                              display_name=options.display_name))
+                                              display_name=options.display_name,
+                                              extras=options.extras))
         if translation.errors:
             raise InvalidConfig(f"the job cannot run on Vertex AI: "
                                 f"{translation.errors[0].message}")

@@ -104,7 +104,6 @@ class Scheduling(NamedTuple):
     reservation_or_spot: tuple[str, ...]  # GPUs reservations or Spot usually give
     rdma: tuple[str, ...]  # GPUs whose machines have GPUDirect-RDMA
     rdma_setup: str  # what to run before the training command on them
-    specific_key: str  # ReservationAffinity.key of a SPECIFIC_RESERVATION
     reservation_name: str  # the pattern of a reservation's resource name
 
 
@@ -115,7 +114,7 @@ def _scheduling(data: Mapping[str, Any] | None) -> Scheduling | None:
     return Scheduling(flex["strategy"], tuple(flex["accelerators"]), flex["max_timeout_s"],
                       flex["default_max_wait_s"], tuple(data["reservation_only"]),
                       tuple(data["reservation_or_spot"]), tuple(rdma["accelerators"]),
-                      rdma["setup"], affinity["specific_key"], affinity["name_pattern"])
+                      rdma["setup"], affinity["name_pattern"])
 
 
 def _accel(value: Mapping[str, Any] | None) -> Accel | None:

@@ -20,11 +20,13 @@ from gpujob.catalog.vertex_data import Scheduling, VertexCatalog
 from gpujob.findings import Finding, JsonPath, Location, Severity
 from gpujob.numbers import as_count
 from gpujob.suggest import or_list
+from gpujob.translate.vertex_extras import SPECIFIC_KEY
 
 FLEX = "vertex.flex-start"
 RESERVATION = "vertex.reservation"
 CAPACITY = "vertex.capacity"
 PARTITION = "vertex.gpu-partition"
+RETRIES = "vertex.retries"
 RDMA = "vertex.rdma"
 DWS_DOC = "https://cloud.google.com/vertex-ai/docs/training/schedule-jobs-dws"
 RES_DOC = "https://cloud.google.com/vertex-ai/docs/training/use-reservations"
@@ -42,6 +44,8 @@ RULES: tuple[tuple[str, Severity, str], ...] = (
      "H100 Mega, a note says that reservations or Spot are the usual way in."),
     (PARTITION, "error", "A machine with gpuPartitionSize (MIG partitions) has acceleratorCount "
      "1."),
+    (RETRIES, "warning", "restartJobOnWorkerRestart is not set with disableRetries, which "
+     "turns it off."),
     (RDMA, "note", "A note: machines with GPUDirect-RDMA GPUs (GB200, B200, H200) need their "
      "NCCL set-up script sourced before the training command."),
 )
@@ -132,6 +136,12 @@ def check(spec: Mapping[str, Any], here: JsonPath, cat: VertexCatalog,
                     f"partitions its GPUs (gpuPartitionSize {m.partition}), and then takes one "
                     f"GPU, not {m.count}", "set acceleratorCount 1: Vertex splits that GPU into "
                     "MIG partitions of the size given")
+    if scheduling.get("disableRetries") is True and \
+            scheduling.get("restartJobOnWorkerRestart") is True:
+        out.add("warning", RETRIES, (*sched_path, "restartJobOnWorkerRestart"),
+                "restartJobOnWorkerRestart does nothing with disableRetries, which sets it to "
+                "false", "leave out one of them (--restart-job-on-worker-restart, "
+                "--disable-retries)")
     rdma = next((m for m in machines if m.accelerator in facts.rdma), None)
     if rdma is not None:
         out.add("note", RDMA, (*rdma.path, "machineType"), f"{rdma.machine_type} machines "
@@ -188,39 +198,40 @@ def _reservations(out: _Out, facts: Scheduling, cat: VertexCatalog, machines: li
                   spec: Mapping[str, Any], strategy: str | None, here: JsonPath) -> None:
     reserving = [m for m in machines if m.affinity.get("reservationAffinityType") in
                  ("ANY_RESERVATION", "SPECIFIC_RESERVATION")]
+    if not reserving:
+        return
+    first = reserving[0]
+    path = (*first.path, "reservationAffinity")
+    kind = first.affinity["reservationAffinityType"]
+    if strategy == facts.flex_start:
+        out.add("error", RESERVATION, path, f"the job draws on a reservation ({kind}), and its "
+                f"strategy is {facts.flex_start}: Vertex does not combine the two",
+                f"leave out the reservation, or choose another strategy ({RES_DOC})")
+    if _text(spec.get("persistentResourceId")):
+        out.add("error", RESERVATION, path, f"the job draws on a reservation ({kind}), and it "
+                f"runs on a persistent resource ({spec['persistentResourceId']}), whose "
+                "machines it uses instead", "leave out one of them: a persistent resource "
+                f"draws on a reservation when it is made ({RES_DOC})")
     for m in reserving:
-        path = (*m.path, "reservationAffinity")
-        kind = m.affinity["reservationAffinityType"]
-        if strategy == facts.flex_start:
-            out.add("error", RESERVATION, path, f"worker pool {m.index} draws on a reservation "
-                    f"({kind}), and the job's strategy is {facts.flex_start}: Vertex does not "
-                    "combine the two", "leave out the reservation (--reservation), or choose "
-                    f"another strategy ({RES_DOC})")
-        if _text(spec.get("persistentResourceId")):
-            out.add("error", RESERVATION, path, f"worker pool {m.index} draws on a reservation "
-                    f"({kind}), and the job runs on a persistent resource "
-                    f"({spec['persistentResourceId']}), whose machines it uses instead",
-                    "leave out one of them: a persistent resource draws on a reservation "
-                    f"when it is made ({RES_DOC})")
-        if kind == "SPECIFIC_RESERVATION":
-            _specific(out, facts, m, path)
-        out.add("note", RESERVATION, path, f"worker pool {m.index} ({_shape(m)}) must match "
-                "the reservation exactly: machine type, GPU type and count, and a zone of the "
-                "job's region; gpujob cannot see the reservation offline",
-                f"`gcloud compute reservations describe NAME --zone ZONE` shows what it holds "
-                f"({RES_DOC})")
+        if m.affinity["reservationAffinityType"] == "SPECIFIC_RESERVATION":
+            _specific(out, m, (*m.path, "reservationAffinity"), facts.reservation_name)
+    pools = "; ".join(f"pool {m.index}: {_shape(m)}" for m in reserving)
+    out.add("note", RESERVATION, path, f"the machines must match the reservation exactly "
+            f"(machine type, GPU type and count, in a zone of the job's region: {pools}); "
+            "gpujob cannot see the reservation offline", "`gcloud compute reservations "
+            f"describe NAME --zone ZONE` shows what it holds ({RES_DOC})")
 
 
-def _specific(out: _Out, facts: Scheduling, m: _Machine, path: JsonPath) -> None:
+def _specific(out: _Out, m: _Machine, path: JsonPath, pattern: str) -> None:
     key, values = m.affinity.get("key"), m.affinity.get("values")
     names = [v for v in values if isinstance(v, str)] if isinstance(values, list) else []
-    if key != facts.specific_key or not names:
+    if key != SPECIFIC_KEY or not names:
         out.add("error", RESERVATION, path, "a SPECIFIC_RESERVATION names its reservation: key "
-                f"{facts.specific_key} and values [its resource name]",
+                f"{SPECIFIC_KEY} and values [its resource name]",
                 "e.g. reservationAffinity {reservationAffinityType: SPECIFIC_RESERVATION, key: "
-                f"{facts.specific_key}, values: [projects/PROJECT/zones/ZONE/reservations/NAME]}}")
+                f"{SPECIFIC_KEY}, values: [projects/PROJECT/zones/ZONE/reservations/NAME]}}")
         return
-    short = [n for n in names if not re.match(facts.reservation_name, n)]
+    short = [n for n in names if not re.match(pattern, n)]
     if short:
         out.add("warning", RESERVATION, path, f"reservation {short[0]!r} is not a reservation's "
                 "resource name, which the API asks for", "give projects/PROJECT/zones/ZONE/"

@@ -10,17 +10,12 @@ from gpujob.job import TI
 from gpujob.rules import scheduling
 from gpujob.rules.registry import rule
 from gpujob.rules.vertex import VERTEX, VertexContext
+from gpujob.translate import vertex_extras
 
 # a request path's last keys -> the flag that writes it (translate.vertex_extras)
-FLAGS: dict[JsonPath, str] = {
-    ("scheduling", "strategy"): "--strategy",
-    ("machineSpec", "reservationAffinity"): "--reservation",
-    ("persistentResourceId",): "--persistent-resource-id",
-    ("scheduling", "restartJobOnWorkerRestart"): "--restart-job-on-worker-restart",
-    ("scheduling", "disableRetries"): "--disable-retries",
-    ("tensorboard",): "--tensorboard",
-    ("experiment",): "--experiment",
-}
+FLAGS: dict[JsonPath, str] = {("scheduling", "strategy"): "--strategy",
+                              vertex_extras.RESERVATION: "--reservation",
+                              **{path: flag for flag, path in vertex_extras.FIELDS.items()}}
 
 
 def place(ctx: VertexContext, path: JsonPath) -> tuple[JsonPath, Location] | None:

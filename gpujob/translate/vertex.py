@@ -19,8 +19,9 @@ from gpujob.catalog.vertex_data import VertexCatalog
 from gpujob.config.document import Document
 from gpujob.findings import Finding, JsonPath
 from gpujob.numbers import as_count
-from gpujob.translate import vertex_code, vertex_hptuning, vertex_pools
+from gpujob.translate import vertex_code, vertex_extras, vertex_hptuning, vertex_pools
 from gpujob.translate.notes import Notes, mapping, strings, text
+from gpujob.translate.vertex_extras import VertexExtras
 from gpujob.translate.vertex_pools import TI, Pool
 from gpujob.vertex_api import COLLECTIONS, layout
 from gpujob.vertex_native.shapes import display_name
@@ -36,6 +37,7 @@ class VertexOptions(NamedTuple):
     job_dir: str | None = None  # --job-dir, over trainingInput.jobDir
     strategy: str | None = None  # scheduling.strategy: STANDARD, SPOT, FLEX_START
     restart_job_on_worker_restart: bool | None = None
+    extras: VertexExtras | None = None  # --reservation, --persistent-resource-id, …
 
 
 class Translation(NamedTuple):
@@ -74,6 +76,7 @@ def translate(doc: Document, cat: VertexCatalog, today: date,
     spec_path: JsonPath = ("trialJobSpec",) if isinstance(hp, dict) else ("jobSpec",)
     spec = {"workerPoolSpecs": _worker_pools(ti, pools, code, spec_path, notes)}
     spec.update(_job_spec_fields(ti, options, job_dir, spec_path, notes))
+    vertex_extras.apply(spec, options.extras)
     body: dict[str, Any] = {"displayName": _display_name(data, doc, options)}
     if not options.display_name and text(data.get("jobId")):
         notes.came_from(("displayName",), ("jobId",))
