@@ -13,7 +13,7 @@ import pytest
 
 from gpujob.check import CheckOptions, check_document
 from gpujob.config.load import loads
-from gpujob.rules import RULES
+from gpujob.rules import RULES, scheduling
 from gpujob.rules.vertex import NATIVE_RULES
 
 pytestmark = pytest.mark.default_service  # they name their service; the default is not set
@@ -293,7 +293,10 @@ def test_every_vertex_rule_a_finding_can_name_is_exercised_here():
                              "vertex-translate.executor-image",
                              "vertex-translate.job-dir"}
     native_elsewhere = {rule_id for rule_id, _, _ in NATIVE_RULES}  # tests/test_vertex_native.py
-    assert set(VERTEX_RULES) - translation_elsewhere - native_elsewhere == named
+    # tests/test_vertex_scheduling.py
+    scheduling_elsewhere = {rule_id for rule_id, _, _ in scheduling.RULES}
+    assert set(VERTEX_RULES) - translation_elsewhere - native_elsewhere - \
+        scheduling_elsewhere == named
 
 
 def test_a_local_run_does_not_need_the_image():

@@ -39,12 +39,6 @@ GROUPS: dict[str, tuple[tuple[str, ...], dict[Mode, Use]]] = {
     "connection": (("--credentials-file", "--impersonate-service-account", "--max-attempts",
                     "--retry-deadline", "--request-timeout"),
                    {"submit": "applies", "dry-run": "unused", "local": "unused"}),
-    # what Vertex AI does with the job's machines and results: checked everywhere, nothing to
-    # do on this machine
-    "vertex scheduling": (("--reservation", "--persistent-resource-id",
-                           "--restart-job-on-worker-restart", "--disable-retries",
-                           "--tensorboard", "--experiment"),
-                          {"submit": "applies", "dry-run": "applies", "local": "unused"}),
     "local run": (("--max-local-replicas", "--grace-period"),
                   {"submit": "refused", "dry-run": "refused", "local": "applies"}),
 }

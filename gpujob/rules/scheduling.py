@@ -34,12 +34,11 @@ CC_DOC = "https://cloud.google.com/vertex-ai/docs/training/configure-compute"
 
 # (rule id, most severe finding, what it checks): ``gpujob rules`` lists them
 RULES: tuple[tuple[str, Severity, str], ...] = (
-    (FLEX, "error", "The FLEX_START strategy (Dynamic Workload Scheduler) takes only the GPUs "
-     "it is offered for (L4, A100, H100, H200, B200), the same machine in every worker pool "
-     "and a timeout of at most 7 days; maxWaitDuration is for it alone."),
-    (RESERVATION, "error", "A reservation (--reservation, reservationAffinity) is not combined "
-     "with FLEX_START or a persistent resource, names the reservation by its resource name, "
-     "and the job's machine must match it exactly (a note: gpujob cannot see it offline)."),
+    (FLEX, "error", "FLEX_START (Dynamic Workload Scheduler) takes L4, A100, H100, H200 and "
+     "B200 GPUs, one machine in every pool, a timeout of at most 7 days; maxWaitDuration is "
+     "for it alone."),
+    (RESERVATION, "error", "A reservation goes with neither FLEX_START nor a persistent "
+     "resource, is named by its resource name, and must match the machines (a note)."),
     (CAPACITY, "error", "GB200 capacity comes only through a reservation; for B200, H200 and "
      "H100 Mega, a note says that reservations or Spot are the usual way in."),
     (PARTITION, "error", "A machine with gpuPartitionSize (MIG partitions) has acceleratorCount "
