@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 from gpujob.catalog.vertex_data import Scheduling, VertexCatalog
 from gpujob.findings import Finding, JsonPath, Location, Severity
 from gpujob.numbers import as_count
-from gpujob.suggest import or_list
+from gpujob.suggest import and_list
 from gpujob.translate.vertex_extras import SPECIFIC_KEY
 
 FLEX = "vertex.flex-start"
@@ -158,7 +158,7 @@ def _name(cat: VertexCatalog, accelerator: str | None) -> str:
 
 def _flex(out: _Out, facts: Scheduling, cat: VertexCatalog, machines: list[_Machine],
           scheduling: Mapping[str, Any], sched_path: JsonPath) -> None:
-    taken = or_list(list(dict.fromkeys(_name(cat, a) for a in facts.flex_accelerators)))
+    taken = and_list(list(dict.fromkeys(_name(cat, a) for a in facts.flex_accelerators)))
     strategy = f"the {facts.flex_start} strategy (Dynamic Workload Scheduler)"
     for m in machines:
         if m.accelerator in facts.flex_accelerators:
