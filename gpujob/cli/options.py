@@ -130,6 +130,7 @@ def check_settings(params: dict[str, Any]) -> CheckSettings:
         from gpujob.backends.base import check_flags
 
         check_flags(backends.get(service), given)
+        vertex_extras.check_names(extras)
     return CheckSettings(service=service, catalog=load_catalog(service, params["catalog"]),
                          region_check=not params.get("no_region_check", False),
                          executor_image_uri=executor, strategy=strategy, extras=extras)

@@ -70,14 +70,17 @@ NAMES = {"--tensorboard": ("projects/PROJECT/locations/REGION/tensorboards/ID",
                           r"projects/[^/]+/locations/[^/]+/metadataStores/[^/]+/contexts/[^/]+")}
 
 
-def of(params: dict[str, Any]) -> VertexExtras | None:
-    """The flags click parsed (None: none was given); ``UsageError`` for a Tensorboard or an
-    Experiment not named by its resource name."""
+def check_names(extras: VertexExtras | None) -> None:
+    """``UsageError`` for a Tensorboard or an Experiment not named by its resource name."""
     for flag, (form, pattern) in NAMES.items():
-        value = params.get(flag.lstrip("-"))
+        value = getattr(extras, flag.lstrip("-"), None)
         if value and not re.fullmatch(pattern, value):
             raise UsageError(f"{flag} {value}: Vertex AI takes the resource's full name, {form}",
                              f"e.g. {flag} {form.replace('NAME', value).replace('ID', value)}")
+
+
+def of(params: dict[str, Any]) -> VertexExtras | None:
+    """The flags click parsed (None: none was given)."""
     extras = VertexExtras(params.get("reservation") or None,
                           params.get("persistent_resource_id") or None,
                           bool(params.get("restart_job_on_worker_restart")),
