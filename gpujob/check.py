@@ -80,6 +80,10 @@ def check_document(doc: Document, options: CheckOptions,
         from gpujob.vertex_native.shapes import kind
 
         if kind(doc.data) is not None:
+            if options.vertex is not None and options.vertex.extras is not None:
+                from gpujob.vertex_native.flags import with_extras
+
+                doc = with_extras(doc, options.vertex.extras)  # as submit applies them
             return check_native(doc, options)
     cat = options.catalog_in_use()
     first = schema.check_job(doc, choices=cat.choices)

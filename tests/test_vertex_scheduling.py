@@ -182,8 +182,11 @@ def test_a_native_config_takes_the_flags_as_its_own_fields(cli, write):
                           "FLEX_START}\n"))
     result, _ = dry_run(cli, config, "--region", "us-central1", "--reservation", "any")
     assert result.code == 1
-    assert ("config.yaml (--reservation): workerPoolSpecs[0].machineSpec.reservationAffinity: "
-            "the job draws on a reservation") in result.err
+    refused = ("config.yaml (--reservation): workerPoolSpecs[0].machineSpec.reservationAffinity: "
+               "the job draws on a reservation")
+    assert refused in result.err
+    validated = cli("validate", "--service", "vertex", config, "--reservation", "any")
+    assert validated.code == 1 and refused in validated.out  # the same verdict
 
 
 # -- capacity, MIG and RDMA -------------------------------------------------------------------
@@ -206,8 +209,8 @@ def test_gb200_needs_a_reservation_and_b200_gets_a_note(cli, write):
     assert ("note: a4-highgpu-8g machines (B200 GPUs) have GPUDirect-RDMA: the training "
             "command needs `source /usr/local/gib/scripts/set_nccl_env.sh` run before it, for "
             "NCCL to use it [vertex.rdma]") in result.out
-    spot = cli("validate", "--service", "vertex", b200, "--strategy", "SPOT")
-    assert spot.code == 0 and "usually had through a reservation" not in spot.out
+    reserved = cli("validate", "--service", "vertex", b200, "--reservation", "any")
+    assert reserved.code == 0 and "usually had through a reservation" not in reserved.out
 
 
 def test_a_mig_partitioned_machine_takes_one_gpu(cli, write):
