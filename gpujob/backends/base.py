@@ -101,6 +101,7 @@ class JobStatus:
     display_name: str = ""  # the name people gave the job, when it is not its ID
     summary: tuple[str, ...] = ()  # lines worth telling beside the state (a tuning job's trials)
     hint: str = ""  # what to do about how it ended, when the service's message says
+    waiting: str = ""  # what a job that has not started (or started again) waits for
 
     def as_dict(self) -> dict[str, Any]:
         """The ``job`` of the JSON envelope (``output.envelope``)."""

@@ -143,6 +143,8 @@ def describe(backend: Backend, job: str, gcp: GcpSettings, output_format: str = 
     _links(backend, ref.id, client.project, status.location or ref.location)
     for line in status.summary:
         CONSOLE.err(line)
+    if status.waiting:
+        CONSOLE.err(status.waiting)
     return EXIT_OK
 
 

@@ -24,6 +24,7 @@ from gpujob.backends.base import (
     Links,
     Request,
 )
+from gpujob.backends.vertex_pending import why
 from gpujob.backends.vertex_trials import summary
 from gpujob.errors import RemoteError, UsageError
 
@@ -55,7 +56,8 @@ def status(raw: dict[str, Any]) -> JobStatus:
                      succeeded=state == "SUCCEEDED", message=message,
                      created=raw.get("createTime"), location=name.location if name else None,
                      display_name=str(raw.get("displayName") or ""), summary=summary(raw),
-                     hint=capacity_or_quota(message, name.location if name else None) or "")
+                     hint=capacity_or_quota(message, name.location if name else None) or "",
+                     waiting=why(raw))
 
 
 def parse_ref(text: str) -> JobRef:
