@@ -160,20 +160,20 @@ def _flex(out: _Out, facts: Scheduling, cat: VertexCatalog, machines: list[_Mach
           scheduling: Mapping[str, Any], sched_path: JsonPath) -> None:
     taken = and_list(list(dict.fromkeys(_name(cat, a) for a in facts.flex_accelerators)))
     strategy = f"the {facts.flex_start} strategy (Dynamic Workload Scheduler)"
+    first = machines[0] if machines else None
     for m in machines:
-        if m.accelerator in facts.flex_accelerators:
-            continue
+        if m.accelerator in facts.flex_accelerators or (first and m is not first and _key(m) !=
+                                                         _key(first)):
+            continue  # (a pool unlike the first: "the same machine" speaks for it)
         what = f"{_name(cat, m.accelerator)} GPUs" if m.accelerator else "no GPU"
         path = (*m.path, "acceleratorType" if m.accelerator else "machineType")
         out.add("error", FLEX, path, f"{strategy} takes only {taken} GPUs, and worker pool "
                 f"{m.index} has {what} ({m.machine_type})",
                 "use a machine with one of them (`gpujob gpus --service vertex --gpu l4` lists "
                 f"the machines of one), or another strategy, SPOT or STANDARD ({DWS_DOC})")
-    if machines:
-        first = machines[0]
-        shape = (first.machine_type, first.accelerator, first.count)
+    if first is not None:
         for m in machines[1:]:
-            if (m.machine_type, m.accelerator, m.count) != shape:
+            if _key(m) != _key(first):
                 out.add("error", FLEX, (*m.path, "machineType"), f"{strategy} needs the same "
                         f"machine configuration in every worker pool: pool {m.index} has "
                         f"{_shape(m)}, pool {first.index} {_shape(first)}",
@@ -186,6 +186,10 @@ def _flex(out: _Out, facts: Scheduling, cat: VertexCatalog, machines: list[_Mach
                 f"timeout is {scheduling['timeout']} ({_days(timeout)})",
                 f"set the timeout to {facts.flex_max_timeout_s}s or less (and checkpoint to "
                 f"resume in a new job), or choose another strategy ({DWS_DOC})")
+
+
+def _key(m: _Machine) -> tuple[str, str | None, int | None]:
+    return m.machine_type, m.accelerator, m.count
 
 
 def _shape(m: _Machine) -> str:
