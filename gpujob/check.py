@@ -113,10 +113,15 @@ def _rule_findings(doc: Document, schema_findings: list[Finding], cat: AnyCatalo
 
     refused = {f.path for f in schema_findings if f.is_error}
     translated = translate(doc, cat, options, translation) if cat.service == "vertex" else None
-    return rules.check(view(doc.data), cat, doc.locate, refused,
-                       submit=options.submit and not options.local,
-                       relax_region=options.local or not options.region_check,
-                       translated=translated)
+    found = rules.check(view(doc.data), cat, doc.locate, refused,
+                        submit=options.submit and not options.local,
+                        relax_region=options.local or not options.region_check,
+                        translated=translated)
+    if options.local and translated is not None:
+        from gpujob.rules.scheduling import for_local_run
+
+        return for_local_run(found)
+    return found
 
 
 def check_native(doc: Document, options: CheckOptions, **where: object) -> list[Finding]:
