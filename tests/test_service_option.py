@@ -80,5 +80,7 @@ def test_unsupported_flags_are_refused_together():
 
 def test_ai_platform_honours_every_submit_flag_but_vertex_ones(cli):
     backend = backends.get("ai-platform")
-    assert backend.unsupported_flags == frozenset({"--executor-image-uri", "--strategy"})
+    assert backend.unsupported_flags == frozenset({
+        "--executor-image-uri", "--strategy", "--reservation", "--persistent-resource-id",
+        "--restart-job-on-worker-restart", "--disable-retries", "--tensorboard", "--experiment"})
     assert backend.name == "ai-platform"
