@@ -221,3 +221,21 @@ def test_a_mig_partitioned_machine_takes_one_gpu(cli, write):
     assert ("workerPoolSpecs[0].machineSpec.acceleratorCount: worker pool 0 partitions its GPUs "
             "(gpuPartitionSize 1g.5gb), and then takes one GPU, not 2 "
             "[vertex.gpu-partition]") in result.out
+
+
+def test_a_specific_reservation_names_its_reservation(cli, write):
+    config = write(native("{machineType: a3-highgpu-8g, acceleratorType: NVIDIA_H100_80GB, "
+                          "acceleratorCount: 8, reservationAffinity: {reservationAffinityType: "
+                          "SPECIFIC_RESERVATION}}"))
+    result = cli("validate", "--service", "vertex", config)
+    assert result.code == 1
+    assert ("workerPoolSpecs[0].machineSpec.reservationAffinity: a SPECIFIC_RESERVATION names "
+            "its reservation: key compute.googleapis.com/reservation-name and values [its "
+            "resource name] [vertex.reservation]") in result.out
+
+
+def test_one_partitioned_gpu_is_accepted(cli, write):
+    config = write(native("{machineType: a2-highgpu-1g, acceleratorType: NVIDIA_TESLA_A100, "
+                          "acceleratorCount: 1, gpuPartitionSize: 1g.5gb}"))
+    result = cli("validate", "--service", "vertex", config)
+    assert result.code == 0 and "gpu-partition" not in result.out
