@@ -107,7 +107,7 @@ class JobStatus:
         """The ``job`` of the JSON envelope (``output.envelope``)."""
         return {"id": self.id, "state": self.state, "done": self.done,
                 "succeeded": self.succeeded, "message": self.message,
-                "createTime": self.created}
+                "createTime": self.created, **({"waiting": self.waiting} if self.waiting else {})}
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,8 @@ job's state, its startTime and its own spec."""
 
 from __future__ import annotations
 
+import json
+
 from conftest import PROJECT, REGION
 from vertex_jobs import custom_job
 
@@ -47,6 +49,8 @@ def test_describe_says_so_too_with_the_default_wait(cli, google, key, vertex):
         "waits until about 2026-11-27T10:00:00Z (maxWaitDuration's default, 24 h from its "
         "creation), then gives up")
     assert "state: JOB_STATE_PENDING" in result.out  # the job itself, as the API gave it
+    envelope = json.loads(cli("describe", job_id, *VERTEX, "--format", "json").out)
+    assert envelope["job"]["waiting"].startswith("waiting in the Dynamic Workload Scheduler's")
 
 
 def test_a_spot_job_preempted_is_waiting_to_run_again(cli, google, key, vertex, clock):
