@@ -90,5 +90,7 @@ def stream(backend: Backend, client: JobClient, ref: JobRef, raw: dict[str, Any]
             if status.state != state:
                 state = status.state
                 CONSOLE.err(f"job {ref.id}: {state}")
+                if status.waiting:
+                    CONSOLE.err(f"  {status.waiting}")
             if status.done:
                 ended = raw

@@ -90,3 +90,16 @@ def test_a_job_on_a_reservation_waits_for_it(cli, google, key, vertex):
     assert result.err.splitlines()[-1] == (
         f"waiting for machines from {name} (1 × a3-highgpu-8g (8 × NVIDIA_H100_80GB each)); "
         "they must match the reservation exactly, and be free in it")
+
+
+def test_following_the_logs_says_it_too(cli, google, key, vertex, clock):
+    job_id = _job(vertex, "JOB_STATE_RUNNING", scheduling={"strategy": "SPOT"})
+    # (the first read, before following, finds it RUNNING; the next PENDING)
+    vertex.script(job_id, "JOB_STATE_RUNNING", "JOB_STATE_PENDING", "JOB_STATE_SUCCEEDED")
+    result = cli("logs", job_id, *VERTEX, "--follow", "--poll-interval", "1")
+    assert result.code == 0, result.err
+    assert result.err.splitlines()[:2] == [
+        f"job {job_id}: PENDING",
+        f"  waiting to run again: it first ran at {vertex.job(job_id)['startTime']}, and its "
+        "Spot VMs were preempted; Vertex AI restarts it when Spot capacity returns (1 × "
+        "n1-standard-4 (1 × NVIDIA_TESLA_T4 each))"]
