@@ -12,9 +12,9 @@ import pytest
 from googleapiclient.discovery_cache import get_static_doc
 from jsonschema import Draft202012Validator
 
-from gpujob.catalog import vertex_data
 from gpujob.errors import UsageError
 from gpujob.resources import load_schema
+from gpujob.services.vertex import catalog as vertex_data
 
 DATA = json.loads(vertex_data.BUILT_IN.read_text(encoding="utf-8"))
 CAT = vertex_data.load()

@@ -16,7 +16,10 @@ from gpujob.errors import UsageError
 from gpujob.findings import finding_line
 from gpujob.resources import schema_path
 
-HERE = Path(__file__).resolve().parent
+
+def data_path(spec: ModuleType) -> Path:
+    """The built-in data file of a service's catalog: beside its catalog module."""
+    return Path(spec.__file__).resolve().parent / spec.DATA_FILE  # type: ignore[arg-type]
 
 
 def load(spec: ModuleType, path: str | None) -> Any:
@@ -29,15 +32,16 @@ def load(spec: ModuleType, path: str | None) -> Any:
 @cache
 def built_in(spec: ModuleType) -> Any:
     """A built-in catalog is package data: it cannot change while gpujob runs."""
-    with (HERE / spec.DATA_FILE).open(encoding="utf-8") as fh:
-        return spec.build(json.load(fh), str(HERE / spec.DATA_FILE))
+    path = data_path(spec)
+    with path.open(encoding="utf-8") as fh:
+        return spec.build(json.load(fh), str(path))
 
 
 def read_user_catalog(spec: ModuleType, path: str) -> dict[str, Any]:
     """A user's catalog file read as configs are (safe YAML, positions, the same limits) and
     checked against the service's catalog schema, then for cross-references; a bad file raises
     ``UsageError`` listing its problems."""
-    from gpujob import schema
+    from gpujob.checks import schema
     from gpujob.config.load import load_file
 
     loaded = load_file(path)

@@ -1,7 +1,8 @@
 """How to reach Google Cloud, as resolved from flags and environment; no heavy imports.
 
 The addresses here are the transport's: Cloud Logging, IAM Credentials, Cloud Storage. Each
-training API's address is its client module's (``gpujob.gcp.ml``), given as a template that may
+training API's address is its client module's (``gpujob.services.ai_platform.api``), given as a
+template that may
 name a region; ``--api-endpoint`` replaces it.
 """
 
