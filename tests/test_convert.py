@@ -219,8 +219,10 @@ def test_any_trainer_argument_reads_back_as_written(cli, write, arg):
 
 
 def test_the_strategy_flag_makes_max_wait_time_a_max_wait_duration(cli, write):
-    config = write("trainingInput:\n  scaleTier: CUSTOM\n  masterType: n1-standard-8\n"
-                   "  masterConfig: {imageUri: 'gcr.io/p/i:1'}\n"
+    # (on an L4: the Dynamic Workload Scheduler queues GPU jobs, and takes no CPU-only machine)
+    config = write("trainingInput:\n  scaleTier: CUSTOM\n  masterType: g2-standard-8\n"
+                   "  masterConfig: {imageUri: 'gcr.io/p/i:1', acceleratorConfig: "
+                   "{count: 1, type: NVIDIA_L4}}\n"
                    "  scheduling: {maxWaitTime: 7200s}\n")
     refused = cli("convert", config)
     assert refused.code == 1

@@ -134,6 +134,31 @@ def check_options(func: Callable[..., Any]) -> Callable[..., Any]:
             "--strategy", type=click.Choice(STRATEGIES, case_sensitive=False),
             help="Vertex AI: scheduling.strategy: STANDARD, SPOT (Spot VMs), or FLEX_START "
                  "(Dynamic Workload Scheduler, which makes maxWaitTime maxWaitDuration)."),
+        vertex_job_options,
+    )(func)
+
+
+def vertex_job_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """What Vertex AI offers a job that AI Platform had no field for
+    (``gpujob.services.vertex.translate.extras``)."""
+    return stack(
+        click.option("--reservation", metavar="NAME|any",
+                     help="Vertex AI: draw every pool's machines from this Compute Engine "
+                          "reservation (projects/P/zones/Z/reservations/NAME), or from any "
+                          "matching one (any). The machines must match it exactly."),
+        click.option("--persistent-resource-id", metavar="ID",
+                     help="Vertex AI: run on the machines of this persistent resource (same "
+                          "project and region)."),
+        click.option("--restart-job-on-worker-restart", is_flag=True, default=None,
+                     help="Vertex AI: restart the whole job when a worker restarts."),
+        click.option("--disable-retries", is_flag=True, default=None,
+                     help="Vertex AI: do not retry the job after internal errors once it runs."),
+        click.option("--tensorboard", metavar="NAME",
+                     help="Vertex AI: the Tensorboard resource the job's logs go to "
+                          "(projects/P/locations/REGION/tensorboards/ID)."),
+        click.option("--experiment", metavar="NAME",
+                     help="Vertex AI: the Experiment the job belongs to (projects/P/locations/"
+                          "REGION/metadataStores/default/contexts/NAME)."),
     )(func)
 
 
@@ -147,14 +172,20 @@ def check_settings(params: dict[str, Any]) -> CheckSettings:
     strategy = params["strategy"].upper() if params.get("strategy") else None
     given = [flag for flag, value in zip(VERTEX_FLAGS, (executor, strategy), strict=True)
              if value is not None]
+    from gpujob.services.vertex.translate import extras as vertex_extras
+
+    extras = vertex_extras.of(params)
+    given += extras.given() if extras is not None else []
     if given:
         from gpujob import services
         from gpujob.services.base import check_flags
 
         check_flags(services.get(service), given)
+        vertex_extras.check_names(extras)
     return CheckSettings(service=service, catalog=load_catalog(service, params["catalog"]),
                          region_check=not params.get("no_region_check", False),
-                         executor_image_uri=executor, strategy=strategy, extra=extra(params))
+                         executor_image_uri=executor, strategy=strategy, extras=extras,
+                         extra=extra(params))
 
 
 def format_option(choices: tuple[str, ...] | list[str], text: str,

@@ -97,7 +97,7 @@ def submit(ctx: click.Context, **params: Any) -> int:
       gpujob submit config.yaml --dry-run
       gpujob submit config.yaml --dry-run --worker-count 2 \\
           --worker-accelerator count=2,type=nvidia-tesla-t4 -- --epochs 10
-      gpujob submit config.yaml --strategy flex_start \\
+      gpujob submit configs/a100-single-node.yaml --strategy flex_start \\
           --set trainingInput.scheduling.maxWaitTime=3600s --dry-run
       gpujob submit config.yaml --project my-proj --stream-logs
       gpujob submit config.yaml --package-path trainer --module-name trainer.task \\

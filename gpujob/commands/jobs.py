@@ -129,6 +129,8 @@ def describe(service: Service, job: str, gcp: GcpSettings, output_format: str = 
     _links(service, ref.id, client.project, status.location or ref.location)
     for line in status.summary:
         CONSOLE.err(line)
+    if status.waiting:
+        CONSOLE.err(status.waiting)
     return EXIT_OK
 
 

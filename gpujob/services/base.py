@@ -37,9 +37,6 @@ if TYPE_CHECKING:
     from gpujob.local.cluster import LocalCluster, LocalOptions
     from gpujob.settings import GpusSettings, JobOptions
 
-# where a package to be staged stands in the checked job until the build gives its address
-STAND_IN = "gs://to-be-staged/"
-
 
 @dataclass(frozen=True)
 class Request:
@@ -60,9 +57,9 @@ class Request:
     locate: Callable[[JsonPath], Location] | None = None
 
     def staged(self, uris: Mapping[str, str]) -> Request:
-        """This request with each package that stood in for the check (``STAND_IN`` + its
-        file name) at the address it was staged at: the only change made to a body after it is
-        built."""
+        """This request with each package that stood in for the check (``gs://to-be-staged/``
+        and its file name) at the address it was staged at: the only change made to a body
+        after it is built."""
         def swap(value: Any) -> Any:
             if isinstance(value, dict):
                 return {k: swap(v) for k, v in value.items()}
@@ -104,12 +101,13 @@ class JobStatus:
     display_name: str = ""  # the name people gave the job, when it is not its ID
     summary: tuple[str, ...] = ()  # lines worth telling beside the state (a tuning job's trials)
     hint: str = ""  # what to do about how it ended, when the service's message says
+    waiting: str = ""  # what a job that has not started (or started again) waits for
 
     def as_dict(self) -> dict[str, Any]:
         """The ``job`` of the JSON envelope (``output.envelope``)."""
         return {"id": self.id, "state": self.state, "done": self.done,
                 "succeeded": self.succeeded, "message": self.message,
-                "createTime": self.created}
+                "createTime": self.created, **({"waiting": self.waiting} if self.waiting else {})}
 
 
 @dataclass(frozen=True)

@@ -56,7 +56,7 @@ class Vertex:
     def rules(self, doc: Document, cat: Any, refused: set[JsonPath],
               options: CheckOptions) -> Checked:
         from gpujob.checks.engine import Checked
-        from gpujob.services.vertex import rules
+        from gpujob.services.vertex import rules, scheduling_rules  # noqa: F401 (registers them)
         from gpujob.services.vertex.request import check_display_name
 
         if options.job.display_name is not None:
@@ -65,7 +65,7 @@ class Vertex:
 
     def listed_rules(self) -> list[Rule]:
         from gpujob.checks.rules import service_rules
-        from gpujob.services.vertex import rules  # noqa: F401  (registers them)
+        from gpujob.services.vertex import rules, scheduling_rules  # noqa: F401 (registers them)
 
         return service_rules(self.name)
 

@@ -94,6 +94,30 @@ class Image(NamedTuple):
         return on < self.end_of_availability
 
 
+class Scheduling(NamedTuple):
+    """How Vertex AI schedules a job (the catalog's ``scheduling`` section)."""
+
+    flex_start: str  # the strategy's name: FLEX_START
+    flex_accelerators: tuple[str, ...]  # the GPUs the flex-start strategy takes
+    flex_max_timeout_s: int
+    flex_default_wait_s: int
+    reservation_only: tuple[str, ...]  # GPUs whose capacity comes only through a reservation
+    reservation_or_spot: tuple[str, ...]  # GPUs reservations or Spot usually give
+    rdma: tuple[str, ...]  # GPUs whose machines have GPUDirect-RDMA
+    rdma_setup: str  # what to run before the training command on them
+    reservation_name: str  # the pattern of a reservation's resource name
+
+
+def _scheduling(data: Mapping[str, Any] | None) -> Scheduling | None:
+    if not data:
+        return None
+    flex, rdma, affinity = data["flex_start"], data["rdma"], data["reservation_affinity"]
+    return Scheduling(flex["strategy"], tuple(flex["accelerators"]), flex["max_timeout_s"],
+                      flex["default_max_wait_s"], tuple(data["reservation_only"]),
+                      tuple(data["reservation_or_spot"]), tuple(rdma["accelerators"]),
+                      rdma["setup"], affinity["name_pattern"])
+
+
 def _accel(value: Mapping[str, Any] | None) -> Accel | None:
     return Accel(value["type"], value["count"]) if value else None
 
@@ -118,6 +142,7 @@ class VertexCatalog(NamedTuple):
     legacy_accelerators: Mapping[str, Mapping[str, str]]  # type -> {why, suggest}
     sources: Mapping[str, Mapping[str, Any]]  # section -> {as_of, refs, urls, notes}
     retired_registries: tuple[str, ...] = ()  # where older samples name the prebuilt images
+    scheduling: Scheduling | None = None  # None: a catalog without the section (not checked)
 
     @property
     def service(self) -> str:
@@ -299,7 +324,8 @@ def build(data: dict[str, Any], path: str) -> VertexCatalog:
         legacy_machine_types=legacy, scale_tiers=tiers,
         legacy_accelerators=data["legacy_accelerators"]["types"],
         sources={k: v["source"] for k, v in data.items() if isinstance(v, dict) and "source" in v},
-        retired_registries=tuple(imgs.get("retired_registries", ())))
+        retired_registries=tuple(imgs.get("retired_registries", ())),
+        scheduling=_scheduling(data.get("scheduling")))
 
 
 def integrity(data: dict[str, Any]) -> list[str]:
@@ -338,6 +364,12 @@ def integrity(data: dict[str, Any]) -> list[str]:
     problems += [f"legacy_accelerators.types.{name}: unknown accelerator type {t['suggest']}"
                  for name, t in cat.legacy_accelerators.items()
                  if t["suggest"] not in cat.accelerators]
+    sched = cat.scheduling
+    if sched is not None:
+        named = (*sched.flex_accelerators, *sched.reservation_only, *sched.reservation_or_spot,
+                 *sched.rdma)
+        problems += [f"scheduling: unknown accelerator type {a}" for a in named
+                     if a not in cat.accelerators]
     return problems
 
 

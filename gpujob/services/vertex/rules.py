@@ -331,5 +331,7 @@ def check(doc: Document, cat: VertexCatalog, refused: set[JsonPath],
                         translated=translated)
     findings = run(ctx, "vertex", submit=options.submit and not options.local)
     if options.local:  # the run translates the job itself, with its own job dir, and reports it
-        findings = [f for f in findings if not translated_by_the_run(f)]
+        from gpujob.services.vertex.scheduling import for_local_run
+
+        findings = for_local_run([f for f in findings if not translated_by_the_run(f)])
     return findings, job

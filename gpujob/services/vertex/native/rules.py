@@ -14,6 +14,7 @@ from gpujob.config.document import Document
 from gpujob.config.job import as_str
 from gpujob.findings import Finding, JsonPath, Location
 from gpujob.numbers import as_count
+from gpujob.services.vertex import scheduling
 from gpujob.services.vertex.catalog import Image, VertexCatalog
 from gpujob.services.vertex.native import shapes
 from gpujob.services.vertex.rules import gpus_unlisted, region_problem
@@ -61,6 +62,12 @@ def check(doc: Document, found: str, cat: VertexCatalog, today: date, refused: s
             _region(f, pools, here, region, region_origin, cat)
     if found == "HyperparameterTuningJob":
         _study(f, mapping(doc.data.get("studySpec")), ("studySpec",))
+    spec_path = shapes.SPEC_PATHS[found]
+    spec = doc.data
+    for key in spec_path:
+        spec = mapping(spec.get(key))
+    f.out += scheduling.check(mapping(spec), spec_path, cat, lambda path: None if any(
+        path[:n] in refused for n in range(len(path) + 1)) else (path, doc.locate(path)))
     return f.out
 
 
