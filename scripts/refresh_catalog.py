@@ -3,11 +3,11 @@ code of ``gpujob catalog refresh``:
 
     python scripts/refresh_catalog.py --project MY_PROJECT            # zones and images
     python scripts/refresh_catalog.py --project P --parts images      # one part
-    git diff gpujob/catalog/vertex.json                               # review, commit
+    git diff gpujob/services/vertex/catalog.json                   # review, commit
 
 The zones (Compute Engine, in --project) and the prebuilt images (Artifact Registry) replace the
-sections of ``gpujob/catalog/vertex.json`` they come from, laid out as the file lays out its
-data, so the update is one command and reads as a diff of the facts. Images gpujob knew keep
+sections of ``gpujob/services/vertex/catalog.json`` they come from, laid out as the file lays
+out its data, so the update is one command and reads as a diff of the facts. Images gpujob knew keep
 their dates; a new one comes without dates (none published yet): add them from
 https://cloud.google.com/vertex-ai/docs/training/pre-built-containers when Google publishes
 them. Credentials are Application Default Credentials (or --credentials-file); the endpoints
@@ -26,11 +26,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from gpujob.catalog import vertex_data  # noqa: E402
 from gpujob.gcp.settings import GcpSettings, environment_endpoints  # noqa: E402
-from gpujob.refresh import run, snapshot  # noqa: E402
+from gpujob.services.vertex import catalog as vertex_data  # noqa: E402
+from gpujob.services.vertex.refresh import run, snapshot  # noqa: E402
 
-CATALOG = ROOT / "gpujob" / "catalog" / "vertex.json"
+CATALOG = ROOT / "gpujob" / "services" / "vertex" / "catalog.json"
 PARTS = ("zones", "images")
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from gpujob.catalog import vertex_data
+from gpujob.services.vertex import catalog as vertex_data
 
 VERTEX = ("--service", "vertex")
 WIDE = {"COLUMNS": "100"}

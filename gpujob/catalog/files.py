@@ -16,7 +16,10 @@ from gpujob.errors import UsageError
 from gpujob.findings import finding_line
 from gpujob.resources import schema_path
 
-HERE = Path(__file__).resolve().parent
+
+def data_path(spec: ModuleType) -> Path:
+    """The built-in data file of a service's catalog: beside its catalog module."""
+    return Path(spec.__file__).resolve().parent / spec.DATA_FILE  # type: ignore[arg-type]
 
 
 def load(spec: ModuleType, path: str | None) -> Any:
@@ -30,13 +33,13 @@ def load(spec: ModuleType, path: str | None) -> Any:
 @cache
 def built_in_data(spec: ModuleType) -> dict[str, Any]:
     """A built-in catalog is package data: it cannot change while gpujob runs."""
-    with (HERE / spec.DATA_FILE).open(encoding="utf-8") as fh:
+    with data_path(spec).open(encoding="utf-8") as fh:
         return json.load(fh)  # type: ignore[no-any-return]
 
 
 @cache
 def built_in(spec: ModuleType) -> Any:
-    return spec.build(built_in_data(spec), str(HERE / spec.DATA_FILE))
+    return spec.build(built_in_data(spec), str(data_path(spec)))
 
 
 def current(spec: ModuleType) -> Any:
@@ -67,7 +70,7 @@ def _refreshed(spec: ModuleType, file: str, mtime_ns: int, size: int) -> Any:
         if found is None:
             return built_in(spec)
         data = overlay.merged(built_in_data(spec), found, Path(file))
-        return spec.build(data, str(HERE / spec.DATA_FILE))._replace(document=data)
+        return spec.build(data, str(data_path(spec)))._replace(document=data)
     except (overlay.OverlayError, KeyError, TypeError, ValueError, AttributeError) as exc:
         why = exc if isinstance(exc, overlay.OverlayError) else f"{file} is not readable " \
             f"as a refreshed catalog ({type(exc).__name__}: {exc})"
@@ -79,7 +82,7 @@ def read_user_catalog(spec: ModuleType, path: str) -> dict[str, Any]:
     """A user's catalog file read as configs are (safe YAML, positions, the same limits) and
     checked against the service's catalog schema, then for cross-references; a bad file raises
     ``UsageError`` listing its problems."""
-    from gpujob import schema
+    from gpujob.checks import schema
     from gpujob.config.load import load_file
 
     loaded = load_file(path)

@@ -28,8 +28,11 @@ def max_age_days(environ: Mapping[str, str] | None = None) -> int:
 
 
 def _parts(cat: Any) -> list[str]:
-    """The live sections of ``cat``: a catalog that can be refreshed (Vertex AI's) has some."""
-    if not hasattr(cat, "refreshed"):
+    """The live sections of ``cat``: a catalog that can be refreshed (its service's catalog
+    module says ``LIVE``: Vertex AI's) has some."""
+    from gpujob.catalog.services import service
+
+    if not getattr(service(cat.service), "LIVE", False):
         return []
     return [s for s in LIVE if s in cat.sources]
 

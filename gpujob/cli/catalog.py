@@ -8,11 +8,10 @@ import click
 
 from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.cli.options import gcp_options, gcp_settings, project_option
-from gpujob.console import CONSOLE
-from gpujob.errors import EXIT_OK, EXIT_REMOTE, UsageError
+from gpujob.errors import UsageError
 
 if TYPE_CHECKING:
-    from gpujob.gcp.settings import GcpSettings
+    pass
 
 PARTS = ("zones", "images", "prices")
 
@@ -30,44 +29,6 @@ def _parts(value: str) -> tuple[str, ...]:
                          "of the catalog gpujob refreshes",
                          f"name some of {', '.join(PARTS)}, separated by commas")
     return found
-
-
-def execute(settings: GcpSettings, parts: tuple[str, ...]) -> int:
-    """Read each part; write the overlay with those read (the others keep what they had); exit
-    0 when every part was read, 3 when one could not be (the others are still written)."""
-    from gpujob.catalog import files, overlay, vertex_data
-    from gpujob.refresh import run
-
-    file = overlay.path(vertex_data.SERVICE)
-    try:
-        old = overlay.read(file)
-    except overlay.OverlayError as exc:
-        CONSOLE.err(f"warning: {exc}: it is replaced")
-        old = None
-    current = files.current(vertex_data)
-    data = current.document if current.document is not None else \
-        files.built_in_data(vertex_data)
-    result = run.refresh(settings, parts, data, old)
-    hinted = set()  # a hint said once (parts that failed alike: no credentials)
-    for outcome in result.outcomes:
-        name = run.NAMES[outcome.part]
-        if outcome.problem:
-            CONSOLE.err(f"error: {name}: {outcome.problem}")
-            if outcome.hint and outcome.hint not in hinted:
-                CONSOLE.err(f"  hint: {outcome.hint}")
-                hinted.add(outcome.hint)
-            CONSOLE.out(f"{name}: not read; {outcome.kept}\n")
-        else:
-            CONSOLE.out(f"{name}: {outcome.read}\n")
-    if any(o.data is not None for o in result.outcomes):
-        document = run.overlay_document(result, old, vertex_data.SERVICE)
-        merged = overlay.merged(files.built_in_data(vertex_data), document, file)
-        vertex_data.build(merged, str(file))  # what is written can be read back
-        overlay.write(file, document)
-        CONSOLE.out(f"wrote {file}\n")
-    else:
-        CONSOLE.out(f"nothing read: {file} is unchanged\n")
-    return EXIT_REMOTE if result.failed else EXIT_OK
 
 
 @catalog.command(cls=GpujobCommand, context_settings=CONTEXT, epilog=exit_codes_help(
@@ -94,4 +55,6 @@ def refresh(parts: str, **params: Any) -> int:
       gpujob catalog refresh --project my-proj
       gpujob catalog refresh --parts zones,images
     """
+    from gpujob.commands.catalog import execute
+
     return execute(gcp_settings(params), _parts(parts))

@@ -20,11 +20,12 @@ from gpujob.cli.options import (
     check_settings,
     gcp_settings,
     given_flags,
+    service_flags,
     service_option,
     stack,
 )
-from gpujob.params import Count, Seconds
-from gpujob.submit_settings import SubmitSettings
+from gpujob.cli.params import Count, Seconds
+from gpujob.commands.submit_settings import SubmitSettings
 
 # (flag, JSON path, parser, environment variable, help). Every one defaults to "not given": a
 # flag that is absent leaves the file's value alone.
@@ -190,6 +191,7 @@ def job_options(local: bool = False) -> Callable[[Callable[..., Any]], Callable[
                           "displayName, else the file's name). AI Platform names a job by its "
                           "jobId alone (--job-id)."),
         check_options,
+        service_flags,
     )
 
 

@@ -22,7 +22,7 @@ from gpujob.errors import RemoteError
 from gpujob.gcp.errors import Action, raise_explained
 from gpujob.gcp.session import Session
 from gpujob.gcp.settings import api_endpoint
-from gpujob.staging import Upload, human_size
+from gpujob.packages.staging import Upload, human_size
 
 CHUNK_SIZE = 8 * 1024 * 1024  # resumable uploads take parts in multiples of 256 KiB
 ROLE = "roles/storage.objectUser"  # reads, creates and replaces objects

@@ -66,7 +66,7 @@ def test_a_part_that_cannot_be_read_leaves_its_section_as_it_was(apis, google, t
 def test_the_file_laid_out_again_is_the_same_file():
     """The layout is the file's own: replacing the live sections with what they hold changes
     not a byte (so a refresh's diff shows facts only)."""
-    from gpujob.refresh import snapshot
+    from gpujob.services.vertex.refresh import snapshot
 
     text = data_file("vertex").read_text()
     data = json.loads(text)
