@@ -6,7 +6,8 @@ nothing is printed until every file has been checked.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from gpujob.checks.engine import FileResult
 from gpujob.console import dumps
@@ -51,11 +52,14 @@ def _file_json(r: FileResult) -> dict[str, object]:
     return entry
 
 
-def render_json(results: Sequence[FileResult]) -> str:
-    return dumps({
-        "version": REPORT_VERSION,
-        "files": [_file_json(r) for r in results],
-    }) + "\n"
+def render_json(results: Sequence[FileResult], catalog: Mapping[str, Any] | None = None
+                ) -> str:
+    """``catalog``: the catalog the files were checked with and how old its live facts are
+    (``freshness.describe``), when known."""
+    report: dict[str, Any] = {"version": REPORT_VERSION, "files": [_file_json(r) for r in results]}
+    if catalog is not None:
+        report["catalog"] = catalog
+    return dumps(report) + "\n"
 
 
 def _escape_data(text: str) -> str:

@@ -256,9 +256,8 @@ gcp_options = gcp_options_of()
 
 
 def gcp_settings(params: dict[str, Any]) -> GcpSettings:
-    """The GcpSettings the options describe (GPUJOB_LOGGING_ENDPOINT, GPUJOB_IAM_ENDPOINT and
-    GPUJOB_STORAGE_ENDPOINT or STORAGE_EMULATOR_HOST, for private endpoints and tests, have no
-    flag)."""
+    """The GcpSettings the options describe (GPUJOB_<API>_ENDPOINT, for private endpoints and
+    tests, have no flag: ``gcp.environment_endpoints``)."""
     from gpujob.gcp import settings as gcp
 
     return gcp.GcpSettings(
@@ -267,9 +266,7 @@ def gcp_settings(params: dict[str, Any]) -> GcpSettings:
         credentials_file=params["credentials_file"],
         impersonate_service_account=params["impersonate_service_account"],
         api_endpoint=params["api_endpoint"] or None,
-        logging_endpoint=os.environ.get("GPUJOB_LOGGING_ENDPOINT") or gcp.LOGGING_ENDPOINT,
-        iam_endpoint=os.environ.get("GPUJOB_IAM_ENDPOINT") or gcp.IAM_CREDENTIALS_ENDPOINT,
-        storage_endpoint=gcp.storage_endpoint(os.environ),
+        endpoints=gcp.environment_endpoints(os.environ),
         request_timeout=params["request_timeout"],
         retry=gcp.RetryPolicy(max_attempts=params["max_attempts"],
                           deadline=params["retry_deadline"]),

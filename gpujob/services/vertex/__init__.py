@@ -110,7 +110,12 @@ class Vertex:
         cat = settings.check.catalog
         filters = offerings.resolve_filters(cat, settings.gpu, settings.machine_type,
                                             settings.count, settings.region, settings.zone)
-        return offerings_report.run(cat, filters, settings.output_format)
+        code = offerings_report.run(cat, filters, settings.output_format)
+        from gpujob.catalog import freshness
+        from gpujob.console import CONSOLE
+
+        CONSOLE.err(freshness.summary(cat))  # last, after the answer: how old its facts are
+        return code
 
     def completions(self, cat: Any) -> Offer:
         from gpujob.services.vertex import offerings

@@ -155,7 +155,7 @@ def _container(f: _Findings, uri: str, path: JsonPath, cat: VertexCatalog, today
     if image is None or image.available(today):
         return
     f.add("error", "executor-image", path, f"{uri} is the prebuilt image {image.name}, which "
-          f"reached its end of availability on {image.end_of_availability.isoformat()}: "
+          f"reached its end of availability on {image.until}: "
           "Vertex AI no longer runs it for new jobs",
           _still(image, cat, today, f"run an image of your own with {image.framework} "
                  "installed (a containerSpec runs any image)"))
@@ -199,13 +199,13 @@ def _executor(f: _Findings, uri: str, path: JsonPath, cat: VertexCatalog, today:
     if not image.available(today):
         moved = f" ({retired} is an older location of {cat.registries[0]})" if retired else ""
         f.add("error", "executor-image", path, f"the prebuilt image {image.name} reached its "
-              f"end of availability on {image.end_of_availability.isoformat()}{moved}",
+              f"end of availability on {image.until}{moved}",
               _still(image, cat, today, f"run an image with {image.framework} and Python "
                      "as a containerSpec"))
-    elif today >= image.end_of_support:
+    elif image.past_support(today):
         f.add("warning", "executor-image", path, f"the prebuilt image {image.name} is past its "
-              f"end of support ({image.end_of_support.isoformat()}: no more fixes) and can be "
-              f"used until {image.end_of_availability.isoformat()}")
+              f"end of support ({image.support_until}: no more fixes) and can be "
+              f"used until {image.until}")
 
 
 def _tpu(f: _Findings, pool: dict[str, Any], path: JsonPath, used: int,
