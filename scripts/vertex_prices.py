@@ -1,4 +1,4 @@
-"""Derive gpujob's built-in price table (gpujob/catalog/vertex-prices.json) from two dated public
+"""Derive gpujob's built-in price table (gpujob/services/vertex/prices.json) from two dated public
 snapshots of Compute Engine list prices, so that the derivation can be run again and reviewed as
 a diff. The snapshots belong to their authors and are not copied into the repository; only the
 derived Vertex AI figures are.
@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-CATALOG = ROOT / "gpujob" / "catalog" / "vertex.json"
-OUT = ROOT / "gpujob" / "catalog" / "vertex-prices.json"
+CATALOG = ROOT / "gpujob" / "services" / "vertex" / "catalog.json"
+OUT = ROOT / "gpujob" / "services" / "vertex" / "prices.json"
 
 VERTEX_FACTOR = 1.15
 FEE_FACTOR = 0.15

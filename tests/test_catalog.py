@@ -12,7 +12,7 @@ from jsonschema import Draft202012Validator
 from gpujob import catalog
 from gpujob.resources import load_schema, schema_path
 
-SERVICE = catalog.SERVICES["ai-platform"]
+SERVICE = catalog.services.service("ai-platform")
 DATA = json.loads(catalog.data_file("ai-platform").read_text(encoding="utf-8"))
 CAT = catalog.load("ai-platform")
 

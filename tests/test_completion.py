@@ -188,10 +188,10 @@ def test_a_catalog_that_cannot_be_read_offers_nothing_and_says_nothing(tmp_path)
 def test_a_vertex_catalog_offers_its_own_names():
     """Once --service vertex loads the Vertex catalog (the catalog rework), its names are
     offered: Vertex's machine types, and the AI Platform ones a config may still name."""
-    from gpujob.catalog import vertex_data
-    from gpujob.cli.candidates import from_catalog
+    from gpujob import services
+    from gpujob.services.vertex import catalog as vertex_data
 
-    offer = from_catalog(vertex_data.load())
+    offer = services.get("vertex").completions(vertex_data.load())
     l4 = next(a for a in offer.accelerators if a.api_name == "NVIDIA_L4")
     assert (l4.gcloud_name, l4.counts) == ("nvidia-l4", (1, 2, 4, 8))
     assert offer.counts("g2-standard-4", "NVIDIA_L4") == (1,)

@@ -13,7 +13,8 @@ import yaml
 from vertex_translation import CAT, PYTORCH
 
 from gpujob.config.load import load_file, loads
-from gpujob.translate.vertex import VertexOptions, translate
+from gpujob.services.vertex.translate.job import translate
+from gpujob.settings import JobOptions
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "configs"
@@ -36,7 +37,7 @@ def translated_body(path: str, **options: str) -> dict:
     assert loaded.document is not None
     from datetime import date
 
-    return translate(loaded.document, CAT, date.today(), VertexOptions(**options)).body
+    return translate(loaded.document, CAT, date.today(), JobOptions(**options)).body
 
 
 def test_the_t4_cluster_becomes_a_custom_job_spec_with_a_comment_at_each_value(cli):
@@ -221,8 +222,10 @@ def test_any_trainer_argument_reads_back_as_written(cli, write, arg):
 
 
 def test_the_strategy_flag_makes_max_wait_time_a_max_wait_duration(cli, write):
-    config = write("trainingInput:\n  scaleTier: CUSTOM\n  masterType: n1-standard-8\n"
-                   "  masterConfig: {imageUri: 'gcr.io/p/i:1'}\n"
+    # (on an L4: the Dynamic Workload Scheduler queues GPU jobs, and takes no CPU-only machine)
+    config = write("trainingInput:\n  scaleTier: CUSTOM\n  masterType: g2-standard-8\n"
+                   "  masterConfig: {imageUri: 'gcr.io/p/i:1', acceleratorConfig: "
+                   "{count: 1, type: NVIDIA_L4}}\n"
                    "  scheduling: {maxWaitTime: 7200s}\n")
     refused = cli("convert", config)
     assert refused.code == 1
@@ -311,7 +314,7 @@ def test_a_config_from_standard_input_is_named_as_a_spec_from_it_is_sent(cli):
 def test_the_config_is_translated_once(cli, monkeypatch):
     """The translation written is the one checked (it was made twice, on days that could
     differ)."""
-    from gpujob.translate import vertex
+    from gpujob.services.vertex.translate import job as vertex
 
     made = []
 

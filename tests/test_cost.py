@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from gpujob import cost
-from gpujob.catalog import prices
+from gpujob.services.vertex import cost, prices
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -39,7 +38,7 @@ def job(*pools: dict, strategy: str | None = None) -> dict:
 # -- the shipped table, pinned to the public price points ------------------------------------
 
 def test_the_shipped_table_has_its_schema_sources_and_dates():
-    data = json.loads((ROOT / "gpujob" / "catalog" / "vertex-prices.json").read_text())
+    data = json.loads((ROOT / "gpujob" / "services" / "vertex" / "prices.json").read_text())
     schema = json.loads((ROOT / "schemas" / "vertex-prices.schema.json").read_text())
     assert not list(Draft202012Validator(schema).iter_errors(data))
     assert data["currency"] == "USD" and data["generated"]["by"] == "scripts/vertex_prices.py"
@@ -214,8 +213,9 @@ def test_the_budget_is_for_vertex_jobs(cli):
     # (conftest: GPUJOB_SERVICE=ai-platform)
     result = cli("validate", "configs/a100-single-node.yaml", "--max-hourly-cost", "5")
     assert result.code == 2
-    assert result.err.startswith("error: --max-hourly-cost holds Vertex AI jobs to a budget; "
-                                 "gpujob has no prices for ai-platform\n")
+    assert result.err.startswith("error: --max-hourly-cost is not supported by the ai-platform "
+                                 "service (AI Platform Training): gpujob has no prices for AI "
+                                 "Platform;")
 
 
 @pytest.mark.default_service

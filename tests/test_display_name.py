@@ -74,10 +74,10 @@ def test_ai_platform_refuses_it_and_says_what_names_its_jobs(cli, write):
                  "--dry-run")
     assert (result.code, result.out) == (2, "")
     assert result.err.splitlines() == [
-        "error: --display-name names a Vertex AI job; an AI Platform job is named by its jobId "
-        "alone",
-        "  hint: use --job-id (letters, digits and underscores), or submit to Vertex AI "
-        "(--service vertex)"]
+        "error: --display-name is not supported by the ai-platform service (AI Platform "
+        "Training): an AI Platform job is named by its jobId alone (letters, digits and "
+        "underscores): use --job-id, or submit to Vertex AI (--service vertex, the default)",
+        "  hint: leave it out, or choose another service with --service"]
 
 
 @pytest.mark.parametrize(("name", "message"), [

@@ -11,12 +11,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jobs import TRAINING_INPUT_KEYS
 
-from gpujob.catalog import SERVICES, load
-from gpujob.check import CheckOptions, FileResult, check_document
+from gpujob import services
+from gpujob.catalog import load
+from gpujob.checks.engine import CheckOptions, FileResult, check_document
+from gpujob.checks.report import render_github, render_json, render_text
+from gpujob.checks.rules import RULES
 from gpujob.config.load import loads
 from gpujob.findings import finding_line
-from gpujob.report import render_github, render_json, render_text
-from gpujob.rules import RULES
 
 CAT = load("ai-platform")
 KNOWN_RULES = set(RULES)
@@ -38,7 +39,8 @@ documents = st.fixed_dictionaries(
     optional={"labels": st.dictionaries(st.text(max_size=6), scalars, max_size=3),
               "jobId": scalars, "state": scalars})
 options = st.builds(CheckOptions, submit=st.booleans(), local=st.booleans(), catalog=st.none(),
-                    region_check=st.booleans(), service=st.sampled_from(sorted(SERVICES)))
+                    region_check=st.booleans(),
+                    service=st.sampled_from(sorted(services.SERVICES)).map(services.get))
 
 
 @pytest.mark.slow  # 400 generated documents

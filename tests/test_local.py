@@ -373,12 +373,14 @@ def test_a_gpu_named_twice_does_not_matter_to_a_job_without_gpus(local):
 
 def test_the_plan_takes_gpus_and_an_environment_as_parameters(tmp_path):
     """Programs (and tests) can plan a run without this machine's GPUs or environment."""
-    from gpujob.backends.local import LocalOptions, plan
+    from gpujob import services
     from gpujob.config.document import Document
+    from gpujob.local.run import LocalOptions, plan
 
     doc = Document("job.yaml", {"jobId": "j", "trainingInput": {
         **CLUSTER, "jobDir": str(tmp_path / "out")}})
-    the_plan = plan(doc, LocalOptions(package_path=str(RECORDER), gpus=["a", "b", "c", "d"]),
+    the_plan = plan(doc, LocalOptions(services.get("ai-platform"), package_path=str(RECORDER),
+                                      gpus=["a", "b", "c", "d"]),
                     environ={"GPUJOB_LOCAL_GPUS": "", "OMP_NUM_THREADS": "2"})
     assert [r.name for r in the_plan.replicas] == [
         "master-replica-0", "worker-replica-0", "worker-replica-1", "ps-replica-0",
@@ -558,14 +560,16 @@ def test_a_module_outside_the_package_is_a_warning(local):
 @pytest.mark.parametrize("grace", [math.nan, math.inf, -1.0])
 def test_a_grace_period_that_is_not_a_number_of_seconds_is_refused(tmp_path, grace):
     """Not even Ctrl-C twice would end a wait of nan seconds."""
-    from gpujob.backends.local import LocalOptions, run_local
+    from gpujob import services
     from gpujob.config.document import Document
     from gpujob.errors import UsageError
+    from gpujob.local.run import LocalOptions, run_local
 
     doc = Document("job.yaml", {"jobId": "j", "trainingInput": {
         **ALONE, "jobDir": str(tmp_path / "out")}})
     with pytest.raises(UsageError) as refused:
-        run_local(doc, LocalOptions(package_path=str(RECORDER), grace_period=grace))
+        run_local(doc, LocalOptions(services.get("ai-platform"), package_path=str(RECORDER),
+                                    grace_period=grace))
     assert refused.value.message == f"--grace-period {grace}: not a number of seconds"
     assert not (tmp_path / "out" / "seen").exists()
 

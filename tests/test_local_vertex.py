@@ -20,7 +20,10 @@ from typing import Any
 import pytest
 from jobs import CLUSTER, RECORDER
 
-from gpujob.backends.local import LocalOptions, plan
+from gpujob import services
+from gpujob.local.run import LocalOptions, plan
+
+VERTEX = services.get("vertex")
 
 
 @pytest.fixture
@@ -157,7 +160,7 @@ def test_a_gs_job_dir_is_replaced_by_a_local_one_under_which_the_aip_dirs_are(
     """A trainer writing to gs://bucket/out/model/ as a path made a folder named gs: here."""
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     the_plan = plan(_doc(tmp_path, jobDir="gs://bucket/out"),
-                    LocalOptions(package_path=str(RECORDER), gpus=[], service="vertex"),
+                    LocalOptions(VERTEX, package_path=str(RECORDER), gpus=[]),
                     environ={})
     local = Path(the_plan.job_dir)
     assert local.parent == tmp_path and local.name.startswith("j-")
@@ -173,8 +176,8 @@ def test_a_gs_job_dir_is_replaced_by_a_local_one_under_which_the_aip_dirs_are(
 
 def test_trimmed_replicas_are_a_smaller_world(tmp_path: Path):
     the_plan = plan(_doc(tmp_path, jobDir=str(tmp_path / "out")),
-                    LocalOptions(package_path=str(RECORDER), gpus=[], service="vertex",
-                                 max_replicas=3), environ={})
+                    LocalOptions(VERTEX, package_path=str(RECORDER), gpus=[], max_replicas=3),
+                    environ={})
     assert [r.name for r in the_plan.replicas] == ["workerpool0-0", "workerpool1-0",
                                                    "workerpool2-0"]
     assert ("the job has 5 replicas (1 master, 2 workers, 1 parameter server, 1 evaluator); "
@@ -188,8 +191,8 @@ def test_trimmed_replicas_are_a_smaller_world(tmp_path: Path):
 
 
 def test_without_a_job_dir_a_new_one_stands_in_for_the_base_output_directory(tmp_path: Path):
-    the_plan = plan(_doc(tmp_path), LocalOptions(package_path=str(RECORDER), gpus=[],
-                                                 service="vertex"), environ={})
+    the_plan = plan(_doc(tmp_path), LocalOptions(VERTEX, package_path=str(RECORDER),
+                                                 gpus=[]), environ={})
     assert the_plan.job_dir_note == "new; give --job-dir DIR to choose one"
     (note,) = [f for f in the_plan.findings if f.rule == "vertex-translate.job-dir"]
     assert str(note.location) == "gpujob local (a new job dir)"
@@ -234,8 +237,8 @@ def test_a_local_run_loads_no_client_of_the_service(write, tmp_path: Path):
                                                                "parameterServerCount": 0,
                                                                "evaluatorCount": 0}}))
     script = ("import sys; from gpujob.cli import main; code = main(sys.argv[1:]); "
-              "print(sorted(m for m in sys.modules if m in ('gpujob.backends.vertex_jobs', "
-              "'gpujob.gcp.session', 'gpujob.gcp.aiplatform') or m.startswith(("
+              "print(sorted(m for m in sys.modules if m in ('gpujob.services.vertex.jobs', "
+              "'gpujob.gcp.session', 'gpujob.services.vertex.api') or m.startswith(("
               "'googleapiclient', 'google.auth'))), code)")
     done = subprocess.run([sys.executable, "-c", script, "local", config, "--service", "vertex",
                            "--package-path", str(RECORDER), "--job-dir", str(tmp_path / "out")],
@@ -272,4 +275,9 @@ def test_the_strategy_is_translated_as_for_the_cloud(vertex_run, command):
     assert "Vertex bounds the wait" not in result.err
     assert ("trainingInput.scheduling.maxWaitTime: note: maxWaitTime became maxWaitDuration "
             "3600s") in result.err
+    # flex-start takes no T4s: the cloud would refuse the job, a local run warns and goes on
+    assert ("warning: the FLEX_START strategy (Dynamic Workload Scheduler) takes only A100, "
+            "A100 80GB, L4, H100, H100 Mega, H200 and B200 GPUs, and worker pool 0 has T4 GPUs "
+            "(n1-standard-8) (Vertex would refuse the job; a local run does not need it) "
+            "[vertex.flex-start]") in result.err
     assert sorted(seen(job_dir)) == ["chief-0"]

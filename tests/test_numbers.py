@@ -1,5 +1,5 @@
 """One rule for numbers wherever they are written: ``gpujob.numbers``, and the options that use it
-(``gpujob.params``). Config files and ``--set`` are tested with the loader and the schema."""
+(``gpujob.cli.params``). Config files and ``--set`` are tested with the loader and the schema."""
 
 from __future__ import annotations
 

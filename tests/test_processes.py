@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from gpujob.backends import processes
-from gpujob.backends import replica_output as output
-from gpujob.backends.processes import Spec, supervise
+from gpujob.local import processes
+from gpujob.local import replica_output as output
+from gpujob.local.processes import Spec, supervise
 
 
 def spec(name: str, code: str, cwd: Path) -> Spec:

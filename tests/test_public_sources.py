@@ -28,7 +28,8 @@ def shipped_files() -> list[Path]:
 
 def test_the_scan_sees_the_shipped_files():
     names = {p.relative_to(ROOT).as_posix() for p in shipped_files()}
-    assert {"README.md", "gpujob/catalog/vertex.json", "schemas/vertex-catalog.schema.json",
+    assert {"README.md", "gpujob/services/vertex/catalog.json",
+            "schemas/vertex-catalog.schema.json",
             "configs/t4-compute-engine.yaml", "docs/examples/cluster.yaml",
             "docs/getting-started.md", "docs/architecture.md", "mkdocs.yml"} <= names
 

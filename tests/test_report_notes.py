@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-from gpujob.check import FileResult
+from gpujob.checks.engine import FileResult
+from gpujob.checks.report import render_github, render_json, render_text, summary
 from gpujob.findings import Finding, Location, error, warning
-from gpujob.report import render_github, render_json, render_text, summary
 
 PATH = ("trainingInput", "masterType")
 NOTE = Finding("note", "vertex-translate.machine-type", "complex_model_m_gpu became n1-standard-16",

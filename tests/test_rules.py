@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from jobs import ZONE_MIX
 
-from gpujob.check import CheckOptions, check_document
+from gpujob import services
+from gpujob.checks.engine import CheckOptions, check_document
 from gpujob.config.load import load_file
-from gpujob.rules import RULES as ALL_RULES
 
 # AI Platform's rules (Vertex AI's are tests/test_vertex_rules.py's)
-RULES = {rule_id: r for rule_id, r in ALL_RULES.items() if "ai-platform" in r.services}
+RULES = {r.id: r for r in services.get("ai-platform").listed_rules()}
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "tests" / "cases"
 
@@ -147,10 +147,11 @@ def test_no_region_check_leaves_other_errors_alone(cli, write):
 
 def test_local_runs_downgrade_region_checks_and_need_no_submission_fields():
     doc = load_file(str(ZONE_MIX)).document
-    findings = check_document(doc, CheckOptions(submit=True, local=True, service="ai-platform"))
+    options = CheckOptions(services.get("ai-platform"), submit=True, local=True)
+    findings = check_document(doc, options)
     assert [f.rule for f in findings if f.is_error] == []
     assert "zone.gpu-mix" in [f.rule for f in findings]
-    cloud = check_document(doc, CheckOptions(submit=True, service="ai-platform"))
+    cloud = check_document(doc, CheckOptions(services.get("ai-platform"), submit=True))
     assert {"zone.gpu-mix", "submit.packages", "submit.module"} <= {
         f.rule for f in cloud if f.is_error}
 
@@ -158,7 +159,7 @@ def test_local_runs_downgrade_region_checks_and_need_no_submission_fields():
 def test_a_schema_mistake_is_reported_once():
     """The rules stay quiet about a value the schema refused."""
     doc = load_file(str(CASES / "invalid" / "wrong-enum-values.yaml")).document
-    rules = {f.rule for f in check_document(doc, CheckOptions(service="ai-platform"))}
+    rules = {f.rule for f in check_document(doc, CheckOptions(service=services.get("ai-platform")))}
     assert rules == {"schema.enum"}
 
 

@@ -1,4 +1,5 @@
-"""The quick check (``gpujob.schema_accept``) answers as jsonschema does, or a problem in a user's
+"""The quick check (``gpujob.checks.schema_accept``) answers as jsonschema does, or a problem in a
+user's
 config would go unreported: real configs, mutated at random, for every schema it compiles."""
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gpujob import schema
+from gpujob import services
 from gpujob.catalog import load
+from gpujob.checks import schema
+from gpujob.checks.schema_accept import compile_schema
 from gpujob.config.load import load_file
-from gpujob.schema_accept import compile_schema
-from gpujob.translate.vertex import VertexOptions, translate
+from gpujob.services.vertex.translate.job import translate
+from gpujob.settings import JobOptions
 
 ROOT = Path(__file__).resolve().parent.parent
 IMAGE = "us-docker.pkg.dev/vertex-ai/training/pytorch-gpu.2-4.py310:latest"
@@ -33,7 +36,7 @@ def _documents(paths: list[Path]) -> list[Any]:
 JOB_DOCS = _documents(sorted((ROOT / "configs").glob("*.yaml"))
                       + sorted((ROOT / "tests" / "cases").glob("*/*.y*ml")))
 VERTEX = load("vertex")
-BODIES = [translate(doc, VERTEX, date(2024, 1, 1), VertexOptions(executor_image_uri=IMAGE)).body
+BODIES = [translate(doc, VERTEX, date(2024, 1, 1), JobOptions(executor_image_uri=IMAGE)).body
           for doc in JOB_DOCS if "trainingInput" in doc.data]
 
 # (schema file, choices, documents that start the mutations)
@@ -208,12 +211,12 @@ def test_every_value_at_each_limit_gets_jsonschemas_answer(name, choices, docs):
 ])
 def test_gpujob_number_rule_holds_on_the_quick_path(write, value, valid):
     """``workerCount: 2.0`` and a count beyond int64 are refused whichever check sees them."""
-    from gpujob.check import CheckOptions, check_file
+    from gpujob.checks.engine import CheckOptions, check_file
 
     path = write("trainingInput:\n  scaleTier: CUSTOM\n  masterType: n1-standard-8\n"
                  "  workerType: n1-standard-8\n  region: us-central1\n"
                  f"  workerCount: {value!r}\n".replace("'", '"'))
-    errors = [f for f in check_file(path, CheckOptions(service="ai-platform")).errors
+    errors = [f for f in check_file(path, CheckOptions(service=services.get("ai-platform"))).errors
               if f.path == ("trainingInput", "workerCount")]
     assert (not errors) == valid, errors
 

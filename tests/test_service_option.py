@@ -9,9 +9,9 @@ from dataclasses import dataclass
 import pytest
 from jobs import CONTAINER_JOB
 
-from gpujob import backends, catalog
-from gpujob.backends.base import check_flags
+from gpujob import services as backends
 from gpujob.errors import UsageError
+from gpujob.services.base import check_flags
 
 COMMANDS = ["submit", "local", "describe", "list", "cancel", "wait", "logs", "validate", "gpus"]
 
@@ -52,7 +52,7 @@ def test_the_default_service_is_vertex_and_ai_platform_is_one_setting_away(cli, 
     assert default.err == named.err
     assert ("would POST this CustomJob to https://us-central1-aiplatform.googleapis.com/v1/"
             "projects/p/locations/us-central1/customJobs") in default.err
-    assert backends.DEFAULT_SERVICE == catalog.DEFAULT_SERVICE == "vertex"
+    assert backends.DEFAULT_SERVICE == "vertex"
     legacy = cli(*args, "--service", "ai-platform")
     from_env = cli(*args, env={"GPUJOB_SERVICE": "ai-platform"})
     assert legacy.code == from_env.code == 0
@@ -80,5 +80,8 @@ def test_unsupported_flags_are_refused_together():
 
 def test_ai_platform_honours_every_submit_flag_but_vertex_ones(cli):
     backend = backends.get("ai-platform")
-    assert backend.unsupported_flags == frozenset({"--executor-image-uri", "--strategy"})
+    assert set(backend.unsupported_flags) == {
+        "--executor-image-uri", "--strategy", "--display-name", "--reservation",
+        "--persistent-resource-id", "--restart-job-on-worker-restart", "--disable-retries",
+        "--tensorboard", "--experiment", "--max-hourly-cost"}
     assert backend.name == "ai-platform"

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from jobs import RUNTIME_JOB_WITHOUT_PACKAGES
 
-from gpujob.packaging import CANONICAL_MTIME, modules_in, normalize_sdist
+from gpujob.packages.build import CANONICAL_MTIME, modules_in, normalize_sdist
 
 CONFIG = RUNTIME_JOB_WITHOUT_PACKAGES
 URI = re.compile(r"gs://bkt/packages/(?P<sha>[0-9a-f]{64})/(?P<name>[^/]+)")

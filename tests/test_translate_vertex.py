@@ -256,18 +256,18 @@ def test_custom_without_a_master():
 
 
 def test_a_finding_under_a_rule_no_check_adopts_is_refused_not_lost():
-    """validate reports the translation's findings rule by rule (``gpujob.rules.vertex``
+    """validate reports the translation's findings rule by rule (``gpujob.services.vertex.rules``
     registers one rule per name of ``notes.RULES``): a finding under any other name would go
     unreported, and validate would call the config valid."""
+    from gpujob import services
     from gpujob.config.load import loads
-    from gpujob.rules import RULES
-    from gpujob.translate.notes import RULE, Notes
-    from gpujob.translate.notes import RULES as NAMES
+    from gpujob.services.vertex.translate.notes import RULE, Notes
+    from gpujob.services.vertex.translate.notes import RULES as NAMES
 
     notes = Notes(loads(CUSTOM.encode(), "job.yaml").document)
     with pytest.raises(ValueError, match=r"vertex-translate\.priority is not a translation rule"):
         notes.error("priority", ("trainingInput", "scheduling", "priority"), "not sent")
     assert notes.findings == []
-    registered = {r.id: (r.severity, r.doc) for r in RULES.values()
+    registered = {r.id: (r.severity, r.doc) for r in services.get("vertex").listed_rules()
                   if r.id.startswith(f"{RULE}.")}
     assert registered == {f"{RULE}.{name}": entry for name, entry in NAMES.items()}

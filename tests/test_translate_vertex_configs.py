@@ -15,7 +15,8 @@ from vertex_translation import CAT, PYTORCH, TODAY, pools, problems, shown
 
 from gpujob.config.document import Document
 from gpujob.config.load import load_file
-from gpujob.translate.vertex import Translation, VertexOptions, translate
+from gpujob.services.vertex.translate.job import Translation, translate
+from gpujob.settings import JobOptions
 
 CONFIGS = sorted((Path(__file__).resolve().parent.parent / "configs").glob("*.yaml"))
 SEEDS = Path(__file__).resolve().parent / "seeds"  # package jobs, as AI Platform had them
@@ -25,7 +26,7 @@ PREBUILT = "us-docker.pkg.dev/vertex-ai/training/pytorch-gpu.2-4.py310:latest"
 def translated(path: Path, today: date = TODAY, **options: str) -> Translation:
     loaded = load_file(str(path))
     assert loaded.document is not None
-    return translate(loaded.document, CAT, today, VertexOptions(**options))
+    return translate(loaded.document, CAT, today, JobOptions(**options))
 
 
 def test_the_t4_cluster_of_the_seed():
@@ -105,7 +106,7 @@ documents = st.fixed_dictionaries(
                                                                       date(2027, 12, 31)))
 def test_random_configs_never_crash_the_translator(data, image, today):
     t = translate(Document("r.yaml", data), CAT, today,
-                  VertexOptions(executor_image_uri=image, job_dir="gs://b/d"))
+                  JobOptions(executor_image_uri=image, job_dir="gs://b/d"))
     assert t.kind in ("CustomJob", "HyperparameterTuningJob")
     for finding in t.findings:
         assert finding.rule.startswith("vertex-translate.") and finding.location is not None

@@ -12,9 +12,9 @@ import pytest
 from googleapiclient.discovery_cache import get_static_doc
 from jsonschema import Draft202012Validator
 
-from gpujob.catalog import vertex_data
 from gpujob.errors import UsageError
 from gpujob.resources import load_schema
+from gpujob.services.vertex import catalog as vertex_data
 
 DATA = json.loads(vertex_data.BUILT_IN.read_text(encoding="utf-8"))
 CAT = vertex_data.load()
@@ -29,7 +29,7 @@ def test_the_shipped_catalog_holds_to_its_schema_and_cross_references():
 
 def test_every_section_names_its_sources_and_date():
     sections = [k for k, v in DATA.items() if isinstance(v, dict) and "source" in v]
-    assert len(sections) == 9
+    assert len(sections) == 10
     for name in sections:
         source = DATA[name]["source"]
         date.fromisoformat(source["as_of"])

@@ -175,7 +175,9 @@ def test_flags_are_translated_and_say_where_they_came_from(cli, write):
     assert body["jobSpec"]["baseOutputDirectory"] == {"outputUriPrefix": "gs://my-bucket/out"}
 
 
-WAITS = CONTAINER_JOB + "  scheduling: {maxWaitTime: 3600s}\n"
+# (on L4s: the Dynamic Workload Scheduler takes no T4s, tests/test_vertex_scheduling.py)
+WAITS = CONTAINER_JOB.replace("n1-highcpu-16", "g2-standard-48").replace(
+    "NVIDIA_TESLA_T4", "NVIDIA_L4") + "  scheduling: {maxWaitTime: 3600s}\n"
 NO_WAIT_HINT = ("  hint: remove maxWaitTime, or choose the FLEX_START strategy (Dynamic Workload "
                 "Scheduler) with --strategy FLEX_START\n")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpujob.catalog import vertex_data
+from gpujob.services.vertex import catalog as vertex_data
 
 # that table, accelerator-optimised types (one fixed GPU model, built in).
 BUILT_IN = """

@@ -20,10 +20,10 @@ import pytest
 from fakes.discovery import request_violations
 from vertex_translation import CAT
 
-from gpujob import vertex_native
 from gpujob.config.load import loads
 from gpujob.findings import Location, finding_line
-from gpujob.rules.vertex import NATIVE_RULES
+from gpujob.services.vertex import native as vertex_native
+from gpujob.services.vertex.rules import NATIVE_RULES
 
 ROOT = Path(__file__).resolve().parent.parent
 TODAY = date(2026, 11, 23)
@@ -418,8 +418,9 @@ def test_a_tuning_job_is_sent_as_written_with_int64_bounds_as_strings():
 def test_checking_and_building_a_body_import_no_google_client_library(tmp_path):
     path = tmp_path / "spec.yaml"
     path.write_text(SPEC, encoding="utf-8")
-    probe = ("import sys; from gpujob.catalog import vertex_data; "
-             "from gpujob.config.load import load_file; from gpujob import vertex_native as n; "
+    probe = ("import sys; from gpujob.services.vertex import catalog as vertex_data; "
+             "from gpujob.config.load import load_file; "
+             "from gpujob.services.vertex import native as n; "
              f"d = load_file({str(path)!r}).document; "
              "print(n.check(d, vertex_data.load()), n.body(d)[0], file=sys.stderr); "
              "print(sorted(m for m in sys.modules if m.split('.')[0] in "
@@ -433,7 +434,7 @@ def test_checking_and_building_a_body_import_no_google_client_library(tmp_path):
 
 def test_submit_s_flags_mean_for_a_native_config_what_gcloud_s_mean():
     from gpujob.config.overrides import Override, parse_set
-    from gpujob.vertex_native.flags import apply_flags
+    from gpujob.services.vertex.native.flags import apply_flags
 
     def flag(path, value, name):
         return Override(path, value, Location("command line", flag=name))
@@ -469,7 +470,7 @@ def test_submit_s_flags_mean_for_a_native_config_what_gcloud_s_mean():
 def test_flags_that_set_ai_platform_s_cluster_are_refused_with_the_set_path_to_use():
     from gpujob.config.overrides import Override, parse_set
     from gpujob.errors import UsageError
-    from gpujob.vertex_native.flags import apply_flags
+    from gpujob.services.vertex.native.flags import apply_flags
 
     overrides = [Override(("trainingInput", "workerCount"), 3,
                           Location("command line", flag="--worker-count")),
@@ -488,7 +489,7 @@ def test_flags_that_set_ai_platform_s_cluster_are_refused_with_the_set_path_to_u
 def test_a_refused_set_is_hinted_at_the_path_its_field_has_in_the_file(whole, where):
     from gpujob.config.overrides import parse_set
     from gpujob.errors import UsageError
-    from gpujob.vertex_native.flags import apply_flags
+    from gpujob.services.vertex.native.flags import apply_flags
 
     text = {"": SPEC, "tuning": TUNING, "job": "displayName: j\njobSpec:\n" + "\n".join(
         "  " + line for line in SPEC.splitlines()) + "\n"}[whole]
@@ -564,8 +565,8 @@ def _emitted() -> dict[str, set[str]]:
     source: ``f.add(SEVERITY, NAME, …)`` (NAME under the module's ``RULES``), and
     ``error(ID, …)``/``warning(ID, …)``."""
     out: dict[str, set[str]] = {}
-    for path in sorted((ROOT / "gpujob" / "vertex_native").glob("*.py")):
-        module = importlib.import_module("gpujob.vertex_native" + (
+    for path in sorted((ROOT / "gpujob" / "services" / "vertex" / "native").glob("*.py")):
+        module = importlib.import_module("gpujob.services.vertex.native" + (
             "" if path.stem == "__init__" else f".{path.stem}"))
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.Call):

@@ -11,14 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from gpujob.check import CheckOptions, check_document
+from gpujob import services
+from gpujob.checks.engine import CheckOptions, check_document
 from gpujob.config.load import loads
-from gpujob.rules import RULES
-from gpujob.rules.vertex import NATIVE_RULES
+from gpujob.services.vertex import scheduling
+from gpujob.services.vertex.rules import NATIVE_RULES
 
 pytestmark = pytest.mark.default_service  # they name their service; the default is not set
 
-VERTEX_RULES = {rule_id: r for rule_id, r in RULES.items() if "vertex" in r.services}
+VERTEX_RULES = {r.id: r for r in services.get("vertex").listed_rules()}
 
 CONTAINER = """\
 trainingInput:
@@ -94,7 +95,7 @@ def test_region_checks_off_and_local_runs_make_the_region_a_warning(cli, write):
             "training runs in [vertex.region]\n  hint: did you mean 'us-central1'?; (a warning: "
             "region checks are off)") in result.out
     doc = loads(container(region="us-centrall1").encode(), "job.yaml").document
-    local = check_document(doc, CheckOptions(submit=True, local=True, service="vertex"))
+    local = check_document(doc, CheckOptions(services.get("vertex"), submit=True, local=True))
     assert [(f.severity, f.rule) for f in local] == [("warning", "vertex.region")]
 
 
@@ -111,7 +112,7 @@ def test_a_gpu_the_zone_proxy_does_not_list_in_the_region_is_a_dated_warning(cli
         "leaves this out)\n")
     assert validate(cli, write, container(region="europe-west6"), "--no-region-check").out == ""
     doc = loads(container(region="europe-west6").encode(), "job.yaml").document
-    assert check_document(doc, CheckOptions(local=True, service="vertex")) == []
+    assert check_document(doc, CheckOptions(local=True, service=services.get("vertex"))) == []
 
 
 def test_a_machine_with_gpus_built_in_is_named_in_the_proxy_warning_once(cli, write):
@@ -293,25 +294,25 @@ def test_every_vertex_rule_a_finding_can_name_is_exercised_here():
                              "vertex-translate.executor-image",
                              "vertex-translate.job-dir"}
     native_elsewhere = {rule_id for rule_id, _, _ in NATIVE_RULES}  # tests/test_vertex_native.py
-    assert set(VERTEX_RULES) - translation_elsewhere - native_elsewhere == named
+    # tests/test_vertex_scheduling.py
+    scheduling_elsewhere = {rule_id for rule_id, _, _ in scheduling.RULES}
+    assert set(VERTEX_RULES) - translation_elsewhere - native_elsewhere - \
+        scheduling_elsewhere == named
 
 
-def test_a_local_run_does_not_need_the_image():
-    """A local run uses this machine's Python: an image Vertex AI would refuse is a warning
-    there (the cloud still refuses it)."""
+def test_a_local_run_leaves_the_translation_to_the_run():
+    """A local run translates the job itself, with its own job dir and package, and reports
+    what it did (an image Vertex AI would refuse is a warning there: tests/test_local_vertex.py);
+    its check says nothing of the translation, so nothing is said twice."""
     text = container().replace("    imageUri: gcr.io/p/t:1\n", "") + (
         "  runtimeVersion: '2.11'\n  packageUris: [gs://my-bucket/t.tar.gz]\n"
         "  pythonModule: trainer.task\n")
     doc = loads(text.encode(), "job.yaml").document
-    cloud = check_document(doc, CheckOptions(submit=True, service="vertex"))
-    local = check_document(doc, CheckOptions(submit=True, local=True, service="vertex"))
+    cloud = check_document(doc, CheckOptions(services.get("vertex"), submit=True))
+    local = check_document(doc, CheckOptions(services.get("vertex"), submit=True, local=True))
     assert [(f.severity, f.rule) for f in cloud] == [
         ("error", "vertex-translate.runtime-version")]
-    assert [(f.severity, f.rule) for f in local] == [
-        ("warning", "vertex-translate.runtime-version")]
-    assert local[0].message == cloud[0].message
-    assert local[0].hint.endswith("; (a warning: a local run uses this machine's Python, not "
-                                  "the image)")
+    assert local == []
 
 
 def test_a_misspelt_master_type_is_one_message(cli, write):

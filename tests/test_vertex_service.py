@@ -1,6 +1,6 @@
-"""The ``vertex`` service registered: its backend builds the create request from the translated
-config (regional URL, gpujob's submission label), its catalog loads through the catalog
-registry (the built-in one, or a user's --catalog), and every command takes --service vertex."""
+"""The ``vertex`` service registered: it builds the create request from the checked config's
+translation (regional URL, gpujob's submission label), its catalog loads through the registry
+(the built-in one, or a user's --catalog), and every command takes --service vertex."""
 
 from __future__ import annotations
 
@@ -12,11 +12,14 @@ import pytest
 from fakes.discovery import request_violations
 from jobs import CONTAINER_JOB
 
-from gpujob import backends, catalog
-from gpujob.backends.base import JobOptions
-from gpujob.catalog import vertex_data
+from gpujob import catalog, services
+from gpujob.checks.engine import CheckOptions, check_job
+from gpujob.config.load import loads
 from gpujob.errors import InvalidConfig, UsageError
 from gpujob.gcp.settings import GcpSettings
+from gpujob.services.base import Request
+from gpujob.services.vertex import catalog as vertex_data
+from gpujob.settings import JobOptions
 
 pytestmark = pytest.mark.default_service  # they name their service; the default is not set
 
@@ -31,20 +34,32 @@ HP_JOB = CONTAINER_JOB + """\
 TOKEN = re.compile(r"[0-9]{8}-[0-9]{6}-[0-9]{6}-[0-9a-f]{8}")
 
 
-def body_of(text: str) -> dict:
-    import yaml
-
-    return {"jobId": "my_job_1", **yaml.safe_load(text)}
+def body_of(text: str) -> str:
+    return "jobId: my_job_1\n" + text
 
 
-def test_the_backend_is_vertex_ai_custom_training():
-    backend = backends.get("vertex")
-    assert (backend.name, backend.title) == ("vertex", "Vertex AI custom training")
-    assert backend.unsupported_flags == frozenset()
+def request_of(config: str | dict, gcp: GcpSettings | None = None, project: str | None = "p",
+               options: JobOptions | None = None, cat: object = None) -> Request:
+    """The request ``submit`` would send for ``config`` (YAML text, or a native body): checked,
+    then built from the check's job; ``InvalidConfig`` when the check refuses it."""
+    text = json.dumps(config) if isinstance(config, dict) else config
+    doc = loads(text.encode("utf-8"), "config.yaml").document
+    options = options or JobOptions()
+    vertex = services.get("vertex")
+    checked = check_job(doc, CheckOptions(vertex, catalog=cat, job=options))
+    if checked.job is None:
+        raise InvalidConfig(next(f.message for f in checked.findings if f.is_error))
+    return vertex.request(checked.job, gcp or GcpSettings(), project, options)
+
+
+def test_the_service_is_vertex_ai_custom_training():
+    vertex = services.get("vertex")
+    assert (vertex.name, vertex.title) == ("vertex", "Vertex AI custom training")
+    assert vertex.unsupported_flags == {}
 
 
 def test_the_request_creates_a_custom_job_in_the_jobs_region():
-    request = backends.get("vertex").request(body_of(CONTAINER_JOB), GcpSettings(), "proj-a")
+    request = request_of(body_of(CONTAINER_JOB), project="proj-a")
     assert (request.method, request.noun, request.job_id) == ("POST", "CustomJob", None)
     assert request.url == ("https://us-central1-aiplatform.googleapis.com/v1/projects/proj-a/"
                            "locations/us-central1/customJobs")
@@ -62,19 +77,18 @@ def test_the_request_creates_a_custom_job_in_the_jobs_region():
 
 def test_every_request_has_a_submission_label_of_its_own_beside_the_jobs_labels():
     body = body_of(CONTAINER_JOB + "labels: {team: vision}\n")
-    backend = backends.get("vertex")
-    first = backend.request(body, GcpSettings(), "p").body["labels"]
-    second = backend.request(body, GcpSettings(), "p").body["labels"]
+    first = request_of(body).body["labels"]
+    second = request_of(body).body["labels"]
     assert first["team"] == second["team"] == "vision"
     assert first["gpujob-submission"] != second["gpujob-submission"]
     for token in (first["gpujob-submission"], second["gpujob-submission"]):
         assert len(token) <= 63 and re.fullmatch(r"[a-z0-9_-]+", token)
-    assert "gpujob-submission" not in body.get("labels", {})  # the config is left alone
+    assert "gpujob-submission" not in body  # the config is left alone
 
 
 def test_a_tuning_job_goes_to_hyperparameter_tuning_jobs_and_the_endpoint_can_be_replaced():
     gcp = GcpSettings(api_endpoint="http://127.0.0.1:8123")
-    request = backends.get("vertex").request(body_of(HP_JOB), gcp, None)
+    request = request_of(body_of(HP_JOB), gcp, None)
     assert request.noun == "HyperparameterTuningJob"
     assert request.url == ("http://127.0.0.1:8123/v1/projects/PROJECT/locations/us-central1/"
                            "hyperparameterTuningJobs")
@@ -86,11 +100,10 @@ def test_the_request_uses_the_executor_image_and_catalog_given(tmp_path):
     runtime = CONTAINER_JOB.replace("    imageUri: gcr.io/p/trainer:1\n", "").replace(
         "  args:", "  runtimeVersion: '2.11'\n  packageUris: [gs://b/t.tar.gz]\n"
         "  pythonModule: trainer.task\n  args:")
-    backend = backends.get("vertex")
     with pytest.raises(InvalidConfig, match="end of availability"):
-        backend.request(body_of(runtime), GcpSettings(), "p")
+        request_of(body_of(runtime))
     options = JobOptions(executor_image_uri="python:3.11")
-    spec = backend.request(body_of(runtime), GcpSettings(), "p", options).body["jobSpec"]
+    spec = request_of(body_of(runtime), options=options).body["jobSpec"]
     assert spec["workerPoolSpecs"][0]["containerSpec"]["imageUri"] == "python:3.11"
 
     def available(data):  # TensorFlow 2.11's images, usable for longer
@@ -99,8 +112,7 @@ def test_the_request_uses_the_executor_image_and_catalog_given(tmp_path):
                 image["end_of_availability"] = "2099-01-01"
 
     later = catalog.load("vertex", str(vertex_catalog(tmp_path, available)))
-    spec = backend.request(body_of(runtime), GcpSettings(), "p",
-                           JobOptions(catalog=later)).body["jobSpec"]
+    spec = request_of(body_of(runtime), cat=later).body["jobSpec"]
     assert spec["workerPoolSpecs"][0]["pythonPackageSpec"]["executorImageUri"] == (
         "us-docker.pkg.dev/vertex-ai/training/tf-gpu.2-11:latest")
 
@@ -113,15 +125,14 @@ def test_a_native_body_is_sent_in_gclouds_order():
                                              "cryptoKeys/k"},
             "displayName": "train"}
     options = JobOptions(region="europe-west4")
-    request = backends.get("vertex").request(body, GcpSettings(), "p", options)
+    request = request_of(body, options=options)
     assert list(request.body) == ["displayName", "labels", "encryptionSpec", "jobSpec"]
     assert request.url.endswith("/v1/projects/p/locations/europe-west4/customJobs")
 
 
 def test_a_job_without_a_region_has_no_request():
     with pytest.raises(UsageError, match="no region for the job"):
-        backends.get("vertex").request(
-            body_of(CONTAINER_JOB.replace("  region: us-central1\n", "")), GcpSettings(), "p")
+        request_of(body_of(CONTAINER_JOB.replace("  region: us-central1\n", "")))
 
 
 def test_a_native_job_without_a_region_is_told_to_pass_one():
@@ -129,7 +140,7 @@ def test_a_native_job_without_a_region_is_told_to_pass_one():
         "machineSpec": {"machineType": "n1-standard-4"}, "replicaCount": "1",
         "containerSpec": {"imageUri": "gcr.io/p/trainer:1"}}]}}
     with pytest.raises(UsageError) as caught:
-        backends.get("vertex").request(body, GcpSettings(), "p")
+        request_of(body)
     assert (caught.value.message, caught.value.hint) == (
         "no region for the job", "pass --region REGION (or set GPUJOB_REGION): a native Vertex "
         "config does not name its region")
@@ -138,7 +149,7 @@ def test_a_native_job_without_a_region_is_told_to_pass_one():
 # -- the catalog ---------------------------------------------------------------------------------
 
 def test_the_catalog_registry_loads_the_vertex_catalog():
-    assert "vertex" in catalog.SERVICES
+    assert "vertex" in services.SERVICES
     assert catalog.load("vertex") is vertex_data.load()
     assert catalog.load("vertex").accepts("g2-standard-4", "NVIDIA_L4", 1)
     assert catalog.data_file("vertex") == vertex_data.BUILT_IN
@@ -214,5 +225,6 @@ def test_strategy_is_vertex_only(cli, write, command):
                  "--strategy", "SPOT")
     assert (result.code, result.out) == (2, "")
     assert result.err == ("error: --strategy is not supported by the ai-platform service (AI "
-                          "Platform Training)\n  hint: leave them out, or choose another "
-                          "service with --service\n")
+                          "Platform Training): AI Platform has no scheduling strategy; submit "
+                          "to Vertex AI (--service vertex, the default)\n  hint: leave it out, "
+                          "or choose another service with --service\n")

@@ -6,72 +6,17 @@ from typing import Any
 
 import click
 
+from gpujob.checks.report import REPORTERS
 from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.cli.files import expand
 from gpujob.cli.options import (
     budget_option,
-    check_budget,
     check_options,
     check_settings,
     format_option,
     service_option_of,
 )
-from gpujob.console import CONSOLE
-from gpujob.errors import EXIT_INVALID, EXIT_OK
-from gpujob.report import REPORTERS
 from gpujob.settings import ValidateSettings
-
-
-def execute(settings: ValidateSettings) -> int:
-    """Check every file, then report them all at once: exit 0 when all are valid, else 1."""
-    from gpujob.check import CheckOptions, FileResult, check_file
-    from gpujob.findings import Location, error
-    from gpujob.report import summary
-
-    check = settings.check
-    options = CheckOptions(catalog=check.catalog, region_check=check.region_check,
-                           service=check.service, vertex=check.vertex_options())
-    files, unreadable = expand(settings.files)
-    results = [check_file(path, options) for path in files]
-    results += [FileResult(path, [error("load.io", f"cannot read the directory: {why}", (),
-                                        Location(path), "nothing under it was checked")])
-                for path, why in unreadable]
-    costs = _costs(results, check.max_hourly_cost, settings.output_format == "json")
-    report = REPORTERS[settings.output_format](results)
-    (CONSOLE.json_text if settings.output_format == "json" else CONSOLE.out)(report)
-    if settings.output_format == "text":
-        from gpujob.cost_report import lines
-
-        for line in lines(costs):
-            CONSOLE.err(line)
-        CONSOLE.err(summary(results))
-    return EXIT_OK if all(r.valid for r in results) else EXIT_INVALID
-
-
-def _costs(results: list[Any], budget: float | None, figures: bool
-           ) -> list[tuple[str | None, Any]]:
-    """Each valid Vertex AI job's $/hour (``FileResult.cost`` carries it into the JSON
-    report), and ``--max-hourly-cost``'s error in a file whose job is over it or cannot be
-    priced."""
-    from gpujob import schema
-    from gpujob.cost_report import budget_finding, estimate
-    from gpujob.findings import Location
-
-    costs = []
-    for r in results:
-        # a native config names no region: submit prices it in --region's; an invalid
-        # config's figures would be a guess at what it means
-        if r.request is None or r.request[1] is None or (budget is None and not r.valid):
-            continue
-        est = estimate(*r.request)
-        if r.valid and est.pools:
-            if figures:  # (for --format json only: they take time to make)
-                r.cost = est.as_dict()
-            costs.append((r.path if len(results) > 1 else None, est))
-        found = budget_finding(est, budget, r.start or Location(r.path))
-        if found is not None:
-            r.findings = sorted([*r.findings, found], key=schema.position_key)
-    return costs
 
 
 @click.command(cls=GpujobCommand, context_settings=CONTEXT, epilog=exit_codes_help(
@@ -99,6 +44,8 @@ def validate(files: tuple[str, ...], fmt: str, **params: Any) -> int:
       gpujob validate --format github configs/*.yaml   # in a GitHub Actions step
       gpujob validate --format json config.yaml | jq '.files[].errors'
     """
+    from gpujob.commands.validate import execute
+
     check = check_settings(params)
-    check_budget(check.service, check.max_hourly_cost)
-    return execute(ValidateSettings(files, fmt, check))
+    found, unreadable = expand(files)
+    return execute(ValidateSettings(found, fmt, check, unreadable))
