@@ -36,6 +36,7 @@ class JobOptions(NamedTuple):
     restart_job_on_worker_restart: bool | None = None
     region: str | None = None
     extra: tuple[tuple[str, str], ...] = ()
+    max_hourly_cost: float | None = None  # --max-hourly-cost: USD an hour, else refused
     # Vertex AI's scheduling flags (--reservation, --persistent-resource-id, …):
     # ``gpujob.services.vertex.translate.extras.VertexExtras``
     extras: Any = None
@@ -54,10 +55,12 @@ class CheckSettings(NamedTuple):
     strategy: str | None = None
     extras: Any = None  # Vertex AI's scheduling flags (``JobOptions.extras``)
     extra: tuple[tuple[str, str], ...] = ()  # the service's own flags given (name, value)
+    max_hourly_cost: float | None = None  # --max-hourly-cost (validate, submit): USD
 
     def job_options(self) -> JobOptions:
         return JobOptions(executor_image_uri=self.executor_image_uri, strategy=self.strategy,
-                          extras=self.extras, extra=self.extra)
+                          extras=self.extras, extra=self.extra,
+                          max_hourly_cost=self.max_hourly_cost)
 
 
 class ValidateSettings(NamedTuple):

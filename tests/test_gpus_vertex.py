@@ -91,7 +91,9 @@ def test_h100_lists_the_a3_machine_types_with_counts_and_regions(cli):
         "Configs name a GPU by its API name (NVIDIA_H100_80GB); a3-high machine types come with "
         "their GPUs,\n"
         "  and a job states exactly those (acceleratorType and acceleratorCount).\n"
-        "Also: H100 Mega (NVIDIA_H100_MEGA_80GB) on a3-megagpu-8g.\n")
+        "Also: H100 Mega (NVIDIA_H100_MEGA_80GB) on a3-megagpu-8g.\n"
+        "$/hour: add --region REGION for what each machine type with its GPUs costs an hour "
+        "there.\n")
 
 
 def test_h100_as_json_has_each_machine_type_its_count_and_zones(cli):

@@ -83,5 +83,5 @@ def test_ai_platform_honours_every_submit_flag_but_vertex_ones(cli):
     assert set(backend.unsupported_flags) == {
         "--executor-image-uri", "--strategy", "--display-name", "--reservation",
         "--persistent-resource-id", "--restart-job-on-worker-restart", "--disable-retries",
-        "--tensorboard", "--experiment"}
+        "--tensorboard", "--experiment", "--max-hourly-cost"}
     assert backend.name == "ai-platform"

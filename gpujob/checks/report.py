@@ -49,6 +49,8 @@ def _file_json(r: FileResult) -> dict[str, object]:
     }
     if r.notes:
         entry["notes"] = [f.as_dict() for f in capped(r.notes)]
+    if r.cost is not None:  # the job's $/hour, where its service knows it
+        entry["cost"] = r.cost.as_dict()
     return entry
 
 

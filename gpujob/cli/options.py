@@ -176,6 +176,8 @@ def check_settings(params: dict[str, Any]) -> CheckSettings:
 
     extras = vertex_extras.of(params)
     given += extras.given() if extras is not None else []
+    budget = params.get("max_hourly_cost")
+    given += ["--max-hourly-cost"] if budget is not None else []
     if given:
         from gpujob import services
         from gpujob.services.base import check_flags
@@ -185,7 +187,28 @@ def check_settings(params: dict[str, Any]) -> CheckSettings:
     return CheckSettings(service=service, catalog=load_catalog(service, params["catalog"]),
                          region_check=not params.get("no_region_check", False),
                          executor_image_uri=executor, strategy=strategy, extras=extras,
+                         max_hourly_cost=budget,
                          extra=extra(params))
+
+
+def _usd(ctx: click.Context, param: click.Parameter, value: Any) -> float | None:
+    import math
+
+    if value is not None and not math.isfinite(value):
+        raise click.BadParameter(f"{value} is not an amount of US dollars", ctx, param)
+    return value  # type: ignore[no-any-return]
+
+
+def budget_option_of(hidden: bool = False) -> Decorator:
+    return click.option(
+        "--max-hourly-cost", "max_hourly_cost", type=click.FloatRange(min=0), metavar="USD",
+        envvar="GPUJOB_MAX_HOURLY_COST", show_envvar=True, callback=_usd, hidden=hidden,
+        help="Vertex AI: refuse (exit 1) a job whose list price is over USD an hour, or "
+             "cannot be told from gpujob's prices; checked before anything is uploaded or "
+             "sent.")
+
+
+budget_option = budget_option_of()
 
 
 def format_option(choices: tuple[str, ...] | list[str], text: str,

@@ -13,7 +13,14 @@ import click
 from gpujob.cli import gcloud, modes
 from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.cli.jobflags import job_options, local_options, submit_settings
-from gpujob.cli.options import format_option, gcp_options_of, given_flags, poll_option_of, stack
+from gpujob.cli.options import (
+    budget_option_of,
+    format_option,
+    gcp_options_of,
+    given_flags,
+    poll_option_of,
+    stack,
+)
 from gpujob.cli.params import Project
 from gpujob.commands.output import FORMATS
 
@@ -72,6 +79,7 @@ def cloud_options(hidden: bool = False) -> Any:
                                "job, raw: the API's object, warnings) on stdout, and an "
                                "invalid config's findings as validate --format json does.",
                       hidden=hidden),
+        budget_option_of(hidden),
         gcp_options_of(hidden),
     )
 

@@ -35,5 +35,9 @@ def execute(settings: ValidateSettings) -> int:
         report = REPORTERS[settings.output_format](results)
     (CONSOLE.json_text if settings.output_format == "json" else CONSOLE.out)(report)
     if settings.output_format == "text":
+        costs = [(r.path if len(results) > 1 else None, r.cost) for r in results
+                 if r.cost is not None]
+        for line in options.service.describe_costs(costs):
+            CONSOLE.err(line)
         CONSOLE.err(summary(results))
     return EXIT_OK if all(r.valid for r in results) else EXIT_INVALID

@@ -225,6 +225,11 @@ class Service(Protocol):
         """Its rules, in the order they run (``gpujob rules``)."""
         ...
 
+    def describe_costs(self, costs: list[tuple[str | None, Any]]) -> list[str]:
+        """What jobs cost an hour (``Checked.cost``, with the file when there are several),
+        as lines for stderr: one per job, then where the prices come from."""
+        ...
+
     def explain(self, findings: list[Finding], doc: Document, cat: Any) -> list[Finding]:
         """Every finding of ``doc``, reworded where the service knows better (a name another
         service takes)."""

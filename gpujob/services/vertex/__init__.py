@@ -72,6 +72,11 @@ class Vertex:
     def explain(self, findings: list[Finding], doc: Document, cat: Any) -> list[Finding]:
         return findings
 
+    def describe_costs(self, costs: list[tuple[str | None, Any]]) -> list[str]:
+        from gpujob.services.vertex.cost_report import lines
+
+        return lines(costs)
+
     def request(self, job: Job, gcp: GcpSettings, project: str | None,
                 options: JobOptions) -> Request:
         from gpujob.services.vertex import request

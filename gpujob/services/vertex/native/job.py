@@ -48,4 +48,8 @@ def check(doc: Document, cat: VertexCatalog, options: CheckOptions) -> Checked:
     if any(f.is_error for f in findings):
         return Checked(findings)
     kind, body = native.body(job.doc, name=job.name, labels=job.labels, kms_key=job.kms_key)
-    return Checked(findings, Job(kind, body, region, no_region=NO_NATIVE_REGION))
+    checked = Job(kind, body, region, no_region=NO_NATIVE_REGION)
+    from gpujob.services.vertex.cost_report import priced
+
+    cost = priced(checked, findings, options.job.max_hourly_cost, doc.locate(()))
+    return Checked(findings, checked if not any(f.is_error for f in findings) else None, cost)

@@ -1,5 +1,5 @@
 """The prices part: per-GPU list prices per region from Cloud Billing's catalog, in the price
-table's format "1" (``vertex-prices.json``'s shape): Vertex AI's training SKUs (on-demand, fee
+table's format "1" (the Vertex ``prices.json``'s shape): Vertex AI's training SKUs (on-demand, fee
 included) and its management fee, Compute Engine's Spot and DWS (flex-start) SKUs. How a SKU's
 description names a GPU is data (``billing-skus.json`` beside the Vertex catalog, with its sources).
 
