@@ -134,7 +134,10 @@ def test_flags_and_trainer_arguments_apply_as_submit_applies_them(cli, write, tm
     assert result.out == ""
     assert result.err.splitlines()[0] == "note: --unset trainingInput.jobDir removed " \
         f"trainingInput.jobDir (set at {T4}:32:11)"
-    assert result.err.splitlines()[-1] == f"Wrote {out}"
+    wrote, cost, prices = result.err.splitlines()[-3:]
+    assert wrote == f"Wrote {out}"
+    assert cost.startswith("cost: $") and " × NVIDIA_TESLA_T4" in cost  # the job's $/hour
+    assert prices.startswith("prices: Vertex AI list prices in USD as of ")
     text = out.read_text(encoding="utf-8")
     spec = both_readers(text)
     pools = spec["workerPoolSpecs"]
@@ -219,8 +222,10 @@ def test_any_trainer_argument_reads_back_as_written(cli, write, arg):
 
 
 def test_the_strategy_flag_makes_max_wait_time_a_max_wait_duration(cli, write):
-    config = write("trainingInput:\n  scaleTier: CUSTOM\n  masterType: n1-standard-8\n"
-                   "  masterConfig: {imageUri: 'gcr.io/p/i:1'}\n"
+    # (on an L4: the Dynamic Workload Scheduler queues GPU jobs, and takes no CPU-only machine)
+    config = write("trainingInput:\n  scaleTier: CUSTOM\n  masterType: g2-standard-8\n"
+                   "  masterConfig: {imageUri: 'gcr.io/p/i:1', acceleratorConfig: "
+                   "{count: 1, type: NVIDIA_L4}}\n"
                    "  scheduling: {maxWaitTime: 7200s}\n")
     refused = cli("convert", config)
     assert refused.code == 1

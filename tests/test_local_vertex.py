@@ -275,4 +275,9 @@ def test_the_strategy_is_translated_as_for_the_cloud(vertex_run, command):
     assert "Vertex bounds the wait" not in result.err
     assert ("trainingInput.scheduling.maxWaitTime: note: maxWaitTime became maxWaitDuration "
             "3600s") in result.err
+    # flex-start takes no T4s: the cloud would refuse the job, a local run warns and goes on
+    assert ("warning: the FLEX_START strategy (Dynamic Workload Scheduler) takes only A100, "
+            "A100 80GB, L4, H100, H100 Mega, H200 and B200 GPUs, and worker pool 0 has T4 GPUs "
+            "(n1-standard-8) (Vertex would refuse the job; a local run does not need it) "
+            "[vertex.flex-start]") in result.err
     assert sorted(seen(job_dir)) == ["chief-0"]

@@ -80,6 +80,8 @@ def test_unsupported_flags_are_refused_together():
 
 def test_ai_platform_honours_every_submit_flag_but_vertex_ones(cli):
     backend = backends.get("ai-platform")
-    assert set(backend.unsupported_flags) == {"--executor-image-uri", "--strategy",
-                                              "--display-name"}
+    assert set(backend.unsupported_flags) == {
+        "--executor-image-uri", "--strategy", "--display-name", "--reservation",
+        "--persistent-resource-id", "--restart-job-on-worker-restart", "--disable-retries",
+        "--tensorboard", "--experiment", "--max-hourly-cost"}
     assert backend.name == "ai-platform"

@@ -51,10 +51,14 @@ def pools(body: dict) -> list[tuple]:
 def test_method_and_url_on_stderr_body_on_stdout(cli, write):
     result = dry_run(cli, write(CONTAINER_JOB), "--project", "proj-a", "--job-id", "j1")
     assert result.code == 0, result.err
-    assert result.err == (
+    first, cost, prices = result.err.splitlines()
+    assert first == (
         "Dry run: would POST this CustomJob to "
         + URL.format(region="us-central1", project="proj-a", what="customJobs")
-        + " (nothing sent)\n")
+        + " (nothing sent)")
+    assert cost.startswith("cost: $2.26/hour on-demand in us-central1 (1 × n1-highcpu-16 with "
+                           "4 × NVIDIA_TESLA_T4)")
+    assert prices.startswith("prices: Vertex AI list prices in USD as of 2026-05-20 (")
     body = json.loads(result.out)
     assert body["displayName"] == "j1"
     assert LABEL.fullmatch(body["labels"]["gpujob-submission"])
@@ -171,7 +175,9 @@ def test_flags_are_translated_and_say_where_they_came_from(cli, write):
     assert body["jobSpec"]["baseOutputDirectory"] == {"outputUriPrefix": "gs://my-bucket/out"}
 
 
-WAITS = CONTAINER_JOB + "  scheduling: {maxWaitTime: 3600s}\n"
+# (on L4s: the Dynamic Workload Scheduler takes no T4s, tests/test_vertex_scheduling.py)
+WAITS = CONTAINER_JOB.replace("n1-highcpu-16", "g2-standard-48").replace(
+    "NVIDIA_TESLA_T4", "NVIDIA_L4") + "  scheduling: {maxWaitTime: 3600s}\n"
 NO_WAIT_HINT = ("  hint: remove maxWaitTime, or choose the FLEX_START strategy (Dynamic Workload "
                 "Scheduler) with --strategy FLEX_START\n")
 

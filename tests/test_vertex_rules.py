@@ -14,6 +14,7 @@ import pytest
 from gpujob import services
 from gpujob.checks.engine import CheckOptions, check_document
 from gpujob.config.load import loads
+from gpujob.services.vertex import scheduling
 from gpujob.services.vertex.rules import NATIVE_RULES
 
 pytestmark = pytest.mark.default_service  # they name their service; the default is not set
@@ -293,7 +294,10 @@ def test_every_vertex_rule_a_finding_can_name_is_exercised_here():
                              "vertex-translate.executor-image",
                              "vertex-translate.job-dir"}
     native_elsewhere = {rule_id for rule_id, _, _ in NATIVE_RULES}  # tests/test_vertex_native.py
-    assert set(VERTEX_RULES) - translation_elsewhere - native_elsewhere == named
+    # tests/test_vertex_scheduling.py
+    scheduling_elsewhere = {rule_id for rule_id, _, _ in scheduling.RULES}
+    assert set(VERTEX_RULES) - translation_elsewhere - native_elsewhere - \
+        scheduling_elsewhere == named
 
 
 def test_a_local_run_leaves_the_translation_to_the_run():

@@ -29,6 +29,7 @@ class Checked(NamedTuple):
 
     findings: list[Finding]
     job: Any = None
+    cost: Any = None  # what the job costs an hour, when the service knows (its Estimate)
 
 
 class CommandLine(NamedTuple):
@@ -74,6 +75,7 @@ class FileResult:
     def __init__(self, path: str, findings: list[Finding]) -> None:
         self.path = path
         self.findings = findings
+        self.cost: Any = None  # the job's $/hour, when its service knows it (``Checked.cost``)
 
     @property
     def errors(self) -> list[Finding]:
@@ -111,7 +113,7 @@ def check_job(doc: Document, options: CheckOptions) -> Checked:
     if not first.stand_ins:
         refused = {f.path for f in first.findings if f.is_error}
         checked = service.rules(doc, cat, refused, options)
-        findings, job = first.findings + checked.findings, checked.job
+        findings, job, cost = first.findings + checked.findings, checked.job, checked.cost
     else:
         from gpujob.checks import typos  # only a file with a typo pays for it (validate's start-up)
 
@@ -120,16 +122,18 @@ def check_job(doc: Document, options: CheckOptions) -> Checked:
         refused = {f.path for f in again if f.is_error}
         findings = meant.report(first.findings, again,
                                 service.rules(meant.doc, cat, refused, options).findings)
-        job = None
+        job = cost = None
     findings = service.explain(findings, doc, cat)
-    return Checked(sorted(findings, key=schema.position_key), job)
+    return Checked(sorted(findings, key=schema.position_key), job, cost)
 
 
 def check_file(path: str, options: CheckOptions) -> FileResult:
     loaded = load_file(path)
     result = FileResult(path, list(loaded.findings))
     if loaded.document is not None:
-        result.findings = combine(loaded.findings, check_document(loaded.document, options))
+        checked = check_job(loaded.document, options)
+        result.findings = combine(loaded.findings, checked.findings)
+        result.cost = checked.cost if result.valid else None
     return result
 
 

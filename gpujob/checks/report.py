@@ -6,7 +6,8 @@ nothing is printed until every file has been checked.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from gpujob.checks.engine import FileResult
 from gpujob.console import dumps
@@ -48,14 +49,19 @@ def _file_json(r: FileResult) -> dict[str, object]:
     }
     if r.notes:
         entry["notes"] = [f.as_dict() for f in capped(r.notes)]
+    if r.cost is not None:  # the job's $/hour, where its service knows it
+        entry["cost"] = r.cost.as_dict()
     return entry
 
 
-def render_json(results: Sequence[FileResult]) -> str:
-    return dumps({
-        "version": REPORT_VERSION,
-        "files": [_file_json(r) for r in results],
-    }) + "\n"
+def render_json(results: Sequence[FileResult], catalog: Mapping[str, Any] | None = None
+                ) -> str:
+    """``catalog``: the catalog the files were checked with and how old its live facts are
+    (``freshness.describe``), when known."""
+    report: dict[str, Any] = {"version": REPORT_VERSION, "files": [_file_json(r) for r in results]}
+    if catalog is not None:
+        report["catalog"] = catalog
+    return dumps(report) + "\n"
 
 
 def _escape_data(text: str) -> str:

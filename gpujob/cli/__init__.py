@@ -67,6 +67,8 @@ COMMANDS: dict[str, Entry] = {
                     "editors and other tools."),
     "completion": Entry("completion:completion", "Print the shell completion script for bash, "
                         "zsh or fish."),
+    "catalog": Entry("catalog:catalog", "The catalog gpujob checks jobs against: refresh its "
+                     "live parts from Google's APIs."),
 }
 
 

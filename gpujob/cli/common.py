@@ -44,8 +44,14 @@ def load_catalog(service: str, path: str | None) -> Any:
     ``path``: a file to use instead of the built-in one), loaded up front so that a bad
     --catalog is one usage error, not one per file."""
     from gpujob import catalog
+    from gpujob.catalog import freshness
+    from gpujob.console import CONSOLE
 
-    return catalog.load(service, path)
+    found = catalog.load(service, path)
+    if path is None:
+        for warning in freshness.warnings(found):
+            CONSOLE.err(warning)
+    return found
 
 
 # parameters that name files: any bytes the system allows are fine there (they are shown with

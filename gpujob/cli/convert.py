@@ -62,7 +62,8 @@ def convert(ctx: click.Context, **params: Any) -> int:
 
     check = check_settings({**params, "service": "vertex"})
     options = JobOptions(display_name=params["display_name"],
-                         executor_image_uri=check.executor_image_uri, strategy=check.strategy)
+                         executor_image_uri=check.executor_image_uri, strategy=check.strategy,
+                         extras=check.extras)
     tiers = list(check.catalog.scale_tiers)  # type: ignore[union-attr]  # check_settings loads it
     return execute(ConvertSettings(
         config=params["config"], overrides=overrides(ctx, params, tiers),

@@ -14,7 +14,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from gpujob.cli import candidates, gcloud
+from gpujob.cli import candidates, gcloud, modes
 from gpujob.cli.options import (
     check_options,
     check_settings,
@@ -245,6 +245,8 @@ def submit_settings(ctx: click.Context, params: dict[str, Any], *, local: bool) 
         cloud = {"gcp": gcp_settings(params), "output_format": params["fmt"],
                  "wait": params["wait"], "stream_logs": params["stream_logs"],
                  "poll_interval": params["poll_interval"]}
+    if local:  # a local run has no price (``modes`` noted the flag as unused)
+        params = {**params, "max_hourly_cost": None}
     check = check_settings(params)
     tiers = list(check.catalog.scale_tiers) if check.catalog is not None else []
     return SubmitSettings(
@@ -259,7 +261,9 @@ def submit_settings(ctx: click.Context, params: dict[str, Any], *, local: bool) 
         staging_bucket=params.get("staging_bucket"),
         max_local_replicas=params["max_local_replicas"],
         grace_period=params["grace_period"],
-        given_flags=given_flags(ctx),
+        # the flags the mode uses (``modes`` noted the others): the service judges those alone
+        given_flags=tuple(f for f in given_flags(ctx)
+                          if modes.use(f, "local" if local else "submit") != "unused"),
         display_name=params.get("display_name"),
         **cloud,
     )

@@ -134,6 +134,31 @@ def check_options(func: Callable[..., Any]) -> Callable[..., Any]:
             "--strategy", type=click.Choice(STRATEGIES, case_sensitive=False),
             help="Vertex AI: scheduling.strategy: STANDARD, SPOT (Spot VMs), or FLEX_START "
                  "(Dynamic Workload Scheduler, which makes maxWaitTime maxWaitDuration)."),
+        vertex_job_options,
+    )(func)
+
+
+def vertex_job_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """What Vertex AI offers a job that AI Platform had no field for
+    (``gpujob.services.vertex.translate.extras``)."""
+    return stack(
+        click.option("--reservation", metavar="NAME|any",
+                     help="Vertex AI: draw every pool's machines from this Compute Engine "
+                          "reservation (projects/P/zones/Z/reservations/NAME), or from any "
+                          "matching one (any). The machines must match it exactly."),
+        click.option("--persistent-resource-id", metavar="ID",
+                     help="Vertex AI: run on the machines of this persistent resource (same "
+                          "project and region)."),
+        click.option("--restart-job-on-worker-restart", is_flag=True, default=None,
+                     help="Vertex AI: restart the whole job when a worker restarts."),
+        click.option("--disable-retries", is_flag=True, default=None,
+                     help="Vertex AI: do not retry the job after internal errors once it runs."),
+        click.option("--tensorboard", metavar="NAME",
+                     help="Vertex AI: the Tensorboard resource the job's logs go to "
+                          "(projects/P/locations/REGION/tensorboards/ID)."),
+        click.option("--experiment", metavar="NAME",
+                     help="Vertex AI: the Experiment the job belongs to (projects/P/locations/"
+                          "REGION/metadataStores/default/contexts/NAME)."),
     )(func)
 
 
@@ -147,14 +172,43 @@ def check_settings(params: dict[str, Any]) -> CheckSettings:
     strategy = params["strategy"].upper() if params.get("strategy") else None
     given = [flag for flag, value in zip(VERTEX_FLAGS, (executor, strategy), strict=True)
              if value is not None]
+    from gpujob.services.vertex.translate import extras as vertex_extras
+
+    extras = vertex_extras.of(params)
+    given += extras.given() if extras is not None else []
+    budget = params.get("max_hourly_cost")
+    given += ["--max-hourly-cost"] if budget is not None else []
     if given:
         from gpujob import services
         from gpujob.services.base import check_flags
 
         check_flags(services.get(service), given)
+        vertex_extras.check_names(extras)
     return CheckSettings(service=service, catalog=load_catalog(service, params["catalog"]),
                          region_check=not params.get("no_region_check", False),
-                         executor_image_uri=executor, strategy=strategy, extra=extra(params))
+                         executor_image_uri=executor, strategy=strategy, extras=extras,
+                         max_hourly_cost=budget,
+                         extra=extra(params))
+
+
+def _usd(ctx: click.Context, param: click.Parameter, value: Any) -> float | None:
+    import math
+
+    if value is not None and not math.isfinite(value):
+        raise click.BadParameter(f"{value} is not an amount of US dollars", ctx, param)
+    return value  # type: ignore[no-any-return]
+
+
+def budget_option_of(hidden: bool = False) -> Decorator:
+    return click.option(
+        "--max-hourly-cost", "max_hourly_cost", type=click.FloatRange(min=0), metavar="USD",
+        envvar="GPUJOB_MAX_HOURLY_COST", show_envvar=True, callback=_usd, hidden=hidden,
+        help="Vertex AI: refuse (exit 1) a job whose list price is over USD an hour, or "
+             "cannot be told from gpujob's prices; checked before anything is uploaded or "
+             "sent.")
+
+
+budget_option = budget_option_of()
 
 
 def format_option(choices: tuple[str, ...] | list[str], text: str,
@@ -225,9 +279,8 @@ gcp_options = gcp_options_of()
 
 
 def gcp_settings(params: dict[str, Any]) -> GcpSettings:
-    """The GcpSettings the options describe (GPUJOB_LOGGING_ENDPOINT, GPUJOB_IAM_ENDPOINT and
-    GPUJOB_STORAGE_ENDPOINT or STORAGE_EMULATOR_HOST, for private endpoints and tests, have no
-    flag)."""
+    """The GcpSettings the options describe (GPUJOB_<API>_ENDPOINT, for private endpoints and
+    tests, have no flag: ``gcp.environment_endpoints``)."""
     from gpujob.gcp import settings as gcp
 
     return gcp.GcpSettings(
@@ -236,9 +289,7 @@ def gcp_settings(params: dict[str, Any]) -> GcpSettings:
         credentials_file=params["credentials_file"],
         impersonate_service_account=params["impersonate_service_account"],
         api_endpoint=params["api_endpoint"] or None,
-        logging_endpoint=os.environ.get("GPUJOB_LOGGING_ENDPOINT") or gcp.LOGGING_ENDPOINT,
-        iam_endpoint=os.environ.get("GPUJOB_IAM_ENDPOINT") or gcp.IAM_CREDENTIALS_ENDPOINT,
-        storage_endpoint=gcp.storage_endpoint(os.environ),
+        endpoints=gcp.environment_endpoints(os.environ),
         request_timeout=params["request_timeout"],
         retry=gcp.RetryPolicy(max_attempts=params["max_attempts"],
                           deadline=params["retry_deadline"]),

@@ -13,7 +13,14 @@ import click
 from gpujob.cli import gcloud, modes
 from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.cli.jobflags import job_options, local_options, submit_settings
-from gpujob.cli.options import format_option, gcp_options_of, given_flags, poll_option_of, stack
+from gpujob.cli.options import (
+    budget_option_of,
+    format_option,
+    gcp_options_of,
+    given_flags,
+    poll_option_of,
+    stack,
+)
 from gpujob.cli.params import Project
 from gpujob.commands.output import FORMATS
 
@@ -72,6 +79,7 @@ def cloud_options(hidden: bool = False) -> Any:
                                "job, raw: the API's object, warnings) on stdout, and an "
                                "invalid config's findings as validate --format json does.",
                       hidden=hidden),
+        budget_option_of(hidden),
         gcp_options_of(hidden),
     )
 
@@ -97,7 +105,7 @@ def submit(ctx: click.Context, **params: Any) -> int:
       gpujob submit config.yaml --dry-run
       gpujob submit config.yaml --dry-run --worker-count 2 \\
           --worker-accelerator count=2,type=nvidia-tesla-t4 -- --epochs 10
-      gpujob submit config.yaml --strategy flex_start \\
+      gpujob submit configs/a100-single-node.yaml --strategy flex_start \\
           --set trainingInput.scheduling.maxWaitTime=3600s --dry-run
       gpujob submit config.yaml --project my-proj --stream-logs
       gpujob submit config.yaml --package-path trainer --module-name trainer.task \\

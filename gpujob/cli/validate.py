@@ -9,7 +9,13 @@ import click
 from gpujob.checks.report import REPORTERS
 from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.cli.files import expand
-from gpujob.cli.options import check_options, check_settings, format_option, service_option_of
+from gpujob.cli.options import (
+    budget_option,
+    check_options,
+    check_settings,
+    format_option,
+    service_option_of,
+)
 from gpujob.settings import ValidateSettings
 
 
@@ -22,6 +28,7 @@ from gpujob.settings import ValidateSettings
                "github for GitHub Actions annotations.", envvar="GPUJOB_FORMAT")
 @service_option_of("The training service the configs are for: its catalog and rules check them.")
 @check_options
+@budget_option
 def validate(files: tuple[str, ...], fmt: str, **params: Any) -> int:
     """Check configs against the Job schema and the GPU compatibility rules.
 

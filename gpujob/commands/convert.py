@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob.checks.engine import combine
 from gpujob.checks.schema import position_key
@@ -53,7 +53,7 @@ def execute(settings: ConvertSettings) -> int:
         raise InvalidConfig(f"{settings.config} cannot be read as a Job config")
     _not_native(loaded.document)
     doc = merged(loaded.document, settings.overrides, settings.user_args)
-    translation, findings = _translate(doc, cat, settings)
+    translation, findings, cost = _translate(doc, cat, settings)
     findings = combine(loaded.findings, findings)
     written = None
     if translation is not None and not any(f.is_error for f in findings):
@@ -68,6 +68,11 @@ def execute(settings: ConvertSettings) -> int:
     for line in written.notes:
         CONSOLE.err(line)
     _write(written.text, settings.output)
+    if cost is not None:  # (after the write, which may be refused)
+        from gpujob.services.vertex.cost_report import lines
+
+        for line in lines([(None, cost)]):
+            CONSOLE.err(line)
     return 0
 
 
@@ -83,7 +88,7 @@ def _not_native(doc: Document) -> None:
 
 
 def _translate(doc: Document, cat: VertexCatalog, settings: ConvertSettings
-               ) -> tuple[Translation | None, list[Finding]]:
+               ) -> tuple[Translation | None, list[Finding], Any]:
     """The translation (made once, today, by the check), and the config's findings for Vertex
     AI (its schema, what the translation did, the Vertex rules), then what the translated job
     would still be refused for."""
@@ -97,7 +102,7 @@ def _translate(doc: Document, cat: VertexCatalog, settings: ConvertSettings
     findings = checked.findings
     if translation is not None and not any(f.is_error for f in findings):
         findings += _result_findings(translation, doc, cat, date.today(), settings)
-    return translation, sorted(findings, key=position_key)
+    return translation, sorted(findings, key=position_key), checked.cost
 
 
 def _result_findings(t: Translation, doc: Document, cat: VertexCatalog, today: date,

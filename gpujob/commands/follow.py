@@ -43,19 +43,24 @@ def wait(service: Service, client: JobClient, ref: JobRef, poll_interval: float,
     ``RemoteError`` (exit 3) when ``timeout`` seconds pass first."""
     clock = client.clock
     start = clock.monotonic()
+    waiting = ""
     while True:
         raw = client.get(ref)
         status = service.status(raw)
         if status.state != last_state:
             CONSOLE.err(f"job {ref.id}: {status.state}")
             last_state = status.state
+        if status.waiting and status.waiting != waiting:
+            CONSOLE.err(f"  {status.waiting}")
+        waiting = status.waiting
         if status.done:
             return raw
         left = None if timeout is None else timeout - (clock.monotonic() - start)
         if left is not None and left <= 0:
             commands = service.commands(ref.id, client.project, ref.location)
             raise RemoteError(f"job {ref.id} is still {status.state} after waiting "
-                              f"{timeout:g} s (--timeout); it keeps running",
+                              f"{timeout:g} s (--timeout); it keeps running"
+                              + (f" ({status.waiting})" if status.waiting else ""),
                               f"{commands.wait} waits again; {commands.cancel} stops it")
         clock.sleep(poll_interval if left is None else min(poll_interval, left))
 
@@ -85,5 +90,7 @@ def stream(service: Service, client: JobClient, ref: JobRef, raw: dict[str, Any]
             if status.state != state:
                 state = status.state
                 CONSOLE.err(f"job {ref.id}: {state}")
+                if status.waiting:
+                    CONSOLE.err(f"  {status.waiting}")
             if status.done:
                 ended = raw

@@ -3,6 +3,7 @@ the service (its ``offerings``)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from gpujob.console import CONSOLE
@@ -17,6 +18,9 @@ def execute(settings: GpusSettings) -> int:
     cat = settings.check.catalog
     assert cat is not None, "the command loads the catalog it browses"
     if settings.export_catalog:
-        CONSOLE.out(Path(cat.path).read_text(encoding="utf-8"))
+        # the catalog in use: the built-in file, or its data with the refreshed parts in place
+        document = getattr(cat, "document", None)
+        CONSOLE.out(Path(cat.path).read_text(encoding="utf-8") if document is None
+                    else json.dumps(document, indent=2, ensure_ascii=False) + "\n")
         return EXIT_OK
     return services.get(settings.check.service).offerings(settings)

@@ -75,11 +75,13 @@ def _links(service: Service, job_id: str, project: str, location: str | None,
 
 
 def submit(service: Service, request: Request, client: JobClient, output_format: str = "text",
-           follow: Follow | None = None, warnings: list[dict[str, Any]] | None = None) -> int:
+           follow: Follow | None = None, warnings: list[dict[str, Any]] | None = None,
+           cost: dict[str, Any] | None = None) -> int:
     """Send ``request`` (the one the dry-run prints) with ``client`` and report the job; then
     follow it when asked (``follow``: wait for its end, or stream its logs; polling every
     ``poll_interval`` seconds). Exit 0, 3 (remote failure), 4 (``--wait``/``--stream-logs``: the
-    job failed) or 130. ``warnings``: the checks' warnings, for the JSON envelope."""
+    job failed) or 130. ``warnings``: the checks' warnings, and ``cost`` the job's $/hour,
+    for the JSON envelope."""
     follow = follow or Follow()
     project = client.project
     created = _create(client, request, service)
@@ -89,7 +91,9 @@ def submit(service: Service, request: Request, client: JobClient, output_format:
     job_id = _announce(service, status, request, project, created.recovered)
     ref = client.resolve(JobRef(job_id))
     commands = service.commands(job_id, project, status.location)
-    extra = {"warnings": warnings or []}
+    extra: dict[str, Any] = {"warnings": warnings or []}
+    if cost is not None:
+        extra["cost"] = cost
     if output_format == "text":
         CONSOLE.line(printable(job_id))  # the service's answer names it
     if not (follow.wait or follow.stream_logs):
@@ -129,6 +133,8 @@ def describe(service: Service, job: str, gcp: GcpSettings, output_format: str = 
     _links(service, ref.id, client.project, status.location or ref.location)
     for line in status.summary:
         CONSOLE.err(line)
+    if status.waiting:
+        CONSOLE.err(status.waiting)
     return EXIT_OK
 
 

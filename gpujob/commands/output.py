@@ -5,7 +5,8 @@
     {"version": 1, "service": "ai-platform", "job": JOB, "raw": API_OBJECT}
 
 ``job`` is the normalised status (``base.JobStatus.as_dict``: id, state, done, succeeded, message,
-createTime), the same for every service; ``raw`` is the service's own object, as it answered.
+createTime; and ``waiting``, what a job that has not started waits for, where the service
+says: Vertex AI), the same for every service; ``raw`` is the service's own object, as it answered.
 ``list`` prints ``{"version": 1, "service", "project", "jobs": [ENVELOPE, …]}``.
 
 The output is strict JSON (``console.dumps``): a NaN or infinity in an answer, which JSON has no

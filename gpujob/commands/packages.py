@@ -38,6 +38,7 @@ class Prepared:
     warnings: list[Finding] = field(default_factory=list)
     local_packages: list[Path] = field(default_factory=list)  # for a local run to install
     uris: dict[str, str] = field(default_factory=dict)  # stand-in URI -> staged address
+    cost: Any = None  # what the job costs an hour, when its service knows (``Checked.cost``)
 
 
 class Wanted:

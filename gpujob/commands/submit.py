@@ -95,7 +95,7 @@ def prepare_job(settings: SubmitSettings, service: Service, workdir: Path,
         findings = combine(loaded.findings, own.findings)
         _report_or_fail(settings, findings)
         return Prepared(request=_request(settings, service, own.job, remote),
-                        warnings=_warnings(findings))
+                        warnings=_warnings(findings), cost=own.cost)
     doc = merged(loaded.document, settings.overrides, settings.user_args)
     if "jobId" not in doc.data:
         doc = apply(doc, [Override(("jobId",), generate_job_id(settings.config),
@@ -117,6 +117,7 @@ def prepare_job(settings: SubmitSettings, service: Service, workdir: Path,
         prepared = wanted.stage(doc, settings, workdir, ready)
         prepared.request = request.staged(prepared.uris)
         prepared.warnings = _warnings(findings)
+    prepared.cost = checked.cost
     return prepared
 
 
@@ -176,13 +177,13 @@ def execute(settings: SubmitSettings) -> int:
         if settings.local:
             return run_local(settings, service, prepare_job(settings, service, Path(workdir)))
         if settings.dry_run:
-            return _dry_run(settings, prepare_job(settings, service, Path(workdir)))
+            return _dry_run(settings, service, prepare_job(settings, service, Path(workdir)))
         remote = _Remote(settings, service)
         prepared = prepare_job(settings, service, Path(workdir), remote)
         return _send(settings, service, prepared, remote)
 
 
-def _dry_run(settings: SubmitSettings, prepared: Prepared) -> int:
+def _dry_run(settings: SubmitSettings, service: Service, prepared: Prepared) -> int:
     """Say what would be staged and sent (stderr), and print the request's body (stdout): the
     request a submit would send."""
     from gpujob.packages.staging import human_size
@@ -196,6 +197,9 @@ def _dry_run(settings: SubmitSettings, prepared: Prepared) -> int:
     CONSOLE.err(f"Dry run: would {request.method} this {request.noun} to {request.url} "
                 "(nothing sent)" + ("" if settings.project or not request.project_scoped
                                     else "; no project given (--project or GPUJOB_PROJECT)"))
+    if prepared.cost is not None:
+        for line in service.describe_costs([(None, prepared.cost)]):
+            CONSOLE.err(line)
     if request.media == "yaml" and settings.output_format != "json":
         import yaml
 
@@ -240,4 +244,5 @@ def _send(settings: SubmitSettings, service: Service, prepared: Prepared,
     assert prepared.request is not None, "a submit prepares a request"
     follow = jobs.Follow(settings.wait, settings.stream_logs, settings.poll_interval)
     return jobs.submit(service, prepared.request, client, settings.output_format, follow,
-                       warnings=[f.as_dict() for f in prepared.warnings])
+                       warnings=[f.as_dict() for f in prepared.warnings],
+                       cost=prepared.cost.as_dict() if prepared.cost is not None else None)

@@ -35,7 +35,9 @@ from typing import Any
 from gpujob.gcp.credentials import Auth
 from gpujob.gcp.settings import GcpSettings
 
-_UPLOAD_ID = re.compile(r"([?&]upload_id=)[^&]*")
+# what --verbose masks in a URL: a resumable upload's id (whoever has it can write to the upload)
+# and an API key (Cloud Billing's catalog is read with one)
+_UPLOAD_ID = re.compile(r"([?&](?:upload_id|key)=)[^&]*")
 _SWEEP_EVERY = 0.05  # seconds between the watchdog's sweeps once the time is up
 _CUT = 0.001  # the socket timeout it sets then
 

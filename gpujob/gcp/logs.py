@@ -15,7 +15,7 @@ from typing import Any
 
 from gpujob.gcp.proto3 import parse_time
 from gpujob.gcp.session import Session
-from gpujob.gcp.settings import base_url
+from gpujob.gcp.settings import api_endpoint
 from gpujob.terminal import printable
 
 
@@ -48,7 +48,7 @@ class LogsClient:
 
         self.session = session
         self._entries = service("logging", "v2", session.http,
-                                base_url(session.settings.logging_endpoint)).entries()
+                                api_endpoint(session.settings, "logging")).entries()
 
     def entries(self, filter_: str, what: str) -> Iterator[dict[str, Any]]:
         """The entries ``filter_`` selects, oldest first; ``what`` names them in errors ("the

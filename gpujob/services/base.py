@@ -37,9 +37,6 @@ if TYPE_CHECKING:
     from gpujob.local.cluster import LocalCluster, LocalOptions
     from gpujob.settings import GpusSettings, JobOptions
 
-# where a package to be staged stands in the checked job until the build gives its address
-STAND_IN = "gs://to-be-staged/"
-
 
 @dataclass(frozen=True)
 class Request:
@@ -62,9 +59,9 @@ class Request:
     project_scoped: bool = True  # the URL names a Google Cloud project (GKE's: a cluster's)
 
     def staged(self, uris: Mapping[str, str]) -> Request:
-        """This request with each package that stood in for the check (``STAND_IN`` + its
-        file name) at the address it was staged at: the only change made to a body after it is
-        built."""
+        """This request with each package that stood in for the check (``gs://to-be-staged/``
+        and its file name) at the address it was staged at: the only change made to a body
+        after it is built."""
         def swap(value: Any) -> Any:
             if isinstance(value, dict):
                 return {k: swap(v) for k, v in value.items()}
@@ -106,12 +103,13 @@ class JobStatus:
     display_name: str = ""  # the name people gave the job, when it is not its ID
     summary: tuple[str, ...] = ()  # lines worth telling beside the state (a tuning job's trials)
     hint: str = ""  # what to do about how it ended, when the service's message says
+    waiting: str = ""  # what a job that has not started (or started again) waits for
 
     def as_dict(self) -> dict[str, Any]:
         """The ``job`` of the JSON envelope (``output.envelope``)."""
         return {"id": self.id, "state": self.state, "done": self.done,
                 "succeeded": self.succeeded, "message": self.message,
-                "createTime": self.created}
+                "createTime": self.created, **({"waiting": self.waiting} if self.waiting else {})}
 
 
 @dataclass(frozen=True)
@@ -227,6 +225,11 @@ class Service(Protocol):
 
     def listed_rules(self) -> list[Rule]:
         """Its rules, in the order they run (``gpujob rules``)."""
+        ...
+
+    def describe_costs(self, costs: list[tuple[str | None, Any]]) -> list[str]:
+        """What jobs cost an hour (``Checked.cost``, with the file when there are several),
+        as lines for stderr: one per job, then where the prices come from."""
         ...
 
     def explain(self, findings: list[Finding], doc: Document, cat: Any) -> list[Finding]:

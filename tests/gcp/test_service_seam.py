@@ -22,7 +22,7 @@ from gpujob.settings import JobOptions
 
 @pytest.fixture
 def session(google, key, clock) -> Session:
-    return Session(GcpSettings(api_endpoint=google.url, logging_endpoint=google.url))
+    return Session(GcpSettings(api_endpoint=google.url, endpoints={"logging": google.url}))
 
 
 def _action(**extra) -> Action:

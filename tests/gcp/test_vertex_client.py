@@ -35,7 +35,7 @@ LONG_STATUS_LINE = b"HTTP/1.1 200 " + b"x" * 70_000 + b"\r\n\r\n"  # http.client
 @pytest.fixture
 def client(google, key, clock) -> aiplatform.VertexClient:
     return aiplatform.VertexClient(Session(GcpSettings(api_endpoint=google.url,
-                                                       logging_endpoint=google.url)))
+                                                       endpoints={"logging": google.url})))
 
 
 def _body(token: str = TOKEN, **labels: str) -> dict:

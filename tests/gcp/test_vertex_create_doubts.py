@@ -30,7 +30,7 @@ UNAUTHENTICATED = error_body(401, "UNAUTHENTICATED", "Request had invalid authen
 @pytest.fixture
 def client(google, key, clock) -> aiplatform.VertexClient:
     return aiplatform.VertexClient(Session(GcpSettings(api_endpoint=google.url,
-                                                       logging_endpoint=google.url)))
+                                                       endpoints={"logging": google.url})))
 
 
 def _body() -> dict:

@@ -21,7 +21,7 @@ from gpujob.services.vertex import jobs as vertex_jobs
 
 @pytest.fixture
 def settings(google) -> GcpSettings:
-    return GcpSettings(api_endpoint=google.url, logging_endpoint=google.url, region=REGION)
+    return GcpSettings(api_endpoint=google.url, endpoints={"logging": google.url}, region=REGION)
 
 
 @pytest.fixture

@@ -45,6 +45,11 @@ class AiPlatform:
         "--strategy": f"AI Platform has no scheduling strategy; {_VERTEX_ONLY}",
         "--display-name": "an AI Platform job is named by its jobId alone (letters, digits and "
                           f"underscores): use --job-id, or {_VERTEX_ONLY}",
+        **dict.fromkeys(("--reservation", "--persistent-resource-id",
+                         "--restart-job-on-worker-restart", "--disable-retries",
+                         "--tensorboard", "--experiment"),
+                        f"a Vertex AI scheduling or tracking field; {_VERTEX_ONLY}"),
+        "--max-hourly-cost": f"gpujob has no prices for AI Platform; {_VERTEX_ONLY}",
     }
     flags = ()
 
@@ -92,6 +97,9 @@ class AiPlatform:
         from gpujob.services.ai_platform import vertex_only
 
         return vertex_only.explain(findings, doc.data, list(cat.machine_types), cat.gpu_types)
+
+    def describe_costs(self, costs: list[tuple[str | None, Any]]) -> list[str]:
+        return []  # gpujob has no prices for AI Platform (unsupported_flags: --max-hourly-cost)
 
     def request(self, job: dict[str, Any], gcp: GcpSettings, project: str | None,
                 options: JobOptions) -> Request:

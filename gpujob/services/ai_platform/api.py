@@ -27,11 +27,12 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 from gpujob.errors import RemoteError
+from gpujob.gcp import settings as gcp
 from gpujob.gcp.answers import MAX_JOB_PAGES, Created
 from gpujob.gcp.errors import Action, ServiceError, parse_http_error, raise_explained
 from gpujob.gcp.proto3 import canonical, parse_time, schemas
 from gpujob.gcp.session import Session
-from gpujob.gcp.settings import GcpSettings, endpoint
+from gpujob.gcp.settings import GcpSettings
 
 ENDPOINT = "https://ml.googleapis.com/"  # global: the API has no regional addresses
 SERVICE = "ml.googleapis.com"
@@ -51,8 +52,9 @@ LOCAL_CLOCK_SLACK = timedelta(minutes=5)
 
 
 def api_endpoint(settings: GcpSettings) -> str:
-    """The API's base URL: ``--api-endpoint`` when given, else ``ENDPOINT``."""
-    return endpoint(settings.api_endpoint, ENDPOINT)
+    """The API's base URL: ``--api-endpoint`` or GPUJOB_ML_ENDPOINT when given, else
+    ``ENDPOINT``."""
+    return gcp.api_endpoint(settings, "ml")
 
 
 def jobs_url(settings: GcpSettings, project: str) -> str:

@@ -49,6 +49,12 @@ class Gke:
         "--impersonate-service-account": "the kubeconfig's user authenticates (--context)",
         "--credentials-file": "the kubeconfig's user authenticates (--context)",
         "--project": _NO_GCP + " (--context names the cluster)",
+        "--max-hourly-cost": "gpujob has no prices for a cluster's nodes (they are billed as "
+                             "Compute Engine VMs, whatever runs on them)",
+        **dict.fromkeys(("--reservation", "--persistent-resource-id",
+                         "--restart-job-on-worker-restart", "--disable-retries",
+                         "--tensorboard", "--experiment"),
+                        "a Vertex AI field, which a JobSet has no counterpart for"),
     }
     flags = (
         ServiceFlag("--queue", "Kueue LocalQueue the JobSet waits in "
@@ -90,6 +96,9 @@ class Gke:
         from gpujob.services.gke import rules  # noqa: F401  (registers them)
 
         return service_rules(self.name)
+
+    def describe_costs(self, costs: list[tuple[str | None, Any]]) -> list[str]:
+        return []  # no prices (unsupported_flags: --max-hourly-cost)
 
     def explain(self, findings: list[Finding], doc: Document, cat: Any) -> list[Finding]:
         return findings

@@ -56,7 +56,7 @@ class Vertex:
     def rules(self, doc: Document, cat: Any, refused: set[JsonPath],
               options: CheckOptions) -> Checked:
         from gpujob.checks.engine import Checked
-        from gpujob.services.vertex import rules
+        from gpujob.services.vertex import rules, scheduling_rules  # noqa: F401 (registers them)
         from gpujob.services.vertex.request import check_display_name
 
         if options.job.display_name is not None:
@@ -65,12 +65,17 @@ class Vertex:
 
     def listed_rules(self) -> list[Rule]:
         from gpujob.checks.rules import service_rules
-        from gpujob.services.vertex import rules  # noqa: F401  (registers them)
+        from gpujob.services.vertex import rules, scheduling_rules  # noqa: F401 (registers them)
 
         return service_rules(self.name)
 
     def explain(self, findings: list[Finding], doc: Document, cat: Any) -> list[Finding]:
         return findings
+
+    def describe_costs(self, costs: list[tuple[str | None, Any]]) -> list[str]:
+        from gpujob.services.vertex.cost_report import lines
+
+        return lines(costs)
 
     def request(self, job: Job, gcp: GcpSettings, project: str | None,
                 options: JobOptions) -> Request:
@@ -110,7 +115,12 @@ class Vertex:
         cat = settings.check.catalog
         filters = offerings.resolve_filters(cat, settings.gpu, settings.machine_type,
                                             settings.count, settings.region, settings.zone)
-        return offerings_report.run(cat, filters, settings.output_format)
+        code = offerings_report.run(cat, filters, settings.output_format)
+        from gpujob.catalog import freshness
+        from gpujob.console import CONSOLE
+
+        CONSOLE.err(freshness.summary(cat))  # last, after the answer: how old its facts are
+        return code
 
     def completions(self, cat: Any) -> Offer:
         from gpujob.services.vertex import offerings

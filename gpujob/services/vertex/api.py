@@ -25,9 +25,10 @@ from typing import Any, NamedTuple
 
 from gpujob.errors import RemoteError, UsageError
 from gpujob.gcp import answers
+from gpujob.gcp import settings as gcp
 from gpujob.gcp.errors import Action, ServiceError, parse_http_error, raise_explained
 from gpujob.gcp.session import Session
-from gpujob.gcp.settings import GcpSettings, endpoint, region_problem
+from gpujob.gcp.settings import GcpSettings, region_problem
 from gpujob.services.vertex.paths import ENDPOINT, SUBMISSION_LABEL
 from gpujob.terminal import printable
 
@@ -71,8 +72,9 @@ def regions() -> frozenset[str]:
 
 
 def api_endpoint(settings: GcpSettings, region: str) -> str:
-    """The API's base URL for ``region``: ``--api-endpoint`` when given, else the region's."""
-    return endpoint(settings.api_endpoint, ENDPOINT, region)
+    """The API's base URL for ``region``: ``--api-endpoint`` or GPUJOB_AIPLATFORM_ENDPOINT when
+    given, else the region's."""
+    return gcp.api_endpoint(settings, "aiplatform", region)
 
 
 def log_filter(job_id: str, since: str | None = None) -> str:
@@ -145,7 +147,7 @@ def advice(region: str | None) -> Any:
 def check_region(settings: GcpSettings, region: str) -> None:
     """``RemoteError`` (exit 3) when Vertex AI has no address for ``region`` (and no
     ``--api-endpoint`` stands in for it): nothing could be sent there."""
-    if settings.api_endpoint or region in regions():
+    if settings.api_endpoint or "aiplatform" in settings.endpoints or region in regions():
         return
     from gpujob.services.vertex import catalog as vertex_data
     from gpujob.suggest import did_you_mean

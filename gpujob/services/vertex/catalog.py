@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 from gpujob.suggest import or_list
 
 SERVICE = "vertex"
+LIVE = True  # ``gpujob catalog refresh`` reads its zones and images from Google (``overlay``)
 DATA_FILE = "catalog.json"
 BUILT_IN = Path(__file__).resolve().parent / DATA_FILE
 SCHEMA = "vertex-catalog.schema.json"
@@ -86,12 +87,55 @@ class Image(NamedTuple):
     version: str
     python: str
     accelerators: tuple[str, ...]  # cpu, gpu, tpu
-    end_of_support: date
-    end_of_availability: date
+    end_of_support: date | None  # None: not published yet (an image a refresh found)
+    end_of_availability: date | None
+    listed: date | None = None  # the day a refresh first found it in the registry
 
     def available(self, on: date) -> bool:
-        """Usable for new jobs on that day (before its end of availability)."""
-        return on < self.end_of_availability
+        """Usable for new jobs on that day: before its published end of availability (an
+        image with none published yet is usable)."""
+        return self.end_of_availability is None or on < self.end_of_availability
+
+    def past_support(self, on: date) -> bool:
+        return self.end_of_support is not None and on >= self.end_of_support
+
+    @property
+    def until(self) -> str:
+        """Its end of availability, as messages say it."""
+        return _shown(self.end_of_availability)
+
+    @property
+    def support_until(self) -> str:
+        """Its end of support, as messages say it."""
+        return _shown(self.end_of_support)
+
+
+def _shown(day: date | None) -> str:
+    return day.isoformat() if day else "a date not yet published"
+
+
+class Scheduling(NamedTuple):
+    """How Vertex AI schedules a job (the catalog's ``scheduling`` section)."""
+
+    flex_start: str  # the strategy's name: FLEX_START
+    flex_accelerators: tuple[str, ...]  # the GPUs the flex-start strategy takes
+    flex_max_timeout_s: int
+    flex_default_wait_s: int
+    reservation_only: tuple[str, ...]  # GPUs whose capacity comes only through a reservation
+    reservation_or_spot: tuple[str, ...]  # GPUs reservations or Spot usually give
+    rdma: tuple[str, ...]  # GPUs whose machines have GPUDirect-RDMA
+    rdma_setup: str  # what to run before the training command on them
+    reservation_name: str  # the pattern of a reservation's resource name
+
+
+def _scheduling(data: Mapping[str, Any] | None) -> Scheduling | None:
+    if not data:
+        return None
+    flex, rdma, affinity = data["flex_start"], data["rdma"], data["reservation_affinity"]
+    return Scheduling(flex["strategy"], tuple(flex["accelerators"]), flex["max_timeout_s"],
+                      flex["default_max_wait_s"], tuple(data["reservation_only"]),
+                      tuple(data["reservation_or_spot"]), tuple(rdma["accelerators"]),
+                      rdma["setup"], affinity["name_pattern"])
 
 
 def _accel(value: Mapping[str, Any] | None) -> Accel | None:
@@ -118,6 +162,9 @@ class VertexCatalog(NamedTuple):
     legacy_accelerators: Mapping[str, Mapping[str, str]]  # type -> {why, suggest}
     sources: Mapping[str, Mapping[str, Any]]  # section -> {as_of, refs, urls, notes}
     retired_registries: tuple[str, ...] = ()  # where older samples name the prebuilt images
+    refreshed: Mapping[str, Mapping[str, Any]] = {}  # part -> {as_of, read, from, file}
+    document: Mapping[str, Any] | None = None  # the merged data, when parts were refreshed
+    scheduling: Scheduling | None = None  # None: a catalog without the section (not checked)
 
     @property
     def service(self) -> str:
@@ -228,7 +275,7 @@ class VertexCatalog(NamedTuple):
         ``today``, the longest-lived first."""
         family = image.name.split(".", 1)[0]
         return [i.name for i in sorted(self.images.values(), reverse=True,
-                                       key=lambda i: i.end_of_availability)
+                                       key=lambda i: i.end_of_availability or date.max)
                 if i.name.split(".", 1)[0] == family and i.available(today)]
 
     def image_uri(self, image: Image, region: str | None) -> str:
@@ -268,8 +315,8 @@ def build(data: dict[str, Any], path: str) -> VertexCatalog:
                 for name, m in data["machine_types"]["types"].items()}
     imgs = data["prebuilt_images"]
     images = {name: Image(name, i["framework"], i["version"], i["python"],
-                          tuple(i["accelerators"]), date.fromisoformat(i["end_of_support"]),
-                          date.fromisoformat(i["end_of_availability"]))
+                          tuple(i["accelerators"]), _date(i.get("end_of_support")),
+                          _date(i.get("end_of_availability")), _date(i.get("listed")))
               for name, i in imgs["images"].items()}
     legacy = {name: Legacy(name, m["machine_type"], _accel(m.get("accelerator")),
                            _accel(m.get("legacy_accelerator")),
@@ -299,7 +346,13 @@ def build(data: dict[str, Any], path: str) -> VertexCatalog:
         legacy_machine_types=legacy, scale_tiers=tiers,
         legacy_accelerators=data["legacy_accelerators"]["types"],
         sources={k: v["source"] for k, v in data.items() if isinstance(v, dict) and "source" in v},
-        retired_registries=tuple(imgs.get("retired_registries", ())))
+        retired_registries=tuple(imgs.get("retired_registries", ())),
+        refreshed=data.get("refreshed", {}),
+        scheduling=_scheduling(data.get("scheduling")))
+
+
+def _date(text: str | None) -> date | None:
+    return date.fromisoformat(text) if text else None
 
 
 def integrity(data: dict[str, Any]) -> list[str]:
@@ -312,7 +365,8 @@ def integrity(data: dict[str, Any]) -> list[str]:
     for m in cat.machine_types.values():
         problems += [f"machine_types.types.{m.name}: unknown accelerator type {a}"
                      for a in m.accelerators if a not in cat.accelerators]
-    for a in [*cat.gpu_zones, *data["zones"].get("catalog_names", {}).values()]:
+    for a in [*cat.gpu_zones, *data["zones"].get("catalog_names", {}).values(),
+              *data["zones"].get("compute_names", {}).values()]:
         if a not in cat.accelerators:
             problems.append(f"zones: unknown accelerator type {a}")
     problems += [f"zones.machine_types: unknown machine type {m}"
@@ -338,6 +392,12 @@ def integrity(data: dict[str, Any]) -> list[str]:
     problems += [f"legacy_accelerators.types.{name}: unknown accelerator type {t['suggest']}"
                  for name, t in cat.legacy_accelerators.items()
                  if t["suggest"] not in cat.accelerators]
+    sched = cat.scheduling
+    if sched is not None:
+        named = (*sched.flex_accelerators, *sched.reservation_only, *sched.reservation_or_spot,
+                 *sched.rdma)
+        problems += [f"scheduling: unknown accelerator type {a}" for a in named
+                     if a not in cat.accelerators]
     return problems
 
 

@@ -25,6 +25,7 @@ from gpujob.services.base import (
     Request,
 )
 from gpujob.services.vertex import paths as vertex_api
+from gpujob.services.vertex.pending import why
 from gpujob.services.vertex.trials import summary
 
 if TYPE_CHECKING:
@@ -55,7 +56,8 @@ def status(raw: dict[str, Any]) -> JobStatus:
                      succeeded=state == "SUCCEEDED", message=message,
                      created=raw.get("createTime"), location=name.location if name else None,
                      display_name=str(raw.get("displayName") or ""), summary=summary(raw),
-                     hint=capacity_or_quota(message, name.location if name else None) or "")
+                     hint=capacity_or_quota(message, name.location if name else None) or "",
+                     waiting=why(raw))
 
 
 def parse_ref(text: str) -> JobRef:

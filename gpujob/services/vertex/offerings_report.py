@@ -177,7 +177,24 @@ def render_table(cat: VertexCatalog, offerings: Sequence[Offering], f: Filters) 
         for acc in related(cat, f.gpu):
             names = cat.machines_for(acc.api_name)
             notes.append(f"Also: {acc.name} ({acc.api_name}) on {' '.join(names)}.")
-    return "\n".join(_lines(rows, _fit(rows, 2, [11, 9], cap=2))) + "\n\n" + _notes(notes)
+    text = "\n".join(_lines(rows, _fit(rows, 2, [11, 9], cap=2))) + "\n\n" + _notes(notes)
+    return text + _price_table(offerings, f)
+
+
+def _price_table(offerings: Sequence[Offering], f: Filters) -> str:
+    """With a region (or zone): what each offering costs an hour there; without one, how to
+    see it."""
+    from gpujob.services.vertex import offerings_prices as gpus_prices
+
+    found = gpus_prices.priced(offerings, f)
+    if found is None:
+        return _notes(["$/hour: add --region REGION for what each machine type with its GPUs "
+                       "costs an hour there."])
+    table, region, by_offering = found
+    rows: list[Row] = [("MACHINE TYPE", "GPUS", "ON-DEMAND $/HOUR", "SPOT $/HOUR"),
+                       *gpus_prices.rows(by_offering)]
+    return ("\n" + "\n".join(_lines(rows, _fit(rows, 2, [1, 1]))) + "\n\n"
+            + _notes(gpus_prices.notes(table, region, by_offering)))
 
 
 def _gpu_record(cat: VertexCatalog, acc: Accelerator) -> dict[str, object]:
@@ -200,7 +217,23 @@ def render_json(cat: VertexCatalog, offerings: Sequence[Offering], f: Filters) -
                          "note": _proxy(cat)},
         "gpus": [_gpu_record(cat, a) for a in shown],
         "offerings": [o.as_dict() for o in offerings],
+        **_json_prices(offerings, f),
     }) + "\n"
+
+
+def _json_prices(offerings: Sequence[Offering], f: Filters) -> dict[str, object]:
+    """With a region: ``prices`` (where they come from) and each offering's ``hourly`` by
+    count and strategy, which the offerings carry; without one, nothing."""
+    from gpujob.services.vertex import offerings_prices as gpus_prices
+
+    found = gpus_prices.priced(offerings, f)
+    if found is None:
+        return {}
+    table, region, by_offering = found
+    about, figures = gpus_prices.as_json(table, region, by_offering)
+    return {"prices": about,
+            "offerings": [{**o.as_dict(), "hourly": hourly}
+                          for o, hourly in zip(offerings, figures, strict=True)]}
 
 
 def run(cat: VertexCatalog, f: Filters, fmt: str) -> int:

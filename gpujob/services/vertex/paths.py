@@ -22,9 +22,9 @@ def jobs_url(settings: GcpSettings, project: str, region: str, noun: str) -> str
     """Where a job of ``noun`` (CustomJob, HyperparameterTuningJob) is created (``POST``):
     ``https://REGION-aiplatform.googleapis.com/v1/projects/P/locations/REGION/customJobs``
     (``--api-endpoint`` replaces the address)."""
-    from gpujob.gcp.settings import endpoint
+    from gpujob.gcp.settings import api_endpoint
 
-    base = endpoint(settings.api_endpoint, ENDPOINT, region)
+    base = api_endpoint(settings, "aiplatform", region)
     return f"{base}v1/projects/{project}/locations/{region}/{COLLECTIONS[noun]}"
 
 

@@ -309,7 +309,7 @@ arrange(study, sys.modules[__name__])  # after AI Platform's: the study's checks
 
 
 def check(doc: Document, cat: VertexCatalog, refused: set[JsonPath],
-          options: CheckOptions) -> tuple[list[Finding], Job | None]:
+          options: CheckOptions) -> tuple[list[Finding], Job | None, Any]:
     """The findings of an AI Platform config for Vertex AI, and the job the request is built
     from (None: the translation refused it): the config is translated once
     (``translate.job``), and the rules read the translation."""
@@ -324,12 +324,18 @@ def check(doc: Document, cat: VertexCatalog, refused: set[JsonPath],
     job = None if t.errors else Job(t.kind, t.body, t.region, t.origins, doc.locate,
                                      translation=t)
     if not doc.data.get(TI):
-        return [], job
+        return [], job, None
     translated = Translated(t.findings, t.body, t.origins)
     ctx = VertexContext(view(doc.data), cat, doc.locate, refused,
                         relax_region=options.local or not options.region_check,
                         translated=translated)
     findings = run(ctx, "vertex", submit=options.submit and not options.local)
     if options.local:  # the run translates the job itself, with its own job dir, and reports it
-        findings = [f for f in findings if not translated_by_the_run(f)]
-    return findings, job
+        from gpujob.services.vertex.scheduling import for_local_run
+
+        findings = for_local_run([f for f in findings if not translated_by_the_run(f)])
+        return findings, job, None
+    from gpujob.services.vertex.cost_report import priced
+
+    cost = priced(job, findings, options.job.max_hourly_cost, doc.locate(()))
+    return findings, job, cost

@@ -10,7 +10,7 @@ the translation of an AI Platform config uses (a native config names its image a
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob.config.document import Document
 from gpujob.config.merge import apply
@@ -18,6 +18,9 @@ from gpujob.config.overrides import Override
 from gpujob.errors import UsageError
 from gpujob.findings import Finding, JsonPath, Location, format_path
 from gpujob.services.vertex.native.shapes import MARKS, SCHEMAS, SPEC_PATHS, kind, pools
+
+if TYPE_CHECKING:
+    from gpujob.services.vertex.translate.extras import VertexExtras
 
 TI = "trainingInput"
 _KINDS = {key for key, _ in MARKS}  # the keys kind() reads
@@ -60,10 +63,10 @@ def _is_native_path(override: Override) -> bool:
 
 def apply_flags(doc: Document, overrides: list[Override], user_args: list[str] | None,
                 display_name: str | None = None, *, executor_image_uri: str | None = None,
-                strategy: str | None = None) -> NativeJob:
+                strategy: str | None = None, extras: VertexExtras | None = None) -> NativeJob:
     """``doc`` (a native config) with the command line applied; ``UsageError`` naming every
     flag that has no meaning for it (``executor_image_uri`` and ``strategy``, when given,
-    have none)."""
+    have none; ``extras``, Vertex's own flags, set the spec's fields they name)."""
     found = kind(doc.data)
     if found is None:
         raise ValueError("not a native Vertex config")
@@ -99,12 +102,38 @@ def apply_flags(doc: Document, overrides: list[Override], user_args: list[str] |
     refused += [(flag, _TRANSLATION[flag]) for flag, value in given.items() if value is not None]
     if refused:
         _refuse(refused, spec)
+    native += _extras(doc, spec, extras)
     result = apply(doc, native)
     if kind(result.data) is None:
         _unmade(found, native)
     if user_args is not None:
         result = apply(result, _args(result, user_args))
     return NativeJob(result, **job)
+
+
+def with_extras(doc: Document, extras: VertexExtras) -> Document:
+    """``doc`` (a native config) with Vertex's own flags applied, as ``apply_flags`` does."""
+    found = kind(doc.data)
+    return apply(doc, _extras(doc, SPEC_PATHS[found], extras)) if found else doc
+
+
+def _extras(doc: Document, spec: JsonPath, extras: VertexExtras | None) -> list[Override]:
+    """--reservation, --persistent-resource-id, … as overrides of the spec's own fields, each
+    located at its flag."""
+    if extras is None:
+        return []
+    from gpujob.services.vertex.translate.extras import apply
+
+    made: dict[str, Any] = {"workerPoolSpecs": [
+        {"machineSpec": {}} if isinstance(p, dict) and isinstance(p.get("machineSpec"), dict)
+        else {} for p in (pools(doc.data)[1] or [])]}
+    out = []
+    for path, flag in apply(made, extras):
+        node: Any = made
+        for key in path:
+            node = node[key]
+        out.append(Override((*spec, *path), node, Location(doc.source, flag=flag)))
+    return out
 
 
 def _unmade(found: str, native: list[Override]) -> None:

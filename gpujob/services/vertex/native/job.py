@@ -33,9 +33,13 @@ def check(doc: Document, cat: VertexCatalog, options: CheckOptions) -> Checked:
                          "stage the package and name its gs:// URI in "
                          "pythonPackageSpec.packageUris")
     doc, notes = native.read(doc)  # as gcloud reads it, before its flags apply
-    job = apply_flags(doc, line.overrides, line.user_args, options.job.display_name,
-                      executor_image_uri=options.job.executor_image_uri,
-                      strategy=options.job.strategy)
+    # validate checks a folder of configs of both forms with one command line: the flags of
+    # an AI Platform config's translation are refused for a native one when it is sent
+    given = options.job if options.submit else options.job._replace(executor_image_uri=None,
+                                                                    strategy=None)
+    job = apply_flags(doc, list(line.overrides), line.user_args, given.display_name,
+                      executor_image_uri=given.executor_image_uri, strategy=given.strategy,
+                      extras=given.extras)
     region = job.region or options.job.region
     findings = notes + native.check(job.doc, cat, region=region,
                                     region_origin=job.region_origin,
@@ -44,4 +48,8 @@ def check(doc: Document, cat: VertexCatalog, options: CheckOptions) -> Checked:
     if any(f.is_error for f in findings):
         return Checked(findings)
     kind, body = native.body(job.doc, name=job.name, labels=job.labels, kms_key=job.kms_key)
-    return Checked(findings, Job(kind, body, region, no_region=NO_NATIVE_REGION))
+    checked = Job(kind, body, region, no_region=NO_NATIVE_REGION)
+    from gpujob.services.vertex.cost_report import priced
+
+    cost = priced(checked, findings, options.job.max_hourly_cost, doc.locate(()))
+    return Checked(findings, checked if not any(f.is_error for f in findings) else None, cost)

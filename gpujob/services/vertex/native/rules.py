@@ -14,6 +14,7 @@ from gpujob.config.document import Document
 from gpujob.config.job import as_str
 from gpujob.findings import Finding, JsonPath, Location
 from gpujob.numbers import as_count
+from gpujob.services.vertex import scheduling
 from gpujob.services.vertex.catalog import Image, VertexCatalog
 from gpujob.services.vertex.native import shapes
 from gpujob.services.vertex.rules import gpus_unlisted, region_problem
@@ -61,6 +62,12 @@ def check(doc: Document, found: str, cat: VertexCatalog, today: date, refused: s
             _region(f, pools, here, region, region_origin, cat)
     if found == "HyperparameterTuningJob":
         _study(f, mapping(doc.data.get("studySpec")), ("studySpec",))
+    spec_path = shapes.SPEC_PATHS[found]
+    spec = doc.data
+    for key in spec_path:
+        spec = mapping(spec.get(key))
+    f.out += scheduling.check(mapping(spec), spec_path, cat, lambda path: None if any(
+        path[:n] in refused for n in range(len(path) + 1)) else (path, doc.locate(path)))
     return f.out
 
 
@@ -148,7 +155,7 @@ def _container(f: _Findings, uri: str, path: JsonPath, cat: VertexCatalog, today
     if image is None or image.available(today):
         return
     f.add("error", "executor-image", path, f"{uri} is the prebuilt image {image.name}, which "
-          f"reached its end of availability on {image.end_of_availability.isoformat()}: "
+          f"reached its end of availability on {image.until}: "
           "Vertex AI no longer runs it for new jobs",
           _still(image, cat, today, f"run an image of your own with {image.framework} "
                  "installed (a containerSpec runs any image)"))
@@ -192,13 +199,13 @@ def _executor(f: _Findings, uri: str, path: JsonPath, cat: VertexCatalog, today:
     if not image.available(today):
         moved = f" ({retired} is an older location of {cat.registries[0]})" if retired else ""
         f.add("error", "executor-image", path, f"the prebuilt image {image.name} reached its "
-              f"end of availability on {image.end_of_availability.isoformat()}{moved}",
+              f"end of availability on {image.until}{moved}",
               _still(image, cat, today, f"run an image with {image.framework} and Python "
                      "as a containerSpec"))
-    elif today >= image.end_of_support:
+    elif image.past_support(today):
         f.add("warning", "executor-image", path, f"the prebuilt image {image.name} is past its "
-              f"end of support ({image.end_of_support.isoformat()}: no more fixes) and can be "
-              f"used until {image.end_of_availability.isoformat()}")
+              f"end of support ({image.support_until}: no more fixes) and can be "
+              f"used until {image.until}")
 
 
 def _tpu(f: _Findings, pool: dict[str, Any], path: JsonPath, used: int,

@@ -155,18 +155,18 @@ def _check_prebuilt(uri: str, cat: VertexCatalog, today: date, notes: Notes) -> 
                 if still else f"no {image.framework} prebuilt image in gpujob's table is "
                 f"available on {today.isoformat()}: give any image ")
         notes.error("executor-image", (), f"{uri}: the prebuilt image {image.name} reached "
-                    f"its end of availability on {image.end_of_availability.isoformat()}",
+                    f"its end of availability on {image.until}",
                     f"{hint}with Python ({FLAG}): gpujob then "
                     "installs the package from /gcs/ and runs the module",
                     location=where)
-    elif today >= image.end_of_support:
+    elif image.past_support(today):
         notes.warn("executor-image", (), _past_support(image), location=where)
 
 
 def _past_support(image: Image) -> str:
     return (f"the prebuilt image {image.name} is past its end of support "
-            f"({image.end_of_support.isoformat()}: no more fixes) and can be used until "
-            f"{image.end_of_availability.isoformat()}")
+            f"({image.support_until}: no more fixes) and can be used until "
+            f"{image.until}")
 
 
 def _runtime_image(ti: dict[str, Any], pools: list[Pool], cat: VertexCatalog, today: date,
@@ -195,12 +195,12 @@ def _runtime_image(ti: dict[str, Any], pools: list[Pool], cat: VertexCatalog, to
     if not image.available(today):
         notes.error("runtime-version", path, f"runtimeVersion '{version}' maps to the prebuilt "
                     f"image {image.name}, which reached its end of availability on "
-                    f"{image.end_of_availability.isoformat()}", _fixes(cat, today, kind))
+                    f"{image.until}", _fixes(cat, today, kind))
         return None
     uri = cat.image_uri(image, region)
     message = (f"runtimeVersion '{version}' became the executor image {uri} (Python "
-               f"{image.python}, available until {image.end_of_availability.isoformat()})")
-    if today >= image.end_of_support:
+               f"{image.python}, available until {image.until})")
+    if image.past_support(today):
         notes.warn("runtime-version", path, f"{message}; {_past_support(image)}")
     else:
         notes.note("runtime-version", path, message)

@@ -22,6 +22,7 @@ from gpujob.services.vertex.catalog import VertexCatalog
 from gpujob.services.vertex.native.shapes import display_name
 from gpujob.services.vertex.paths import COLLECTIONS, layout
 from gpujob.services.vertex.translate import code as vertex_code
+from gpujob.services.vertex.translate import extras as vertex_extras
 from gpujob.services.vertex.translate import hptuning as vertex_hptuning
 from gpujob.services.vertex.translate import pools as vertex_pools
 from gpujob.services.vertex.translate.notes import Notes, mapping, strings, text
@@ -67,6 +68,7 @@ def translate(doc: Document, cat: VertexCatalog, today: date,
     spec_path: JsonPath = ("trialJobSpec",) if isinstance(hp, dict) else ("jobSpec",)
     spec = {"workerPoolSpecs": _worker_pools(ti, pools, code, spec_path, notes)}
     spec.update(_job_spec_fields(ti, options, job_dir, spec_path, notes))
+    vertex_extras.apply(spec, options.extras)
     body: dict[str, Any] = {"displayName": _display_name(data, doc, options)}
     if not options.display_name and text(data.get("jobId")):
         notes.came_from(("displayName",), ("jobId",))
