@@ -86,7 +86,7 @@ def test_commands_and_their_choices():
     assert complete("gpujob s") == ["schema", "submit"]
     assert complete("gpujob completion ") == ["bash", "zsh", "fish"]
     assert complete("gpujob schema ") == ["job", "ai-platform-catalog", "vertex-catalog",
-                                          "vertex-prices",
+                                          "vertex-prices", "gke-catalog",
                                           "vertex-custom-job-spec", "vertex-custom-job",
                                           "vertex-tuning-job", "catalog"]
 

@@ -20,6 +20,8 @@ from gpujob.config.load import loads
 from gpujob.findings import finding_line
 
 CAT = load("ai-platform")
+for _name in services.SERVICES:  # every service's rules registered, whatever ran before
+    services.get(_name).listed_rules()
 KNOWN_RULES = set(RULES)
 NAMES = sorted(CAT.machine_types) + sorted(CAT.gpu_types) + sorted(CAT.regions) + [
     "CUSTOM", "BASIC", "BASIC_GPU", "BASIC_TPU", "STANDARD_1", "2.11", "1.15", "3.7", "2.7",

@@ -12,7 +12,7 @@ from jsonschema import Draft202012Validator
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = {"job": "job.schema.json", "ai-platform-catalog": "catalog.ai-platform.schema.json",
          "vertex-catalog": "vertex-catalog.schema.json",
-         "vertex-prices": "vertex-prices.schema.json",
+         "vertex-prices": "vertex-prices.schema.json", "gke-catalog": "catalog.gke.schema.json",
          "vertex-custom-job-spec": "vertex-custom-job-spec.schema.json",
          "vertex-custom-job": "vertex-custom-job.schema.json",
          "vertex-tuning-job": "vertex-tuning-job.schema.json"}
@@ -71,8 +71,8 @@ def test_an_unknown_schema_is_a_usage_error(cli):
     assert result.code == 2
     assert result.out == ""
     assert ("'vertex' is not one of 'job', 'ai-platform-catalog', 'vertex-catalog', "
-            "'vertex-prices', 'vertex-custom-job-spec', 'vertex-custom-job', 'vertex-tuning-job', "
-            "'catalog'"
+            "'vertex-prices', 'gke-catalog', 'vertex-custom-job-spec', 'vertex-custom-job', "
+            "'vertex-tuning-job', 'catalog'"
             in result.err)
 
 

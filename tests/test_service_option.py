@@ -20,7 +20,7 @@ COMMANDS = ["submit", "local", "describe", "list", "cancel", "wait", "logs", "va
 def test_every_command_takes_the_service(cli, command):
     result = cli(command, "--help")
     assert result.code == 0
-    assert "--service [ai-platform|vertex]" in result.out
+    assert f"--service [{'|'.join(sorted(backends.SERVICES))}]" in result.out
     assert "GPUJOB_SERVICE" in result.out
 
 
@@ -37,7 +37,7 @@ def test_an_unknown_service_is_a_usage_error(cli, write, command, how):
         result = cli(*args, env={"GPUJOB_SERVICE": "nope"})
     assert result.code == 2
     assert ("Error: Invalid value for '--service' (env var: 'GPUJOB_SERVICE'): 'nope' is not "
-            "one of 'ai-platform', 'vertex'.") in result.err
+            f"one of {', '.join(repr(s) for s in sorted(backends.SERVICES))}.") in result.err
     assert result.out == ""
 
 

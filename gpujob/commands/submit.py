@@ -195,12 +195,18 @@ def _dry_run(settings: SubmitSettings, service: Service, prepared: Prepared) -> 
     request = prepared.request
     assert request is not None, "a dry-run prepares a request"
     CONSOLE.err(f"Dry run: would {request.method} this {request.noun} to {request.url} "
-                "(nothing sent)"
-                + ("" if settings.project else "; no project given (--project or GPUJOB_PROJECT)"))
+                "(nothing sent)" + ("" if settings.project or not request.project_scoped
+                                    else "; no project given (--project or GPUJOB_PROJECT)"))
     if prepared.cost is not None:
         for line in service.describe_costs([(None, prepared.cost)]):
             CONSOLE.err(line)
-    CONSOLE.json(request.body)
+    if request.media == "yaml" and settings.output_format != "json":
+        import yaml
+
+        CONSOLE.out(yaml.safe_dump(request.body, sort_keys=False, allow_unicode=True,
+                                   width=100))
+    else:
+        CONSOLE.json(request.body)
     return 0
 
 

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 SERVICES: dict[str, str] = {
     "vertex": "gpujob.services.vertex",  # Vertex AI custom training, aiplatform v1
     "ai-platform": "gpujob.services.ai_platform",  # AI Platform Training, ml v1
+    "gke": "gpujob.services.gke",  # JobSets on a GKE cluster (kubeconfig), queued by Kueue
 }
 # Vertex AI: AI Platform Training accepts no new jobs since 2025-01-31 (--service ai-platform)
 DEFAULT_SERVICE = "vertex"

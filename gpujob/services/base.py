@@ -55,6 +55,8 @@ class Request:
     job_id: str | None = None
     origins: Mapping[JsonPath, JsonPath] = field(default_factory=dict)
     locate: Callable[[JsonPath], Location] | None = None
+    media: str = "json"  # how the dry-run prints the body: json, or yaml (kubectl apply -f -)
+    project_scoped: bool = True  # the URL names a Google Cloud project (GKE's: a cluster's)
 
     def staged(self, uris: Mapping[str, str]) -> Request:
         """This request with each package that stood in for the check (``gs://to-be-staged/``
