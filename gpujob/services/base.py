@@ -60,14 +60,21 @@ class Request:
 
     def staged(self, uris: Mapping[str, str]) -> Request:
         """This request with each package that stood in for the check (``gs://to-be-staged/``
-        and its file name) at the address it was staged at: the only change made to a body
-        after it is built."""
+        and its file name) at the address it was staged at, wherever the body names it (a
+        ``packageUris`` entry, or a path in a command such as ``/gcs/to-be-staged/…``): the
+        only change made to a body after it is built."""
+        swaps = [(stand_in.removeprefix("gs://"), uri.removeprefix("gs://"))
+                 for stand_in, uri in uris.items()]
+
         def swap(value: Any) -> Any:
             if isinstance(value, dict):
                 return {k: swap(v) for k, v in value.items()}
             if isinstance(value, list):
                 return [swap(v) for v in value]
-            return uris.get(value, value) if isinstance(value, str) else value
+            if isinstance(value, str):
+                for old, new in swaps:
+                    value = value.replace(old, new)
+            return value
 
         return replace(self, body=swap(self.body)) if uris else self
 
