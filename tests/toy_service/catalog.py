@@ -18,7 +18,6 @@ class ToyCatalog(NamedTuple):
     machines: dict[str, tuple[int, ...]]
     accelerators: tuple[str, ...]
     regions: tuple[str, ...]
-    sources: tuple[str, ...] = ()  # (no live sections: nothing to refresh)
 
     @property
     def choices(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -26,6 +25,10 @@ class ToyCatalog(NamedTuple):
         Platform's but BASIC and CUSTOM."""
         return (("accelerator_types", self.accelerators), ("python_versions", ("3.11",)),
                 ("scale_tiers", ("BASIC", "CUSTOM")))
+
+    @property
+    def sources(self) -> dict[str, Any]:
+        return {}  # no dated sections: nothing to refresh, nothing ages
 
     @property
     def scale_tiers(self) -> tuple[str, ...]:
