@@ -12,7 +12,7 @@ Draft 2020-12 keyword by keyword (``equal`` as jsonschema compares ``enum`` and 
 keyword applying to its own types only), with gpujob's number rule (``gpujob.numbers``:
 ``integer`` is an int, ``format: int64`` and ``int32`` are checked). A schema with a keyword it
 does not know is not compiled (None), and jsonschema checks every document, as before.
-``tests/test_schema_accept.py`` holds it to jsonschema on generated documents.
+``tests/unit/checks/test_schema_accept.py`` holds it to jsonschema on generated documents.
 
 fastjsonschema, the library that does this, was tried: from draft 6 on it takes ``1.0`` as an
 integer, which gpujob refuses (a float is not sent where the API wants an int64), and it has no

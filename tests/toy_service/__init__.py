@@ -1,5 +1,5 @@
 """A third training service, defined in the tests: one package and one registry line
-(``tests/test_third_service.py`` registers it), as a new service of gpujob's would be.
+(``tests/unit/services/test_third_service.py`` registers it), as a new service of gpujob's would be.
 
 It reads AI Platform configs: its rules check the master's machine type and GPU count against
 its catalog, its request is the config as it is, and ``gpujob gpus`` lists its machines."""

@@ -23,7 +23,7 @@ from packaging.utils import canonicalize_name
 
 pytestmark = pytest.mark.slow  # pre-commit builds the hook's environment
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # pre-commit comes with the test extra, next to this interpreter
 PRE_COMMIT = shutil.which("pre-commit", path=os.path.dirname(sys.executable)) or "pre-commit"
 

@@ -15,7 +15,7 @@ import yaml
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # the pages and the example files (text: a developer's __pycache__ beside them is not a doc)
 DOCS = [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").rglob("*.*")
                                     if p.suffix in (".md", ".yaml", ".yml", ".py", ".sh"))]

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # configs/pytorch-mlp-ddp.yaml's cluster as an AI Platform package job (the shipped file runs a
 # container on Vertex AI, whose local runs test_local_vertex.py and the README's transcripts run)
 TWO_T4 = """\

@@ -24,7 +24,7 @@ from typing import NamedTuple
 import pytest
 from doc_pages import PAGES, page_name
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SHOWN_ROOT = "/home/me/gpujob"
 BLOCK = re.compile(r"^```console\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 EXIT = re.compile(r"\[(\d+)\]")

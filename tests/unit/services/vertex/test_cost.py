@@ -13,7 +13,7 @@ from jsonschema import Draft202012Validator
 
 from gpujob.services.vertex import cost, prices
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[4]
 
 
 @pytest.fixture(autouse=True)

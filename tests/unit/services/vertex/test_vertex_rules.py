@@ -293,8 +293,8 @@ def test_every_vertex_rule_a_finding_can_name_is_exercised_here():
                              "vertex-translate.runtime-version",
                              "vertex-translate.executor-image",
                              "vertex-translate.job-dir"}
-    native_elsewhere = {rule_id for rule_id, _, _ in NATIVE_RULES}  # tests/test_vertex_native.py
-    # tests/test_vertex_scheduling.py
+    native_elsewhere = {rule_id for rule_id, _, _ in NATIVE_RULES}  # test_vertex_native.py
+    # tests/unit/services/vertex/test_vertex_scheduling.py
     scheduling_elsewhere = {rule_id for rule_id, _, _ in scheduling.RULES}
     assert set(VERTEX_RULES) - translation_elsewhere - native_elsewhere - \
         scheduling_elsewhere == named
@@ -302,7 +302,7 @@ def test_every_vertex_rule_a_finding_can_name_is_exercised_here():
 
 def test_a_local_run_leaves_the_translation_to_the_run():
     """A local run translates the job itself, with its own job dir and package, and reports
-    what it did (an image Vertex AI would refuse is a warning there: tests/test_local_vertex.py);
+    what it did (an image Vertex AI would refuse is a warning there: test_local_vertex.py);
     its check says nothing of the translation, so nothing is said twice."""
     text = container().replace("    imageUri: gcr.io/p/t:1\n", "") + (
         "  runtimeVersion: '2.11'\n  packageUris: [gs://my-bucket/t.tar.gz]\n"

@@ -17,7 +17,7 @@ from jobs import CONTAINER_JOB
 
 pytestmark = pytest.mark.default_service  # they name their service; the default is not set
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
 SEEDS = ROOT / "tests" / "seeds"  # package jobs, as AI Platform had them
 PYTORCH = "pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime"
@@ -175,7 +175,7 @@ def test_flags_are_translated_and_say_where_they_came_from(cli, write):
     assert body["jobSpec"]["baseOutputDirectory"] == {"outputUriPrefix": "gs://my-bucket/out"}
 
 
-# (on L4s: the Dynamic Workload Scheduler takes no T4s, tests/test_vertex_scheduling.py)
+# (on L4s: the Dynamic Workload Scheduler takes no T4s: test_vertex_scheduling.py)
 WAITS = CONTAINER_JOB.replace("n1-highcpu-16", "g2-standard-48").replace(
     "NVIDIA_TESLA_T4", "NVIDIA_L4") + "  scheduling: {maxWaitTime: 3600s}\n"
 NO_WAIT_HINT = ("  hint: remove maxWaitTime, or choose the FLEX_START strategy (Dynamic Workload "

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # spelt in pieces, so that a search of the repository for the names does not find this file
 NOTES = [f"{name}.md" for name in ("VERTEX", "DESIGN", "FACTS", "GPU-ZONES", "LIVE-FACTS",
                                    "GKE")]

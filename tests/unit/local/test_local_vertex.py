@@ -202,7 +202,7 @@ def test_without_a_job_dir_a_new_one_stands_in_for_the_base_output_directory(tmp
     assert the_plan.command("workerpool0-0")[-2:] == ["--job-dir", the_plan.job_dir]
 
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "configs" / "pytorch-mlp-ddp-vertex.yaml"
 
 

@@ -25,7 +25,7 @@ from gpujob.findings import Location, finding_line
 from gpujob.services.vertex import native as vertex_native
 from gpujob.services.vertex.rules import NATIVE_RULES
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[4]
 TODAY = date(2026, 11, 23)
 SPEC = """\
 workerPoolSpecs:
@@ -597,7 +597,7 @@ def test_every_rule_a_native_config_s_findings_name_is_listed_by_gpujob_rules(cl
 
 
 def test_every_native_rule_listed_is_exercised_here_or_in_convert_s_tests():
-    text = "".join((ROOT / "tests" / name).read_text(encoding="utf-8")
+    text = "".join(next((ROOT / "tests").rglob(name)).read_text(encoding="utf-8")
                    for name in ("test_vertex_native.py", "test_convert.py"))
     named = set(re.findall(r'\["?(vertex[a-z-]*\.[a-z0-9-]+)"?\]', text))  # [ID], ["ID"]
     assert {rule_id for rule_id, _, _ in NATIVE_RULES} <= named

@@ -10,7 +10,7 @@ import yaml
 
 from gpujob.services.gke import jobset
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[4]
 T4 = str(ROOT / "configs" / "t4-compute-engine.yaml")
 # the JobSet CRD, where a developer has it (never in CI: it belongs to its authors)
 CRD = Path("/work/shared/reference/k8s/jobset.x-k8s.io_jobsets.yaml")

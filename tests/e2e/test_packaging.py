@@ -11,7 +11,7 @@ import pytest
 
 pytestmark = pytest.mark.slow  # builds the wheel
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_wheel_ships_the_schema_and_uses_it(tmp_path: Path):

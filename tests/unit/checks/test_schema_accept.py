@@ -24,7 +24,7 @@ from gpujob.config.load import load_file
 from gpujob.services.vertex.translate.job import translate
 from gpujob.settings import JobOptions
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 IMAGE = "us-docker.pkg.dev/vertex-ai/training/pytorch-gpu.2-4.py310:latest"
 
 
