@@ -1,7 +1,8 @@
 """``gpujob gpus --service vertex``: Vertex AI's GPUs, on which machine types, how many, where.
 
-Expected zones and regions are copied from ``../shared/reference/gce-gpu-machine-zones.csv`` and
-``gce-gpu-zones.csv`` (the zone proxy), not from gpujob's catalog.
+Expected zones and regions are copied from Compute Engine's published GPU regions and zones
+(https://cloud.google.com/compute/docs/gpus/gpu-regions-zones, the zone proxy), not from
+gpujob's catalog.
 """
 
 from __future__ import annotations

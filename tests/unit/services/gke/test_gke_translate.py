@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -12,8 +13,10 @@ from gpujob.services.gke import jobset
 
 ROOT = Path(__file__).resolve().parents[4]
 T4 = str(ROOT / "configs" / "t4-compute-engine.yaml")
-# the JobSet CRD, where a developer has it (never in CI: it belongs to its authors)
-CRD = Path("/work/shared/reference/k8s/jobset.x-k8s.io_jobsets.yaml")
+# the JobSet CRD (kubernetes-sigs/jobset, config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml),
+# where a developer names a copy of it: it belongs to its authors, so it is not in this repository
+# and CI does not have it; gpujob's own rules (jobset.py) hold the JobSets to what it requires
+CRD = Path(os.environ.get("GPUJOB_TEST_JOBSET_CRD", "/nonexistent"))
 
 CONTAINER = """\
 jobId: {job_id}
