@@ -64,6 +64,12 @@ def service_option_of(text: str) -> Decorator:
                         show_default=True, envvar="GPUJOB_SERVICE", show_envvar=True, help=text)
 
 
+# the flags of the services' own that a command of this run takes: parameter name -> (service,
+# flag); filled as ``service_flags`` decorates the commands (validate takes none, and reads no
+# service package for them)
+SERVICE_FLAGS: dict[str, tuple[str, str]] = {}
+
+
 def service_flags(func: Callable[..., Any]) -> Callable[..., Any]:
     """The flags of each service's own (``Service.flags``), named after the service in their
     help; ``extra`` collects the values given."""
@@ -71,6 +77,7 @@ def service_flags(func: Callable[..., Any]) -> Callable[..., Any]:
 
     for name in reversed(sorted(SERVICES)):
         for flag in reversed(services.get(name).flags):
+            SERVICE_FLAGS[flag.name.lstrip("-").replace("-", "_")] = (name, flag.name)
             func = click.option(flag.name, metavar=flag.metavar, envvar=flag.envvar,
                                 show_envvar=flag.envvar is not None,
                                 help=f"{name}: {flag.help}")(func)
@@ -80,19 +87,16 @@ def service_flags(func: Callable[..., Any]) -> Callable[..., Any]:
 def extra(params: dict[str, Any]) -> tuple[tuple[str, str], ...]:
     """The values of the chosen service's own flags (name, value); a flag of another service
     is refused (exit 2)."""
-    from gpujob import services
-
     chosen = params["service"]
     out, refused = [], []
-    for name in sorted(SERVICES):
-        for flag in services.get(name).flags:
-            value = params.get(flag.name.lstrip("-").replace("-", "_"))
-            if value is None:
-                continue
-            if name == chosen:
-                out.append((flag.name, str(value)))
-            else:
-                refused.append(f"{flag.name} (a flag of the {name} service)")
+    for key, (name, flag) in SERVICE_FLAGS.items():
+        value = params.get(key)
+        if value is None:
+            continue
+        if name == chosen:
+            out.append((flag, str(value)))
+        else:
+            refused.append(f"{flag} (a flag of the {name} service)")
     if refused:
         from gpujob.errors import UsageError
 

@@ -12,7 +12,6 @@ import re
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from gpujob.errors import UsageError
-from gpujob.services.base import Commands, JobRef, JobStatus, Links, Request
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -26,6 +25,7 @@ if TYPE_CHECKING:
     from gpujob.gcp.settings import GcpSettings
     from gpujob.local.cluster import LocalCluster, LocalOptions
     from gpujob.services.ai_platform.jobs import Jobs
+    from gpujob.services.base import Commands, JobRef, JobStatus, Links, Request
     from gpujob.settings import GpusSettings, JobOptions
 
 _JOB_ID = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,127}")
@@ -105,6 +105,7 @@ class AiPlatform:
                 options: JobOptions) -> Request:
         """The config as it is: an AI Platform ``Job``."""
         from gpujob.services.ai_platform.api import jobs_url
+        from gpujob.services.base import Request
 
         return Request("POST", jobs_url(gcp, project or "PROJECT"), job, "Job",
                        job_id=job["jobId"])
@@ -121,6 +122,8 @@ class AiPlatform:
         from gpujob.services.ai_platform.api import TERMINAL_STATES
 
         state = str(raw.get("state", "STATE_UNSPECIFIED"))
+        from gpujob.services.base import JobStatus
+
         return JobStatus(id=str(raw.get("jobId", "?")), state=state,
                          done=state in TERMINAL_STATES, succeeded=state == "SUCCEEDED",
                          message=raw.get("errorMessage") or "", created=raw.get("createTime"))
@@ -135,10 +138,14 @@ class AiPlatform:
             raise UsageError(f"'{text}' is not a job ID",
                              "job IDs start with a letter and hold letters, digits and '_' (up "
                              "to 128); gpujob list --service ai-platform shows the project's jobs")
+        from gpujob.services.base import JobRef
+
         return JobRef(text, project)
 
     def links(self, job_id: str, project: str, location: str | None = None) -> Links:
         """As gcloud links them."""
+        from gpujob.services.base import Links
+
         return Links(f"https://console.cloud.google.com/mlengine/jobs/{job_id}?project={project}",
                      "https://console.cloud.google.com/logs?resource=ml_job%2Fjob_id%2F"
                      f"{job_id}&project={project}")
@@ -147,6 +154,8 @@ class AiPlatform:
         def command(verb: str, extra: str = "") -> str:
             # --service: pasted without it, the command would look in the default (vertex)
             return f"gpujob {verb} {job_id} --service ai-platform --project {project}{extra}"
+
+        from gpujob.services.base import Commands
 
         return Commands(describe=command("describe"), wait=command("wait"),
                         logs=command("logs"), follow_logs=command("logs", " --follow"),

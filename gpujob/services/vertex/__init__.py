@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from gpujob.services.base import Commands, JobClient, JobRef, JobStatus, Links, Request
-
 if TYPE_CHECKING:
     from types import ModuleType
 
@@ -25,6 +23,7 @@ if TYPE_CHECKING:
     from gpujob.gcp.session import Session
     from gpujob.gcp.settings import GcpSettings
     from gpujob.local.cluster import LocalCluster, LocalOptions
+    from gpujob.services.base import Commands, JobClient, JobRef, JobStatus, Links, Request
     from gpujob.services.vertex.request import Job
     from gpujob.settings import GpusSettings, JobOptions
 

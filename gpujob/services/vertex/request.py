@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob.errors import UsageError
 from gpujob.findings import JsonPath, Location
-from gpujob.services.base import Request
 from gpujob.services.vertex.paths import MAX_DISPLAY_NAME, SUBMISSION_LABEL, jobs_url, layout
 
 if TYPE_CHECKING:
     from gpujob.gcp.settings import GcpSettings
+    from gpujob.services.base import Request
     from gpujob.services.vertex.translate.job import Translation
 
 NO_REGION = "pass --region (or set GPUJOB_REGION, or trainingInput.region)"
@@ -54,6 +54,8 @@ def submission_token(now: datetime | None = None) -> str:
 def request(job: Job, gcp: GcpSettings, project: str | None) -> Request:
     """POST the job's body with the submission's label to its kind's collection in its region;
     without a region, a usage error saying where to give one."""
+    from gpujob.services.base import Request
+
     if job.region is None:
         raise UsageError("no region for the job", job.no_region)
     labels = {**job.body.get("labels", {}), SUBMISSION_LABEL: submission_token()}

@@ -316,7 +316,6 @@ def check(doc: Document, cat: VertexCatalog, refused: set[JsonPath],
     from datetime import date
 
     from gpujob.config.job import view
-    from gpujob.services.vertex.local_env import translated_by_the_run
     from gpujob.services.vertex.request import Job
     from gpujob.services.vertex.translate.job import translate
 
@@ -331,6 +330,7 @@ def check(doc: Document, cat: VertexCatalog, refused: set[JsonPath],
                         translated=translated)
     findings = run(ctx, "vertex", submit=options.submit and not options.local)
     if options.local:  # the run translates the job itself, with its own job dir, and reports it
+        from gpujob.services.vertex.local_env import translated_by_the_run
         from gpujob.services.vertex.scheduling import for_local_run
 
         findings = for_local_run([f for f in findings if not translated_by_the_run(f)])
