@@ -12,10 +12,10 @@ import statistics
 import time
 from pathlib import Path
 
-from gpujob import rules, schema
 from gpujob.catalog import load
+from gpujob.checks import rules, schema
+from gpujob.config.job import view
 from gpujob.config.load import load_file
-from gpujob.job import view
 
 ROOT = Path(__file__).resolve().parent.parent
 

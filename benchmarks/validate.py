@@ -96,7 +96,7 @@ def main() -> None:
     parser.add_argument("--service", help="the service to check for (default: gpujob's)")
     args = parser.parse_args()
     import gpujob
-    from gpujob.backends import DEFAULT_SERVICE
+    from gpujob.services import DEFAULT_SERVICE
 
     compileall.compile_dir(Path(gpujob.__file__).parent, quiet=1)
     service = ["--service", args.service] if args.service else []

@@ -6,7 +6,7 @@
   `` 3 ``.
 - A number's text is measured before ``int()`` reads it: Python refuses (with an exception)
   decimal text over 4,300 digits, so a huge number is reported, not turned into a crash.
-- Float options (seconds) are finite: ``nan`` and ``inf`` are refused (``gpujob.params``).
+- Float options (seconds) are finite: ``nan`` and ``inf`` are refused (``gpujob.cli.params``).
 """
 
 from __future__ import annotations

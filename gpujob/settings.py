@@ -9,16 +9,37 @@ default. The work is then ``execute(settings)``; nothing past this point reads f
 # (no ``from __future__ import annotations``: typing.NamedTuple would compile each string
 # annotation at start-up.) NamedTuples, not dataclasses: importing dataclasses (and inspect) and
 # creating each class cost ~25 ms on validate's start-up. SubmitSettings, which submit and local
-# alone need, is a dataclass in gpujob.submit_settings.
+# alone need, is a dataclass in gpujob.commands.submit_settings.
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from gpujob.backends import DEFAULT_SERVICE
+from gpujob.services import DEFAULT_SERVICE
 
 if TYPE_CHECKING:
-    from gpujob.catalog import AnyCatalog
+    from collections.abc import Sequence
+
     from gpujob.gcp.settings import GcpSettings
-    from gpujob.translate.vertex import VertexOptions
+
+
+class JobOptions(NamedTuple):
+    """What a service reads from the command line besides the config, one type for every
+    service (each reads the fields it supports; ``unsupported_flags`` refuses the rest):
+    ``--display-name`` (over the jobId), ``--executor-image-uri`` (the image a Python package
+    job runs in), ``--job-dir`` (over trainingInput.jobDir, for ``convert``), ``--strategy``
+    (upper case: STANDARD, SPOT, FLEX_START), ``--region`` for a config that cannot say (a
+    native Vertex config), and the values of a service's own flags (``extra``: name, value)."""
+
+    display_name: str | None = None
+    executor_image_uri: str | None = None
+    job_dir: str | None = None
+    strategy: str | None = None
+    restart_job_on_worker_restart: bool | None = None
+    region: str | None = None
+    extra: tuple[tuple[str, str], ...] = ()
+    max_hourly_cost: float | None = None  # --max-hourly-cost: USD an hour, else refused
+    # Vertex AI's scheduling flags (--reservation, --persistent-resource-id, …):
+    # ``gpujob.services.vertex.translate.extras.VertexExtras``
+    extras: Any = None
 
 
 class CheckSettings(NamedTuple):
@@ -28,25 +49,25 @@ class CheckSettings(NamedTuple):
     job and the scheduling strategy (``--strategy``, upper case)."""
 
     service: str = DEFAULT_SERVICE
-    catalog: "AnyCatalog | None" = None
+    catalog: object = None  # the service's catalog record
     region_check: bool = True
     executor_image_uri: str | None = None
     strategy: str | None = None
+    extras: Any = None  # Vertex AI's scheduling flags (``JobOptions.extras``)
+    extra: tuple[tuple[str, str], ...] = ()  # the service's own flags given (name, value)
+    max_hourly_cost: float | None = None  # --max-hourly-cost (validate, submit): USD
 
-    def vertex_options(self) -> "VertexOptions | None":
-        """What the two Vertex flags give the translation of a config (None: neither was
-        given, and the translation is not imported for them)."""
-        if self.executor_image_uri is None and self.strategy is None:
-            return None
-        from gpujob.translate.vertex import VertexOptions
-
-        return VertexOptions(executor_image_uri=self.executor_image_uri, strategy=self.strategy)
+    def job_options(self) -> JobOptions:
+        return JobOptions(executor_image_uri=self.executor_image_uri, strategy=self.strategy,
+                          extras=self.extras, extra=self.extra,
+                          max_hourly_cost=self.max_hourly_cost)
 
 
 class ValidateSettings(NamedTuple):
-    files: tuple[str, ...]
+    files: "Sequence[str]"  # the configs, directories expanded (``cli.files.expand``)
     output_format: str
     check: CheckSettings
+    unreadable: "Sequence[tuple[str, str]]" = ()  # directories under them not read, and why
 
 
 class GpusSettings(NamedTuple):
@@ -72,3 +93,4 @@ class JobSettings(NamedTuple):
     follow: bool = False  # logs
     filter_: str | None = None  # list
     limit: int | None = None  # list
+    extra: tuple[tuple[str, str], ...] = ()  # the service's own flags given (name, value)

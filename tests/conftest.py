@@ -62,6 +62,10 @@ def clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
     monkeypatch.setenv("GCE_METADATA_IP", "127.0.0.1:9")
     # pip, run by trainer package builds, never asks an index; `offline_builds` gives it wheels
     monkeypatch.setenv("PIP_NO_INDEX", "1")
+    # the refreshed catalog (``gpujob catalog refresh``) is the test's own: none to start with
+    monkeypatch.setenv("GPUJOB_CACHE_DIR", str(tmp_path / "gpujob-cache"))
+    # the built-in catalog's age is warned about only where a test asks (it grows every day)
+    monkeypatch.setenv("GPUJOB_CATALOG_MAX_AGE_DAYS", "100000")
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,8 @@
-"""Dependencies point one way: load -> merge -> check (schema, then the rules over the catalog
-and the job view) -> report -> backends -> command line. Every import of every module counts,
-those inside functions and under TYPE_CHECKING too, read from the source with ``ast``."""
+"""Dependencies point one way: load -> merge -> check (the engine, then the service's rules over
+its catalog) -> report -> the service's request -> the commands -> the command line. The engine
+and the local runner receive the service and import none; services import no command. Every
+import of every module counts, those inside functions and under TYPE_CHECKING too, read from
+the source with ``ast``; and no module outside a service package asks which service it has."""
 
 from __future__ import annotations
 
@@ -9,6 +11,8 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+
+from gpujob.services import SERVICES
 
 PACKAGE = Path(__file__).resolve().parent.parent / "gpujob"
 
@@ -54,6 +58,26 @@ def deps(module: str) -> set[str]:
     return {target for target, _ in imports(module)} - {module}
 
 
+PROTOCOL = "gpujob.services.base"  # the seam: its annotations name the types of the stages it joins
+
+
+@cache
+def annotations_of_the_protocol() -> frozenset[str]:
+    """What ``base.Service`` imports for its signatures only (under TYPE_CHECKING): the
+    engine's, the runner's and the commands' types, which import it back for the same."""
+    tree = ast.parse(MODULES[PROTOCOL].read_text(encoding="utf-8"))
+    found = set()
+    for node in tree.body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            found |= {resolve(n.module) for n in ast.walk(node)
+                      if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("gpujob")}
+    return frozenset(found)
+
+
+def runtime_deps(module: str) -> set[str]:
+    return deps(module) - (annotations_of_the_protocol() if module == PROTOCOL else set())
+
+
 def closure(module: str) -> set[str]:
     """Every gpujob module ``module`` imports, directly or not."""
     seen, todo = set(), [module]
@@ -69,14 +93,23 @@ def within(module: str, *prefixes: str) -> bool:
 
 
 def test_the_import_graph_is_read():
-    assert {"gpujob.catalog", "gpujob.config.load", "gpujob.rules.context"} <= set(MODULES)
-    assert ("gpujob.catalog", "Catalog") in imports("gpujob.rules.context")
+    assert {"gpujob.catalog", "gpujob.config.load", "gpujob.checks.context"} <= set(MODULES)
+    assert ("gpujob.catalog", "Catalog") in imports("gpujob.checks.context")
     assert "gpujob.config.load" in deps("gpujob.config.overrides")  # an import in a function
-    assert "gpujob.rules" in deps("gpujob.check")  # in a function too
+    assert "gpujob.checks.typos" in deps("gpujob.checks.engine")  # in a function too
 
 
 def test_there_is_no_import_cycle():
-    cycles = sorted(m for m in MODULES if m in closure(m))
+    """But for the protocol's annotations (``PROTOCOL``)."""
+    def reach(module: str) -> set[str]:
+        seen, todo = set(), [module]
+        while todo:
+            for dep in runtime_deps(todo.pop()) - seen:
+                seen.add(dep)
+                todo.append(dep)
+        return seen
+
+    cycles = sorted(m for m in MODULES if m in reach(m))
     assert cycles == []
 
 
@@ -92,38 +125,103 @@ def test_loading_and_merging_import_no_later_stage():
 
 def test_the_catalog_imports_no_stage():
     """The catalog is data and queries. To read a user's catalog file it uses the safe loader
-    and the schema checker, as for any input file; neither imports the catalog back."""
-    readers = {"gpujob.config.load", "gpujob.config.document", "gpujob.schema"}
+    and the schema checker, as for any input file; neither imports the catalog back. It finds
+    a service's catalog module through the registry."""
+    readers = {"gpujob.config.load", "gpujob.config.document", "gpujob.checks.schema"}
     for module in (m for m in MODULES if within(m, "gpujob.catalog")):
-        assert deps(module) - FOUNDATION - readers <= {
+        assert deps(module) - FOUNDATION - readers - {"gpujob.services"} <= {
             m for m in MODULES if within(m, "gpujob.catalog")}, module
     for reader in readers:
         assert not any(within(m, "gpujob.catalog") for m in closure(reader)), reader
 
 
 def test_the_schema_checker_takes_the_catalogs_lists_as_data():
-    assert closure("gpujob.schema") <= FOUNDATION | {"gpujob.config.document",
-                                                     "gpujob.schema_accept",
-                                                     "gpujob.schema_report"}
-    assert deps("gpujob.schema_accept") <= {"gpujob.numbers"}  # a schema and a value: no more
+    assert closure("gpujob.checks.schema") <= FOUNDATION | {"gpujob.config.document",
+                                                            "gpujob.checks.schema_accept",
+                                                            "gpujob.checks.schema_report"}
+    # a schema and a value: no more
+    assert deps("gpujob.checks.schema_accept") <= {"gpujob.numbers"}
 
 
 def test_the_job_view_reads_only_findings_and_the_number_rule():
-    assert deps("gpujob.job") <= {"gpujob.findings", "gpujob.numbers"}
+    assert deps("gpujob.config.job") <= {"gpujob.findings", "gpujob.numbers"}
 
 
-def test_rules_import_only_the_catalog_the_job_view_findings_and_suggestions():
-    allowed = {"gpujob.catalog", "gpujob.job", "gpujob.findings", "gpujob.suggest",
-               "gpujob.gsuri",  # gsuri: Cloud Storage URI syntax, for submit.job-dir
-               "gpujob.translate.notes"}  # the translation's rule names, which vertex adopts
-    for module in (m for m in MODULES if within(m, "gpujob.rules")):
-        outside = {d for d in deps(module) if not within(d, "gpujob.rules")}
-        assert outside <= allowed, module
+SERVICE_PACKAGES = sorted(SERVICES.values())
 
 
-def test_backends_import_neither_the_command_line_nor_the_rules():
-    for module in (m for m in MODULES if within(m, "gpujob.backends", "gpujob.gcp")):
-        assert not any(within(d, "gpujob.cli", "gpujob.rules") for d in closure(module)), module
+def _services_in(modules: set[str]) -> list[str]:
+    return sorted(m for m in modules if within(m, *SERVICE_PACKAGES))
+
+
+def test_the_registry_names_every_service_package_and_nothing_else():
+    on_disk = {m for m in MODULES if m.count(".") == 2 and m.startswith("gpujob.services.")
+               and m != "gpujob.services.base"}
+    assert on_disk == set(SERVICE_PACKAGES)
+    assert runtime_deps("gpujob.services") <= {PROTOCOL}  # naming the services imports none
+
+
+def test_the_engine_receives_the_service_and_imports_none():
+    for module in (m for m in MODULES if within(m, "gpujob.checks")):
+        assert _services_in(closure(module)) == [], module
+        assert not any(within(d, "gpujob.commands", "gpujob.cli") for d in closure(module))
+
+
+def test_the_local_runner_receives_what_replicas_see_and_imports_no_service():
+    for module in (m for m in MODULES if within(m, "gpujob.local")):
+        assert _services_in(closure(module)) == [], module
+        assert not any(within(d, "gpujob.commands", "gpujob.cli") for d in closure(module))
+
+
+def test_services_import_no_command():
+    for module in (m for m in MODULES if within(m, "gpujob.services")):
+        assert not any(within(d, "gpujob.commands", "gpujob.cli") for d in closure(module)), \
+            module
+
+
+def test_the_transport_and_the_packages_know_no_service_and_no_stage_above_them():
+    for module in (m for m in MODULES if within(m, "gpujob.gcp", "gpujob.packages")):
+        above = [d for d in closure(module) if within(
+            d, "gpujob.services", "gpujob.checks", "gpujob.commands", "gpujob.cli",
+            "gpujob.local")]
+        assert above == [], module
+
+
+def test_commands_are_reached_from_the_command_line_only():
+    for module in (m for m in MODULES if not within(m, "gpujob.commands", "gpujob.cli")):
+        assert not any(within(d, "gpujob.commands") for d in deps(module)), module
+
+
+def _asks_which_service(node: ast.AST) -> bool:
+    """``x == "vertex"``, ``"ai-platform" != y``, ``s in ("vertex", …)``."""
+    if not isinstance(node, ast.Compare):
+        return False
+    sides = [node.left, *node.comparators]
+    names = set(SERVICES)
+    for side in sides:
+        if isinstance(side, ast.Constant) and side.value in names:
+            return True
+        if isinstance(side, (ast.Tuple, ast.List, ast.Set)) and any(
+                isinstance(e, ast.Constant) and e.value in names for e in side.elts):
+            return True
+    return False
+
+
+def test_no_module_outside_a_service_asks_which_service_it_has():
+    """The service is asked (``base.Service``), never tested: a comparison with a service's
+    name, an ``isinstance`` on a service's catalog or a ``hasattr`` probe of one is a branch a
+    new service would have to touch."""
+    found = []
+    for module, path in MODULES.items():
+        if within(module, *SERVICE_PACKAGES):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            call = node.func.id if isinstance(node, ast.Call) and isinstance(
+                node.func, ast.Name) else None
+            if _asks_which_service(node) or (call == "isinstance" and "Catalog" in ast.unparse(
+                    node)) or (call == "hasattr" and "cat" in ast.unparse(node.args[0])):
+                found.append(f"{module}:{node.lineno}: {ast.unparse(node)}")
+    assert found == []
 
 
 def test_no_private_name_is_imported_from_another_module():

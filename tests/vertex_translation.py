@@ -8,9 +8,10 @@ from typing import Any
 
 from fakes.discovery import request_violations
 
-from gpujob.catalog import vertex_data
 from gpujob.config.load import loads
-from gpujob.translate.vertex import Translation, VertexOptions, translate
+from gpujob.services.vertex import catalog as vertex_data
+from gpujob.services.vertex.translate.job import Translation, translate
+from gpujob.settings import JobOptions
 
 CAT = vertex_data.load()
 TODAY = date(2026, 11, 23)  # every image of the prebuilt-containers page is past its availability
@@ -20,7 +21,7 @@ PYTORCH = "pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime"
 def run(text: str, today: date = TODAY, source: str = "job.yaml", **options: Any) -> Translation:
     loaded = loads(text.encode(), source)
     assert loaded.document is not None, loaded.findings
-    return translate(loaded.document, CAT, today, VertexOptions(**options))
+    return translate(loaded.document, CAT, today, JobOptions(**options))
 
 
 def shown(t: Translation) -> list[str]:

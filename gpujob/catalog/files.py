@@ -7,7 +7,7 @@ cross-references. ``spec`` is the service's catalog module (``services``); besid
 from __future__ import annotations
 
 import json
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -16,28 +16,73 @@ from gpujob.errors import UsageError
 from gpujob.findings import finding_line
 from gpujob.resources import schema_path
 
-HERE = Path(__file__).resolve().parent
+
+def data_path(spec: ModuleType) -> Path:
+    """The built-in data file of a service's catalog: beside its catalog module."""
+    return Path(spec.__file__).resolve().parent / spec.DATA_FILE  # type: ignore[arg-type]
 
 
 def load(spec: ModuleType, path: str | None) -> Any:
-    """The service's catalog: its built-in one, or the user's at ``path``."""
+    """The service's catalog: its built-in one merged with the refreshed parts
+    (``current``), or the user's at ``path``."""
     if path is None:
-        return built_in(spec)
+        return current(spec)
     return spec.build(read_user_catalog(spec, path), path)
 
 
 @cache
-def built_in(spec: ModuleType) -> Any:
+def built_in_data(spec: ModuleType) -> dict[str, Any]:
     """A built-in catalog is package data: it cannot change while gpujob runs."""
-    with (HERE / spec.DATA_FILE).open(encoding="utf-8") as fh:
-        return spec.build(json.load(fh), str(HERE / spec.DATA_FILE))
+    with data_path(spec).open(encoding="utf-8") as fh:
+        return json.load(fh)  # type: ignore[no-any-return]
+
+
+@cache
+def built_in(spec: ModuleType) -> Any:
+    return spec.build(built_in_data(spec), str(data_path(spec)))
+
+
+def current(spec: ModuleType) -> Any:
+    """The freshest catalog gpujob has: the built-in one with the parts ``gpujob catalog
+    refresh`` wrote in the cache directory in place of its own (``overlay``), for a service
+    whose catalog has live parts (``LIVE``). Without an overlay this costs one ``stat``."""
+    if not getattr(spec, "LIVE", False):
+        return built_in(spec)
+    from gpujob.catalog import overlay
+
+    file = overlay.path(spec.SERVICE)
+    try:
+        stat = file.stat()
+    except OSError:
+        return built_in(spec)
+    return _refreshed(spec, str(file), stat.st_mtime_ns, stat.st_size)
+
+
+@lru_cache(maxsize=4)
+def _refreshed(spec: ModuleType, file: str, mtime_ns: int, size: int) -> Any:
+    """The built-in catalog merged with the overlay ``file`` (as it is at ``mtime_ns``): one
+    that cannot be read is noted (``overlay.PROBLEMS``, which ``freshness.warnings`` says), and
+    the built-in catalog used."""
+    from gpujob.catalog import overlay
+
+    try:
+        found = overlay.read(Path(file))
+        if found is None:
+            return built_in(spec)
+        data = overlay.merged(built_in_data(spec), found, Path(file))
+        return spec.build(data, str(data_path(spec)))._replace(document=data)
+    except (overlay.OverlayError, KeyError, TypeError, ValueError, AttributeError) as exc:
+        why = exc if isinstance(exc, overlay.OverlayError) else f"{file} is not readable " \
+            f"as a refreshed catalog ({type(exc).__name__}: {exc})"
+        overlay.PROBLEMS[file] = f"{why}; using the built-in catalog"
+        return built_in(spec)
 
 
 def read_user_catalog(spec: ModuleType, path: str) -> dict[str, Any]:
     """A user's catalog file read as configs are (safe YAML, positions, the same limits) and
     checked against the service's catalog schema, then for cross-references; a bad file raises
     ``UsageError`` listing its problems."""
-    from gpujob import schema
+    from gpujob.checks import schema
     from gpujob.config.load import load_file
 
     loaded = load_file(path)

@@ -1,52 +1,22 @@
-"""One catalog per service: its data file (shipped in this package), the JSON Schema that
-describes it, and the builder that reads it into the catalog's records.
-
-A service's catalog is a module of this package (``ai_platform``, ``vertex_data``) that defines
-``SERVICE`` (its name), ``DATA_FILE``, ``SCHEMA`` (in ``schemas/``), ``build(data, path)``
-(its catalog record: ``Catalog`` for AI Platform, ``VertexCatalog`` for Vertex AI, whose facts
-have another shape), ``integrity(data) -> list[str]`` (the cross-references its schema cannot
-state) and what messages about its files say (``files``). A module is imported when its
-service is first used, so that naming the services costs nothing at start-up.
+"""Each service's catalog: a module named ``catalog`` in the service's package (see the registry,
+``gpujob.services``) that defines ``SERVICE`` (its name), ``DATA_FILE`` (beside it), ``SCHEMA``
+(in ``schemas/``), ``build(data, path)`` (its catalog record: ``Catalog`` for AI Platform,
+``VertexCatalog`` for Vertex AI, whose facts have another shape), ``integrity(data) ->
+list[str]`` (the cross-references its schema cannot state) and what messages about its files
+say (``files``). A module is imported when its service is first used, so that naming the
+services costs nothing at start-up.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
 from importlib import import_module
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Union
+from typing import Any
 
 from gpujob.catalog import files
 from gpujob.errors import UsageError
-
-if TYPE_CHECKING:
-    from gpujob.catalog.records import Catalog
-    from gpujob.catalog.vertex_data import VertexCatalog
-
-HERE = Path(__file__).resolve().parent
-
-# a service's catalog: AI Platform's or Vertex AI's record
-AnyCatalog = Union["Catalog", "VertexCatalog"]
-
-_MODULES = {"ai-platform": "gpujob.catalog.ai_platform", "vertex": "gpujob.catalog.vertex_data"}
-
-
-class _Services(Mapping[str, ModuleType]):
-    """The registry: service name -> its catalog module, imported on first use."""
-
-    def __getitem__(self, name: str) -> ModuleType:
-        return import_module(_MODULES[name])
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(_MODULES)
-
-    def __len__(self) -> int:
-        return len(_MODULES)
-
-
-SERVICES: Mapping[str, ModuleType] = _Services()
-DEFAULT_SERVICE = "vertex"  # as gpujob.backends.DEFAULT_SERVICE
+from gpujob.services import SERVICES
 
 
 def service(name: str) -> ModuleType:
@@ -54,17 +24,17 @@ def service(name: str) -> ModuleType:
     if name not in SERVICES:
         raise UsageError(f"no catalog for service {name!r}",
                          f"services with a catalog: {', '.join(SERVICES)}")
-    return SERVICES[name]
+    return import_module(f"{SERVICES[name]}.catalog")
 
 
 def data_file(name: str) -> Path:
     """The built-in catalog file of a service."""
-    return HERE / service(name).DATA_FILE
+    return files.data_path(service(name))
 
 
-def load(name: str, path: str | None = None) -> AnyCatalog:
+def load(name: str, path: str | None = None) -> Any:
     """The built-in catalog of service ``name``, or the one at ``path`` (YAML or JSON), checked
     against the service's catalog schema. A bad file raises ``UsageError`` listing its
     problems. The caller keeps the catalog and passes it on: a user's file is read once per
     call, never cached."""
-    return files.load(service(name), path)  # type: ignore[no-any-return]
+    return files.load(service(name), path)

@@ -36,7 +36,7 @@ class Entry(NamedTuple):
     """A command in the table: where it is, and what ``gpujob --help`` and TAB say of it."""
 
     target: str  # "module:attribute" under gpujob.cli
-    summary: str  # the first paragraph of its help (tests/test_lazy_commands.py checks it)
+    summary: str  # the first paragraph of its help (tests/cli/test_lazy_commands.py checks it)
 
 
 COMMANDS: dict[str, Entry] = {
@@ -69,6 +69,8 @@ COMMANDS: dict[str, Entry] = {
                        "project's Vertex AI quota for it: send nothing."),
     "completion": Entry("completion:completion", "Print the shell completion script for bash, "
                         "zsh or fish."),
+    "catalog": Entry("catalog:catalog", "The catalog gpujob checks jobs against: refresh its "
+                     "live parts from Google's APIs."),
 }
 
 

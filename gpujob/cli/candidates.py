@@ -10,100 +10,28 @@ why when it runs). A TAB imports click, json and gpujob's catalog modules, never
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING
 
 import click
 from click.shell_completion import CompletionItem
 
-# -- what the catalog offers: the few questions completion asks, over either catalog's shape ---
-
-
-class Accelerator(NamedTuple):
-    api_name: str  # NVIDIA_TESLA_T4
-    name: str  # T4
-    kind: str  # gpu | tpu
-    counts: tuple[int, ...]  # the counts it is attached in, on any machine type
-
-    @property
-    def gcloud_name(self) -> str:
-        return self.api_name.lower().replace("_", "-")
-
-
-class Offer(NamedTuple):
-    accelerators: tuple[Accelerator, ...]
-    machine_types: dict[str, str]  # name -> a short description
-    regions: dict[str, str]  # name -> the GPUs it offers
-    zones: dict[str, str]  # name -> the GPUs it offers
-    counts: Callable[[str, str], tuple[int, ...]]  # (machine type, accelerator) -> counts
-    # machine types a job config or job flag may name but the catalog does not list: Vertex
-    # takes AI Platform's (translated), `gpujob gpus --service vertex --machine-type` refuses them
-    translated: frozenset[str] = frozenset()
-
-
-def _size(vcpus: int | None, memory_gb: float | None, category: str) -> str:
-    if vcpus is None or memory_gb is None:
-        return category.replace("_", " ")
-    return f"{vcpus} vCPUs, {memory_gb:g} GB"
-
-
-def _ai_platform(cat: Any) -> Offer:
-    """What the AI Platform catalog (``gpujob.catalog.Catalog``) offers."""
-    accelerators = tuple(Accelerator(g.api_name, g.name, g.kind, g.counts)
-                         for g in cat.gpu_types.values() if g.counts)
-
-    def gpus(types: Any) -> str:
-        return ", ".join(sorted(cat.short(t) for t in types)) or "no GPUs"
-
-    def counts(machine: str, api_name: str) -> tuple[int, ...]:
-        m, acc = cat.machine_types.get(machine), cat.gpu_types.get(api_name)
-        if m is not None and m.category == "tpu" and acc is not None and acc.kind == "tpu":
-            return tuple(acc.counts)  # cloud_tpu takes a TPU, in the counts the TPU allows
-        return tuple(cat.counts(machine, api_name))
-
-    return Offer(
-        accelerators,
-        {m.name: _size(m.vcpus, m.memory_gb, m.category) for m in cat.machine_types.values()},
-        {r: gpus(cat.region_gpus(r)) for r in cat.regions},
-        {z: gpus(types) for zones in cat.regions.values() for z, types in zones.items()},
-        counts)
-
-
-def _vertex(cat: Any) -> Offer:
-    """What the Vertex AI catalog (``gpujob.catalog.vertex_data.VertexCatalog``) offers: its
-    machine types and the AI Platform ones a config may still name (they are translated)."""
-    accelerators = tuple(
-        Accelerator(a.api_name, a.name, a.kind, tuple(sorted(
-            {n for m in cat.machine_types.values() for n in m.accelerators.get(a.api_name, ())})))
-        for a in cat.accelerators.values())
-    machines = {m.name: m.family for m in cat.machine_types.values()}
-    machines.update({name: f"AI Platform, as {legacy.machine_type}"
-                     for name, legacy in cat.legacy_machine_types.items()})
-    zones = sorted({z for zs in cat.machine_zones.values() for z in zs}
-                   | {z for _, zs in cat.gpu_zones.values() for z in zs})
-    return Offer(tuple(a for a in accelerators if a.counts), machines,
-                 dict.fromkeys(cat.training_regions, "training region"),
-                 dict.fromkeys(zones, "zone"), cat.counts, frozenset(cat.legacy_machine_types))
-
+if TYPE_CHECKING:
+    from gpujob.catalog.offer import Offer
 
 def offer(service: str, path: str | None) -> Offer | None:
     """What the catalog of ``service`` (``path``: a file instead of the built-in one) offers;
     None when it cannot be read."""
+    from gpujob import services
     from gpujob.cli.common import load_catalog
 
     try:
-        return from_catalog(load_catalog(service, path))
+        return services.get(service).completions(load_catalog(service, path))
     except Exception:  # a TAB never shows a traceback: the command reports a bad catalog
         return None
 
 
-def from_catalog(cat: Any) -> Offer:
-    """What a loaded catalog offers: the AI Platform one has gpu_types, the Vertex one
-    accelerators."""
-    return _ai_platform(cat) if hasattr(cat, "gpu_types") else _vertex(cat)
-
-
 def _offer(ctx: click.Context) -> Offer | None:
-    from gpujob.backends import DEFAULT_SERVICE
+    from gpujob.services import DEFAULT_SERVICE
 
     return offer(ctx.params.get("service") or DEFAULT_SERVICE, ctx.params.get("catalog"))
 

@@ -1,6 +1,6 @@
-"""What ``submit`` and ``preflight`` take for Vertex AI's choices: ``--region A,B`` and
-``--strategy spot,standard`` (ordered lists, tried in order by ``gpujob.failover``), and
-``--no-preflight``."""
+"""What ``submit`` and ``preflight`` take for the choices of a service that fails over (Vertex
+AI): ``--region A,B`` and ``--strategy spot,standard`` (ordered lists, tried in order by
+``gpujob.commands.failover``), and ``--no-preflight``."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 
 import click
 
+from gpujob.commands.submit_settings import SubmitSettings
 from gpujob.errors import UsageError
-from gpujob.submit_settings import SubmitSettings
 
 
 def preflight_option_of(hidden: bool = False) -> Any:
@@ -29,7 +29,8 @@ preflight_option = preflight_option_of()
 def take_choices(params: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...],
                                                    tuple[str, ...]]:
     """``params`` with --region and --strategy cut to their first entries, and the lists."""
-    from gpujob.failover import split
+    from gpujob import services
+    from gpujob.commands.failover import split
     from gpujob.gcp.settings import region_problem
 
     params = dict(params)
@@ -40,9 +41,11 @@ def take_choices(params: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...
         if problem:
             raise UsageError(f"--region: '{region}' is not a region: {problem}",
                              "give --region R1,R2: regions in the order to try them")
-    if (len(regions) > 1 or len(strategies) > 1) and params.get("service") != "vertex":
-        raise UsageError("--region and --strategy take a list only for Vertex AI",
-                         "add --service vertex, or give one region")
+    service = services.get(params["service"])
+    if (len(regions) > 1 or len(strategies) > 1) and not service.fails_over:
+        raise UsageError(f"--region and --strategy take a list only for a service that tries "
+                         f"choices in order, and {service.name} ({service.title}) does not",
+                         "add --service vertex, or give one region and one strategy")
     if regions:
         params["region"] = regions[0]
     if strategies:
@@ -64,5 +67,3 @@ def with_choices(settings: SubmitSettings, params: dict[str, Any], regions: tupl
                     f"choice ({first}); submit tries the others in turn")
     return dataclasses.replace(settings, regions=regions, strategies=strategies,
                                preflight=not params.get("no_preflight", False))
-
-

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
-
-if TYPE_CHECKING:
-    from gpujob.catalog import AnyCatalog
 
 _EXIT_CODES = {
     0: "success",
@@ -42,13 +39,19 @@ EXIT_CODES_HELP = exit_codes_help(0, 1, 2, 3, 4, 130)
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
-def load_catalog(service: str, path: str | None) -> AnyCatalog:
+def load_catalog(service: str, path: str | None) -> Any:
     """The catalog of ``service`` (AI Platform's ``Catalog`` or Vertex AI's ``VertexCatalog``;
     ``path``: a file to use instead of the built-in one), loaded up front so that a bad
     --catalog is one usage error, not one per file."""
     from gpujob import catalog
+    from gpujob.catalog import freshness
+    from gpujob.console import CONSOLE
 
-    return catalog.load(service, path)
+    found = catalog.load(service, path)
+    if path is None:
+        for warning in freshness.warnings(found):
+            CONSOLE.err(warning)
+    return found
 
 
 # parameters that name files: any bytes the system allows are fine there (they are shown with

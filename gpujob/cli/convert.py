@@ -57,14 +57,15 @@ def convert(ctx: click.Context, **params: Any) -> int:
       gpujob convert package.yaml --executor-image-uri tensorflow/tensorflow:2.17.0-gpu
       gpujob convert config.yaml --whole-job --region europe-west4 -- --epochs 10
     """
-    from gpujob.convert import ConvertSettings, run
-    from gpujob.translate.vertex import VertexOptions
+    from gpujob.commands.convert import ConvertSettings, execute
+    from gpujob.settings import JobOptions
 
     check = check_settings({**params, "service": "vertex"})
-    options = VertexOptions(display_name=params["display_name"],
-                            executor_image_uri=check.executor_image_uri, strategy=check.strategy)
+    options = JobOptions(display_name=params["display_name"],
+                         executor_image_uri=check.executor_image_uri, strategy=check.strategy,
+                         extras=check.extras)
     tiers = list(check.catalog.scale_tiers)  # type: ignore[union-attr]  # check_settings loads it
-    return run(ConvertSettings(
+    return execute(ConvertSettings(
         config=params["config"], overrides=overrides(ctx, params, tiers),
         user_args=ctx.meta["user_args"], options=options, check=check,
         output=params["output"], whole_job=params["whole_job"]))

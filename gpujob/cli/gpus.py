@@ -8,31 +8,8 @@ from gpujob.cli import candidates
 from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help, load_catalog
 from gpujob.cli.files import ExistingFile
 from gpujob.cli.options import format_option, service_option_of
-from gpujob.console import CONSOLE
-from gpujob.errors import EXIT_OK
-from gpujob.params import Count
+from gpujob.cli.params import Count
 from gpujob.settings import CheckSettings, GpusSettings
-
-
-def execute(settings: GpusSettings) -> int:
-    """The offerings that pass the filters (exit 1 when none), or the catalog itself."""
-    from pathlib import Path
-
-    from gpujob import gpus as command
-
-    cat = settings.check.catalog
-    assert cat is not None, "the command loads the catalog it browses"
-    if settings.export_catalog:
-        CONSOLE.out(Path(cat.path).read_text(encoding="utf-8"))
-        return EXIT_OK
-    if settings.check.service == "vertex":
-        from gpujob import gpus_vertex as command  # type: ignore[no-redef]
-        from gpujob import gpus_vertex_report as report
-    else:
-        report = command
-    filters = command.resolve_filters(cat, settings.gpu, settings.machine_type, settings.count,
-                                      settings.region, settings.zone)
-    return report.run(cat, filters, settings.output_format)
 
 
 @click.command(cls=GpujobCommand, context_settings=CONTEXT, epilog=exit_codes_help(
@@ -73,6 +50,8 @@ def gpus(gpu: str | None, machine_type: str | None, count: int | None, region: s
       gpujob gpus --service vertex --gpu h100
       gpujob gpus --export-catalog > my-catalog.json   # edit, then --catalog my-catalog.json
     """
+    from gpujob.commands.gpus import execute
+
     return execute(GpusSettings(gpu, machine_type, count, region, zone, fmt,
                                 CheckSettings(service=service,
                                               catalog=load_catalog(service, catalog)),

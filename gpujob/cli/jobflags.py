@@ -14,17 +14,18 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from gpujob.cli import candidates, gcloud
+from gpujob.cli import candidates, gcloud, modes
 from gpujob.cli.options import (
     check_options,
     check_settings,
     gcp_settings,
     given_flags,
+    service_flags,
     service_option,
     stack,
 )
-from gpujob.params import Count, Seconds
-from gpujob.submit_settings import SubmitSettings
+from gpujob.cli.params import Count, Seconds
+from gpujob.commands.submit_settings import SubmitSettings
 
 # (flag, JSON path, parser, environment variable, help). Every one defaults to "not given": a
 # flag that is absent leaves the file's value alone.
@@ -190,6 +191,7 @@ def job_options(local: bool = False) -> Callable[[Callable[..., Any]], Callable[
                           "displayName, else the file's name). AI Platform names a job by its "
                           "jobId alone (--job-id)."),
         check_options,
+        service_flags,
     )
 
 
@@ -243,6 +245,8 @@ def submit_settings(ctx: click.Context, params: dict[str, Any], *, local: bool) 
         cloud = {"gcp": gcp_settings(params), "output_format": params["fmt"],
                  "wait": params["wait"], "stream_logs": params["stream_logs"],
                  "poll_interval": params["poll_interval"]}
+    if local:  # a local run has no price (``modes`` noted the flag as unused)
+        params = {**params, "max_hourly_cost": None}
     check = check_settings(params)
     tiers = list(check.catalog.scale_tiers) if check.catalog is not None else []
     return SubmitSettings(
@@ -257,7 +261,9 @@ def submit_settings(ctx: click.Context, params: dict[str, Any], *, local: bool) 
         staging_bucket=params.get("staging_bucket"),
         max_local_replicas=params["max_local_replicas"],
         grace_period=params["grace_period"],
-        given_flags=given_flags(ctx),
+        # the flags the mode uses (``modes`` noted the others): the service judges those alone
+        given_flags=tuple(f for f in given_flags(ctx)
+                          if modes.use(f, "local" if local else "submit") != "unused"),
         display_name=params.get("display_name"),
         **cloud,
     )

@@ -7,9 +7,6 @@ from typing import Any
 
 import click
 
-from gpujob.backends import remote
-from gpujob.backends.base import Backend
-from gpujob.backends.output import FORMATS
 from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.cli.options import (
     format_option,
@@ -19,16 +16,18 @@ from gpujob.cli.options import (
     poll_option,
     project_option,
     region_option,
+    service_flags,
     stack,
 )
-from gpujob.params import Count, Seconds
-from gpujob.settings import JobSettings
+from gpujob.cli.params import Count, Seconds
+from gpujob.commands.output import FORMATS
 
 
 def remote_options(func: Any) -> Any:
     """The service, the project (and region) and how to reach Google: every command here has
     them."""
-    return stack(jobs_service_option, project_option, region_option, gcp_options)(func)
+    return stack(jobs_service_option, project_option, region_option, gcp_options,
+                 service_flags)(func)
 
 
 # what a command that reads or changes a job can end with
@@ -43,33 +42,6 @@ _WAIT_EXITS = exit_codes_help(
 _JOB = click.argument("job", metavar="JOB")
 _FORMAT = format_option(FORMATS, "json prints the job's JSON envelope (version 1: service, "
                                  "job, raw: the API's object) on stdout.")
-
-
-def _backend(settings: JobSettings) -> Backend:
-    from gpujob import backends
-
-    return backends.get(settings.service)
-
-
-def execute_describe(s: JobSettings) -> int:
-    return remote.describe(_backend(s), s.job or "", s.gcp, s.output_format)
-
-
-def execute_list(s: JobSettings) -> int:
-    return remote.list_jobs(_backend(s), s.gcp, s.filter_, s.limit, s.output_format)
-
-
-def execute_cancel(s: JobSettings) -> int:
-    return remote.cancel(_backend(s), s.job or "", s.gcp)
-
-
-def execute_wait(s: JobSettings) -> int:
-    return remote.wait(_backend(s), s.job or "", s.gcp, s.poll_interval, s.timeout,
-                       s.output_format)
-
-
-def execute_logs(s: JobSettings) -> int:
-    return remote.logs(_backend(s), s.job or "", s.gcp, s.follow, s.poll_interval)
 
 
 @click.command(cls=GpujobCommand, context_settings=CONTEXT, epilog=_EXITS)
@@ -92,6 +64,8 @@ def describe(job: str, **params: Any) -> int:
       gpujob describe my_job_20250101_120000 --service ai-platform --project my-proj
       gpujob describe 4126800986851246080 --service vertex --region us-central1
     """
+    from gpujob.commands.jobs import execute_describe
+
     return execute_describe(job_settings(params, job))
 
 
@@ -113,6 +87,8 @@ def list_(**params: Any) -> int:
       gpujob list --region us-central1 --filter state=RUNNING --format json
       gpujob list --service vertex --region us-central1 --filter 'display_name="nightly"'
     """
+    from gpujob.commands.jobs import execute_list
+
     return execute_list(job_settings(params))
 
 
@@ -127,6 +103,8 @@ def cancel(job: str, **params: Any) -> int:
       gpujob cancel my_job --region us-central1 --project my-proj
       gpujob cancel nightly --service vertex --region us-central1
     """
+    from gpujob.commands.jobs import execute_cancel
+
     return execute_cancel(job_settings(params, job))
 
 
@@ -148,6 +126,8 @@ def wait(job: str, **params: Any) -> int:
       gpujob wait my_job --region us-central1 --project my-proj && echo trained
       gpujob wait my_job --region us-central1 --poll-interval 60 --timeout 7200
     """
+    from gpujob.commands.jobs import execute_wait
+
     return execute_wait(job_settings(params, job))
 
 
@@ -168,4 +148,6 @@ def logs(job: str, **params: Any) -> int:
       gpujob logs my_job --region us-central1 --project my-proj
       gpujob logs my_job --region us-central1 --follow
     """
+    from gpujob.commands.jobs import execute_logs
+
     return execute_logs(job_settings(params, job))

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 import click
 from click.core import ParameterSource
 
-from gpujob.backends import DEFAULT_SERVICE, SERVICES
 from gpujob.cli.files import ExistingFile
-from gpujob.params import Count, Project, Region, Seconds
+from gpujob.cli.params import Count, Project, Region, Seconds
+from gpujob.services import DEFAULT_SERVICE, SERVICES
 from gpujob.settings import CheckSettings, JobSettings
 
 if TYPE_CHECKING:
@@ -44,10 +44,65 @@ def given_flags(ctx: click.Context) -> tuple[str, ...]:
 
 # -- options shared by several commands --------------------------------------------------------
 
+class _Services(click.Choice):
+    """--service's choices: the registry's names as they are when the command line is read."""
+
+    def __init__(self) -> None:
+        super().__init__([])
+
+    @property  # type: ignore[override]
+    def choices(self) -> list[str]:
+        return sorted(SERVICES)
+
+    @choices.setter
+    def choices(self, value: Any) -> None:
+        pass  # click.Choice sets them; they are the registry's
+
+
 def service_option_of(text: str) -> Decorator:
-    return click.option("--service", type=click.Choice(sorted(SERVICES)),
-                        default=DEFAULT_SERVICE, show_default=True, envvar="GPUJOB_SERVICE",
-                        show_envvar=True, help=text)
+    return click.option("--service", type=_Services(), default=DEFAULT_SERVICE,
+                        show_default=True, envvar="GPUJOB_SERVICE", show_envvar=True, help=text)
+
+
+# the flags of the services' own that a command of this run takes: parameter name -> (service,
+# flag); filled as ``service_flags`` decorates the commands (validate takes none, and reads no
+# service package for them)
+SERVICE_FLAGS: dict[str, tuple[str, str]] = {}
+
+
+def service_flags(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The flags of each service's own (``Service.flags``), named after the service in their
+    help; ``extra`` collects the values given."""
+    from gpujob import services
+
+    for name in reversed(sorted(SERVICES)):
+        for flag in reversed(services.get(name).flags):
+            SERVICE_FLAGS[flag.name.lstrip("-").replace("-", "_")] = (name, flag.name)
+            func = click.option(flag.name, metavar=flag.metavar, envvar=flag.envvar,
+                                show_envvar=flag.envvar is not None,
+                                help=f"{name}: {flag.help}")(func)
+    return func
+
+
+def extra(params: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """The values of the chosen service's own flags (name, value); a flag of another service
+    is refused (exit 2)."""
+    chosen = params["service"]
+    out, refused = [], []
+    for key, (name, flag) in SERVICE_FLAGS.items():
+        value = params.get(key)
+        if value is None:
+            continue
+        if name == chosen:
+            out.append((flag, str(value)))
+        else:
+            refused.append(f"{flag} (a flag of the {name} service)")
+    if refused:
+        from gpujob.errors import UsageError
+
+        raise UsageError(f"{', '.join(refused)}: not a flag of the {chosen} service",
+                         "leave it out, or choose its service with --service")
+    return tuple(out)
 
 
 service_option = service_option_of(
@@ -100,6 +155,31 @@ def check_options(func: Callable[..., Any]) -> Callable[..., Any]:
             help="Vertex AI: scheduling.strategy: STANDARD, SPOT (Spot VMs), or FLEX_START "
                  "(Dynamic Workload Scheduler, which makes maxWaitTime maxWaitDuration). "
                  "submit: an ordered list, as spot,standard, is tried in order."),
+        vertex_job_options,
+    )(func)
+
+
+def vertex_job_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """What Vertex AI offers a job that AI Platform had no field for
+    (``gpujob.services.vertex.translate.extras``)."""
+    return stack(
+        click.option("--reservation", metavar="NAME|any",
+                     help="Vertex AI: draw every pool's machines from this Compute Engine "
+                          "reservation (projects/P/zones/Z/reservations/NAME), or from any "
+                          "matching one (any). The machines must match it exactly."),
+        click.option("--persistent-resource-id", metavar="ID",
+                     help="Vertex AI: run on the machines of this persistent resource (same "
+                          "project and region)."),
+        click.option("--restart-job-on-worker-restart", is_flag=True, default=None,
+                     help="Vertex AI: restart the whole job when a worker restarts."),
+        click.option("--disable-retries", is_flag=True, default=None,
+                     help="Vertex AI: do not retry the job after internal errors once it runs."),
+        click.option("--tensorboard", metavar="NAME",
+                     help="Vertex AI: the Tensorboard resource the job's logs go to "
+                          "(projects/P/locations/REGION/tensorboards/ID)."),
+        click.option("--experiment", metavar="NAME",
+                     help="Vertex AI: the Experiment the job belongs to (projects/P/locations/"
+                          "REGION/metadataStores/default/contexts/NAME)."),
     )(func)
 
 
@@ -118,14 +198,43 @@ def check_settings(params: dict[str, Any]) -> CheckSettings:
                          "gpujob submit and gpujob preflight try a list in order")
     given = [flag for flag, value in zip(VERTEX_FLAGS, (executor, strategy), strict=True)
              if value is not None]
-    if given:
-        from gpujob import backends
-        from gpujob.backends.base import check_flags
+    from gpujob.services.vertex.translate import extras as vertex_extras
 
-        check_flags(backends.get(service), given)
+    extras = vertex_extras.of(params)
+    given += extras.given() if extras is not None else []
+    budget = params.get("max_hourly_cost")
+    given += ["--max-hourly-cost"] if budget is not None else []
+    if given:
+        from gpujob import services
+        from gpujob.services.base import check_flags
+
+        check_flags(services.get(service), given)
+        vertex_extras.check_names(extras)
     return CheckSettings(service=service, catalog=load_catalog(service, params["catalog"]),
                          region_check=not params.get("no_region_check", False),
-                         executor_image_uri=executor, strategy=strategy)
+                         executor_image_uri=executor, strategy=strategy, extras=extras,
+                         max_hourly_cost=budget,
+                         extra=extra(params))
+
+
+def _usd(ctx: click.Context, param: click.Parameter, value: Any) -> float | None:
+    import math
+
+    if value is not None and not math.isfinite(value):
+        raise click.BadParameter(f"{value} is not an amount of US dollars", ctx, param)
+    return value  # type: ignore[no-any-return]
+
+
+def budget_option_of(hidden: bool = False) -> Decorator:
+    return click.option(
+        "--max-hourly-cost", "max_hourly_cost", type=click.FloatRange(min=0), metavar="USD",
+        envvar="GPUJOB_MAX_HOURLY_COST", show_envvar=True, callback=_usd, hidden=hidden,
+        help="Vertex AI: refuse (exit 1) a job whose list price is over USD an hour, or "
+             "cannot be told from gpujob's prices; checked before anything is uploaded or "
+             "sent.")
+
+
+budget_option = budget_option_of()
 
 
 def format_option(choices: tuple[str, ...] | list[str], text: str,
@@ -196,9 +305,8 @@ gcp_options = gcp_options_of()
 
 
 def gcp_settings(params: dict[str, Any]) -> GcpSettings:
-    """The GcpSettings the options describe (GPUJOB_LOGGING_ENDPOINT, GPUJOB_IAM_ENDPOINT and
-    GPUJOB_STORAGE_ENDPOINT or STORAGE_EMULATOR_HOST, for private endpoints and tests, have no
-    flag)."""
+    """The GcpSettings the options describe (GPUJOB_<API>_ENDPOINT, for private endpoints and
+    tests, have no flag: ``gcp.environment_endpoints``)."""
     from gpujob.gcp import settings as gcp
 
     return gcp.GcpSettings(
@@ -207,9 +315,7 @@ def gcp_settings(params: dict[str, Any]) -> GcpSettings:
         credentials_file=params["credentials_file"],
         impersonate_service_account=params["impersonate_service_account"],
         api_endpoint=params["api_endpoint"] or None,
-        logging_endpoint=os.environ.get("GPUJOB_LOGGING_ENDPOINT") or gcp.LOGGING_ENDPOINT,
-        iam_endpoint=os.environ.get("GPUJOB_IAM_ENDPOINT") or gcp.IAM_CREDENTIALS_ENDPOINT,
-        storage_endpoint=gcp.storage_endpoint(os.environ),
+        endpoints=gcp.environment_endpoints(os.environ),
         request_timeout=params["request_timeout"],
         retry=gcp.RetryPolicy(max_attempts=params["max_attempts"],
                           deadline=params["retry_deadline"]),
@@ -220,7 +326,7 @@ def gcp_settings(params: dict[str, Any]) -> GcpSettings:
 def job_settings(params: dict[str, Any], job: str | None = None) -> JobSettings:
     """The settings of the commands that follow and manage jobs."""
     return JobSettings(
-        service=params["service"], gcp=gcp_settings(params), job=job,
+        service=params["service"], gcp=gcp_settings(params), job=job, extra=extra(params),
         output_format=params.get("fmt", "text"),
         poll_interval=params.get("poll_interval", 10.0), timeout=params.get("timeout"),
         follow=params.get("follow", False), filter_=params.get("filter_"),

@@ -1,10 +1,8 @@
 """``gpujob preflight``: the checks and the quota preflight of ``submit``, for CI: nothing is
-built, uploaded or created (``gpujob.failover``, ``gpujob.preflight``)."""
+built, uploaded or created (``gpujob.commands.preflight``)."""
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
 from typing import Any
 
 import click
@@ -13,9 +11,8 @@ from gpujob.cli import gcloud
 from gpujob.cli.choices import take_choices, with_choices
 from gpujob.cli.common import CONTEXT, exit_codes_help
 from gpujob.cli.options import format_option, gcp_options
+from gpujob.cli.params import Project
 from gpujob.cli.submit import UserArgsCommand
-from gpujob.errors import UsageError
-from gpujob.params import Project
 
 
 def _command() -> click.Command:
@@ -51,20 +48,15 @@ def _command() -> click.Command:
               --strategy spot,standard --format json
         """
         from gpujob.cli.jobflags import submit_settings
-        from gpujob.failover import check_only
-        from gpujob.submit import prepare_job
+        from gpujob.commands.preflight import execute
 
         params = gcloud.take_config(ctx, params, word=None)
         params, regions, strategies = take_choices(params)
-        if params["service"] != "vertex":
-            raise UsageError("gpujob preflight reads Vertex AI's quota",
-                             "add --service vertex (or set GPUJOB_SERVICE=vertex)")
         params.update(wait=False, stream_logs=False, poll_interval=10.0, dry_run=False,
                       local=False, max_local_replicas=None, grace_period=None)
         settings = with_choices(submit_settings(ctx, params, local=False), params, regions,
                                 strategies)
-        with tempfile.TemporaryDirectory(prefix="gpujob-preflight-") as workdir:
-            return check_only(settings, Path(workdir), prepare_job)
+        return execute(settings)
 
     return preflight
 

@@ -4,19 +4,9 @@ from __future__ import annotations
 
 import click
 
+from gpujob.checks.listing import REPORTERS
 from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.cli.options import format_option, service_option
-from gpujob.console import CONSOLE
-from gpujob.errors import EXIT_OK
-from gpujob.rules.listing import REPORTERS
-
-
-def execute(service: str, output_format: str) -> int:
-    """The registry's rules that apply to ``service``, in the order they run."""
-    from gpujob.rules import RULES
-
-    CONSOLE.out(REPORTERS[output_format]([r for r in RULES.values() if service in r.services]))
-    return EXIT_OK
 
 
 @click.command(cls=GpujobCommand, context_settings=CONTEXT, epilog=exit_codes_help(
@@ -35,4 +25,6 @@ def rules(fmt: str, service: str) -> int:
       gpujob rules
       gpujob rules --format json | jq -r '.rules[] | select(.region) | .id'
     """
+    from gpujob.commands.rules import execute
+
     return execute(service, fmt)

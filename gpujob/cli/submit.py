@@ -10,13 +10,20 @@ from typing import Any
 
 import click
 
-from gpujob.backends.output import FORMATS
 from gpujob.cli import gcloud, modes
 from gpujob.cli.choices import preflight_option, preflight_option_of, take_choices, with_choices
 from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.cli.jobflags import job_options, local_options, submit_settings
-from gpujob.cli.options import format_option, gcp_options_of, given_flags, poll_option_of, stack
-from gpujob.params import Project
+from gpujob.cli.options import (
+    budget_option_of,
+    format_option,
+    gcp_options_of,
+    given_flags,
+    poll_option_of,
+    stack,
+)
+from gpujob.cli.params import Project
+from gpujob.commands.output import FORMATS
 
 
 class UserArgsCommand(GpujobCommand):
@@ -73,6 +80,7 @@ def cloud_options(hidden: bool = False) -> Any:
                                "job, raw: the API's object, warnings) on stdout, and an "
                                "invalid config's findings as validate --format json does.",
                       hidden=hidden),
+        budget_option_of(hidden),
         gcp_options_of(hidden),
     )
 
@@ -99,7 +107,7 @@ def submit(ctx: click.Context, **params: Any) -> int:
       gpujob submit config.yaml --dry-run
       gpujob submit config.yaml --dry-run --worker-count 2 \\
           --worker-accelerator count=2,type=nvidia-tesla-t4 -- --epochs 10
-      gpujob submit config.yaml --strategy flex_start \\
+      gpujob submit configs/a100-single-node.yaml --strategy flex_start \\
           --set trainingInput.scheduling.maxWaitTime=3600s --dry-run
       gpujob submit config.yaml --project my-proj --stream-logs
       gpujob submit config.yaml --package-path trainer --module-name trainer.task \\
@@ -108,7 +116,7 @@ def submit(ctx: click.Context, **params: Any) -> int:
           -- --epochs 1
       gpujob submit training my_job_1 --config config.yaml --region us-central1 --async
     """
-    from gpujob.submit import run
+    from gpujob.commands.submit import execute
 
     params = gcloud.take_config(ctx, params, word="training")
     mode = modes.mode_of(params["local"], params["dry_run"])
@@ -116,7 +124,7 @@ def submit(ctx: click.Context, **params: Any) -> int:
     gcloud.check_async(params)
     params, regions, strategies = take_choices(params)
     settings = submit_settings(ctx, params, local=mode == "local")
-    return run(gcloud.adjust(with_choices(settings, params, regions, strategies), params))
+    return execute(gcloud.adjust(with_choices(settings, params, regions, strategies), params))
 
 
 @click.command("local", cls=UserArgsCommand, context_settings=CONTEXT,
@@ -150,9 +158,9 @@ def local_command(ctx: click.Context, **params: Any) -> int:
       gpujob local config.yaml --package-path trainer/ --module-name trainer.task -- --epochs 1
       gpujob local config.yaml --module-name trainer.task --job-dir out/ --worker-count 3
     """
-    from gpujob.submit import run
+    from gpujob.commands.submit import execute
 
     params = gcloud.take_config(ctx, params, word=None)
     modes.check(modes.mode_of(True, params["dry_run"]), given_flags(ctx))
-    return run(gcloud.adjust(submit_settings(ctx, params, local=True), params))
+    return execute(gcloud.adjust(submit_settings(ctx, params, local=True), params))
 

@@ -6,34 +6,17 @@ from typing import Any
 
 import click
 
+from gpujob.checks.report import REPORTERS
 from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.cli.files import expand
-from gpujob.cli.options import check_options, check_settings, format_option, service_option_of
-from gpujob.console import CONSOLE
-from gpujob.errors import EXIT_INVALID, EXIT_OK
-from gpujob.report import REPORTERS
+from gpujob.cli.options import (
+    budget_option,
+    check_options,
+    check_settings,
+    format_option,
+    service_option_of,
+)
 from gpujob.settings import ValidateSettings
-
-
-def execute(settings: ValidateSettings) -> int:
-    """Check every file, then report them all at once: exit 0 when all are valid, else 1."""
-    from gpujob.check import CheckOptions, FileResult, check_file
-    from gpujob.findings import Location, error
-    from gpujob.report import summary
-
-    check = settings.check
-    options = CheckOptions(catalog=check.catalog, region_check=check.region_check,
-                           service=check.service, vertex=check.vertex_options())
-    files, unreadable = expand(settings.files)
-    results = [check_file(path, options) for path in files]
-    results += [FileResult(path, [error("load.io", f"cannot read the directory: {why}", (),
-                                        Location(path), "nothing under it was checked")])
-                for path, why in unreadable]
-    report = REPORTERS[settings.output_format](results)
-    (CONSOLE.json_text if settings.output_format == "json" else CONSOLE.out)(report)
-    if settings.output_format == "text":
-        CONSOLE.err(summary(results))
-    return EXIT_OK if all(r.valid for r in results) else EXIT_INVALID
 
 
 @click.command(cls=GpujobCommand, context_settings=CONTEXT, epilog=exit_codes_help(
@@ -45,6 +28,7 @@ def execute(settings: ValidateSettings) -> int:
                "github for GitHub Actions annotations.", envvar="GPUJOB_FORMAT")
 @service_option_of("The training service the configs are for: its catalog and rules check them.")
 @check_options
+@budget_option
 def validate(files: tuple[str, ...], fmt: str, **params: Any) -> int:
     """Check configs against the Job schema and the GPU compatibility rules.
 
@@ -60,4 +44,8 @@ def validate(files: tuple[str, ...], fmt: str, **params: Any) -> int:
       gpujob validate --format github configs/*.yaml   # in a GitHub Actions step
       gpujob validate --format json config.yaml | jq '.files[].errors'
     """
-    return execute(ValidateSettings(files, fmt, check_settings(params)))
+    from gpujob.commands.validate import execute
+
+    check = check_settings(params)
+    found, unreadable = expand(files)
+    return execute(ValidateSettings(found, fmt, check, unreadable))

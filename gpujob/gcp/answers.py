@@ -26,7 +26,8 @@ from typing import Any
 
 # the API version of each client gpujob builds (by the API name that starts a method's ID)
 API_VERSIONS = {"ml": "v1", "aiplatform": "v1", "logging": "v2", "storage": "v1",
-                "iamcredentials": "v1"}
+                "iamcredentials": "v1", "compute": "v1", "artifactregistry": "v1",
+                "cloudbilling": "v1"}
 MAX_EMPTY_PAGES = 50
 MAX_JOB_PAGES = 100  # of 100 jobs each, as gpujob asks: 10,000 jobs of one kind and region
 _DIGITS = re.compile(r"-?[0-9]+")

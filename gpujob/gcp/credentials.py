@@ -16,7 +16,7 @@ from typing import Any
 
 from gpujob import redact
 from gpujob.errors import RemoteError, UsageError
-from gpujob.gcp.settings import GcpSettings, base_url, project_problem
+from gpujob.gcp.settings import GcpSettings, api_endpoint, project_problem
 from gpujob.terminal import printable
 
 SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
@@ -201,7 +201,7 @@ def resolve(settings: GcpSettings) -> Auth:
         from google.auth import impersonated_credentials
 
         target = settings.impersonate_service_account
-        endpoint = (f"{base_url(settings.iam_endpoint)}v1/projects/-/serviceAccounts/"
+        endpoint = (f"{api_endpoint(settings, 'iamcredentials')}v1/projects/-/serviceAccounts/"
                     f"{target}:generateAccessToken")
         credentials = impersonated_credentials.Credentials(
             source_credentials=credentials, target_principal=target,

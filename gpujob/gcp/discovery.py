@@ -28,15 +28,24 @@ def document(api: str, version: str) -> dict[str, Any]:
 
 
 def service(api: str, version: str, http: Any, api_endpoint: str | None = None,
-            root_url: str | None = None) -> Any:
+            root_url: str | None = None, developer_key: str | None = None) -> Any:
     """googleapiclient's service object for ``api`` ``version`` sending through ``http`` to
     ``api_endpoint`` (None: the document's address), built from the parsed ``document``.
     ``root_url``: the document's ``rootUrl`` replaced (Cloud Storage's media uploads are
-    addressed from it, not from ``api_endpoint``)."""
+    addressed from it, not from ``api_endpoint``). ``developer_key``: an API key, sent as the
+    ``key`` query parameter (Cloud Billing's catalog takes one instead of OAuth)."""
     from googleapiclient.discovery import build_from_document
 
     doc = document(api, version)
     if root_url is not None:
         doc = {**doc, "rootUrl": root_url}
     options = {"api_endpoint": api_endpoint} if api_endpoint else None
-    return build_from_document(doc, http=http, client_options=options)
+    return build_from_document(doc, http=http, client_options=options,
+                               developerKey=developer_key)
+
+
+def base(api: str, version: str, root: str) -> str:
+    """The address ``api``'s method paths are joined onto, from its root URL (``root``, as
+    ``settings.api_endpoint`` gives it): the root and the document's ``servicePath``
+    (``compute/v1/`` for Compute Engine)."""
+    return root + document(api, version).get("servicePath", "")

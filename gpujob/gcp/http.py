@@ -11,7 +11,7 @@ From the bottom:
 - google-auth's ``AuthorizedHttp``, with the credentials guarded (``credentials``). It refreshes
   the token and resends a request answered 401 by itself, which is right for every call but a
   create that may not be repeated: over ``single_send`` it does not (``refresh_status_codes``
-  empty), and the caller decides (``gpujob.gcp.vertex_create`` looks for the job instead).
+  empty), and the caller decides (``gpujob.services.vertex.create`` looks for the job instead).
 - ``ClientHttp``, what googleapiclient talks to: it makes error answers readable to
   googleapiclient, whose ``HttpError`` fails on an error whose ``message`` is not a string (a
   malformed answer would otherwise end in an ``AttributeError``); and with ``--verbose`` it
@@ -35,7 +35,9 @@ from typing import Any
 from gpujob.gcp.credentials import Auth
 from gpujob.gcp.settings import GcpSettings
 
-_UPLOAD_ID = re.compile(r"([?&]upload_id=)[^&]*")
+# what --verbose masks in a URL: a resumable upload's id (whoever has it can write to the upload)
+# and an API key (Cloud Billing's catalog is read with one)
+_UPLOAD_ID = re.compile(r"([?&](?:upload_id|key)=)[^&]*")
 _SWEEP_EVERY = 0.05  # seconds between the watchdog's sweeps once the time is up
 _CUT = 0.001  # the socket timeout it sets then
 

@@ -1,7 +1,8 @@
 """Log entries from Cloud Logging (``logging v2 entries.list``), read once or followed.
 
 Which entries belong to a job is the training API's to say: each API client module gives the
-filter (``gpujob.gcp.ml.log_filter``); this module reads the entries it selects, page by page,
+filter (the AI Platform service's ``api.log_filter``); this module reads the entries it selects,
+page by page,
 and tails them.
 """
 
@@ -12,9 +13,9 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from gpujob.gcp.ml import parse_time
+from gpujob.gcp.proto3 import parse_time
 from gpujob.gcp.session import Session
-from gpujob.gcp.settings import base_url
+from gpujob.gcp.settings import api_endpoint
 from gpujob.terminal import printable
 
 
@@ -47,7 +48,7 @@ class LogsClient:
 
         self.session = session
         self._entries = service("logging", "v2", session.http,
-                                base_url(session.settings.logging_endpoint)).entries()
+                                api_endpoint(session.settings, "logging")).entries()
 
     def entries(self, filter_: str, what: str) -> Iterator[dict[str, Any]]:
         """The entries ``filter_`` selects, oldest first; ``what`` names them in errors ("the

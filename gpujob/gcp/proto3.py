@@ -9,6 +9,7 @@ holds can be compared.
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from gpujob.gcp.discovery import document
@@ -60,3 +61,18 @@ def canonical(value: Any, schema: dict[str, Any], types: dict[str, Any]) -> Any:
         except (TypeError, ValueError):
             return value
     return value
+
+
+def parse_time(text: Any) -> datetime | None:
+    """An RFC 3339 timestamp from the API (``2025-01-31T12:00:00.123456789Z``)."""
+    if not isinstance(text, str) or not text:
+        return None
+    head, _, fraction = text.rstrip("Z").partition(".")
+    try:
+        when = datetime.fromisoformat(head.replace("Z", ""))
+    except ValueError:
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    digits = "".join(c for c in fraction if c.isdigit())[:6]
+    return when + timedelta(microseconds=int(digits.ljust(6, "0"))) if digits else when

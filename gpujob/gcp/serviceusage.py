@@ -10,21 +10,13 @@ resource names write it (googleapiclient passes a ``{+name}`` parameter through 
 
 from __future__ import annotations
 
-import os
 from typing import Any, NamedTuple
 
 from gpujob.gcp.session import Session
-from gpujob.gcp.settings import base_url
+from gpujob.gcp.settings import api_endpoint
 
-ENDPOINT = "https://serviceusage.googleapis.com/"
 SERVICE = "serviceusage.googleapis.com"
 ROLE = "roles/serviceusage.serviceUsageViewer"  # holds serviceusage.quotas.get
-
-
-def endpoint() -> str:
-    """Service Usage's address: GPUJOB_SERVICEUSAGE_ENDPOINT (private endpoints, tests), else
-    Google's."""
-    return base_url(os.environ.get("GPUJOB_SERVICEUSAGE_ENDPOINT") or ENDPOINT)
 
 
 class Limits(NamedTuple):
@@ -76,11 +68,13 @@ class ServiceUsageClient:
     """Quota limits of one project, through one session."""
 
     def __init__(self, session: Session) -> None:
-        from gpujob.gcp.discovery import service
+        from gpujob.gcp.discovery import base, service
 
         self.session = session
+        root = api_endpoint(session.settings, "serviceusage")  # GPUJOB_SERVICEUSAGE_ENDPOINT
         self._metrics = service("serviceusage", "v1beta1", session.http,
-                                endpoint()).services().consumerQuotaMetrics()
+                                base("serviceusage", "v1beta1", root)
+                                ).services().consumerQuotaMetrics()
 
     def limits(self, service: str, metric: str) -> Limits:
         """The project's limits of ``metric`` (``aiplatform.googleapis.com/…``) of ``service``,

@@ -1,19 +1,40 @@
 """How to reach Google Cloud, as resolved from flags and environment; no heavy imports.
 
-The addresses here are the transport's: Cloud Logging, IAM Credentials, Cloud Storage. Each
-training API's address is its client module's (``gpujob.gcp.ml``), given as a template that may
-name a region; ``--api-endpoint`` replaces it.
+Every Google API gpujob calls has its address decided by one function, ``api_endpoint``: the
+service's own API (aiplatform, ml) takes ``--api-endpoint`` (GPUJOB_API_ENDPOINT) first; any API
+takes ``GPUJOB_<API>_ENDPOINT`` (its discovery name in capitals); else its default address in
+``ENDPOINTS``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 LOGGING_ENDPOINT = "https://logging.googleapis.com/"
 IAM_CREDENTIALS_ENDPOINT = "https://iamcredentials.googleapis.com/"
 STORAGE_ENDPOINT = "https://storage.googleapis.com/"
+
+# Every Google API gpujob calls, by its discovery name, and its root URL ({region}: a regional
+# API, one address per location). The paths of an API's methods are joined onto its root URL and
+# the discovery document's servicePath (compute/v1/ for Compute Engine, "" for most).
+ENDPOINTS: dict[str, str] = {
+    "aiplatform": "https://{region}-aiplatform.googleapis.com/",
+    "ml": "https://ml.googleapis.com/",
+    "compute": "https://compute.googleapis.com/",
+    "artifactregistry": "https://artifactregistry.googleapis.com/",
+    "cloudbilling": "https://cloudbilling.googleapis.com/",
+    "serviceusage": "https://serviceusage.googleapis.com/",
+    "logging": LOGGING_ENDPOINT,
+    "storage": STORAGE_ENDPOINT,
+    "iamcredentials": IAM_CREDENTIALS_ENDPOINT,
+}
+# the training services' own APIs: --api-endpoint (GPUJOB_API_ENDPOINT) stands for whichever a
+# command calls
+SERVICE_APIS = frozenset({"aiplatform", "ml"})
+# older names kept: GPUJOB_IAM_ENDPOINT for IAM Credentials
+_ALIASES = {"iamcredentials": ("GPUJOB_IAM_ENDPOINT",)}
 
 
 # What a project and a region can be, checked before either becomes part of a resource name
@@ -59,7 +80,8 @@ class GcpSettings:
     that follow jobs of a regional API (a job's full name gives its own). ``credentials_file``:
     a key or credentials file used instead of Application Default Credentials.
     ``api_endpoint``: the training API's address when the user gave one (None: the API's own,
-    see ``endpoint``). Endpoints are base URLs ending in ``/``.
+    see ``endpoint``). ``endpoints``: other APIs' addresses the user gave, by discovery name
+    (``environment_endpoints``). ``api_endpoint()`` decides each API's address from them.
     """
 
     project: str | None = None
@@ -67,24 +89,35 @@ class GcpSettings:
     credentials_file: str | None = None
     impersonate_service_account: str | None = None
     api_endpoint: str | None = None
-    logging_endpoint: str = LOGGING_ENDPOINT
-    iam_endpoint: str = IAM_CREDENTIALS_ENDPOINT
-    storage_endpoint: str = STORAGE_ENDPOINT
+    endpoints: Mapping[str, str] = field(default_factory=dict)
     request_timeout: float = 60.0
     retry: RetryPolicy = RetryPolicy()
     verbose: bool = False
 
 
-def storage_endpoint(environ: Mapping[str, str]) -> str:
-    """Cloud Storage's address: GPUJOB_STORAGE_ENDPOINT, else STORAGE_EMULATOR_HOST (the variable
-    Google's storage libraries read for an emulator; ``http://`` when it names no scheme), else
-    https://storage.googleapis.com/."""
-    if environ.get("GPUJOB_STORAGE_ENDPOINT"):
-        return environ["GPUJOB_STORAGE_ENDPOINT"]
+def environment_endpoints(environ: Mapping[str, str]) -> dict[str, str]:
+    """The addresses the environment gives, by API: GPUJOB_<API>_ENDPOINT for each API of
+    ``ENDPOINTS`` (GPUJOB_IAM_ENDPOINT too, for iamcredentials), and for Cloud Storage
+    STORAGE_EMULATOR_HOST (the variable Google's storage libraries read for an emulator;
+    ``http://`` when it names no scheme) when GPUJOB_STORAGE_ENDPOINT is not set."""
+    found = {}
+    for api in ENDPOINTS:
+        for name in (f"GPUJOB_{api.upper()}_ENDPOINT", *_ALIASES.get(api, ())):
+            if environ.get(name):
+                found[api] = environ[name]
+                break
     emulator = environ.get("STORAGE_EMULATOR_HOST")
-    if emulator:
-        return emulator if "://" in emulator else f"http://{emulator}"
-    return STORAGE_ENDPOINT
+    if emulator and "storage" not in found:
+        found["storage"] = emulator if "://" in emulator else f"http://{emulator}"
+    return found
+
+
+def api_endpoint(settings: GcpSettings, api: str, region: str | None = None) -> str:
+    """The root URL gpujob calls ``api`` (a discovery name, a key of ``ENDPOINTS``) at, for
+    ``region`` where the API is regional: ``--api-endpoint`` for the service's own API, else
+    GPUJOB_<API>_ENDPOINT, else Google's address. A given address may name ``{region}``."""
+    given = settings.api_endpoint if api in SERVICE_APIS else None
+    return endpoint(given or settings.endpoints.get(api), ENDPOINTS[api], region)
 
 
 def base_url(url: str) -> str:
@@ -95,6 +128,5 @@ def base_url(url: str) -> str:
 def endpoint(override: str | None, default: str, region: str | None = None) -> str:
     """An API's base URL: ``override`` when given, else ``default`` with ``{region}`` filled in
     (``https://{region}-aiplatform.googleapis.com/`` for a regional API)."""
-    if override:
-        return base_url(override)
-    return base_url(default.format(region=region) if region else default)
+    address = override or default
+    return base_url(address.replace("{region}", region) if region else address)

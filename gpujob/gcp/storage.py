@@ -3,8 +3,8 @@
 The client is google-api-python-client's, built from its bundled discovery document (no discovery
 request), over the session's authorized HTTP: uploads share the session's credentials, retry
 policy, ``--verbose`` log and error messages. The document's ``rootUrl`` is set to the storage
-endpoint (``GcpSettings.storage_endpoint``); ``client_options.api_endpoint`` would move the JSON
-API but keep ``https`` in upload URLs, which breaks emulators served over ``http``.
+endpoint (``api_endpoint(settings, "storage")``); ``client_options.api_endpoint`` would move
+the JSON API but keep ``https`` in upload URLs, which breaks emulators served over ``http``.
 
 For each package, the object at its content address (``staging``) is read first: there with the
 file's size and MD5, it is reused and nothing is uploaded. Otherwise the file goes up in a
@@ -21,8 +21,8 @@ from typing import Any
 from gpujob.errors import RemoteError
 from gpujob.gcp.errors import Action, raise_explained
 from gpujob.gcp.session import Session
-from gpujob.gcp.settings import base_url
-from gpujob.staging import Upload, human_size
+from gpujob.gcp.settings import api_endpoint
+from gpujob.packages.staging import Upload, human_size
 
 CHUNK_SIZE = 8 * 1024 * 1024  # resumable uploads take parts in multiples of 256 KiB
 ROLE = "roles/storage.objectUser"  # reads, creates and replaces objects
@@ -36,7 +36,7 @@ class StorageClient:
 
         self.session = session
         self._objects = service("storage", "v1", session.http,
-                                root_url=base_url(session.settings.storage_endpoint)).objects()
+                                root_url=api_endpoint(session.settings, "storage")).objects()
 
     def _action(self, what: str, upload: Upload, permission: str, **extra: str) -> Action:
         bucket = upload.bucket

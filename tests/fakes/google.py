@@ -10,6 +10,8 @@ server, one port, one set of tokens for all of them.
 - aiplatform v1 ``customJobs`` and ``hyperparameterTuningJobs`` (``fakes.vertex``, reached as
   ``fake.vertex``; its docstring is the manual).
 - logging v2 ``entries.list`` (``fakes.cloudlogging``: ``add_log``, ``vertex.add_log``).
+- Compute Engine, Artifact Registry and Cloud Billing, as ``gpujob catalog refresh`` reads them
+  (``fakes.catalog_apis``, reached as ``fake.catalogs``; Cloud Billing takes an API key).
 - serviceusage v1beta1 ``consumerQuotaMetrics`` get and list (``fakes.serviceusage``, reached as
   ``fake.quota``).
 - ``/computeMetadata/v1/...``: enough of the metadata server for Application Default Credentials.
@@ -38,7 +40,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from fakes import auth, cloudlogging, ml, serviceusage, vertex_api
+from fakes import auth, catalog_apis, cloudlogging, ml, serviceusage, vertex_api
 from fakes.auth import GOOGLE_TOKEN_AUDIENCE
 from fakes.discovery import method, violations
 from fakes.errors import (
@@ -66,7 +68,7 @@ __all__ = ["CLOUD_PLATFORM", "GOOGLE_TOKEN_AUDIENCE", "IAM", "TERMINAL", "Drop",
 _STANDARD = {"alt", "fields", "key", "prettyPrint", "quotaUser", "upload_protocol",
              "uploadType", "$.xgafv", "access_token", "callback", "oauth_token"}
 ROUTES: list[Route] = [*auth.ROUTES, *ml.ROUTES, *vertex_api.ROUTES, *cloudlogging.ROUTES,
-                       *serviceusage.ROUTES]
+                       *catalog_apis.ROUTES, *serviceusage.ROUTES]
 _PLAIN = [("POST", r"/token", "token"), ("GET", r"/|/computeMetadata/v1/(?P<meta>.*)", "metadata")]
 
 
@@ -107,6 +109,7 @@ class FakeGoogle:
         self.ml = ml.MlJobs(self)
         self.job_logs = cloudlogging.JobLogs(self)
         self.vertex = VertexAI(self)
+        self.catalogs = catalog_apis.Catalogs()
         self.quota = serviceusage.Quotas(self)  # Service Usage's quota limits
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._server.daemon_threads = True
@@ -370,7 +373,8 @@ class _Handler(BaseHTTPRequestHandler):
             return auth.metadata(fake, params.get("meta", ""), headers)
         if isinstance(route, str):
             raise Refused(404, error_body(404, "NOT_FOUND", f"no such method: {self.path}"))
-        record.principal = fake.authorize(headers, route.scopes)
+        record.principal = (catalog_apis.key_guard(fake, query) if route.api_key
+                            else fake.authorize(headers, route.scopes))
         if record.principal is None:
             raise Refused(401, error_body(
                 401, "UNAUTHENTICATED", "Request had invalid authentication credentials. "

@@ -48,3 +48,4 @@ class Route:
     scopes: frozenset[str] = frozenset({CLOUD_PLATFORM})
     guard: Callable[[Any, Call], None] | None = None
     invalid: Callable[[list[tuple[str, str]]], Refused] = first_problem
+    api_key: bool = False  # read with an API key (the ``key`` parameter), not a token

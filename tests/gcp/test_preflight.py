@@ -204,7 +204,7 @@ def test_the_fakes_answer_is_the_discovery_documents_shape(google):
 
 def test_the_regions_whose_limit_would_do_offer_the_gpu(cli, google, key, write, vertex,
                                                         preflight):
-    from gpujob.catalog import vertex_data
+    from gpujob.services.vertex import catalog as vertex_data
 
     google.quota.set(T4, {REGION: 16}, default=100)  # every other region: 100
     result = cli("preflight", write(FORTY_T4), *VERTEX, "--format", "json")
@@ -226,7 +226,7 @@ def test_the_regions_whose_limit_would_do_offer_the_gpu(cli, google, key, write,
     ("STANDARD", "aiplatform.googleapis.com/custom_model_training_nvidia_l4_gpus"),
     (None, "aiplatform.googleapis.com/custom_model_training_nvidia_l4_gpus")])
 def test_flex_start_and_spot_draw_on_the_preemptible_metric(strategy, metric):
-    from gpujob.preflight import needs
+    from gpujob.services.vertex.preflight import needs
 
     spec = {"workerPoolSpecs": [{"machineSpec": {"machineType": "g2-standard-48",
                                                  "acceleratorType": "NVIDIA_L4",
@@ -239,7 +239,7 @@ def test_flex_start_and_spot_draw_on_the_preemptible_metric(strategy, metric):
 
 
 def test_a_listed_job_with_unreadable_counts_is_read_without_failing():
-    from gpujob.preflight import in_use
+    from gpujob.services.vertex.preflight import in_use
 
     held = in_use([
         {"jobSpec": {"workerPoolSpecs": [{"machineSpec": {
@@ -274,7 +274,7 @@ def test_limits_are_read_per_region_with_the_default_bucket_and_minus_one_unlimi
 
 def test_a_metric_without_a_limit_for_the_region_is_unknown_not_short():
     from gpujob.gcp.serviceusage import Limits
-    from gpujob.preflight import Preflight
+    from gpujob.services.vertex.preflight import Preflight
 
     class Usage:  # answers as Service Usage would for a metric not limited per region
         def limits(self, service: str, metric: str) -> Limits:

@@ -13,9 +13,10 @@ from fakes.clock import FakeClock
 from googleapiclient.errors import HttpError
 
 from gpujob.gcp.errors import json_path
-from gpujob.gcp.ml import parse_time, same_job
+from gpujob.gcp.proto3 import parse_time
 from gpujob.gcp.retry import GaveUp, backoff, call, parse_retry_after, transient
 from gpujob.gcp.settings import RetryPolicy
+from gpujob.services.ai_platform.api import same_job
 
 
 def http_error(status: int, headers: dict[str, str] | None = None) -> HttpError:

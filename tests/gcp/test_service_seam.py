@@ -11,17 +11,18 @@ from fakes.google import error_body, permission_denied, shutdown
 from googleapiclient.errors import HttpError
 from jobs import CONTAINER_JOB
 
-from gpujob import backends
+from gpujob import services
 from gpujob.errors import RemoteError
-from gpujob.gcp import ml
 from gpujob.gcp.errors import Action, explain
 from gpujob.gcp.session import Session
 from gpujob.gcp.settings import GcpSettings
+from gpujob.services.ai_platform import api as ml
+from gpujob.settings import JobOptions
 
 
 @pytest.fixture
 def session(google, key, clock) -> Session:
-    return Session(GcpSettings(api_endpoint=google.url, logging_endpoint=google.url))
+    return Session(GcpSettings(api_endpoint=google.url, endpoints={"logging": google.url}))
 
 
 def _action(**extra) -> Action:
@@ -33,13 +34,13 @@ def _http_error(status: int, body: dict) -> HttpError:
     return HttpError(httplib2.Response({"status": str(status)}), json.dumps(body).encode())
 
 
-def test_the_client_sends_the_request_the_backend_built(google, session):
-    backend = backends.get("ai-platform")
+def test_the_client_sends_the_request_the_service_built(google, session):
+    service = services.get("ai-platform")
     body = {"jobId": "j1", "trainingInput": {"scaleTier": "BASIC", "region": "us-central1",
                                              "masterConfig": {"imageUri": "gcr.io/p/t:1"}}}
-    request = backend.request(body, session.settings, "proj-a")
+    request = service.request(body, session.settings, "proj-a", JobOptions())
     assert (request.method, request.url) == ("POST", f"{google.url}v1/projects/proj-a/jobs")
-    created = backend.client(session.settings, session).create(request)
+    created = service.client(session.settings, session).create(request)
     assert created.raw["jobId"] == "j1" and not created.recovered
     (create,) = google.calls("jobs.create")
     assert (create.path, create.body) == ("/v1/projects/proj-a/jobs", body)

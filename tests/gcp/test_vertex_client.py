@@ -1,4 +1,4 @@
-"""The aiplatform v1 client (gpujob.gcp.aiplatform) against the fake Vertex AI: the request it
+"""The aiplatform v1 client (gpujob.services.vertex.api) against the fake Vertex AI: the request it
 sends, the regional address, reads, and one job per submission whatever the network does (a
 late second job, which a create without a request ID cannot rule out, is named for cancelling)."""
 
@@ -19,12 +19,12 @@ from jobs import CONTAINER_JOB
 from vertex_calls import T4
 from vertex_jobs import custom_job
 
-from gpujob import vertex_api
 from gpujob.errors import RemoteError
-from gpujob.gcp import aiplatform
 from gpujob.gcp.session import Session
 from gpujob.gcp.settings import GcpSettings
-from gpujob.gcp.vertex_create import create
+from gpujob.services.vertex import api as aiplatform
+from gpujob.services.vertex import paths as vertex_api
+from gpujob.services.vertex.create import create
 
 TOKEN = "20261123-101010-123456-abcd"
 FIND = ("gpujob list --service vertex --project proj-a --region us-central1 --filter "
@@ -35,7 +35,7 @@ LONG_STATUS_LINE = b"HTTP/1.1 200 " + b"x" * 70_000 + b"\r\n\r\n"  # http.client
 @pytest.fixture
 def client(google, key, clock) -> aiplatform.VertexClient:
     return aiplatform.VertexClient(Session(GcpSettings(api_endpoint=google.url,
-                                                       logging_endpoint=google.url)))
+                                                       endpoints={"logging": google.url})))
 
 
 def _body(token: str = TOKEN, **labels: str) -> dict:
@@ -304,7 +304,7 @@ def test_a_region_the_endpoint_refuses(google, client):
 def test_field_violations_point_at_the_config(google, vertex, key, clock, tmp_path):
     from vertex_requests import translated
 
-    from gpujob.backends import vertex_jobs
+    from gpujob.services.vertex import jobs as vertex_jobs
 
     settings = GcpSettings(api_endpoint=google.url)
     jobs = vertex_jobs.client(settings, Session(settings))

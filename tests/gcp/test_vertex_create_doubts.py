@@ -13,12 +13,12 @@ from fakes.errors import error_body, unavailable
 from fakes.faults import Drop, Reply
 from vertex_jobs import custom_job
 
-from gpujob import vertex_api
 from gpujob.errors import RemoteError
-from gpujob.gcp import aiplatform
 from gpujob.gcp.session import Session
 from gpujob.gcp.settings import GcpSettings
-from gpujob.gcp.vertex_create import create
+from gpujob.services.vertex import api as aiplatform
+from gpujob.services.vertex import paths as vertex_api
+from gpujob.services.vertex.create import create
 
 TOKEN = "20261123-101010-123456-abcd"
 FIND = ("gpujob list --service vertex --project proj-a --region us-central1 --filter "
@@ -30,7 +30,7 @@ UNAUTHENTICATED = error_body(401, "UNAUTHENTICATED", "Request had invalid authen
 @pytest.fixture
 def client(google, key, clock) -> aiplatform.VertexClient:
     return aiplatform.VertexClient(Session(GcpSettings(api_endpoint=google.url,
-                                                       logging_endpoint=google.url)))
+                                                       endpoints={"logging": google.url})))
 
 
 def _body() -> dict:

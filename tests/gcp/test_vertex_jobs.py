@@ -1,4 +1,4 @@
-"""The vertex service's job client (gpujob.backends.vertex_jobs over gpujob.gcp.aiplatform)
+"""The vertex service's job client (gpujob.services.vertex.jobs over gpujob.services.vertex.api)
 against the fake Vertex AI: how jobs read, how users name them, reads, lists, cancels, logs,
 tuning jobs' trials."""
 
@@ -12,16 +12,16 @@ from fakes.vertex import Step, trial
 from vertex_calls import T4, id_of
 from vertex_requests import TOKEN, request
 
-from gpujob.backends import vertex_jobs
-from gpujob.backends.base import CreateInterrupted, JobRef
 from gpujob.errors import RemoteError, UsageError
 from gpujob.gcp.session import Session
 from gpujob.gcp.settings import GcpSettings
+from gpujob.services.base import CreateInterrupted, JobRef
+from gpujob.services.vertex import jobs as vertex_jobs
 
 
 @pytest.fixture
 def settings(google) -> GcpSettings:
-    return GcpSettings(api_endpoint=google.url, logging_endpoint=google.url, region=REGION)
+    return GcpSettings(api_endpoint=google.url, endpoints={"logging": google.url}, region=REGION)
 
 
 @pytest.fixture

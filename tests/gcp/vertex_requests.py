@@ -9,11 +9,12 @@ from typing import Any
 from conftest import PROJECT, REGION
 from vertex_translation import CAT, TODAY
 
-from gpujob.backends.base import Request
 from gpujob.config.load import loads
 from gpujob.gcp.settings import GcpSettings
-from gpujob.translate.vertex import VertexOptions, translate
-from gpujob.vertex_api import SUBMISSION_LABEL, jobs_url
+from gpujob.services.base import Request
+from gpujob.services.vertex.paths import SUBMISSION_LABEL, jobs_url
+from gpujob.services.vertex.translate.job import translate
+from gpujob.settings import JobOptions
 
 TOKEN = "20261123-101010-123456-abcd"
 
@@ -23,7 +24,7 @@ def translated(text: str, endpoint: str, token: str = TOKEN, source: str = "job.
     """The create request of the AI Platform config ``text`` (a file named ``source``)."""
     loaded = loads(text.encode(), source)
     assert loaded.document is not None, loaded.findings
-    done = translate(loaded.document, CAT, TODAY, VertexOptions())
+    done = translate(loaded.document, CAT, TODAY, JobOptions())
     assert not done.errors, done.findings
     body = dict(done.body)
     body["labels"] = {**body.get("labels", {}), SUBMISSION_LABEL: token}

@@ -1,0 +1,196 @@
+"""The refreshed catalog: a dated overlay of the live parts of a service's built-in catalog,
+written by ``gpujob catalog refresh`` in the user's cache directory and read by every command.
+
+The overlay (``vertex-live.json``) holds one entry per part it refreshed, each with the day it
+was read (``as_of``), the moment (``read``), where from (``source``) and its data: ``zones``
+(the Compute Engine zones of each GPU and GPU machine type, and the most GPUs per VM) and
+``images`` (the prebuilt training images and their dates). Reading it costs one ``stat`` when
+there is none, and one small JSON read when there is; it imports nothing from Google.
+
+The merged catalog (``merged``) is the built-in data with each refreshed part in place of the
+built-in one, and a ``refreshed`` section saying what came from where: so ``--export-catalog``
+prints it, and it can be passed back with ``--catalog``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import tempfile
+from collections.abc import Mapping
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+FORMAT = 1
+FILE = "{service}-live.json"
+PARTS = ("zones", "images")  # the live parts this module merges (prices: the prices module's)
+
+
+# overlay files that could not be read in this run, with why (``freshness.warnings`` says it)
+PROBLEMS: dict[str, str] = {}
+
+
+class OverlayError(Exception):
+    """The overlay file cannot be read or is not one gpujob wrote."""
+
+
+def cache_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """Where gpujob keeps what it reads from Google: GPUJOB_CACHE_DIR, else
+    $XDG_CACHE_HOME/gpujob, else ~/.cache/gpujob (the XDG Base Directory default; a relative
+    XDG_CACHE_HOME is ignored, as the specification says)."""
+    env = os.environ if environ is None else environ
+    if env.get("GPUJOB_CACHE_DIR"):
+        return Path(env["GPUJOB_CACHE_DIR"])
+    base = env.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        base = str(Path.home() / ".cache")
+    return Path(base) / "gpujob"
+
+
+def path(service: str, environ: Mapping[str, str] | None = None) -> Path:
+    return cache_dir(environ) / FILE.format(service=service)
+
+
+def read(file: Path) -> dict[str, Any] | None:
+    """The overlay at ``file``; None when there is none. ``OverlayError`` when it cannot be
+    read or is not an overlay of this format."""
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise OverlayError(f"cannot read {file}: {exc}") from None
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        raise OverlayError(f"{file} is not JSON") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT or \
+            not isinstance(data.get("parts"), dict):
+        raise OverlayError(f"{file} is not a catalog overlay of format {FORMAT}")
+    return data
+
+
+def write(file: Path, overlay: dict[str, Any]) -> None:
+    """Write ``overlay`` to ``file`` atomically: a reader sees the old file or the new one,
+    never part of one (a temporary file in the same directory, then ``os.replace``)."""
+    file.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{file.name}.", suffix=".tmp", dir=file.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(overlay, fh, indent=1, sort_keys=True)
+            fh.write("\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, file)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+def _texts(value: Any, allow_empty: bool = False) -> bool:
+    return isinstance(value, list) and (allow_empty or bool(value)) and all(
+        isinstance(v, str) and v for v in value)
+
+
+def _day(value: Any) -> bool:
+    return isinstance(value, str) and _DATE.fullmatch(value) is not None
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def problem(name: str, part: Any) -> str | None:
+    """What keeps ``part`` from being the overlay's part ``name`` as a refresh writes it (the
+    shape the merge and the catalog's queries rely on), or None. Cheap: no JSON Schema."""
+    if not isinstance(part, dict):
+        return f"{name} is not an object"
+    source = part.get("source")
+    if not isinstance(source, dict) or not _day(source.get("as_of")) or \
+            not _texts(source.get("refs")):
+        return f"{name}.source needs as_of (a date) and refs"
+    if name == "zones":
+        gpus, machines = part.get("gpus"), part.get("machine_types")
+        if not isinstance(gpus, dict) or not all(
+                isinstance(g, dict) and _count(g.get("max_count")) and _texts(g.get("zones"))
+                for g in gpus.values()):
+            return "zones.gpus: each GPU needs max_count (a count) and zones"
+        if not isinstance(machines, dict) or not all(map(_texts, machines.values())):
+            return "zones.machine_types: each machine type needs its zones"
+    if name == "images":
+        images = part.get("images")
+        if not isinstance(images, dict) or not images:
+            return "images.images is not a map of images"
+        for image, entry in images.items():
+            if not isinstance(entry, dict) or not all(
+                    isinstance(entry.get(k), str) for k in ("framework", "version", "python")) \
+                    or not _texts(entry.get("accelerators")) or not all(
+                    _day(entry[k]) for k in ("end_of_support", "end_of_availability", "listed")
+                    if k in entry):
+                return f"images.images.{image}: needs framework, version, python, " \
+                       "accelerators, and dates as YYYY-MM-DD"
+    return None
+
+
+def merged(built_in: dict[str, Any], overlay: dict[str, Any], file: Path) -> dict[str, Any]:
+    """The built-in catalog data with the overlay's parts in place of its own (shallow copies:
+    ``built_in`` is not changed), and a ``refreshed`` section: for each part, when and where
+    from it was read, and the file it came from. ``OverlayError`` when a part is not as a
+    refresh writes it (``problem``)."""
+    data = dict(built_in)
+    parts = overlay["parts"]
+    for name in PARTS:
+        if name in parts:
+            why = problem(name, parts[name])
+            if why:
+                raise OverlayError(f"{file} is not a refreshed catalog gpujob can read: {why}")
+    refreshed: dict[str, Any] = {}
+    zones = parts.get("zones")
+    if isinstance(zones, dict):
+        section = dict(data["zones"])
+        section["gpus"] = zones["gpus"]
+        section["machine_types"] = zones["machine_types"]
+        section["source"] = zones["source"]
+        data["zones"] = section
+        refreshed["zones"] = _stamp(zones, file)
+    images = parts.get("images")
+    if isinstance(images, dict):
+        section = dict(data["prebuilt_images"])
+        section["images"] = images["images"]
+        section["source"] = images["source"]
+        data["prebuilt_images"] = section
+        refreshed["prebuilt_images"] = _stamp(images, file)
+    for name, part in parts.items():
+        if name not in PARTS and isinstance(part, dict):
+            refreshed[name] = _stamp(part, file)
+    if refreshed:
+        data["refreshed"] = refreshed
+    return data
+
+
+def _stamp(part: dict[str, Any], file: Path) -> dict[str, Any]:
+    return {"as_of": part["source"]["as_of"], "read": part.get("read", ""),
+            "from": part.get("from", ""), "file": str(file)}
+
+
+def age_days(as_of: str, today: date) -> int:
+    return (today - date.fromisoformat(as_of)).days
+
+
+def prices(service: str = "vertex") -> dict[str, Any] | None:
+    """The price table (format "1", the Vertex ``prices.json``'s shape) ``gpujob catalog refresh``
+    read from Cloud Billing, or None: per region and GPU, its entries stand in for the shipped
+    table's (which keeps what the refresh does not read, such as machine types)."""
+    try:
+        found = read(path(service))
+    except OverlayError:
+        return None
+    part = (found or {}).get("parts", {}).get("prices")
+    return part.get("table") if isinstance(part, dict) else None

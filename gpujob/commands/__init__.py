@@ -1,0 +1,3 @@
+"""What each command does: ``execute(settings)`` per command, after the command line
+(``gpujob.cli``)
+has resolved its settings."""

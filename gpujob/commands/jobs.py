@@ -1,0 +1,243 @@
+"""Jobs in a remote service, for every service: submit one and report it, describe, list,
+cancel, wait for and read the logs of jobs. Written over ``base.Service``.
+
+Results go to stdout (the job ID, or the JSON envelope with ``--format json``; YAML; a table; log
+lines); progress, links and next steps go to stderr.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from gpujob.commands import follow as following
+from gpujob.commands import output
+from gpujob.console import CONSOLE
+from gpujob.errors import EXIT_INTERRUPTED, EXIT_OK
+from gpujob.services.base import CreateInterrupted, JobClient, JobRef, JobStatus, Request, Service
+from gpujob.terminal import printable
+
+
+class Follow(NamedTuple):
+    """After submitting: return at once, ``wait`` for the end, or ``stream_logs``, polling
+    every ``poll_interval`` seconds."""
+
+    wait: bool = False
+    stream_logs: bool = False
+    poll_interval: float = 10.0
+
+if TYPE_CHECKING:
+    from gpujob.gcp.settings import GcpSettings
+    from gpujob.settings import JobSettings
+
+
+def create_once(client: JobClient, request: Request, service: Service) -> Any:
+    """The create, or None after Ctrl-C, SIGTERM or SIGHUP (said on stderr: the job may
+    exist)."""
+    from gpujob import interrupts
+
+    try:
+        with interrupts.as_ctrl_c():
+            return client.create(request)
+    except KeyboardInterrupt as exc:
+        CONSOLE.err()
+        what = f"job {request.job_id}" if request.job_id else "the job"
+        CONSOLE.err(f"Interrupted while submitting {what}: it may or may not have been created.")
+        if isinstance(exc, CreateInterrupted):
+            CONSOLE.err(exc.look)
+        elif request.job_id:
+            CONSOLE.err(f"Check with: "
+                        f"{service.commands(request.job_id, client.project).describe}")
+        return None
+
+
+def announce(service: Service, status: JobStatus, request: Request, project: str,
+              recovered: bool) -> str:
+    """Tell on stderr what was submitted (``status``: the created job's), and where to see it;
+    the job's ID."""
+    job_id = status.id if status.id != "?" else (request.job_id or "?")
+    if recovered:
+        CONSOLE.err(f"note: job {job_id} was already created by an earlier attempt of this "
+                    "submission whose answer was lost; it was not submitted twice")
+    named = f" ({status.display_name})" if status.display_name else ""
+    where = f", region [{status.location}]" if status.location else ""
+    CONSOLE.err(f"Job [{job_id}]{named} submitted to project [{project}]{where}; state: "
+                f"{status.state}.")
+    _links(service, job_id, project, status.location, "  ")
+    return job_id
+
+
+def _links(service: Service, job_id: str, project: str, location: str | None,
+           indent: str = "") -> None:
+    links = service.links(job_id, project, location)
+    CONSOLE.err(f"{indent}console: {links.console}")
+    CONSOLE.err(f"{indent}logs:    {links.logs}")
+
+
+def submit(service: Service, request: Request, client: JobClient, output_format: str = "text",
+           follow: Follow | None = None, warnings: list[dict[str, Any]] | None = None,
+           cost: dict[str, Any] | None = None) -> int:
+    """Send ``request`` (the one the dry-run prints) with ``client`` and report the job; then
+    follow it when asked (``follow``: wait for its end, or stream its logs; polling every
+    ``poll_interval`` seconds). Exit 0, 3 (remote failure), 4 (``--wait``/``--stream-logs``: the
+    job failed) or 130. ``warnings``: the checks' warnings, and ``cost`` the job's $/hour,
+    for the JSON envelope."""
+    follow = follow or Follow()
+    project = client.project
+    created = create_once(client, request, service)
+    if created is None:
+        return EXIT_INTERRUPTED
+    status = service.status(created.raw)
+    job_id = announce(service, status, request, project, created.recovered)
+    ref = client.resolve(JobRef(job_id))
+    commands = service.commands(job_id, project, status.location)
+    extra: dict[str, Any] = {"warnings": warnings or []}
+    if cost is not None:
+        extra["cost"] = cost
+    if output_format == "text":
+        CONSOLE.line(printable(job_id))  # the service's answer names it
+    if not (follow.wait or follow.stream_logs):
+        CONSOLE.err("Follow it with:")
+        for command in (commands.describe, commands.wait, commands.follow_logs):
+            CONSOLE.err(f"  {command}")
+        if output_format == "json":
+            CONSOLE.json(output.envelope(service, created.raw, **extra))
+        return EXIT_OK
+    try:
+        if follow.stream_logs:
+            final = following.stream(service, client, ref, created.raw, follow.poll_interval)
+        else:
+            final = following.wait(service, client, ref, follow.poll_interval, None,
+                                   last_state=status.state)
+    except KeyboardInterrupt:
+        if follow.stream_logs:
+            return following.stopped("streaming the logs of", job_id, commands.follow_logs)
+        return following.stopped("waiting for", job_id, commands.wait)
+    if output_format == "json":
+        CONSOLE.json(output.envelope(service, final, **extra))
+    return following.outcome(service, final, project)
+
+
+def describe(service: Service, job: str, gcp: GcpSettings, output_format: str = "text",
+             extra: tuple[tuple[str, str], ...] = ()) -> int:
+    """Print the job (YAML, or the envelope) and its links."""
+    client, ref = _open(service, job, gcp, extra)
+    found = client.get(ref)
+    if output_format == "json":
+        CONSOLE.json(output.envelope(service, found))
+    else:
+        import yaml
+
+        CONSOLE.out(yaml.safe_dump(found, sort_keys=False, allow_unicode=True, width=100))
+    status = service.status(found)
+    _links(service, ref.id, client.project, status.location or ref.location)
+    for line in status.summary:
+        CONSOLE.err(line)
+    if status.waiting:
+        CONSOLE.err(status.waiting)
+    return EXIT_OK
+
+
+def list_jobs(service: Service, gcp: GcpSettings, filter_: str | None, limit: int | None,
+              output_format: str = "text",
+              extra: tuple[tuple[str, str], ...] = ()) -> int:
+    """Print the project's jobs (a table, or the envelopes)."""
+    client = service.client(gcp, extra=extra)
+    jobs = list(client.list(filter_, limit))
+    if output_format == "json":
+        CONSOLE.json(output.job_list(service, client.project, jobs))
+    elif not jobs:
+        CONSOLE.err(f"no jobs in project {client.project}"
+                    + (f" match {filter_}" if filter_ else ""))
+    else:
+        CONSOLE.out(output.job_table(service, jobs))
+    return EXIT_OK
+
+
+def cancel(service: Service, job: str, gcp: GcpSettings,
+           extra: tuple[tuple[str, str], ...] = ()) -> int:
+    """Ask for the job's cancellation; it ends CANCELLED shortly after (``gpujob wait``)."""
+    client, ref = _open(service, job, gcp, extra)
+    state = client.cancel(ref)
+    if state:
+        CONSOLE.err(f"Job [{ref.id}] is already {state}.")
+    else:
+        CONSOLE.err(f"Cancellation of job [{ref.id}] requested; it ends CANCELLED shortly.")
+        CONSOLE.err(f"  {service.commands(ref.id, client.project, ref.location).wait}")
+    return EXIT_OK
+
+
+def wait(service: Service, job: str, gcp: GcpSettings, poll_interval: float,
+         timeout: float | None, output_format: str = "text",
+         extra: tuple[tuple[str, str], ...] = ()) -> int:
+    """Wait for the job to end: exit 0 when it succeeded, 4 when it failed or was cancelled."""
+    client, ref = _open(service, job, gcp, extra)
+    try:
+        final = following.wait(service, client, ref, poll_interval, timeout)
+    except KeyboardInterrupt:
+        return following.stopped("waiting for", ref.id,
+                                 service.commands(ref.id, client.project, ref.location).wait)
+    if output_format == "json":
+        CONSOLE.json(output.envelope(service, final))
+    return following.outcome(service, final, client.project)
+
+
+def logs(service: Service, job: str, gcp: GcpSettings, follow: bool,
+         poll_interval: float,
+         extra: tuple[tuple[str, str], ...] = ()) -> int:
+    """Print the job's log; with ``follow``, keep printing until the job ends."""
+    from gpujob.gcp.logs import format_entry
+
+    client, ref = _open(service, job, gcp, extra)
+    found = client.get(ref)
+    if not follow:
+        for entry in client.log_entries(ref, service.status(found).created):
+            CONSOLE.line(format_entry(entry))
+        return EXIT_OK
+    try:
+        final = following.stream(service, client, ref, found, poll_interval)
+    except KeyboardInterrupt:
+        return following.stopped("following the logs of", ref.id,
+                                 service.commands(ref.id, client.project,
+                                                  ref.location).follow_logs)
+    CONSOLE.err(f"job {ref.id} ended {service.status(final).state}")
+    return EXIT_OK
+
+
+def _open(service: Service, job: str, gcp: GcpSettings,
+          extra: tuple[tuple[str, str], ...] = ()) -> tuple[JobClient, JobRef]:
+    """A client in the job's project (a full job name's wins over --project), and the job as
+    the service names it (``JobClient.resolve``)."""
+    ref = service.parse_ref(job)
+    client = service.client(replace(gcp, project=ref.project) if ref.project else gcp,
+                            extra=extra)
+    return client, client.resolve(ref)
+
+
+# -- the commands: execute(settings) ------------------------------------------------------
+
+def _service(settings: JobSettings) -> Service:
+    from gpujob import services
+
+    return services.get(settings.service)
+
+
+def execute_describe(s: JobSettings) -> int:
+    return describe(_service(s), s.job or "", s.gcp, s.output_format, s.extra)
+
+
+def execute_list(s: JobSettings) -> int:
+    return list_jobs(_service(s), s.gcp, s.filter_, s.limit, s.output_format, s.extra)
+
+
+def execute_cancel(s: JobSettings) -> int:
+    return cancel(_service(s), s.job or "", s.gcp, s.extra)
+
+
+def execute_wait(s: JobSettings) -> int:
+    return wait(_service(s), s.job or "", s.gcp, s.poll_interval, s.timeout, s.output_format,
+                s.extra)
+
+
+def execute_logs(s: JobSettings) -> int:
+    return logs(_service(s), s.job or "", s.gcp, s.follow, s.poll_interval, s.extra)

@@ -1,0 +1,167 @@
+"""The ``gke`` service: the job as a JobSet (``jobset.x-k8s.io/v1alpha2``) on the user's own GKE
+cluster, optionally queued by Kueue (``--queue``).
+
+An AI Platform config is translated once (``translate``) and checked (``rules``, over the
+catalog of Compute Engine machine types and the GPUs GKE labels nodes with); the JobSet is the
+request, printed as YAML by the dry-run. Jobs are created, read, listed, deleted and their pods'
+logs read with the official ``kubernetes`` client and the user's kubeconfig (``api``, ``jobs``),
+imported only when a job command runs.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from gpujob.services.base import (
+    Commands,
+    JobClient,
+    JobRef,
+    JobStatus,
+    Links,
+    Placement,
+    Request,
+    ServiceFlag,
+)
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from gpujob.catalog.offer import Offer
+    from gpujob.checks.engine import Checked, CheckOptions
+    from gpujob.checks.registry import Rule
+    from gpujob.config.document import Document
+    from gpujob.findings import Finding, JsonPath
+    from gpujob.gcp.session import Session
+    from gpujob.gcp.settings import GcpSettings
+    from gpujob.local.cluster import LocalCluster, LocalOptions
+    from gpujob.services.gke.translate import Translation
+    from gpujob.settings import GpusSettings, JobOptions
+
+_NO_GCP = "a GKE job runs on the cluster of your kubeconfig, not in a Google Cloud service"
+
+
+class Gke:
+    """``base.Service`` for JobSets on GKE."""
+
+    name = "gke"
+    title = "GKE (JobSet)"
+    unsupported_flags: ClassVar[dict[str, str]] = {
+        "--display-name": "a JobSet is named by its jobId (--job-id; lower case, '-' for '_')",
+        "--kms-key": "the cluster's disks are encrypted as the cluster is configured",
+        "--kms-keyring": "the cluster's disks are encrypted as the cluster is configured",
+        "--kms-location": "the cluster's disks are encrypted as the cluster is configured",
+        "--kms-project": "the cluster's disks are encrypted as the cluster is configured",
+        "--network": "pods use the cluster's network",
+        "--enable-web-access": "use kubectl port-forward or exec to reach a pod",
+        "--no-enable-web-access": "use kubectl port-forward or exec to reach a pod",
+        "--api-endpoint": "the API server is your kubeconfig's (--context)",
+        "--impersonate-service-account": "the kubeconfig's user authenticates (--context)",
+        "--credentials-file": "the kubeconfig's user authenticates (--context)",
+        "--project": _NO_GCP + " (--context names the cluster)",
+        "--max-hourly-cost": "gpujob has no prices for a cluster's nodes (they are billed as "
+                             "Compute Engine VMs, whatever runs on them)",
+        **dict.fromkeys(("--reservation", "--persistent-resource-id",
+                         "--restart-job-on-worker-restart", "--disable-retries",
+                         "--tensorboard", "--experiment"),
+                        "a Vertex AI field, which a JobSet has no counterpart for"),
+    }
+    flags = (
+        ServiceFlag("--queue", "Kueue LocalQueue the JobSet waits in "
+                    "(label kueue.x-k8s.io/queue-name; the JobSet is created suspended).",
+                    "GPUJOB_GKE_QUEUE", "QUEUE"),
+        ServiceFlag("--namespace", "Kubernetes namespace of the JobSet [default: default].",
+                    "GPUJOB_GKE_NAMESPACE", "NAMESPACE"),
+        ServiceFlag("--context", "kubeconfig context of the cluster (default: the current "
+                    "one; KUBECONFIG names the files).", "GPUJOB_GKE_CONTEXT", "CONTEXT"),
+    )
+    fails_over = False  # one cluster, whose queue (Kueue) decides: no choices, no quota preflight
+
+    @property
+    def catalog(self) -> ModuleType:
+        from gpujob.services.gke import catalog
+
+        return catalog
+
+    def read(self, doc: Document, cat: Any, options: CheckOptions) -> Checked | None:
+        """A native Vertex config (a CustomJobSpec or CustomJob file), read as for Vertex AI
+        and checked and translated as the AI Platform config it describes (``native``)."""
+        from gpujob.services.vertex.native.shapes import kind
+
+        found = kind(doc.data)
+        if found is None:
+            return None
+        from gpujob.services.gke import native
+
+        return native.check(doc, cat, options, found)
+
+    def rules(self, doc: Document, cat: Any, refused: set[JsonPath],
+              options: CheckOptions) -> Checked:
+        from gpujob.checks.engine import Checked
+        from gpujob.services.gke import rules
+
+        return Checked(*rules.check(doc, cat, refused, options))
+
+    def listed_rules(self) -> list[Rule]:
+        from gpujob.checks.rules import service_rules
+        from gpujob.services.gke import rules  # noqa: F401  (registers them)
+
+        return service_rules(self.name)
+
+    def describe_costs(self, costs: list[tuple[str | None, Any]]) -> list[str]:
+        return []  # no prices (unsupported_flags: --max-hourly-cost)
+
+    def explain(self, findings: list[Finding], doc: Document, cat: Any) -> list[Finding]:
+        return findings
+
+    def request(self, job: Translation, gcp: GcpSettings, project: str | None,
+                options: JobOptions) -> Request:
+        from gpujob.services.gke import jobs
+
+        return jobs.request(job)
+
+    def client(self, gcp: GcpSettings, session: Session | None = None,
+               extra: tuple[tuple[str, str], ...] = ()) -> JobClient:
+        from gpujob.services.gke import jobs
+
+        return jobs.client(gcp, extra)
+
+    def placement(self, client: JobClient) -> Placement | None:
+        return None
+
+    def status(self, raw: dict[str, Any]) -> JobStatus:
+        from gpujob.services.gke import jobs
+
+        return jobs.status(raw)
+
+    def parse_ref(self, text: str) -> JobRef:
+        from gpujob.services.gke import jobs
+
+        return jobs.parse_ref(text)
+
+    def links(self, job_id: str, project: str, location: str | None = None) -> Links:
+        from gpujob.services.gke import jobs
+
+        return jobs.links(job_id, project, location)
+
+    def commands(self, job_id: str, project: str, location: str | None = None) -> Commands:
+        from gpujob.services.gke import jobs
+
+        return jobs.commands(job_id, project, location)
+
+    def offerings(self, settings: GpusSettings) -> int:
+        from gpujob.services.gke import offerings
+
+        return offerings.run(settings)
+
+    def completions(self, cat: Any) -> Offer:
+        from gpujob.services.gke import offerings
+
+        return offerings.completions(cat)
+
+    def local(self, doc: Document, job_dir: str, options: LocalOptions) -> LocalCluster:
+        from gpujob.services.gke import local_env
+
+        return local_env.cluster(doc, job_dir, options)
+
+
+SERVICE = Gke()

@@ -1,0 +1,159 @@
+"""The Kubernetes API of the user's cluster, through the official ``kubernetes`` client and the
+user's kubeconfig (``KUBECONFIG``, a context's bearer token or its exec plugin, such as GKE's
+``gke-gcloud-auth-plugin``): JobSets by ``CustomObjectsApi``, pods and their logs by
+``CoreV1Api``, Kueue's Workloads for why a JobSet waits.
+
+The client logs a failing exec plugin and goes on without credentials (every request is then
+refused 401); ``connect`` catches that log and says what failed (exit 3). Errors of the API
+server come back as ``RemoteError`` with the Status' message; 429, 5xx and broken connections
+are tried again, a create only after looking for the JobSet by its name and submission label.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, NamedTuple, TypeVar
+
+from gpujob.errors import RemoteError, UsageError
+from gpujob.gcp import clock as clocks
+from gpujob.gcp.clock import Clock
+
+T = TypeVar("T")
+ATTEMPTS = 4
+TIMEOUT = (10, 60)  # connect, read (seconds)
+RETRIED = frozenset({429, 500, 502, 503, 504})
+
+
+class Connection(NamedTuple):
+    """An API client for one kubeconfig context: its name and its default namespace."""
+
+    client: Any  # kubernetes.client.ApiClient
+    context: str
+    namespace: str
+
+
+class _Caught(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+@contextmanager
+def _caught_logs() -> Iterator[_Caught]:
+    """The errors the client logs on the root logger while loading, kept from stderr."""
+    handler, root = _Caught(), logging.getLogger()
+    root.addHandler(handler)
+    try:
+        yield handler
+    finally:
+        root.removeHandler(handler)
+
+
+def connect(context: str | None) -> Connection:
+    """A client for ``context`` (None: the current one) of the user's kubeconfig."""
+    try:
+        from kubernetes import config
+        from kubernetes.config.config_exception import ConfigException
+    except ImportError:
+        raise UsageError("--service gke needs the kubernetes client library",
+                         "pip install 'gpujob[gke]' (or pip install kubernetes)") from None
+    # read now, not when the library was imported (which fixes its default then)
+    files = os.environ.get("KUBECONFIG") or os.path.expanduser("~/.kube/config")
+    try:
+        contexts, current = config.list_kube_config_contexts(config_file=files)
+        chosen = next((c for c in contexts if c["name"] == context), None) if context \
+            else current
+        if chosen is None:
+            names = ", ".join(c["name"] for c in contexts) or "none"
+            raise UsageError(f"--context {context}: no such context in the kubeconfig",
+                             f"contexts: {names} (kubectl config get-contexts)")
+        with _caught_logs() as caught:
+            client = config.new_client_from_config(config_file=files, context=chosen["name"])
+    except ConfigException as exc:  # no credentials to send: a remote failure, as for Google
+        raise RemoteError(f"cannot read the kubeconfig: {exc}",
+                         "gcloud container clusters get-credentials CLUSTER --location "
+                         "LOCATION writes it (KUBECONFIG names another file)") from None
+    if caught.messages and not client.configuration.api_key:
+        raise RemoteError(f"the credentials of context {chosen['name']} could not be obtained: "
+                          f"{caught.messages[0].strip()}",
+                          "check that the kubeconfig's credential plugin works (kubectl "
+                          f"--context {chosen['name']} get namespaces); for GKE, install "
+                          "gke-gcloud-auth-plugin and run gcloud auth login")
+    namespace = (chosen.get("context") or {}).get("namespace") or "default"
+    return Connection(client, chosen["name"], namespace)
+
+
+def _status(exc: Any) -> dict[str, Any]:
+    try:
+        body = json.loads(exc.body or "{}")
+    except (TypeError, ValueError):
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+def remote_error(exc: Any, what: str, context: str) -> RemoteError:
+    """The API server's refusal of ``what`` as one message and what to do."""
+    status = _status(exc)
+    message = str(status.get("message") or exc.reason or "no message")
+    code = exc.status
+    if code == 401:
+        return RemoteError(f"{what}: the cluster refused the credentials of context {context} "
+                           "(401 Unauthorized)", "renew them: gcloud container clusters "
+                           "get-credentials CLUSTER --location LOCATION")
+    if code == 403:
+        return RemoteError(f"{what}: {message} (403 Forbidden)",
+                           "ask the cluster's admin for RBAC rights on jobsets.jobset.x-k8s.io "
+                           "(and pods, pods/log) in the namespace")
+    if code == 404 and status.get("details", {}).get("name") is None:
+        return RemoteError(f"{what}: the cluster does not serve jobset.x-k8s.io/v1alpha2 "
+                           f"({message})", "install JobSet on the cluster: https://jobset."
+                           "sigs.k8s.io/docs/installation/")
+    causes = "; ".join(f"{c.get('field', '')}: {c.get('message', '')}"
+                       for c in (status.get("details") or {}).get("causes") or [])
+    return RemoteError(f"{what}: {message} ({code} {exc.reason or status.get('reason', '')})"
+                       + (f" [{causes}]" if causes and causes not in message else ""),
+                       "gpujob retried what could be retried" if code in RETRIED else None)
+
+
+def unreachable(exc: Exception, what: str, host: str) -> RemoteError:
+    return RemoteError(f"{what}: cannot reach the API server at {host} "
+                       f"({type(exc).__name__})", "check the network and the kubeconfig's "
+                       "server address (kubectl cluster-info)")
+
+
+class Api:
+    """Calls to one cluster, each tried again on 429, 5xx and broken connections."""
+
+    def __init__(self, conn: Connection, clock: Clock | None = None) -> None:
+        from kubernetes import client
+
+        self.conn = conn
+        self.clock = clock or clocks.SYSTEM
+        self.custom = client.CustomObjectsApi(conn.client)
+        self.core = client.CoreV1Api(conn.client)
+        self.host = conn.client.configuration.host
+
+    def call(self, what: str, call: Callable[[], T], *, retry: bool = True) -> T:
+        """``call()``; ``RemoteError`` when the server refuses it, or after the last try."""
+        from kubernetes.client.exceptions import ApiException
+        from urllib3.exceptions import HTTPError
+
+        for attempt in range(ATTEMPTS):
+            last = attempt == ATTEMPTS - 1 or not retry
+            try:
+                return call()
+            except ApiException as exc:
+                if exc.status not in RETRIED or last:
+                    raise remote_error(exc, what, self.conn.context) from None
+            except (HTTPError, OSError) as exc:
+                if last:
+                    raise unreachable(exc, what, self.host) from None
+            self.clock.sleep(min(2 ** attempt, 10) * (0.5 + self.clock.random() / 2))
+        raise AssertionError("unreachable")  # pragma: no cover

@@ -1,0 +1,148 @@
+"""A native Vertex config (a CustomJobSpec or CustomJob file) for GKE: read as gcloud reads it
+(``gpujob.services.vertex.native``), with the command line applied as for Vertex AI, checked
+against its schema, then seen as the AI Platform config it describes (worker pool 0 the master,
+1 the workers, 2 the parameter servers, 3 the evaluators) and checked and translated as one
+(``rules``), each finding at the native file's own line. A HyperparameterTuningJob is refused:
+GKE has no tuning service."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from gpujob.config.document import Document
+from gpujob.config.job import TI
+from gpujob.findings import Finding, JsonPath, Location, error
+
+if TYPE_CHECKING:
+    from gpujob.checks.engine import Checked, CheckOptions
+    from gpujob.services.gke.catalog import GkeCatalog
+
+KINDS = ("master", "worker", "parameterServer", "evaluator")  # by worker pool
+
+
+class _Mapped:
+    """An AI Platform config made from a native one, and where each of its paths was written."""
+
+    def __init__(self, native: Document, spec: JsonPath) -> None:
+        self.native, self.spec = native, spec
+        self.data: dict[str, Any] = {TI: {"scaleTier": "CUSTOM"}}
+        self.origins: dict[JsonPath, JsonPath] = {(): (), (TI,): spec}
+
+    def set(self, path: JsonPath, value: Any, origin: JsonPath) -> None:
+        node = self.data
+        for key in path[:-1]:
+            node = node.setdefault(key, {})
+        node[path[-1]] = value
+        self.origins[path] = origin
+
+    def native_path(self, path: JsonPath) -> JsonPath:
+        """The native file's path a finding about ``path`` of the AI Platform form is about."""
+        for n in range(len(path), -1, -1):
+            if path[:n] in self.origins:
+                return self.origins[path[:n]]
+        return ()
+
+    def document(self, job_id: str, generated: bool = True) -> Document:
+        locate = self.native.locate
+        values = {path: locate(origin) for path, origin in self.origins.items()}
+        keys = {path: locate(origin, key=True) for path, origin in self.origins.items()}
+        values[("jobId",)] = Location("generated", flag="file name and time") if generated \
+            else Location("command line", flag="--job-id")
+        return Document(self.native.source, {"jobId": job_id, **self.data}, values, keys)
+
+
+def _map(native: Document, spec_path: JsonPath) -> _Mapped:
+    """The AI Platform config ``native``'s CustomJobSpec (at ``spec_path``) describes."""
+    out = _Mapped(native, spec_path)
+    spec: dict[str, Any] = native.data
+    for key in spec_path:
+        spec = spec.get(key) or {}
+    for i, pool in enumerate((spec.get("workerPoolSpecs") or [])[:4]):
+        if not isinstance(pool, dict) or not pool:
+            continue
+        here = (*spec_path, "workerPoolSpecs", i)
+        kind = KINDS[i]
+        machine = pool.get("machineSpec") or {}
+        out.set((TI, f"{kind}Type"), machine.get("machineType"), (*here, "machineSpec",
+                                                                   "machineType"))
+        if kind != "master":
+            out.set((TI, f"{kind}Count"), pool.get("replicaCount", 1), (*here, "replicaCount"))
+        config = (TI, f"{kind}Config")
+        out.origins[config] = here
+        if machine.get("acceleratorType"):
+            accel = {"type": machine["acceleratorType"],
+                     "count": machine.get("acceleratorCount", 1)}
+            out.set((*config, "acceleratorConfig"), accel, (*here, "machineSpec"))
+            out.origins[(*config, "acceleratorConfig", "type")] = (*here, "machineSpec",
+                                                                   "acceleratorType")
+            out.origins[(*config, "acceleratorConfig", "count")] = (*here, "machineSpec",
+                                                                    "acceleratorCount")
+        container = pool.get("containerSpec")
+        package = pool.get("pythonPackageSpec")
+        if isinstance(container, dict):
+            at = (*here, "containerSpec")
+            out.set((*config, "imageUri"), container.get("imageUri"), (*at, "imageUri"))
+            if container.get("command"):
+                out.set((*config, "containerCommand"), container["command"], (*at, "command"))
+            out.set((*config, "containerArgs"), list(container.get("args") or []), (*at, "args"))
+        elif isinstance(package, dict) and kind == "master":
+            at = (*here, "pythonPackageSpec")
+            out.set((TI, "packageUris"), package.get("packageUris"), (*at, "packageUris"))
+            out.set((TI, "pythonModule"), package.get("pythonModule"), (*at, "pythonModule"))
+            out.set((TI, "args"), list(package.get("args") or []), (*at, "args"))
+    output = (spec.get("baseOutputDirectory") or {}).get("outputUriPrefix")
+    if output:
+        out.set((TI, "jobDir"), output, (*spec_path, "baseOutputDirectory", "outputUriPrefix"))
+    return out
+
+
+def _executor_image(native: Document, spec_path: JsonPath) -> str | None:
+    spec: Any = native.data
+    for key in (*spec_path, "workerPoolSpecs"):
+        spec = spec.get(key) if isinstance(spec, dict) else None
+    first = spec[0] if isinstance(spec, list) and spec else {}
+    package = first.get("pythonPackageSpec") if isinstance(first, dict) else None
+    return package.get("executorImageUri") if isinstance(package, dict) else None
+
+
+def check(doc: Document, cat: GkeCatalog, options: CheckOptions, found: str) -> Checked:
+    """Every finding of the native config ``doc`` for GKE, and its JobSet (None: errors)."""
+    from gpujob.checks import schema
+    from gpujob.checks.engine import Checked
+    from gpujob.config.merge import generate_job_id
+    from gpujob.services.gke import rules
+    from gpujob.services.vertex.native import read
+    from gpujob.services.vertex.native.flags import apply_flags
+    from gpujob.services.vertex.native.shapes import SCHEMAS, SPEC_PATHS
+
+    if found == "HyperparameterTuningJob":
+        return Checked([error("gke.hyperparameters", "GKE has no hyperparameter tuning service",
+                              (), doc.locate(()), "submit the study to Vertex AI (--service "
+                              "vertex), or run one JobSet per trial")])
+    line = options.command_line
+    read_doc, notes = read(doc)
+    job = apply_flags(read_doc, list(line.overrides), line.user_args)
+    found_schema = schema.check(job.doc, SCHEMAS[found])
+    if any(f.is_error for f in found_schema):
+        return Checked([*notes, *found_schema])
+    mapped = _map(job.doc, SPEC_PATHS[found])
+    labels = job.labels if job.labels is not None else job.doc.data.get("labels")
+    if isinstance(labels, dict):
+        mapped.set(("labels",), dict(labels), ("labels",))
+    if job.name:  # --job-id names the JobSet, and is checked as a jobId
+        as_ap = mapped.document(job.name, generated=False)
+    else:
+        as_ap = mapped.document(generate_job_id(str(job.doc.data.get("displayName") or "")
+                                                or doc.source))
+    image = _executor_image(job.doc, SPEC_PATHS[found])
+    opts = options._replace(job=options.job._replace(
+        executor_image_uri=options.job.executor_image_uri or image))
+    findings, translation = rules.check(as_ap, cat, set(), opts)
+    findings = [f._replace(path=mapped.native_path(f.path)) for f in findings]
+    return Checked(sorted([*notes, *found_schema, *findings], key=_position),
+                   translation)
+
+
+def _position(finding: Finding) -> tuple[int, int]:
+    where = finding.location
+    return (where.line or 0, where.column or 0) if where is not None else (0, 0)

@@ -1,0 +1,274 @@
+"""GKE's rules for an AI Platform config: the cluster is described replica by replica (scale tier
+CUSTOM) on Compute Engine machine types, each taking its GPUs in a count Compute Engine offers
+(GKE's nodes are Compute Engine VMs) and named by a GPU GKE labels nodes with; every replica
+runs an image; the JobSet's name is a Kubernetes name whose pods' names fit in 63 characters;
+labels are Kubernetes labels; what the JobSet has no place for is said (a note), and what a
+JobSet requires (``jobset.requirements``) holds of the translation.
+
+The translation (``translate``) is made once; the rules read the config and the JobSet.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+from gpujob.checks.context import Checking
+from gpujob.checks.registry import rule
+from gpujob.checks.rules import run
+from gpujob.config.job import TI, JobView, view
+from gpujob.errors import UsageError
+from gpujob.findings import Finding, JsonPath, Location
+from gpujob.services.gke import jobset, translate
+from gpujob.suggest import did_you_mean
+
+if TYPE_CHECKING:
+    from gpujob.checks.engine import CheckOptions
+    from gpujob.config.document import Document
+    from gpujob.services.gke.catalog import GkeCatalog
+
+GKE = ("gke",)
+DNS_1035 = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
+DNS_1123 = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+LABEL_NAME = re.compile(r"([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?")
+EXAMPLE_MACHINE = "n1-standard-8"
+# AI Platform fields a JobSet has no place for, and what GKE does instead
+UNUSED = {
+    "runtimeVersion": "the container image is what runs (--executor-image-uri for a package job)",
+    "pythonVersion": "the container image's Python runs the trainer",
+    "network": "pods use the cluster's network",
+    "serviceAccount": "pods run as the namespace's Kubernetes service account (Workload "
+                      "Identity maps it to a Google service account)",
+    "encryptionConfig": "the cluster's disks are encrypted as the cluster is configured",
+    "enableWebAccess": "use kubectl port-forward or exec to reach a pod",
+    "useChiefInTfConfig": "TF_CONFIG names the master 'chief', as on Vertex AI",
+}
+
+
+class GkeContext(Checking):
+    """One AI Platform config being checked for GKE, with its JobSet."""
+
+    def __init__(self, job: JobView, catalog: GkeCatalog, locate: Callable[..., Location],
+                 refused: set[JsonPath], translation: translate.Translation,
+                 options: CheckOptions) -> None:
+        super().__init__(job, locate, refused, relax_region=True)
+        self.catalog = catalog
+        self.translation = translation
+        self.options = options
+        self.tier = catalog.scale_tiers.get(job.scale_tier or "CUSTOM")
+
+
+@rule("gke.scale-tier", "The cluster is described replica by replica (scaleTier CUSTOM, or "
+      "none): the other tiers name AI Platform's own machines.", services=GKE)
+def scale_tier(ctx: GkeContext) -> None:
+    if ctx.tier is not None and ctx.tier.refused:
+        ctx.emit((TI, "scaleTier"), f"scaleTier {ctx.tier.name} does not translate to GKE: "
+                 f"{ctx.tier.refused}", f"use scaleTier CUSTOM with masterType (a Compute "
+                 f"Engine machine type, e.g. {EXAMPLE_MACHINE}) and its acceleratorConfig")
+
+
+@rule("gke.master", "A custom cluster has a master (masterType).", services=GKE)
+def master(ctx: GkeContext) -> None:
+    if ctx.tier is not None and ctx.tier.custom and not ctx.job.master.machine \
+            and not ctx.misspelt("masterType") and not ctx.broken((TI, "masterType")):
+        ctx.emit((TI,), "the job has no masterType: the JobSet's master runs on it",
+                 f"set trainingInput.masterType, e.g. {EXAMPLE_MACHINE}", key=True)
+
+
+@rule("gke.replica", "Workers, parameter servers and evaluators that are counted name their "
+      "machine type.", services=GKE)
+def replica(ctx: GkeContext) -> None:
+    if ctx.tier is None or not ctx.tier.custom:
+        return
+    for r in ctx.job.replicas[1:]:
+        if r.count > 0 and not r.machine and not ctx.misspelt(r.type_path[-1]) \
+                and not ctx.broken(r.type_path):
+            ctx.emit(r.count_path, f"{r.count_path[-1]} {r.count} needs a {r.type_path[-1]}: "
+                     "the JobSet's pods run on it", f"set trainingInput.{r.type_path[-1]}, e.g. "
+                     f"{ctx.job.master.machine or EXAMPLE_MACHINE}")
+
+
+@rule("gke.machine", "Each replica's machine type is a Compute Engine machine type that takes "
+      "its GPU type and count (machine types with GPUs built in take exactly theirs), and GKE "
+      "names the GPU with a node label.", services=GKE)
+def machine(ctx: GkeContext) -> None:
+    if ctx.tier is None or not ctx.tier.custom:
+        return
+    cat = ctx.catalog
+    for r in ctx.job.active():
+        m = cat.machine_types.get(r.machine or "")
+        if m is None:
+            guess = did_you_mean(r.machine or "", list(cat.machine_types))
+            ctx.emit(r.type_path, f"{r.machine} is not a Compute Engine machine type gpujob "
+                     "knows for GKE nodes", f"did you mean {guess!r}?" if guess else
+                     "GKE nodes are Compute Engine VMs: `gpujob gpus --service gke` lists the "
+                     "machine types and their GPUs")
+            continue
+        if ctx.broken((*r.accel_path, "type")) or ctx.broken((*r.accel_path, "count")):
+            continue
+        problem = cat.problem(m.name, r.accel_type, r.accel_count)
+        if problem is None or (r.accel_type is None and m.built_in and not r.accel_count):
+            continue  # a built-in GPU the config leaves unstated is the machine's own
+        where = r.accel_path if r.accel_type else r.type_path
+        gpu = cat.gpus.get(r.accel_type or "")
+        ctx.emit(where, problem, f"`gpujob gpus --service gke --gpu {gpu.name.lower()}` lists "
+                 "the machine types that take it and their counts" if gpu else
+                 "`gpujob gpus --service gke` lists the machine types and their GPUs")
+
+
+@rule("gke.code", "Every replica runs an image: its imageUri (or the master's), or, for a "
+      "Python package job, --executor-image-uri with pythonModule and gs:// packageUris.",
+      services=GKE)
+def code(ctx: GkeContext) -> None:
+    ti, master_ = ctx.ti, ctx.job.master
+    if any(r.image for r in ctx.job.active()) or master_.image:
+        missing = [r for r in ctx.job.active() if not (r.image or master_.image)]
+        for r in missing:
+            ctx.emit(r.config_path, f"the {r.label} runs no image", "set its imageUri")
+        return
+    if not ti.get("pythonModule") and not ctx.broken((TI, "pythonModule")):
+        ctx.emit((TI,), "the job runs neither a container (masterConfig.imageUri) nor a Python "
+                 "module", "set masterConfig.imageUri, or pythonModule and packageUris",
+                 key=True)
+        return
+    bad = [u for u in ti.get("packageUris") or [] if not (isinstance(u, str) and
+                                                           u.startswith("gs://"))]
+    if bad:
+        ctx.emit((TI, "packageUris"), f"{bad[0]!r} is not a gs:// URI: a GKE pod mounts the "
+                 "packages' buckets (Cloud Storage FUSE)", "stage the packages in Cloud Storage "
+                 "(submit --package-path --staging-bucket does)")
+    if not ctx.options.job.executor_image_uri and ctx.options.submit and \
+            not ctx.options.local:
+        ctx.emit((TI, "pythonModule"), "a Python package job on GKE needs an image to run in",
+                 "give --executor-image-uri (a Python image with the trainer's framework, e.g. "
+                 "one of Vertex AI's prebuilt training images)")
+
+
+@rule("gke.name", "The JobSet's name (the jobId, lower case, '-' for '_') is a DNS-1035 label, "
+      "short enough that its pods' names fit in 63 characters.", services=GKE)
+def name(ctx: GkeContext) -> None:
+    job_id = ctx.job.data.get("jobId")
+    if not isinstance(job_id, str) or ctx.broken(("jobId",)):
+        return
+    t = ctx.translation
+    limit = translate.budget(ctx.job)
+    suffix = translate.longest_suffix(ctx.job) - translate.POD_SUFFIX
+    fixed = re.sub(r"-+", "-", t.name).strip("-")[:limit].rstrip("-") or "job"
+    if not DNS_1035.fullmatch(t.name):
+        ctx.emit(("jobId",), f"the JobSet would be named {t.name!r}, which is not a Kubernetes "
+                 "name (a DNS-1035 label: lower-case letters, digits and '-', starting with a "
+                 "letter and ending with a letter or digit)",
+                 f"give --job-id {fixed.replace('-', '_')}")
+    elif len(t.name) > limit:
+        ctx.emit(("jobId",), f"the JobSet name {t.name!r} is {len(t.name)} characters; its "
+                 f"longest pod name ({t.name}{suffix}-xxxxx) would pass Kubernetes' 63",
+                 f"give a --job-id of at most {limit} characters, e.g. --job-id "
+                 f"{fixed.replace('-', '_')}")
+
+
+@rule("gke.labels", "The job's labels are Kubernetes labels (names and values of at most 63 "
+      "letters, digits, '-', '_' and '.'), and gpujob-submission is gpujob's own.",
+      services=GKE)
+def labels(ctx: GkeContext) -> None:
+    given = ctx.job.data.get("labels")
+    if not isinstance(given, dict) or ctx.broken(("labels",)):
+        return
+    for key, value in given.items():
+        path: JsonPath = ("labels", key)
+        if key == translate.SUBMISSION_LABEL:
+            ctx.emit(path, f"{key} is gpujob's own label: each submission sets it",
+                     "remove it from labels")
+        elif len(str(key)) > 63 or not LABEL_NAME.fullmatch(str(key)) or not key:
+            ctx.emit(path, f"label name {key!r} is not a Kubernetes label name",
+                     "use at most 63 letters, digits, '-', '_' and '.', starting and ending "
+                     "with a letter or digit", key=True)
+        elif len(str(value)) > 63 or not LABEL_NAME.fullmatch(str(value)):
+            ctx.emit(path, f"label value {value!r} is not a Kubernetes label value",
+                     "use at most 63 letters, digits, '-', '_' and '.', starting and ending "
+                     "with a letter or digit")
+
+
+@rule("gke.size", "The JobSet fits in what the API server stores (etcd's 1.5 MiB): every "
+      "pod's CLUSTER_SPEC and TF_CONFIG list every replica.", services=GKE)
+def size(ctx: GkeContext) -> None:
+    listing = translate.listing_bytes(ctx.job, ctx.translation.name)
+    if listing > translate.MAX_BYTES:
+        largest = max(ctx.job.active(), key=lambda r: r.count)
+        ctx.emit(largest.count_path, f"{sum(r.count for r in ctx.job.active())} replicas make "
+                 f"a JobSet of about {listing // 1024} KiB (their addresses in CLUSTER_SPEC and "
+                 f"TF_CONFIG): the API server stores at most {translate.MAX_BYTES // 1024} KiB",
+                 "run fewer replicas (or one JobSet per group of them)")
+
+
+@rule("gke.hyperparameters", "GKE has no tuning service: a config with hyperparameters does "
+      "not translate.", services=GKE)
+def hyperparameters(ctx: GkeContext) -> None:
+    if ctx.job.has((TI, "hyperparameters")):
+        ctx.emit((TI, "hyperparameters"), "GKE has no hyperparameter tuning service",
+                 "submit the study to Vertex AI (--service vertex), or run one JobSet per "
+                 "trial (--set / -- arguments)", key=True)
+
+
+@rule("gke.unused", "Fields a JobSet has no place for are said to be left out (a note).",
+      services=GKE, severity="note")
+def unused(ctx: GkeContext) -> None:
+    for key, why in UNUSED.items():
+        if key in ctx.ti and not ctx.broken((TI, key)):
+            ctx.emit((TI, key), f"{key} is not used on GKE: {why}", key=True)
+    scheduling = ctx.ti.get("scheduling")
+    if isinstance(scheduling, dict):
+        for key in sorted(set(scheduling) - {"maxRunningTime"}):
+            ctx.emit((TI, "scheduling", key), f"scheduling.{key} is not used on GKE (Kueue's "
+                     "queue decides when the job starts: --queue)", key=True)
+
+
+@rule("gke.jobset", "The JobSet holds what a JobSet requires: ReplicatedJobs with unique "
+      "DNS-1035 names and whole replica counts, named containers with an image, whole GPU "
+      "limits, pods that are not restarted in place.", services=GKE)
+def requires(ctx: GkeContext) -> None:
+    if any(f.is_error for f in ctx.findings):
+        return  # what the config gets wrong is said at the config's value
+    sent = ctx.options.submit and not ctx.options.local
+    for path, message in jobset.requirements(ctx.translation.body, image=sent):
+        origin = _origin(ctx.translation.origins, path)
+        ctx.emit(origin, f"the JobSet's {'.'.join(map(str, path))}: {message}",
+                 "this is a gpujob bug when the config is valid: please report it")
+
+
+def _origin(origins: Mapping[JsonPath, JsonPath], path: JsonPath) -> JsonPath:
+    """The config path the JobSet's ``path`` (or what holds it) was made from."""
+    for n in range(len(path), 0, -1):
+        if path[:n] in origins:
+            return origins[path[:n]]
+    return (TI,)
+
+
+def check_flags(options: CheckOptions) -> None:
+    """--namespace and --queue name Kubernetes objects (exit 2 when they cannot); a submit
+    stages no package (its pods mount Cloud Storage; gpujob holds no Google session for GKE),
+    a local run does."""
+    if options.command_line.package_path and options.submit and not options.local:
+        raise UsageError("--package-path is not supported by the gke service for a submit: "
+                         "gpujob stages packages with Google credentials, and a GKE job runs "
+                         "with the kubeconfig's",
+                         "build the package, copy it to Cloud Storage (gcloud storage cp), "
+                         "name it in packageUris and give --executor-image-uri; gpujob local "
+                         "--service gke --package-path runs it here")
+    for flag, pattern, what in (("--namespace", DNS_1123, "a namespace"),
+                                ("--queue", DNS_1123, "a Kueue LocalQueue")):
+        value = translate.extra(options.job, flag)
+        if value is not None and (len(value) > 63 or not pattern.fullmatch(value)):
+            raise UsageError(f"{flag} {value!r} cannot name {what}",
+                             "use at most 63 lower-case letters, digits and '-', starting and "
+                             "ending with a letter or digit")
+
+
+def check(doc: Document, cat: GkeCatalog, refused: set[JsonPath],
+          options: CheckOptions) -> tuple[list[Finding], translate.Translation | None]:
+    """The findings of an AI Platform config for GKE, and its JobSet (None: it has errors)."""
+    check_flags(options)
+    t = translate.translate(doc, cat, options.job)
+    ctx = GkeContext(view(doc.data), cat, doc.locate, refused, t, options)
+    findings = run(ctx, "gke", submit=options.submit and not options.local)
+    return findings, None if any(f.is_error for f in findings) else t

@@ -1,0 +1,150 @@
+"""The ``vertex`` service: Vertex AI custom training (the ``aiplatform v1`` API).
+
+An AI Platform config is translated once (``translate``), checked by the rules over the
+translation (``rules``), and the translation's body is the request (``request``). A native
+Vertex config (a CustomJobSpec, CustomJob or HyperparameterTuningJob file) is read, checked and
+sent as written (``native``). Following jobs (the client, states, references, links, next
+commands) is ``jobs``; ``gpujob gpus`` is ``offerings``; what a local replica sees,
+``local_env``. Each module is imported when first needed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from gpujob.catalog.offer import Offer
+    from gpujob.checks.engine import Checked, CheckOptions
+    from gpujob.checks.registry import Rule
+    from gpujob.config.document import Document
+    from gpujob.findings import Finding, JsonPath
+    from gpujob.gcp.session import Session
+    from gpujob.gcp.settings import GcpSettings
+    from gpujob.local.cluster import LocalCluster, LocalOptions
+    from gpujob.services.base import (
+        Commands,
+        JobClient,
+        JobRef,
+        JobStatus,
+        Links,
+        Placement,
+        Request,
+    )
+    from gpujob.services.vertex.request import Job
+    from gpujob.settings import GpusSettings, JobOptions
+
+
+class Vertex:
+    """``base.Service`` for Vertex AI custom training."""
+
+    name = "vertex"
+    title = "Vertex AI custom training"
+    # every flag of submit is translated, or reported where it is dropped (a warning)
+    unsupported_flags: ClassVar[dict[str, str]] = {}
+    flags = ()
+    # --region A,B and --strategy X,Y: tried in order, after the quota preflight (``failover``)
+    fails_over = True
+
+    @property
+    def catalog(self) -> ModuleType:
+        from gpujob.services.vertex import catalog
+
+        return catalog
+
+    def read(self, doc: Document, cat: Any, options: CheckOptions) -> Checked | None:
+        from gpujob.services.vertex.native.shapes import kind
+
+        if kind(doc.data) is None:
+            return None
+        from gpujob.services.vertex.native import job
+
+        return job.check(doc, cat, options)
+
+    def rules(self, doc: Document, cat: Any, refused: set[JsonPath],
+              options: CheckOptions) -> Checked:
+        from gpujob.checks.engine import Checked
+        from gpujob.services.vertex import rules, scheduling_rules  # noqa: F401 (registers them)
+        from gpujob.services.vertex.request import check_display_name
+
+        if options.job.display_name is not None:
+            check_display_name(options.job.display_name)
+        return Checked(*rules.check(doc, cat, refused, options))
+
+    def listed_rules(self) -> list[Rule]:
+        from gpujob.checks.rules import service_rules
+        from gpujob.services.vertex import rules, scheduling_rules  # noqa: F401 (registers them)
+
+        return service_rules(self.name)
+
+    def explain(self, findings: list[Finding], doc: Document, cat: Any) -> list[Finding]:
+        return findings
+
+    def describe_costs(self, costs: list[tuple[str | None, Any]]) -> list[str]:
+        from gpujob.services.vertex.cost_report import lines
+
+        return lines(costs)
+
+    def request(self, job: Job, gcp: GcpSettings, project: str | None,
+                options: JobOptions) -> Request:
+        from gpujob.services.vertex import request
+
+        return request.request(job, gcp, project)
+
+    def client(self, gcp: GcpSettings, session: Session | None = None,
+               extra: tuple[tuple[str, str], ...] = ()) -> JobClient:
+        from gpujob.services.vertex import jobs
+
+        return jobs.client(gcp, session)
+
+    def placement(self, client: JobClient) -> Placement | None:
+        from gpujob.services.vertex.failover import VertexPlacement
+
+        return VertexPlacement(client)
+
+    def status(self, raw: dict[str, Any]) -> JobStatus:
+        from gpujob.services.vertex import jobs
+
+        return jobs.status(raw)
+
+    def parse_ref(self, text: str) -> JobRef:
+        from gpujob.services.vertex import jobs
+
+        return jobs.parse_ref(text)
+
+    def links(self, job_id: str, project: str, location: str | None = None) -> Links:
+        from gpujob.services.vertex import jobs
+
+        return jobs.links(job_id, project, location)
+
+    def commands(self, job_id: str, project: str, location: str | None = None) -> Commands:
+        from gpujob.services.vertex import jobs
+
+        return jobs.commands(job_id, project, location)
+
+    def offerings(self, settings: GpusSettings) -> int:
+        from gpujob.services.vertex import offerings, offerings_report
+
+        cat = settings.check.catalog
+        filters = offerings.resolve_filters(cat, settings.gpu, settings.machine_type,
+                                            settings.count, settings.region, settings.zone)
+        code = offerings_report.run(cat, filters, settings.output_format)
+        from gpujob.catalog import freshness
+        from gpujob.console import CONSOLE
+
+        CONSOLE.err(freshness.summary(cat))  # last, after the answer: how old its facts are
+        return code
+
+    def completions(self, cat: Any) -> Offer:
+        from gpujob.services.vertex import offerings
+
+        return offerings.completions(cat)
+
+    def local(self, doc: Document, job_dir: str, options: LocalOptions) -> LocalCluster:
+        from gpujob.services.vertex import local_env
+
+        return local_env.cluster(doc, job_dir, options)
+
+
+SERVICE = Vertex()

@@ -1,0 +1,87 @@
+"""The job's $/hour as the commands show it (``validate``, ``submit --dry-run``, ``convert``):
+a line per job on stderr and one saying where the prices come from and what they leave out; the
+figures for ``--format json``; and ``--max-hourly-cost``, which refuses a job over budget (or
+one whose cost cannot be told) with an error finding, before anything is built, uploaded or
+sent.
+
+Only Vertex AI jobs are priced: gpujob's table holds Vertex AI's prices."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from gpujob.findings import Finding, Location, error
+
+if TYPE_CHECKING:
+    from gpujob.services.vertex.cost import Estimate
+    from gpujob.services.vertex.request import Job
+
+BUDGET_FLAG = "--max-hourly-cost"
+BUDGET_ENV = "GPUJOB_MAX_HOURLY_COST"
+
+
+def estimate(body: dict[str, Any], region: str | None) -> Estimate:
+    """The cost of the Vertex request ``body`` in ``region``, at the freshest prices gpujob
+    has (the table is read on the first call)."""
+    from gpujob.services.vertex import cost
+
+    return cost.estimate(body, region)
+
+
+def lines(estimates: Sequence[tuple[str | None, Estimate]]) -> list[str]:
+    """``cost: [LABEL: ]…`` per job, then one ``prices:`` line for them all."""
+    from gpujob.services.vertex.cost import describe, sources_line
+    from gpujob.terminal import printable
+
+    if not estimates:
+        return []
+    out = [f"cost: {printable(label) + ': ' if label else ''}{describe(est)}"
+           for label, est in estimates]
+    refs = sorted({r for _, est in estimates for r in est.refs})
+    dates = [est.as_of for _, est in estimates if est.as_of]
+    out.append(sources_line(estimates[0][1].table, refs, min(dates) if dates else ""))
+    return out
+
+
+def priced(job: Job | None, findings: list[Finding], budget: float | None,
+           location: Location) -> Estimate | None:
+    """What the checked ``job`` costs an hour where it runs (None: it has errors, or no
+    region, which its request then asks for); over ``budget`` (or unpriced under one), an
+    error joins ``findings``, so that the job is refused before anything is built, uploaded
+    or sent."""
+    if job is None or job.region is None or any(f.is_error for f in findings):
+        return None
+    est = estimate(job.body, job.region)
+    found = budget_finding(est, budget, location)
+    if found is not None:
+        findings.append(found)
+    return est
+
+
+def budget_finding(est: Estimate, budget: float | None, location: Location) -> Finding | None:
+    """An error when the job costs more than ``budget`` an hour, or when its cost cannot be
+    told; None within budget (or without one)."""
+    from gpujob.services.vertex.cost import NAMES, dollars
+
+    if budget is None:
+        return None
+    flag = f"{BUDGET_FLAG} {dollars(budget)}"
+    total = est.total
+    if total is None:
+        why = "; ".join(est.unknown) or "no price for its strategy"
+        return error("cost.unknown", f"the job's cost per hour cannot be told ({why}), so "
+                     f"{flag} cannot be held", (), location,
+                     f"leave out {BUDGET_FLAG} (and {BUDGET_ENV}) to send it unpriced, or "
+                     "choose a machine type and region that gpujob has prices for (gpujob gpus "
+                     "--region REGION shows them)")
+    if total <= budget:
+        return None
+    cheaper = [f"{NAMES[s]} {dollars(v)}/hour" for s, v in est.hourly.items()
+               if v is not None and v < total and s != est.strategy]
+    hint = ("use fewer replicas, fewer GPUs or a smaller machine type"
+            + (f", or another strategy ({', '.join(cheaper)}; --strategy)" if cheaper else "")
+            + f"; or raise {BUDGET_FLAG} ({BUDGET_ENV})")
+    assert est.strategy is not None
+    return error("cost.budget", f"the job costs {dollars(total)}/hour {NAMES[est.strategy]}"
+                 f"{' in ' + est.region if est.region else ''}, over {flag}", (), location, hint)

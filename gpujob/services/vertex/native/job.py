@@ -1,0 +1,55 @@
+"""A native Vertex config as one job: read as gcloud reads it, the command line applied as
+gcloud's flags mean it (``flags``), checked (``check``), and made the body of its create request
+(``body``) — the request ``Vertex.request`` sends as it is, to the region the command line
+names."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gpujob.errors import UsageError
+from gpujob.services.vertex import native
+from gpujob.services.vertex.request import NO_NATIVE_REGION, Job
+
+if TYPE_CHECKING:
+    from gpujob.checks.engine import Checked, CheckOptions
+    from gpujob.config.document import Document
+    from gpujob.services.vertex.catalog import VertexCatalog
+
+
+def check(doc: Document, cat: VertexCatalog, options: CheckOptions) -> Checked:
+    """Every finding of the native config ``doc`` with the command line of ``options`` applied,
+    and its job (None when it has errors)."""
+    from gpujob.checks.engine import Checked
+    from gpujob.services.vertex.native.flags import apply_flags, check_labels
+
+    line = options.command_line
+    if options.local:
+        raise UsageError("a native Vertex config does not run here: gpujob local runs AI "
+                         "Platform configs", "check it with gpujob submit --dry-run")
+    if line.package_path:
+        raise UsageError("--package-path stages a package into an AI Platform config's "
+                         "packageUris; a native Vertex config names its packages itself",
+                         "stage the package and name its gs:// URI in "
+                         "pythonPackageSpec.packageUris")
+    doc, notes = native.read(doc)  # as gcloud reads it, before its flags apply
+    # validate checks a folder of configs of both forms with one command line: the flags of
+    # an AI Platform config's translation are refused for a native one when it is sent
+    given = options.job if options.submit else options.job._replace(executor_image_uri=None,
+                                                                    strategy=None)
+    job = apply_flags(doc, list(line.overrides), line.user_args, given.display_name,
+                      executor_image_uri=given.executor_image_uri, strategy=given.strategy,
+                      extras=given.extras)
+    region = job.region or options.job.region
+    findings = notes + native.check(job.doc, cat, region=region,
+                                    region_origin=job.region_origin,
+                                    region_check=options.region_check,
+                                    name=job.name) + check_labels(job.labels, job.labels_origin)
+    if any(f.is_error for f in findings):
+        return Checked(findings)
+    kind, body = native.body(job.doc, name=job.name, labels=job.labels, kms_key=job.kms_key)
+    checked = Job(kind, body, region, no_region=NO_NATIVE_REGION)
+    from gpujob.services.vertex.cost_report import priced
+
+    cost = priced(checked, findings, options.job.max_hourly_cost, doc.locate(()))
+    return Checked(findings, checked if not any(f.is_error for f in findings) else None, cost)

@@ -1,0 +1,35 @@
+"""What the Vertex AI API (aiplatform v1) fixes that several layers share: its regional address,
+the collection each kind of job is created in (``jobs_url``), the order gcloud lays a body out
+in (``layout``), and gpujob's own label on every job it submits (set by the backend, read by the
+API client to find a job whose create answer was lost, warned about in a native config).
+Imports nothing at load time: ``validate`` and the dry-run read it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gpujob.gcp.settings import GcpSettings
+
+ENDPOINT = "https://{region}-aiplatform.googleapis.com/"  # regional: one per location
+SUBMISSION_LABEL = "gpujob-submission"
+MAX_DISPLAY_NAME = 128  # characters of a job's displayName (the API's limit)
+COLLECTIONS = {"CustomJob": "customJobs", "HyperparameterTuningJob": "hyperparameterTuningJobs"}
+_FIRST = ("displayName", "labels", "encryptionSpec")  # as gcloud ai custom-jobs create lays it
+
+
+def jobs_url(settings: GcpSettings, project: str, region: str, noun: str) -> str:
+    """Where a job of ``noun`` (CustomJob, HyperparameterTuningJob) is created (``POST``):
+    ``https://REGION-aiplatform.googleapis.com/v1/projects/P/locations/REGION/customJobs``
+    (``--api-endpoint`` replaces the address)."""
+    from gpujob.gcp.settings import api_endpoint
+
+    base = api_endpoint(settings, "aiplatform", region)
+    return f"{base}v1/projects/{project}/locations/{region}/{COLLECTIONS[noun]}"
+
+
+
+def layout(body: dict[str, Any]) -> dict[str, Any]:
+    """``body`` in gcloud's order: displayName, labels, encryptionSpec, then the rest."""
+    return {**{k: body[k] for k in _FIRST if k in body},
+            **{k: v for k, v in body.items() if k not in _FIRST}}

@@ -1,0 +1,155 @@
+"""Vertex AI list prices per hour, by region: the built-in table (``prices.json`` beside it,
+derived by ``scripts/vertex_prices.py`` from dated public snapshots) or another file of its shape
+(``schemas/vertex-prices.schema.json``).
+
+``load()`` is the one way in: read when a cost is asked for, never at start-up. It imports no
+Google library. A figure that is absent or null is unknown, and stays so: nothing is guessed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any, NamedTuple
+
+HERE = Path(__file__).resolve().parent
+DATA_FILE = "prices.json"
+SCHEMA = "vertex-prices.schema.json"
+STRATEGIES = ("on_demand", "spot", "flex_start")  # the figures' keys, by scheduling strategy
+
+
+class Source(NamedTuple):
+    """Where a figure comes from: keys of the table's ``source_key``, the date of the data,
+    and the SKU ids where it was read from Google's Billing Catalog."""
+
+    refs: tuple[str, ...]
+    as_of: str
+    skus: dict[str, list[str]]
+    notes: str = ""
+
+
+class Price(NamedTuple):
+    """One machine type's (its vCPUs and RAM, or the whole VM when ``includes_accelerators``)
+    or one accelerator's (per GPU) figures, USD per hour; None: unknown."""
+
+    on_demand: float | None
+    spot: float | None
+    flex_start: float | None
+    management_fee: float | None
+    includes_accelerators: bool
+    source: Source
+
+    def for_strategy(self, strategy: str) -> float | None:
+        """What one unit costs an hour under ``strategy``: Vertex's on-demand price (its fee
+        included), or the Compute Engine Spot / DWS price plus the management fee."""
+        if strategy == "on_demand":
+            return self.on_demand
+        base = self.spot if strategy == "spot" else self.flex_start
+        if base is None or self.management_fee is None:
+            return None
+        return base + self.management_fee
+
+
+class PriceTable:
+    """A price table: ``machine(region, name)`` and ``accelerator(region, name)`` give the
+    figures (None: no price), ``cite(refs)`` the public sources of a set of refs."""
+
+    def __init__(self, data: dict[str, Any], origin: str) -> None:
+        self.data = data
+        self.origin = origin
+        self.currency: str = data.get("currency", "USD")
+        self.generated: dict[str, Any] = data.get("generated", {})
+        self.omitted: list[dict[str, Any]] = data.get("omitted", [])
+        self._sources: dict[str, Source] = {}
+        self._prices: dict[tuple[str, str, str], Price | None] = {}  # read once each
+
+    @property
+    def regions(self) -> list[str]:
+        return sorted(self.data.get("regions", {}))
+
+    def _source(self, raw: Any) -> Source:
+        if isinstance(raw, str):
+            if raw not in self._sources:
+                self._sources[raw] = self._source(self.data.get("sources", {}).get(raw, {}))
+            return self._sources[raw]
+        raw = raw if isinstance(raw, dict) else {}
+        return Source(tuple(raw.get("refs", ())), str(raw.get("as_of", "")),
+                      dict(raw.get("skus", {})), str(raw.get("notes", "")))
+
+    def _price(self, region: str, section: str, name: str) -> Price | None:
+        key = (region, section, name)
+        if key in self._prices:
+            return self._prices[key]
+        entry = self.data.get("regions", {}).get(region, {}).get(section, {}).get(name)
+        price = None
+        if isinstance(entry, dict):
+            price = Price(*(entry.get(k) for k in (*STRATEGIES, "management_fee")),
+                          includes_accelerators=bool(entry.get("includes_accelerators")),
+                          source=self._source(entry.get("source")))
+        self._prices[key] = price
+        return price
+
+    def machine(self, region: str, name: str) -> Price | None:
+        return self._price(region, "machine_types", name)
+
+    def accelerator(self, region: str, name: str) -> Price | None:
+        return self._price(region, "accelerators", name)
+
+    def cite(self, refs: set[str] | list[str] | tuple[str, ...]) -> list[dict[str, str]]:
+        """The public sources of ``refs``, in the table's order: ref, title, url, as_of."""
+        key = self.data.get("source_key", {})
+        return [{"ref": ref, **{k: str(v) for k, v in entry.items()
+                                if k in ("title", "url", "as_of")}}
+                for ref, entry in key.items() if ref in refs and isinstance(entry, dict)]
+
+    def left_out(self, name: str, region: str) -> str | None:
+        """Why the table has no price for ``name`` in ``region``, where it says."""
+        from fnmatch import fnmatchcase
+
+        for entry in self.omitted:
+            where = entry.get("regions", ["*"])
+            names = re.findall(r"[A-Za-z0-9_*-]+", str(entry.get("what", "")))
+            if any(fnmatchcase(name, n) for n in names) and ("*" in where or region in where):
+                return str(entry.get("why", ""))
+        return None
+
+
+def build(data: dict[str, Any], origin: str) -> PriceTable:
+    return PriceTable(data, origin)
+
+
+@cache
+def built_in() -> PriceTable:
+    """The shipped table: package data, read once."""
+    path = HERE / DATA_FILE
+    with path.open(encoding="utf-8") as fh:
+        return build(json.load(fh), "built-in")
+
+
+def load(path: str | None = None) -> PriceTable:
+    """The freshest price table gpujob has, or the file at ``path``: the built-in one, with
+    the prices ``gpujob catalog refresh`` read from Cloud Billing in place of its own, region
+    by region and GPU by GPU (the built-in table keeps what the refresh does not read, such
+    as machine types)."""
+    if path is not None:
+        with open(path, encoding="utf-8") as fh:
+            return build(json.load(fh), path)
+    from gpujob.catalog import overlay
+
+    refreshed = overlay.prices()
+    return built_in() if not refreshed else _refreshed(json.dumps(refreshed, sort_keys=True))
+
+
+@cache
+def _refreshed(text: str) -> PriceTable:
+    table = json.loads(text)
+    with (HERE / DATA_FILE).open(encoding="utf-8") as fh:
+        data = json.load(fh)
+    data["source_key"] = {**data.get("source_key", {}), **table.get("source_key", {})}
+    for region, found in table.get("regions", {}).items():
+        mine = data["regions"].setdefault(region, {"machine_types": {}, "accelerators": {}})
+        mine.setdefault("accelerators", {}).update(found.get("accelerators", {}))
+        mine.setdefault("machine_types", {}).update(found.get("machine_types", {}))
+    return build(data, "built-in, with prices from gpujob catalog refresh")

@@ -1,0 +1,277 @@
+"""Derive gpujob's built-in price table (gpujob/services/vertex/prices.json) from two dated public
+snapshots of Compute Engine list prices, so that the derivation can be run again and reviewed as
+a diff. The snapshots belong to their authors and are not copied into the repository; only the
+derived Vertex AI figures are.
+
+Usage: python scripts/vertex_prices.py CYCLENERD_CSV SKYPILOT_FORMAT_CSV [-o OUT]
+
+- CYCLENERD_CSV: a mechanical extract of Cyclenerd/google-cloud-pricing-cost-calculator's
+  pricing.yml (commit fd66b26, 2026-07-30): one row per (machine type, region) with columns
+  machine_type, region, gpu, gpu_count, local_ssd_gb, hour, hour_spot (whole VM, GPUs included).
+- SKYPILOT_FORMAT_CSV: anycloud-sh/catalog's gcp/vms.csv (commit 62ff0a9, 2026-05-20), in
+  SkyPilot's schema: host rows (vCPU + RAM only) and GPU rows (count x per-GPU price).
+
+The rule (Google's Vertex AI pricing page; checked on billed SKUs): Vertex on-demand = 1.15 x
+Compute Engine on-demand; Spot and flex-start = the Compute Engine price + a management fee of
+0.15 x the Compute Engine on-demand price. The Cyclenerd extract is preferred where it prices a
+machine type; a GPU row of the other file is left out when its per-GPU price is below 0.6 x the
+highest per-GPU price of that GPU in a us-* region (those rows hold Dynamic Workload Scheduler or
+other discounted prices, not on-demand ones), and so are B200 rows (no on-demand row can be
+trusted) and Spot prices above on-demand ones.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from collections import defaultdict
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+CATALOG = ROOT / "gpujob" / "services" / "vertex" / "catalog.json"
+OUT = ROOT / "gpujob" / "services" / "vertex" / "prices.json"
+
+VERTEX_FACTOR = 1.15
+FEE_FACTOR = 0.15
+DWS_FLOOR = 0.6  # a per-GPU price below this share of the US maximum is not an on-demand one
+
+CYC_DATE = "2026-07-30"
+ANY_DATE = "2026-05-20"
+ZENN_DATE = "2025-08-01"
+SOURCE_KEY = {
+    "CYC": {
+        "title": "Compute Engine list prices per machine type and region (whole VM, GPUs and "
+                 "bundled local SSD included), generated from the Cloud Billing Catalog API by "
+                 "Cyclenerd/google-cloud-pricing-cost-calculator, pricing.yml at commit fd66b26 "
+                 "(generated 2026-07-30)",
+        "url": "https://github.com/Cyclenerd/google-cloud-pricing-cost-calculator/blob/"
+               "fd66b26ff84fee5cdd94f341ea89206e76c06b99/pricing.yml",
+        "as_of": CYC_DATE},
+    "ANY": {
+        "title": "Compute Engine list prices per zone (host vCPU + RAM rows and per-GPU rows) in "
+                 "SkyPilot's catalog schema, anycloud-sh/catalog gcp/vms.csv at commit 62ff0a9 "
+                 "(2026-05-20)",
+        "url": "https://github.com/anycloud-sh/catalog/blob/"
+               "62ff0a987e0c257a89235415d2877812fb1aaf29/gcp/vms.csv",
+        "as_of": ANY_DATE},
+    "ZENN-DWS": {
+        "title": "Google Cloud Japan: on-demand and DWS flex-start bills of a Vertex AI custom "
+                 "training job on a3-highgpu-8g in us-central1, with SKU ids and unit prices "
+                 "(Aug 2025)",
+        "url": "https://zenn.dev/google_cloud_jp/articles/dws-flex-new-skus",
+        "as_of": ZENN_DATE},
+    "VERTEX-PRICING": {
+        "title": "Vertex AI pricing: custom training is billed at the machine's and "
+                 "accelerators' price; Spot VMs and reservations at the Compute Engine SKU plus "
+                 "the Vertex AI management fee",
+        "url": "https://cloud.google.com/vertex-ai/pricing#custom-trained_models",
+        "as_of": "2026-10-07"},
+}
+
+_SSD = ("includes the bundled local SSD at Compute Engine's rate, which the one Vertex on-demand "
+        "bill seen did not charge: about 1% high")
+SOURCES = {
+    "cyc": {"refs": ["CYC", "VERTEX-PRICING"], "as_of": CYC_DATE,
+            "notes": "the whole VM, its built-in GPUs included"},
+    "cyc-ssd": {"refs": ["CYC", "VERTEX-PRICING"], "as_of": CYC_DATE,
+                "notes": "the whole VM, its built-in GPUs included; " + _SSD},
+    "cyc-ssd-dws": {"refs": ["CYC", "VERTEX-PRICING", "ZENN-DWS"], "as_of": CYC_DATE,
+                    "skus": {"flex_start": ["341A-49A5-0C07", "9A32-36B2-7FBC",
+                                            "ED19-A584-4A84", "2303-1D6A-9C08"]},
+                    "notes": "the whole VM, its built-in GPUs included; " + _SSD
+                             + "; flex-start from the DWS SKUs of one bill (Aug 2025)"},
+    "any-host": {"refs": ["ANY", "VERTEX-PRICING"], "as_of": ANY_DATE,
+                 "notes": "vCPUs and RAM only; GPUs are priced per GPU"},
+    "any-gpu": {"refs": ["ANY", "VERTEX-PRICING"], "as_of": ANY_DATE, "notes": "per GPU"},
+    "any-gpu-dws": {"refs": ["ANY", "VERTEX-PRICING", "ZENN-DWS"], "as_of": ANY_DATE,
+                    "skus": {"flex_start": ["341A-49A5-0C07"]},
+                    "notes": "per GPU; flex-start from the DWS SKU of one bill (Aug 2025)"},
+}
+
+# the snapshot's GPU names -> Vertex MachineSpec.acceleratorType
+GPU_NAMES = {
+    "T4": "NVIDIA_TESLA_T4", "P4": "NVIDIA_TESLA_P4", "V100": "NVIDIA_TESLA_V100",
+    "P100": "NVIDIA_TESLA_P100", "L4": "NVIDIA_L4", "A100": "NVIDIA_TESLA_A100",
+    "A100-80GB": "NVIDIA_A100_80GB", "H100": "NVIDIA_H100_80GB",
+    "H100-MEGA": "NVIDIA_H100_MEGA_80GB", "H200": "NVIDIA_H200_141GB", "B200": "NVIDIA_B200",
+}
+UNTRUSTED_GPUS = {"B200": "no on-demand price in the snapshots can be trusted: their B200 rows "
+                          "are 0.5x or 0.7x of the per-GPU price seen elsewhere"}
+
+# flex-start (DWS) prices are in neither snapshot: the one bill seen (ZENN-DWS, us-central1,
+# "Americas" SKUs). Per GPU, and the A3 host per vCPU and per GB of RAM, and local SSD per GB.
+DWS_H100 = 4.200761  # 341A-49A5-0C07 Nvidia H100 80GB GPU attached to DWS Defined Duration VMs
+DWS_A3_CORE, DWS_A3_RAM, DWS_SSD = 0.010934, 0.000952, 0.0001096  # 9A32-…, ED19-…, 2303-…
+
+
+def money(value: float) -> float:
+    return round(value, 9)
+
+
+def figures(od: float, spot: float | None) -> dict[str, Any]:
+    """Vertex's figures from the Compute Engine on-demand and Spot prices."""
+    if spot is not None and spot > od:
+        spot = None
+    return {"on_demand": money(VERTEX_FACTOR * od),
+            "spot": None if spot is None else money(spot),
+            "flex_start": None,
+            "management_fee": money(FEE_FACTOR * od)}
+
+
+def read_csv(path: str) -> list[dict[str, str]]:
+    with open(path, newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def number(text: str) -> float | None:
+    return float(text) if text.strip() else None
+
+
+def derive(cyc_path: str, any_path: str, generated_at: str) -> dict[str, Any]:
+    catalog = json.loads(CATALOG.read_text(encoding="utf-8"))
+    machine_types = catalog["machine_types"]["types"]
+    regions = set(catalog["training_regions"]["regions"])
+    out: dict[str, dict[str, dict[str, Any]]] = defaultdict(
+        lambda: {"machine_types": {}, "accelerators": {}})
+    omitted: list[dict[str, Any]] = []
+
+    # accelerators per GPU, from the per-zone GPU rows (one price per region)
+    per_gpu: dict[tuple[str, str], tuple[float, float | None]] = {}
+    hosts: dict[tuple[str, str], tuple[float, float | None]] = {}
+    for row in read_csv(any_path):
+        region = row["Region"]
+        if region not in regions:
+            continue
+        price, spot = number(row["Price"]), number(row["SpotPrice"])
+        if price is None:
+            continue
+        if row["InstanceType"]:
+            if row["InstanceType"] in machine_types:
+                hosts.setdefault((row["InstanceType"], region), (price, spot))
+        elif row["AcceleratorName"] in GPU_NAMES:
+            count = float(row["AcceleratorCount"])
+            key = (row["AcceleratorName"], region)
+            each = (price / count, None if spot is None else spot / count)
+            per_gpu[key] = min(per_gpu.get(key, each), each)
+    us_max: dict[str, float] = defaultdict(float)
+    for (gpu, region), (price, _) in per_gpu.items():
+        if region.startswith("us-"):
+            us_max[gpu] = max(us_max[gpu], price)
+    dropped: dict[str, list[str]] = defaultdict(list)
+    for (gpu, region), (price, spot) in sorted(per_gpu.items()):
+        if gpu in UNTRUSTED_GPUS:
+            continue
+        if price < DWS_FLOOR * us_max[gpu]:
+            dropped[gpu].append(region)
+            continue
+        entry = figures(price, spot)
+        entry["source"] = "any-gpu"
+        out[region]["accelerators"][GPU_NAMES[gpu]] = entry
+    for gpu, why in UNTRUSTED_GPUS.items():
+        omitted.append({"what": GPU_NAMES[gpu], "regions": ["*"], "why": why})
+    for gpu, where in sorted(dropped.items()):
+        omitted.append({"what": GPU_NAMES[gpu], "regions": where,
+                        "why": f"the snapshot's per-GPU price there is below {DWS_FLOOR} x its "
+                               "highest US price: a Dynamic Workload Scheduler or other "
+                               "discounted price filed as on-demand"})
+
+    # machine types: the whole VM from the Cyclenerd extract where it has it, else the host
+    cyc = {(r["machine_type"], r["region"]): r for r in read_csv(cyc_path)}
+    for (name, region), row in sorted(cyc.items()):
+        if name not in machine_types or region not in regions:
+            continue
+        entry = figures(float(row["hour"]), number(row["hour_spot"]))
+        if int(row["gpu_count"] or 0):
+            entry["includes_accelerators"] = True
+        ssd = float(row["local_ssd_gb"] or 0)
+        entry["source"] = "cyc-ssd" if ssd else "cyc"
+        if name == "a3-highgpu-8g" and region == "us-central1":
+            entry["flex_start"] = money(8 * DWS_H100 + 208 * DWS_A3_CORE + 1872 * DWS_A3_RAM
+                                        + ssd * DWS_SSD)
+            entry["source"] = "cyc-ssd-dws"
+        out[region]["machine_types"][name] = entry
+    for (name, region), (price, spot) in sorted(hosts.items()):
+        if (name, region) in cyc:
+            continue
+        if machine_types[name].get("family") == "a4":
+            continue  # host 0 by design: the B200 slice prices the VM, and it is left out
+        entry = figures(price, spot)
+        entry["source"] = "any-host"
+        out[region]["machine_types"][name] = entry
+    h100 = out["us-central1"]["accelerators"].get("NVIDIA_H100_80GB")
+    if h100 is not None:  # the DWS price seen
+        h100["flex_start"] = DWS_H100
+        h100["source"] = "any-gpu-dws"
+    omitted.append({"what": "TPUs (cloud-tpu, ct5lp-*, ct6e-*, tpu7x-*), a4x-highgpu-4g "
+                            "(GB200), a4-highgpu-8g (B200)", "regions": ["*"],
+                    "why": "no trustworthy list price in the snapshots"})
+    omitted.append({"what": "flex-start (Dynamic Workload Scheduler) prices", "regions": ["*"],
+                    "why": "in neither snapshot; known only for a3-highgpu-8g and H100 in "
+                           "us-central1, from one bill (ZENN-DWS)"})
+
+    return {
+        "format": "1",
+        "currency": "USD",
+        "title": "Vertex AI custom training list prices per hour, by region",
+        "notes": "Derived by scripts/vertex_prices.py from dated public snapshots of Compute "
+                 "Engine list prices (source_key), by Vertex AI's pricing rule (rule). List "
+                 "prices in USD per hour before committed-use or negotiated discounts and taxes; "
+                 "boot disks, storage and network are not included. `gpujob catalog refresh` "
+                 "replaces these figures with Google's own SKUs.",
+        "generated": {"by": "scripts/vertex_prices.py", "at": generated_at},
+        "source_key": SOURCE_KEY,
+        "rule": {"vertex_factor": VERTEX_FACTOR, "fee_factor": FEE_FACTOR,
+                 "notes": "Vertex on-demand = 1.15 x Compute Engine on-demand; Spot = Compute "
+                          "Engine Spot + fee; flex-start = Compute Engine DWS + fee; fee = 0.15 x "
+                          "Compute Engine on-demand (VERTEX-PRICING, checked against billed "
+                          "SKUs in ZENN-DWS)"},
+        "sources": SOURCES,
+        "regions": {region: out[region] for region in sorted(out)},
+        "omitted": omitted,
+    }
+
+
+def dumps(table: dict[str, Any]) -> str:
+    """Indented down to each price entry, which is one line: a refresh reads as a diff."""
+    def one(value: Any) -> str:
+        return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+    head = {k: v for k, v in table.items() if k not in ("regions", "omitted")}
+    lines = [json.dumps(head, indent=1, ensure_ascii=False)[:-2] + ",", ' "regions": {']
+    regions = list(table["regions"].items())
+    for i, (region, sections) in enumerate(regions):
+        lines.append(f"  {one(region)}: {{")
+        for j, section in enumerate(("machine_types", "accelerators")):
+            entries = list(sections[section].items())
+            lines.append(f"   {one(section)}: {{")
+            lines += [f"    {one(k)}: {one(v)}" + ("," if n < len(entries) - 1 else "")
+                      for n, (k, v) in enumerate(entries)]
+            lines.append("   }" + ("," if j == 0 else ""))
+        lines.append("  }" + ("," if i < len(regions) - 1 else ""))
+    lines.append(" },")
+    lines.append(' "omitted": ' + json.dumps(table["omitted"], indent=1, ensure_ascii=False)
+                 .replace("\n", "\n ") + "\n}")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("cyclenerd_csv")
+    parser.add_argument("skypilot_csv")
+    parser.add_argument("-o", "--output", default=str(OUT))
+    parser.add_argument("--generated-at", default=datetime.now(timezone.utc).strftime(
+        "%Y-%m-%dT%H:%M:%SZ"), help="the time written in generated.at")
+    args = parser.parse_args(argv)
+    table = derive(args.cyclenerd_csv, args.skypilot_csv, args.generated_at)
+    text = dumps(table)
+    Path(args.output).write_text(text, encoding="utf-8")
+    print(f"wrote {args.output}: {len(table['regions'])} regions", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,239 @@
+"""``gpujob catalog refresh`` against the fake Compute Engine, Artifact Registry and Cloud Billing
+on 127.0.0.1: what it reads, what every command then uses, and what happens when a part cannot
+be read."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from datetime import date
+from pathlib import Path
+
+import pytest
+from conftest import PROJECT
+from fakes.errors import error_body, permission_denied
+from fakes.faults import Reply
+from fakes.google import FakeGoogle
+
+VERTEX = ("--service", "vertex")
+VERTEX_AI, COMPUTE_ENGINE = "C7E2-9256-1C43", "6F81-5844-456A"
+NEW_IMAGE = "pytorch-gpu.2-7.py312"  # not in the built-in catalog
+
+JOB = """{
+  "displayName": "new-image",
+  "jobSpec": {"workerPoolSpecs": [{
+    "machineSpec": {"machineType": "n1-standard-4"},
+    "replicaCount": "1",
+    "pythonPackageSpec": {
+      "executorImageUri": "us-docker.pkg.dev/vertex-ai/training/IMAGE:latest",
+      "packageUris": ["gs://demo-bucket/trainer-0.1.tar.gz"],
+      "pythonModule": "trainer.task"}}]}}
+"""
+
+
+@pytest.fixture
+def apis(google: FakeGoogle, key, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The three APIs in the fake, gpujob pointed at them; returns the Billing API key."""
+    for api in ("COMPUTE", "ARTIFACTREGISTRY", "CLOUDBILLING"):
+        monkeypatch.setenv(f"GPUJOB_{api}_ENDPOINT", google.url)
+    cat = google.catalogs
+    cat.add_zone("us-central1-a", {"nvidia-h100-80gb": 8, "nvidia-tesla-t4": 4,
+                                   "nvidia-tesla-t4-vws": 4},
+                 {"a3-highgpu-8g": ("nvidia-h100-80gb", 8), "n1-standard-4": None})
+    cat.add_zone("us-central1-b", {"nvidia-tesla-t4": 4})
+    cat.add_zone("africa-south1-a")  # nothing in it: a NO_RESULTS_ON_PAGE warning
+    cat.add_zone("me-central2-b", {"nvidia-h100-80gb": 8},
+                 {"a3-highgpu-8g": ("nvidia-h100-80gb", 8)})
+    cat.add_zone("europe-west4-a", {"nvidia-l4": 8}, {"g2-standard-4": ("nvidia-l4", 1)})
+    cat.images = {"tf-gpu.2-17.py310": ["latest"], NEW_IMAGE: ["latest", "2.7"],
+                  "ray-gpu.2-47.py311": ["latest"], "pytorch-gpu.2-8.py312": []}
+    cat.page_size_cap = 2  # every listing takes several pages
+    # the billing-observed Vertex SKUs (Aug 2025) and Compute Engine's DWS price
+    cat.add_sku(VERTEX_AI, "3F95-001E-B747",
+                "Vertex AI: Training/Pipelines on NVIDIA H100 80GB in Iowa", ["us-central1"],
+                11.2660332)
+    cat.add_sku(VERTEX_AI, "5853-505F-A5C4", "Vertex AI: Training/Pipelines management fee on "
+                "NVIDIA H100 80GB in Iowa", ["us-central1"], 1.4694826)
+    cat.add_sku(VERTEX_AI, "0000-0000-0001", "Vertex AI: Online prediction on NVIDIA H100 80GB "
+                "in Iowa", ["us-central1"], 99.0)
+    cat.add_sku(COMPUTE_ENGINE, "341A-49A5-0C07", "Nvidia H100 80GB GPU attached to DWS Defined "
+                "Duration VMs running in Americas", ["us-central1", "us-east4"], 4.200761)
+    # a Spot SKU whose usageType says OnDemand (as some do): the description decides
+    cat.add_sku(COMPUTE_ENGINE, "0000-0000-0002", "Spot Preemptible Nvidia H100 80GB GPU running "
+                "in Americas", ["us-central1"], 2.25, usage_type="OnDemand")
+    api_key = "AIza" + secrets.token_urlsafe(24)
+    cat.api_keys.add(api_key)
+    monkeypatch.setenv("GPUJOB_BILLING_API_KEY", api_key)
+    return api_key
+
+
+def overlay(tmp_path: Path) -> dict:
+    return json.loads((tmp_path / "gpujob-cache" / "vertex-live.json").read_text())
+
+
+@pytest.mark.default_service
+def test_a_zone_the_api_adds_is_offered_by_gpus(cli, apis):
+    before = cli("gpus", "--gpu", "h100", "--region", "me-central2")
+    assert before.code == 1
+    result = cli("catalog", "refresh", "--project", PROJECT)
+    assert result.code == 0, result.err
+    after = cli("gpus", "--gpu", "h100", "--region", "me-central2")
+    assert after.code == 0, after.err
+    assert "a3-highgpu-8g" in after.out and "me-central2" in after.out
+    # zones and images read today; prices as old as their SKUs' effective time (2026-11-26)
+    assert after.err.startswith("catalog: zones")
+    assert f" as of {date.today().isoformat()} (refreshed, 0 days old)" in after.err
+    assert "prices" in after.err and "built-in" not in after.err
+
+
+@pytest.mark.default_service
+def test_the_refreshed_catalog_exports_as_a_catalog_file(cli, apis, write, tmp_path):
+    assert cli("catalog", "refresh", "--project", PROJECT).code == 0
+    exported = tmp_path / "exported.json"
+    exported.write_text(cli("gpus", "--export-catalog").out)
+    data = json.loads(exported.read_text())
+    assert data["refreshed"]["prices"]["from"] == "Cloud Billing's catalog"
+    config = write(JOB.replace("IMAGE", NEW_IMAGE), "job.json")
+    result = cli("validate", config, "--catalog", str(exported))
+    assert (result.code, result.out) == (0, "")
+    assert cli("gpus", "--gpu", "h100", "--region", "me-central2", "--catalog",
+               str(exported)).code == 0
+
+
+@pytest.mark.default_service
+def test_an_image_the_registry_lists_is_accepted(cli, apis, write):
+    config = write(JOB.replace("IMAGE", NEW_IMAGE), "job.json")
+    before = cli("validate", config)
+    assert f"{NEW_IMAGE}:latest is not among the prebuilt training images gpujob knows" in \
+        before.out
+    assert cli("catalog", "refresh", "--project", PROJECT).code == 0
+    after = cli("validate", config)
+    assert after.code == 0
+    assert after.out == ""
+    assert after.err == "1 file checked: 1 valid, 0 invalid\n"
+
+
+@pytest.mark.default_service
+def test_what_a_refresh_reads_and_writes(cli, apis, google, tmp_path):
+    result = cli("catalog", "refresh", "--project", PROJECT)
+    assert result.code == 0, result.err
+    lines = result.out.splitlines()
+    assert lines[0].startswith("zones: 3 GPU types in 4 zones, 2 GPU machine types, from the "
+                               f"Compute Engine API (project {PROJECT})")
+    assert lines[1] == ("prebuilt images: 3 images listed in us-docker.pkg.dev/vertex-ai/"
+                        f"training, 1 new: {NEW_IMAGE}; not prebuilt training images gpujob "
+                        "can read: ray-gpu.2-47.py311")
+    assert lines[2] == "prices: 2 GPU prices in 2 regions, from Cloud Billing's catalog"
+    assert lines[3] == f"wrote {tmp_path / 'gpujob-cache' / 'vertex-live.json'}"
+    parts = overlay(tmp_path)["parts"]
+    assert parts["zones"]["gpus"]["NVIDIA_TESLA_T4"] == {
+        "max_count": 4, "zones": ["us-central1-a", "us-central1-b"]}
+    assert parts["zones"]["machine_types"] == {
+        "a3-highgpu-8g": ["me-central2-b", "us-central1-a"], "g2-standard-4": ["europe-west4-a"]}
+    new = parts["images"]["images"][NEW_IMAGE]
+    assert new["framework"] == "pytorch" and new["python"] == "3.12" and new["version"] == "2.7"
+    assert "end_of_availability" not in new  # none published yet
+    assert parts["images"]["images"]["tf-gpu.2-17.py310"]["end_of_availability"] == "2026-07-11"
+    # paging: every page of each listing was read
+    assert len(google.calls("acceleratorTypes.aggregatedList")) == 3
+    assert len(google.calls("dockerImages.list")) == 4
+    assert len(google.calls("skus.list")) == 3  # Vertex AI's 3 SKUs in 2 pages, Compute's 1
+    filters = google.calls("machineTypes.aggregatedList")[0].query["filter"][0]
+    assert filters.startswith("name eq (a2-highgpu-1g|") and "n1-standard-4" not in filters
+
+
+@pytest.mark.default_service
+def test_a_price_is_pinned_to_the_billed_sku(cli, apis, tmp_path):
+    assert cli("catalog", "refresh", "--project", PROJECT).code == 0
+    table = overlay(tmp_path)["parts"]["prices"]["table"]
+    h100 = table["regions"]["us-central1"]["accelerators"]["NVIDIA_H100_80GB"]
+    assert h100["on_demand"] == 11.2660332  # the billed Vertex SKU, not 1.15 x anything
+    assert h100["management_fee"] == 1.4694826
+    assert h100["flex_start"] == 4.200761
+    assert h100["spot"] == 2.25
+    assert h100["source"]["skus"] == {"on_demand": ["3F95-001E-B747"],
+                                      "management_fee": ["5853-505F-A5C4"],
+                                      "spot": ["0000-0000-0002"],
+                                      "flex_start": ["341A-49A5-0C07"]}
+    assert h100["source"]["effective_time"] == "2026-11-26T08:00:00Z"
+    assert table["regions"]["us-east4"]["accelerators"]["NVIDIA_H100_80GB"] == {
+        "flex_start": 4.200761, "source": {"refs": ["CB-COMPUTE"], "as_of": "2026-11-26",
+                                           "skus": {"flex_start": ["341A-49A5-0C07"]},
+                                           "effective_time": "2026-11-26T08:00:00Z"}}
+
+
+@pytest.mark.default_service
+def test_one_api_refused_the_others_are_written(cli, apis, google, tmp_path, leaked):
+    google.inject("dockerImages.list", Reply(403, permission_denied(
+        "artifactregistry.dockerimages.list",
+        "projects/vertex-ai/locations/us/repositories/training")))
+    result = cli("catalog", "refresh", "--project", PROJECT)
+    assert result.code == 3
+    assert "prebuilt images: not read; kept gpujob's built-in ones" in result.out
+    assert "error: prebuilt images: listing the images of us-docker.pkg.dev/vertex-ai/training " \
+           "failed: 403 PERMISSION_DENIED" in result.err
+    assert "  hint: the repository is Google's own, readable by any Google account: check the " \
+           "credentials" in result.err
+    parts = overlay(tmp_path)["parts"]
+    assert set(parts) == {"zones", "prices"}
+    assert leaked(result.out + result.err) == []
+    # read again later: the images now come, the zones read before are replaced
+    again = cli("catalog", "refresh", "--project", PROJECT, "--parts", "images")
+    assert again.code == 0
+    assert set(overlay(tmp_path)["parts"]) == {"zones", "prices", "images"}
+
+
+@pytest.mark.default_service
+def test_without_a_key_prices_keep_what_they_had(cli, apis, monkeypatch, tmp_path):
+    assert cli("catalog", "refresh", "--project", PROJECT).code == 0
+    read_before = overlay(tmp_path)["parts"]["prices"]["read"]
+    monkeypatch.delenv("GPUJOB_BILLING_API_KEY")
+    result = cli("catalog", "refresh", "--project", PROJECT)
+    assert result.code == 3
+    assert f"prices: not read; kept the ones read on {read_before}" in result.out
+    assert "error: prices: GPUJOB_BILLING_API_KEY is not set" in result.err
+    assert "--parts zones,images" in result.err
+    assert cli("catalog", "refresh", "--project", PROJECT, "--parts", "zones,images").code == 0
+
+
+@pytest.mark.default_service
+def test_the_api_key_never_shows(cli, apis, google):
+    google.inject("skus.list", Reply(400, error_body(
+        400, "INVALID_ARGUMENT", f"API key {apis} expired. Please renew the API key.")))
+    result = cli("catalog", "refresh", "--project", PROJECT, "--parts", "prices", "--verbose")
+    assert result.code == 3
+    assert "expired" in result.err
+    assert "  hint: check GPUJOB_BILLING_API_KEY: an API key of a project with the Cloud " \
+           "Billing API enabled" in result.err
+    assert apis not in result.out + result.err
+    assert "key=…" in result.err  # --verbose shows the request, the key masked
+
+
+@pytest.mark.default_service
+def test_without_credentials_prices_are_still_read(cli, apis, monkeypatch, tmp_path):
+    monkeypatch.delenv("GOOGLE_APPLICATION_CREDENTIALS")
+    result = cli("catalog", "refresh", "--project", PROJECT)
+    assert result.code == 3
+    assert "zones: not read; kept gpujob's built-in ones" in result.out
+    assert "prebuilt images: not read; kept gpujob's built-in ones" in result.out
+    assert "error: prebuilt images: no Google Cloud credentials found" in result.err
+    assert result.err.count("  hint: provide them one of these ways") == 1  # said once
+    assert set(overlay(tmp_path)["parts"]) == {"prices"}
+
+
+@pytest.mark.default_service
+def test_no_network_to_one_api_the_others_are_read(cli, apis, monkeypatch, tmp_path):
+    monkeypatch.setenv("GPUJOB_COMPUTE_ENDPOINT", "http://127.0.0.1:9/")  # nothing listens
+    result = cli("catalog", "refresh", "--project", PROJECT, "--max-attempts", "1")
+    assert result.code == 3
+    assert "error: zones: listing Compute Engine's acceleratorTypes in project proj-a failed: " \
+           "network error" in result.err
+    assert set(overlay(tmp_path)["parts"]) == {"images", "prices"}
+
+
+@pytest.mark.default_service
+def test_a_bad_part_name_is_a_usage_error(cli):
+    result = cli("catalog", "refresh", "--parts", "zones,gpus")
+    assert result.code == 2
+    assert result.err.splitlines()[0] == ("error: --parts 'zones,gpus': gpus is not a part of "
+                                          "the catalog gpujob refreshes")

@@ -1,0 +1,32 @@
+"""``gpujob local --service gke``: each replica sees what its pod of the JobSet would
+(CLUSTER_SPEC, TF_CONFIG with the master as chief, MASTER_ADDR, WORLD_SIZE, RANK in
+ReplicatedJob order), with this machine's addresses for the pods' DNS names."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from jobs import CLUSTER, RECORDER
+
+
+def test_every_replica_sees_what_its_pod_would(cli, write, tmp_path: Path):
+    config = write(json.dumps({"jobId": "test_job", "trainingInput": CLUSTER}))
+    job_dir = tmp_path / "job-dir"
+    result = cli("local", config, "--service", "gke", "--package-path", RECORDER,
+                 "--job-dir", str(job_dir), "--", "--expect", "5",
+                 env={"GPUJOB_LOCAL_GPUS": "0,1,2,3"})
+    assert result.code == 0, result.err
+    records = {p.stem: json.loads(p.read_text()) for p in (job_dir / "seen").glob("*.json")}
+    assert sorted(records) == ["chief-0", "evaluator-0", "ps-0", "worker-0", "worker-1"]
+    env = {name: r["env"] for name, r in records.items()}
+    assert [env[n]["RANK"] for n in ("chief-0", "worker-0", "worker-1", "ps-0",
+                                     "evaluator-0")] == ["0", "1", "2", "3", "4"]
+    assert {e["WORLD_SIZE"] for e in env.values()} == {"5"}
+    spec = json.loads(env["worker-1"]["CLUSTER_SPEC"])
+    assert spec["task"] == {"type": "workerpool1", "index": 1}
+    assert sorted(spec["cluster"]) == ["workerpool0", "workerpool1", "workerpool2",
+                                       "workerpool3"]
+    assert env["chief-0"]["CLOUD_ML_JOB_ID"] == "test-job"
+    assert env["chief-0"]["AIP_MODEL_DIR"] == f"{job_dir}/model/"
+    assert records["chief-0"]["argv"][-2:] == ["--job-dir", str(job_dir)]

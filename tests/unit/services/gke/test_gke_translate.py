@@ -1,0 +1,290 @@
+"""``--service gke``: an AI Platform config checked offline for GKE and dry-run as a JobSet."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gpujob.services.gke import jobset
+
+ROOT = Path(__file__).resolve().parents[4]
+T4 = str(ROOT / "configs" / "t4-compute-engine.yaml")
+# the JobSet CRD (kubernetes-sigs/jobset, config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml),
+# where a developer names a copy of it: it belongs to its authors, so it is not in this repository
+# and CI does not have it; gpujob's own rules (jobset.py) hold the JobSets to what it requires
+CRD = Path(os.environ.get("GPUJOB_TEST_JOBSET_CRD", "/nonexistent"))
+
+CONTAINER = """\
+jobId: {job_id}
+trainingInput:
+  scaleTier: CUSTOM
+  masterType: {machine}
+  masterConfig:
+    imageUri: us-docker.pkg.dev/p/r/trainer:1
+    acceleratorConfig: {{count: {count}, type: {gpu}}}
+  workerCount: {workers}
+  workerType: {machine}
+  workerConfig:
+    acceleratorConfig: {{count: {count}, type: {gpu}}}
+"""
+
+
+def config(job_id: str = "run_1", machine: str = "n1-standard-8", count: int = 2,
+           gpu: str = "NVIDIA_TESLA_T4", workers: int = 1) -> str:
+    return CONTAINER.format(job_id=job_id, machine=machine, count=count, gpu=gpu,
+                            workers=workers)
+
+
+def dry_run(cli, path: str, *args: str):
+    result = cli("submit", path, "--service", "gke", "--dry-run", *args)
+    assert result.code == 0, result.err
+    return yaml.safe_load(result.out), result.err
+
+
+def pods(body: dict) -> dict[str, dict]:
+    return {r["name"]: r["template"]["spec"]["template"]["spec"]
+            for r in body["spec"]["replicatedJobs"]}
+
+
+def env_of(pod: dict) -> dict[str, object]:
+    container = pod["containers"][0]
+    return {e["name"]: e.get("value", e.get("valueFrom")) for e in container["env"]}
+
+
+def test_the_t4_cluster_becomes_one_master_and_nine_workers_with_four_t4s_each(cli):
+    body, err = dry_run(cli, T4, "--job-id", "t4_run", "--", "--epochs", "2")
+    assert "would POST this JobSet to /apis/jobset.x-k8s.io/v1alpha2/namespaces/default/" \
+           "jobsets (nothing sent)" in err
+    assert "no project given" not in err
+    assert body["apiVersion"] == "jobset.x-k8s.io/v1alpha2" and body["kind"] == "JobSet"
+    assert body["metadata"]["name"] == "t4-run"
+    replicated = {r["name"]: r["replicas"] for r in body["spec"]["replicatedJobs"]}
+    assert replicated == {"master": 1, "worker": 9, "ps": 3}
+    by_name = pods(body)
+    for name in ("master", "worker"):
+        pod = by_name[name]
+        assert pod["nodeSelector"] == {"node.kubernetes.io/instance-type": "n1-highcpu-16",
+                                       "cloud.google.com/gke-accelerator": "nvidia-tesla-t4"}
+        assert pod["containers"][0]["resources"] == {"limits": {"nvidia.com/gpu": "4"}}
+        assert pod["containers"][0]["args"] == ["--epochs", "2",
+                                                "--job-dir", "gs://my-bucket/jobs/t4"]
+        assert pod["restartPolicy"] == "Never"
+    assert "resources" not in by_name["ps"]["containers"][0]
+    assert by_name["ps"]["nodeSelector"] == {"node.kubernetes.io/instance-type": "n1-highmem-8"}
+    # the master's success ends the job (parameter servers never exit)
+    assert body["spec"]["successPolicy"] == {"operator": "All", "targetReplicatedJobs": ["master"]}
+    assert jobset.requirements(body) == []
+
+
+def test_the_t4_jobset_is_one_the_crd_schema_accepts(cli):
+    if not CRD.is_file():
+        pytest.skip("the JobSet CRD is not on this machine (checked by gpujob's own rules "
+                    "in the test above)")
+    import jsonschema
+
+    body, _ = dry_run(cli, T4, "--queue", "team-a", "--", "--epochs", "2")
+    crd = yaml.safe_load(CRD.read_text(encoding="utf-8"))
+    schema = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+    assert [e.message for e in jsonschema.Draft7Validator(schema).iter_errors(body)] == []
+
+
+def test_a_replica_sees_what_it_would_on_vertex(cli, write):
+    body, _ = dry_run(cli, write(config(workers=2)))
+    env = env_of(pods(body)["worker"])
+    assert env["MASTER_ADDR"] == "run-1-master-0-0.run-1"
+    assert env["MASTER_PORT"] == "2222" and env["WORLD_SIZE"] == "3"
+    assert env["RANK"] == {"fieldRef": {
+        "fieldPath": "metadata.annotations['jobset.sigs.k8s.io/job-global-index']"}}
+    tf = json.loads(str(env["TF_CONFIG"]).replace("$(GPUJOB_REPLICA_INDEX)", "1"))
+    assert tf["task"] == {"type": "worker", "index": 1}
+    assert tf["cluster"]["chief"] == ["run-1-master-0-0.run-1:2222"]
+    assert tf["cluster"]["worker"] == ["run-1-worker-0-0.run-1:2222",
+                                       "run-1-worker-1-0.run-1:2222"]
+    spec = json.loads(str(env["CLUSTER_SPEC"]).replace("$(GPUJOB_REPLICA_INDEX)", "0"))
+    assert spec["task"] == {"type": "workerpool1", "index": 0}
+    # the index variable is defined before the values that expand it
+    names = [e["name"] for e in pods(body)["worker"]["containers"][0]["env"]]
+    assert names.index("GPUJOB_REPLICA_INDEX") < names.index("TF_CONFIG")
+
+
+def test_queue_namespace_and_spot_reach_the_jobset(cli, write):
+    body, err = dry_run(cli, write(config()), "--queue", "team-a", "--namespace", "ml",
+                        "--strategy", "spot")
+    assert body["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "team-a"
+    assert body["metadata"]["namespace"] == "ml"
+    assert body["spec"]["suspend"] is True
+    assert pods(body)["master"]["nodeSelector"]["cloud.google.com/gke-spot"] == "true"
+    assert "/namespaces/ml/jobsets" in err
+
+
+def test_each_submission_carries_a_label_of_its_own(cli, write):
+    path = write(config())
+    first, _ = dry_run(cli, path)
+    second, _ = dry_run(cli, path)
+    token = first["metadata"]["labels"]["gpujob-submission"]
+    assert token and token != second["metadata"]["labels"]["gpujob-submission"]
+
+
+def test_the_generated_job_id_becomes_a_kubernetes_name(cli, write):
+    path = write(config(job_id="x").replace("jobId: x\n", ""),
+                 name="a_rather_long_config_file_name_for_a_job.yaml")
+    body, _ = dry_run(cli, path)
+    name = body["metadata"]["name"]
+    assert "_" not in name and name.startswith("a-rather-long")
+    assert len(name + "-worker-0-0-abcde") <= 63
+
+
+@pytest.mark.parametrize(("job_id", "message", "hint"), [
+    ("run_", "the JobSet would be named 'run-', which is not a Kubernetes name",
+     "give --job-id run"),
+    ("a" * 50, f"the JobSet name '{'a' * 50}' is 50 characters",
+     "give a --job-id of at most 46 characters"),
+])
+def test_a_job_id_kubernetes_cannot_take_is_refused_with_a_fix(cli, write, job_id, message, hint):
+    result = cli("validate", "--service", "gke", write(config(job_id=job_id)))
+    assert result.code == 1
+    assert message in result.out and hint in result.out
+    assert "config.yaml:1:8: jobId:" in result.out
+
+
+@pytest.mark.parametrize(("edit", "message", "where"), [
+    ({"count": 3}, "n1-standard-8 takes 1, 2, 4 × T4, not 3", "masterConfig.acceleratorConfig"),
+    ({"machine": "a2-highgpu-1g", "gpu": "NVIDIA_TESLA_T4"},
+     "a2-highgpu-1g does not take T4 GPUs", "masterConfig.acceleratorConfig"),
+    ({"machine": "complex_model_m_gpu"}, "complex_model_m_gpu is not a Compute Engine machine "
+     "type", "masterType"),
+])
+def test_machine_gpu_and_count_are_checked(cli, write, edit, message, where):
+    result = cli("validate", "--service", "gke", write(config(**edit)))
+    assert result.code == 1, result.err
+    assert message in result.out
+    assert f"trainingInput.{where}:" in result.out
+
+
+def test_a_gpu_gke_does_not_name_is_refused_by_the_schema(cli, write):
+    result = cli("validate", "--service", "gke", write(config(gpu="NVIDIA_TESLA_K80")))
+    assert result.code == 1
+    assert "NVIDIA_TESLA_K80" in result.out
+
+
+def test_a_package_job_names_its_image(cli, write):
+    package = """\
+trainingInput:
+  scaleTier: CUSTOM
+  masterType: n1-standard-8
+  packageUris: [gs://bucket/pkg/trainer-0.1.tar.gz]
+  pythonModule: trainer.task
+"""
+    path = write(package)
+    refused = cli("submit", path, "--service", "gke", "--dry-run")
+    assert refused.code == 1
+    assert "a Python package job on GKE needs an image to run in" in refused.err
+    assert "--executor-image-uri" in refused.err
+    body, _ = dry_run(cli, path, "--executor-image-uri", "python:3.11")
+    pod = pods(body)["master"]
+    assert pod["containers"][0]["image"] == "python:3.11"
+    assert "/gcs/bucket/pkg/trainer-0.1.tar.gz" in pod["containers"][0]["command"][2]
+    assert pod["volumes"][0]["csi"]["volumeAttributes"]["bucketName"] == "bucket"
+
+
+def test_configs_that_do_not_translate_say_why(cli):
+    result = cli("validate", "--service", "gke", str(ROOT / "configs"))
+    assert result.code == 1
+    assert "scaleTier BASIC_GPU does not translate to GKE" in result.out
+    assert "GKE has no hyperparameter tuning service" in result.out
+    assert "8 files checked: 5 valid, 3 invalid" in result.err
+    for ok in ("t4-compute-engine.yaml", "custom-container.yaml", "a100-single-node.yaml"):
+        assert f"{ok}:" not in result.out
+
+
+def test_flags_gke_cannot_honour_are_refused(cli, write):
+    result = cli("submit", write(config()), "--service", "gke", "--dry-run",
+                 "--display-name", "x")
+    assert result.code == 2
+    assert "--display-name is not supported by the gke service" in result.err
+
+
+def test_a_namespace_kubernetes_cannot_take_is_a_usage_error(cli, write):
+    result = cli("submit", write(config()), "--service", "gke", "--dry-run",
+                 "--namespace", "My_NS")
+    assert result.code == 2
+    assert "--namespace 'My_NS' cannot name a namespace" in result.err
+
+
+def test_what_a_jobset_requires_is_stated_by_gpujob():
+    good = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+            "metadata": {"name": "j"}, "spec": {"replicatedJobs": [{
+                "name": "w", "replicas": 2, "template": {"spec": {"template": {"spec": {
+                    "restartPolicy": "Never", "containers": [{
+                        "name": "c", "image": "i",
+                        "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}}}}]}}
+    assert jobset.requirements(good) == []
+    bad = json.loads(json.dumps(good))
+    rjob = bad["spec"]["replicatedJobs"][0]
+    rjob["name"] = "W_1"
+    rjob["template"]["spec"]["template"]["spec"]["restartPolicy"] = "Always"
+    rjob["template"]["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"][
+        "nvidia.com/gpu"] = "0.5"
+    problems = dict(jobset.requirements(bad))
+    assert set(problems) == {
+        ("spec", "replicatedJobs", 0, "name"),
+        ("spec", "replicatedJobs", 0, "template", "spec", "template", "spec", "restartPolicy"),
+        ("spec", "replicatedJobs", 0, "template", "spec", "template", "spec", "containers", 0,
+         "resources", "limits", "nvidia.com/gpu")}
+
+
+def test_validate_and_the_dry_run_import_neither_kubernetes_nor_google(write):
+    """Checking and printing a JobSet is offline work: the kubernetes client (with pydantic and
+    aiohttp) and the Google libraries are imported only by the job commands."""
+    import subprocess
+    import sys
+
+    path = write(config())
+    probe = ("import sys; from gpujob.cli import main; code = main({args!r}); "
+             "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
+             "('kubernetes', 'googleapiclient', 'google', 'httplib2', 'pydantic')); "
+             "print(code, heavy, file=sys.stderr)")
+    for args in (["validate", "--service", "gke", path],
+                 ["submit", path, "--service", "gke", "--dry-run"]):
+        result = subprocess.run([sys.executable, "-c", probe.format(args=args)],
+                                capture_output=True, text=True, timeout=60)
+        assert result.stderr.strip().endswith("[]"), (args, result.stderr)
+
+
+def test_a_jobset_too_large_to_store_is_refused_without_being_built(cli, write):
+    """Every pod lists every replica: a million workers would make a JobSet of about 100 MiB,
+    which the API server cannot store (and gpujob does not build)."""
+    result = cli("validate", "--service", "gke", write(config(workers=10**12)))
+    assert result.code == 1
+    assert "replicas make a JobSet of about" in result.out
+    assert "the API server stores at most 1536 KiB" in result.out
+    assert "trainingInput.workerCount:" in result.out
+    body, _ = dry_run(cli, write(config(workers=500)))
+    assert len(json.dumps(body)) < 1536 * 1024
+
+
+def test_counted_workers_name_their_machine_type(cli, write):
+    text = config().replace("  workerType: n1-standard-8\n", "")
+    result = cli("validate", "--service", "gke", write(text))
+    assert result.code == 1
+    assert "trainingInput.workerCount: workerCount 1 needs a workerType" in result.out
+    assert "hint: set trainingInput.workerType, e.g. n1-standard-8" in result.out
+
+
+def test_a_submit_stages_no_package_for_gke(cli, write, tmp_path):
+    """The submit would name a package it never uploaded: gpujob stages with a Google session,
+    and a GKE client has none."""
+    package = tmp_path / "trainer"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    text = "trainingInput:\n  scaleTier: CUSTOM\n  masterType: n1-standard-8\n" \
+           "  pythonModule: trainer.task\n"
+    result = cli("submit", write(text), "--service", "gke", "--dry-run", "--package-path",
+                 str(package), "--staging-bucket", "gs://my-bucket",
+                 "--executor-image-uri", "python:3")
+    assert result.code == 2
+    assert "--package-path is not supported by the gke service for a submit" in result.err
