@@ -130,9 +130,9 @@ class Plan:
         from gpujob.config.merge import generate_job_id
 
         job_id = generate_job_id(self.settings.config)  # one name, whatever the choice
-        for choice in self.choices:
+        for index, choice in enumerate(self.choices):  # the command line's notes said once
             self.checks[choice] = check_config(settings_for(self.settings, choice),
-                                               self.service, job_id)
+                                               self.service, job_id, notes=index == 0)
         errors = {choice: [f.message for f in self.checks[choice].errors]
                   for choice in self.choices}
         # an error every choice has is the config's, not the choice's: the submit reports it

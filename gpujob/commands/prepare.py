@@ -59,16 +59,19 @@ def _check_user_args(args: list[str]) -> None:
                              "the API carries arguments as UTF-8 text") from None
 
 
-def merged(doc: Document, overrides: list[Override], user_args: list[str] | None) -> Document:
+def merged(doc: Document, overrides: list[Override], user_args: list[str] | None,
+           notes: bool = True) -> Document:
     """The file with the command line applied: the overrides in order, then the trainer's
-    arguments after ``--`` (they replace the file's args). Says what each ``--unset`` removed."""
+    arguments after ``--`` (they replace the file's args). Says what each ``--unset`` removed
+    (``notes``)."""
     overrides = list(overrides)
     if user_args is not None:
         _check_user_args(user_args)
         overrides.append(Override(("trainingInput", "args"), list(user_args),
                                   Location("command line", flag="-- user args")))
     result = apply(doc, overrides)
-    _note_removals(doc, overrides)
+    if notes:
+        _note_removals(doc, overrides)
     return result
 
 
@@ -90,12 +93,13 @@ class JobCheck:
         return [f for f in self.findings if f.is_error]
 
 
-def check_config(settings: SubmitSettings, service: Service, job_id: str | None = None
-                 ) -> JobCheck:
+def check_config(settings: SubmitSettings, service: Service, job_id: str | None = None,
+                 notes: bool = True) -> JobCheck:
     """Load the config, apply the command line (by the service, for a config in a form of its
     own), give it a job ID (``job_id``, else one made from the file name and the time) and
-    check it; nothing is reported (``prepare_job``). A config that cannot be read: its
-    findings are reported, ``InvalidConfig``."""
+    check it; nothing is reported (``prepare_job``), and what the command line did is said
+    only with ``notes`` (once per submit, however many choices are checked). A config that
+    cannot be read: its findings are reported, ``InvalidConfig``."""
     loaded = load_file(settings.config)
     if loaded.document is None:
         _report(settings, loaded.findings, valid=False)
@@ -104,11 +108,11 @@ def check_config(settings: SubmitSettings, service: Service, job_id: str | None 
     own = service.read(loaded.document, options.catalog_in_use(), options)
     if own is not None:  # the service applies the command line to its own form
         return JobCheck(combine(loaded.findings, own.findings), own.job, own.cost)
-    doc = merged(loaded.document, settings.overrides, settings.user_args)
+    doc = merged(loaded.document, settings.overrides, settings.user_args, notes)
     if "jobId" not in doc.data:
         doc = apply(doc, [Override(("jobId",), job_id or generate_job_id(settings.config),
                                    Location("generated", flag="file name and time"))])
-    wanted = LocalWanted(doc, settings) if settings.local else Wanted(doc, settings)
+    wanted = LocalWanted(doc, settings) if settings.local else Wanted(doc, settings, notes)
     checked_doc = apply(doc, [wanted.for_check()]) if wanted else doc
     checked = check_job(checked_doc, options)
     return JobCheck(combine(loaded.findings, checked.findings), checked.job, checked.cost, doc,

@@ -289,3 +289,40 @@ def test_a_job_that_ran_and_failed_is_not_made_again(cli, google, key, write, ve
     result = cli("submit", write(FORTY_T4), *VERTEX, "--region", f"{REGION},{EAST}", "--wait")
     assert result.code == 4
     assert _regions(vertex) == [REGION]
+
+
+def test_each_choice_is_checked_and_translated_once_and_its_notes_said_once(
+        cli, google, key, write, vertex):
+    # two choices: the command line's notes are said once, and both jobs carry one name
+    vertex.refusals[REGION] = (429, vertex_quota_exceeded(T4, REGION, 16))
+    config = write(FORTY_T4 + "  scheduling: {maxRunningTime: 3600s}\n")
+    result = cli("submit", config, *VERTEX, "--region", f"{REGION},{EAST}",
+                 "--unset", "trainingInput.scheduling")
+    assert result.code == 0, result.err
+    removed = [line for line in result.err.splitlines()
+               if line.startswith("note: --unset trainingInput.scheduling removed")]
+    assert len(removed) == 1, result.err
+    first, second = google.calls("customJobs.create")
+    assert first.body["displayName"] == second.body["displayName"]
+    assert "scheduling" not in second.body["jobSpec"]
+
+
+def test_each_choice_is_translated_once(cli, google, key, write, vertex, preflight,
+                                        monkeypatch):
+    from gpujob.services.vertex.translate import job as translation
+
+    made: list[str] = []
+    real = translation.translate
+
+    def counted(doc, *args, **kwargs):
+        made.append(doc.source)
+        return real(doc, *args, **kwargs)
+
+    monkeypatch.setattr(translation, "translate", counted)
+    google.quota.set(T4, {REGION: 64, EAST: 64})
+    vertex.refusals[REGION] = (429, vertex_quota_exceeded(T4, REGION, 16))
+    result = cli("submit", write(FORTY_T4), *VERTEX, "--region", f"{REGION},{EAST}",
+                 "--strategy", "spot,standard")
+    assert result.code == 0, result.err
+    assert len(made) == 4  # two regions × two strategies: checked, preflighted and sent
+    assert len(google.calls("customJobs.create")) == 3  # us-central1 twice, then us-east4
