@@ -239,11 +239,15 @@ class Plan:
 def check_only(settings: SubmitSettings, service: Service, remote: Remote) -> int:
     """``gpujob preflight``: the checks and the quota preflight of every choice; the choice
     submit would take (stdout), or exit 1 when none would do. Nothing is built or sent."""
+    from gpujob.commands.packages import Wanted
     from gpujob.commands.prepare import report_or_fail
 
     plan = Plan(replace(settings, preflight=True), service, remote)
     first = plan.offline()
-    report_or_fail(first, plan.checks[plan.left[0]].findings)
+    checked = plan.checks[plan.left[0]]
+    report_or_fail(first, checked.findings)
+    if isinstance(checked.wanted, Wanted) and checked.wanted and checked.doc is not None:
+        checked.wanted.location(checked.doc, first)  # where submit would stage them (exit 2)
     plan.check_quota()
     taken = plan.left[0]
     why = plan.why(taken)

@@ -88,6 +88,18 @@ class Wanted:
             uris.append(f"{STAND_IN}{self.package_dir.name}.tar.gz")
         return uris
 
+    def location(self, doc: Document, settings: SubmitSettings) -> StagingLocation:
+        """Where the packages would be staged: --staging-bucket, else under the job's jobDir;
+        ``UsageError`` (exit 2) when neither is given."""
+        from gpujob.packages import staging
+
+        ti = doc.data.get("trainingInput")
+        location = staging.resolve_location(
+            settings.staging_bucket, ti.get("jobDir") if isinstance(ti, dict) else None)
+        if location is None:
+            raise staging.no_location_error()
+        return location
+
     def stage(self, doc: Document, settings: SubmitSettings, workdir: Path,
               before_build: Callable[[], None]) -> Prepared:
         """Build the package and address every file by its content: the stand-in URI of each
@@ -97,10 +109,7 @@ class Wanted:
         from gpujob.packages import staging
 
         ti = doc.data.get("trainingInput")
-        location = staging.resolve_location(
-            settings.staging_bucket, ti.get("jobDir") if isinstance(ti, dict) else None)
-        if location is None:
-            raise staging.no_location_error()
+        location = self.location(doc, settings)
         before_build()
         files = list(self.files)
         if self.package_dir is not None:

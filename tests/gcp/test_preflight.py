@@ -306,3 +306,14 @@ def test_preflight_says_when_the_quota_could_not_be_read(cli, google, key, write
     assert text.out == f"{REGION}/STANDARD\n"
     assert text.err.count("warning: the quota preflight could not read") == 1
     assert vertex.jobs == {} and google.calls("customJobs.create") == []
+
+
+def test_preflight_says_a_package_has_nowhere_to_be_staged(cli, google, key, write, trainer,
+                                                            vertex, preflight, monkeypatch):
+    monkeypatch.delenv("GPUJOB_STAGING_BUCKET", raising=False)
+    google.quota.set(T4, {REGION: 64})
+    result = cli("preflight", write(PACKAGE_JOB), *VERTEX, "--package-path", trainer(),
+                 "--executor-image-uri", IMAGE)
+    assert result.code == 2, result.err
+    assert "error: local packages need a place in Cloud Storage" in result.err
+    assert google.calls("consumerQuotaMetrics.get") == []  # refused before asking
