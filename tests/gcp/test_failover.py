@@ -326,3 +326,13 @@ def test_each_choice_is_translated_once(cli, google, key, write, vertex, preflig
     assert result.code == 0, result.err
     assert len(made) == 4  # two regions × two strategies: checked, preflighted and sent
     assert len(google.calls("customJobs.create")) == 3  # us-central1 twice, then us-east4
+
+
+@pytest.mark.parametrize("service", ["ai-platform", "gke"])
+def test_a_service_that_takes_one_region_refuses_a_list(cli, google, key, write, service):
+    result = cli("submit", write(FORTY_T4), "--service", service, "--region",
+                 f"{REGION},{EAST}")
+    assert result.code == 2, result.err
+    assert (f"error: --region and --strategy take a list only for a service that tries choices "
+            f"in order, and {service} (") in result.err
+    assert google.requests == []
