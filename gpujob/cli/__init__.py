@@ -65,6 +65,8 @@ COMMANDS: dict[str, Entry] = {
                   "describe."),
     "schema": Entry("schemas:schema", "Print a JSON Schema gpujob checks files against, for "
                     "editors and other tools."),
+    "preflight": Entry("preflight:preflight", "Check CONFIG as submit would, and the "
+                       "project's Vertex AI quota for it: send nothing."),
     "completion": Entry("completion:completion", "Print the shell completion script for bash, "
                         "zsh or fish."),
     "catalog": Entry("catalog:catalog", "The catalog gpujob checks jobs against: refresh its "

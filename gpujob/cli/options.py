@@ -115,6 +115,22 @@ STRATEGIES = ("STANDARD", "SPOT", "FLEX_START")
 VERTEX_FLAGS = ("--executor-image-uri", "--strategy")  # what AI Platform has no field for
 
 
+class _Strategies(click.ParamType):
+    """--strategy: one of STRATEGIES (any case), or (submit, preflight) a comma-separated list
+    of them, tried in order; upper case, comma-joined."""
+
+    name = "strategy"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> str:
+        items = [item.strip().upper() for item in str(value).split(",")]
+        bad = [item for item in items if item not in STRATEGIES]
+        if bad:
+            self.fail(f"'{bad[0]}' is not one of {', '.join(STRATEGIES)} (a list: "
+                      "spot,standard)", param, ctx)
+        return ",".join(items)
+
+
 def check_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """--catalog, --no-region-check, --executor-image-uri and --strategy, of the commands that
     check configs (the last two: Vertex AI's, which the translation of a config uses)."""
@@ -135,9 +151,10 @@ def check_options(func: Callable[..., Any]) -> Callable[..., Any]:
                  "package; any other image with Python installs it from /gcs/ and runs the "
                  "module."),
         click.option(
-            "--strategy", type=click.Choice(STRATEGIES, case_sensitive=False),
+            "--strategy", type=_Strategies(), metavar="[STANDARD|SPOT|FLEX_START]",
             help="Vertex AI: scheduling.strategy: STANDARD, SPOT (Spot VMs), or FLEX_START "
-                 "(Dynamic Workload Scheduler, which makes maxWaitTime maxWaitDuration)."),
+                 "(Dynamic Workload Scheduler, which makes maxWaitTime maxWaitDuration). "
+                 "submit: an ordered list, as spot,standard, is tried in order."),
         vertex_job_options,
     )(func)
 
@@ -174,6 +191,11 @@ def check_settings(params: dict[str, Any]) -> CheckSettings:
     service = params["service"]
     executor = params.get("executor_image_uri")
     strategy = params["strategy"].upper() if params.get("strategy") else None
+    if strategy and "," in strategy:
+        from gpujob.errors import UsageError
+
+        raise UsageError(f"--strategy {strategy} is a list: this command takes one strategy",
+                         "gpujob submit and gpujob preflight try a list in order")
     given = [flag for flag, value in zip(VERTEX_FLAGS, (executor, strategy), strict=True)
              if value is not None]
     from gpujob.services.vertex.translate import extras as vertex_extras

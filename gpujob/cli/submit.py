@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from gpujob.cli import gcloud, modes
+from gpujob.cli.choices import preflight_option, preflight_option_of, take_choices, with_choices
 from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.cli.jobflags import job_options, local_options, submit_settings
 from gpujob.cli.options import (
@@ -89,6 +90,7 @@ def cloud_options(hidden: bool = False) -> Any:
                                       "(--wait, --stream-logs, --local)"))
 @job_options()
 @cloud_options()
+@preflight_option
 @local_options()
 @click.pass_context
 def submit(ctx: click.Context, **params: Any) -> int:
@@ -120,7 +122,9 @@ def submit(ctx: click.Context, **params: Any) -> int:
     mode = modes.mode_of(params["local"], params["dry_run"])
     modes.check(mode, given_flags(ctx))
     gcloud.check_async(params)
-    return execute(gcloud.adjust(submit_settings(ctx, params, local=mode == "local"), params))
+    params, regions, strategies = take_choices(params)
+    settings = submit_settings(ctx, params, local=mode == "local")
+    return execute(gcloud.adjust(with_choices(settings, params, regions, strategies), params))
 
 
 @click.command("local", cls=UserArgsCommand, context_settings=CONTEXT,
@@ -130,6 +134,7 @@ def submit(ctx: click.Context, **params: Any) -> int:
                    c4="the master exited with another code, or was killed"))
 @job_options(local=True)
 @cloud_options(hidden=True)
+@preflight_option_of(hidden=True)
 @local_options()
 @click.pass_context
 def local_command(ctx: click.Context, **params: Any) -> int:

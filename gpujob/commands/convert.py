@@ -40,7 +40,7 @@ class ConvertSettings(NamedTuple):
 
 def execute(settings: ConvertSettings) -> int:
     """Convert, report, and write the native config (nothing is written with an error)."""
-    from gpujob.commands.submit import merged
+    from gpujob.commands.prepare import merged
     from gpujob.services.vertex import catalog as vertex_data
     from gpujob.services.vertex.native import output
 

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from gpujob.settings import JobSettings
 
 
-def _create(client: JobClient, request: Request, service: Service) -> Any:
+def create_once(client: JobClient, request: Request, service: Service) -> Any:
     """The create, or None after Ctrl-C, SIGTERM or SIGHUP (said on stderr: the job may
     exist)."""
     from gpujob import interrupts
@@ -51,7 +51,7 @@ def _create(client: JobClient, request: Request, service: Service) -> Any:
         return None
 
 
-def _announce(service: Service, status: JobStatus, request: Request, project: str,
+def announce(service: Service, status: JobStatus, request: Request, project: str,
               recovered: bool) -> str:
     """Tell on stderr what was submitted (``status``: the created job's), and where to see it;
     the job's ID."""
@@ -84,11 +84,11 @@ def submit(service: Service, request: Request, client: JobClient, output_format:
     for the JSON envelope."""
     follow = follow or Follow()
     project = client.project
-    created = _create(client, request, service)
+    created = create_once(client, request, service)
     if created is None:
         return EXIT_INTERRUPTED
     status = service.status(created.raw)
-    job_id = _announce(service, status, request, project, created.recovered)
+    job_id = announce(service, status, request, project, created.recovered)
     ref = client.resolve(JobRef(job_id))
     commands = service.commands(job_id, project, status.location)
     extra: dict[str, Any] = {"warnings": warnings or []}

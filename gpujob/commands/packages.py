@@ -45,7 +45,7 @@ class Wanted:
     """The packages the command line asks to stage: the local files among ``--packages`` (by
     their index in packageUris) and the ``--package-path`` directory, checked (exit 2)."""
 
-    def __init__(self, doc: Document, settings: SubmitSettings) -> None:
+    def __init__(self, doc: Document, settings: SubmitSettings, notes: bool = True) -> None:
         from gpujob.packages import build as packaging
         from gpujob.packages import staging
 
@@ -56,8 +56,10 @@ class Wanted:
         if settings.package_path and self.uris and not self.origin.flag:
             # the package flags set the job's packages, as gcloud's do: the file's are replaced
             # (without either flag they are kept, unlike gcloud)
-            CONSOLE.err(f"note: --package-path replaces the config's packageUris "
-                  f"({', '.join(map(str, self.uris))}); add them with --packages to keep them")
+            if notes:  # ``notes``: said once per submit, however many choices are checked
+                CONSOLE.err(f"note: --package-path replaces the config's packageUris ("
+                            f"{', '.join(map(str, self.uris))}); add them with --packages to "
+                            "keep them")
             self.uris = []
         # only entries given on the command line may be local files; the file's must be gs://
         self.local = [i for i, uri in enumerate(self.uris) if self.origin.flag
@@ -86,6 +88,18 @@ class Wanted:
             uris.append(f"{STAND_IN}{self.package_dir.name}.tar.gz")
         return uris
 
+    def location(self, doc: Document, settings: SubmitSettings) -> StagingLocation:
+        """Where the packages would be staged: --staging-bucket, else under the job's jobDir;
+        ``UsageError`` (exit 2) when neither is given."""
+        from gpujob.packages import staging
+
+        ti = doc.data.get("trainingInput")
+        location = staging.resolve_location(
+            settings.staging_bucket, ti.get("jobDir") if isinstance(ti, dict) else None)
+        if location is None:
+            raise staging.no_location_error()
+        return location
+
     def stage(self, doc: Document, settings: SubmitSettings, workdir: Path,
               before_build: Callable[[], None]) -> Prepared:
         """Build the package and address every file by its content: the stand-in URI of each
@@ -95,10 +109,7 @@ class Wanted:
         from gpujob.packages import staging
 
         ti = doc.data.get("trainingInput")
-        location = staging.resolve_location(
-            settings.staging_bucket, ti.get("jobDir") if isinstance(ti, dict) else None)
-        if location is None:
-            raise staging.no_location_error()
+        location = self.location(doc, settings)
         before_build()
         files = list(self.files)
         if self.package_dir is not None:

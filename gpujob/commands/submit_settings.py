@@ -44,6 +44,11 @@ class SubmitSettings:
     grace_period: float | None = None
     given_flags: tuple[str, ...] = ()  # the options given on the command line
     display_name: str | None = None  # --display-name: the Vertex AI job's name
+    # Vertex AI: the choices tried in order (gpujob.failover; empty: the config's region, the
+    # one --strategy), and whether the quota preflight runs (--no-preflight)
+    regions: tuple[str, ...] = ()
+    strategies: tuple[str, ...] = ()
+    preflight: bool = True
 
     @property
     def service(self) -> str:

@@ -192,6 +192,52 @@ class JobClient(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Room:
+    """The quota preflight of one request: the limits it is short of (``lines``, and the same
+    as ``details`` for JSON), what it could not read (``unknown``: why), and where to ask for
+    more (``hint``, about the first shortfall)."""
+
+    lines: tuple[str, ...] = ()
+    details: tuple[dict[str, Any], ...] = ()
+    unknown: str | None = None
+    hint: str = ""
+
+    @property
+    def short(self) -> bool:
+        return bool(self.lines)
+
+
+class Placement(Protocol):
+    """What a service that takes a job's region and strategy as ordered choices
+    (``Service.fails_over``: ``--region A,B``, ``--strategy X,Y``) tells a submit about them:
+    whether the project's quota holds a request (the preflight), whether a refused create or a
+    failed job is one for room (another choice may do), and what a request's choice is."""
+
+    def where(self, request: Request) -> tuple[str, str]:
+        """The region and strategy ``request`` creates its job in."""
+        ...
+
+    def room(self, request: Request) -> Room:
+        """The quota preflight of ``request``: read, never retried (it is advice)."""
+        ...
+
+    def refused_for_room(self, exc: Exception, request: Request) -> str | None:
+        """Why the create of ``request`` was refused for quota or capacity (another choice may
+        do); None: a refusal every choice would meet."""
+        ...
+
+    def stocked_out(self, raw: dict[str, Any]) -> str | None:
+        """Why the job ``raw`` ended failed for capacity or quota before it ever ran; None: it
+        ran, or failed otherwise."""
+        ...
+
+    def confirm_none(self, request: Request) -> None:
+        """After a refused create of ``request``: cancel any job it made after all (said on
+        stderr), so that moving on leaves one job alive at most."""
+        ...
+
+
 class ServiceFlag(NamedTuple):
     """A flag of ``submit``, ``local`` and ``convert`` that only this service reads (GKE's
     ``--namespace``): the command line adds it, and its value reaches the service in
@@ -215,6 +261,8 @@ class Service(Protocol):
     unsupported_flags: Mapping[str, str]
     flags: tuple[ServiceFlag, ...]  # flags of its own
     catalog: ModuleType  # its catalog module (``gpujob.catalog.files`` reads its data file)
+    # whether a submit may give ordered choices of region and strategy (``placement``)
+    fails_over: bool
 
     # -- checking: the engine calls these with the loaded config -------------------------------
 
@@ -257,6 +305,11 @@ class Service(Protocol):
                extra: tuple[tuple[str, str], ...] = ()) -> JobClient:
         """A client in ``session`` (one already open), else in a new one; ``extra``: the
         values of the service's own flags (``flags``)."""
+        ...
+
+    def placement(self, client: JobClient) -> Placement | None:
+        """How a submit through ``client`` checks the project's quota and moves between
+        choices of region and strategy; None: a service that has neither (the plain submit)."""
         ...
 
     def status(self, raw: dict[str, Any]) -> JobStatus: ...

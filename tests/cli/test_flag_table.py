@@ -15,7 +15,8 @@ from gpujob.cli import COMMANDS, modes
 ROOT = Path(__file__).resolve().parents[2]
 
 # a value for each flag of the table (None: a switch)
-VALUES = {"--wait": None, "--stream-logs": None, "--async": None, "--poll-interval": "30",
+VALUES = {"--no-preflight": None, "--wait": None, "--stream-logs": None, "--async": None,
+          "--poll-interval": "30",
           "--staging-bucket": "gs://b", "--format": "json", "--project": "p",
           "--api-endpoint": "https://ml.example.com/", "--verbose": None,
           "--credentials-file": __file__, "--impersonate-service-account": "a@p.iam.x.com",
@@ -190,7 +191,8 @@ EXIT_CODES = {"validate": {0, 1, 2, 70, 130}, "gpus": {0, 1, 2, 70, 130},
               "cancel": {0, 1, 2, 3, 70, 130}, "wait": {0, 1, 2, 3, 4, 70, 130},
               "logs": {0, 1, 2, 3, 70, 130}, "schema": {0, 1, 2, 70, 130},
               "rules": {0, 1, 2, 70, 130}, "convert": {0, 1, 2, 70, 130},
-              "completion": {0, 1, 2, 70, 130}, "catalog refresh": {0, 2, 3, 70, 130}}
+              "completion": {0, 1, 2, 70, 130}, "catalog refresh": {0, 2, 3, 70, 130},
+              "preflight": {0, 1, 2, 3, 70, 130}}
 
 
 def test_every_command_is_in_the_exit_code_test():

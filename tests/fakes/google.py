@@ -12,6 +12,8 @@ server, one port, one set of tokens for all of them.
 - logging v2 ``entries.list`` (``fakes.cloudlogging``: ``add_log``, ``vertex.add_log``).
 - Compute Engine, Artifact Registry and Cloud Billing, as ``gpujob catalog refresh`` reads them
   (``fakes.catalog_apis``, reached as ``fake.catalogs``; Cloud Billing takes an API key).
+- serviceusage v1beta1 ``consumerQuotaMetrics`` get and list (``fakes.serviceusage``, reached as
+  ``fake.quota``).
 - ``/computeMetadata/v1/...``: enough of the metadata server for Application Default Credentials.
 
 Every API call must carry a bearer token this fake issued; every body and query is checked
@@ -38,7 +40,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from fakes import auth, catalog_apis, cloudlogging, ml, vertex_api
+from fakes import auth, catalog_apis, cloudlogging, ml, serviceusage, vertex_api
 from fakes.auth import GOOGLE_TOKEN_AUDIENCE
 from fakes.discovery import method, violations
 from fakes.errors import (
@@ -66,7 +68,7 @@ __all__ = ["CLOUD_PLATFORM", "GOOGLE_TOKEN_AUDIENCE", "IAM", "TERMINAL", "Drop",
 _STANDARD = {"alt", "fields", "key", "prettyPrint", "quotaUser", "upload_protocol",
              "uploadType", "$.xgafv", "access_token", "callback", "oauth_token"}
 ROUTES: list[Route] = [*auth.ROUTES, *ml.ROUTES, *vertex_api.ROUTES, *cloudlogging.ROUTES,
-                       *catalog_apis.ROUTES]
+                       *catalog_apis.ROUTES, *serviceusage.ROUTES]
 _PLAIN = [("POST", r"/token", "token"), ("GET", r"/|/computeMetadata/v1/(?P<meta>.*)", "metadata")]
 
 
@@ -108,6 +110,7 @@ class FakeGoogle:
         self.job_logs = cloudlogging.JobLogs(self)
         self.vertex = VertexAI(self)
         self.catalogs = catalog_apis.Catalogs()
+        self.quota = serviceusage.Quotas(self)  # Service Usage's quota limits
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._server.daemon_threads = True
         self._server.fake = self  # type: ignore[attr-defined]

@@ -60,6 +60,11 @@ Set-up and inspection (``google.vertex``):
   ``resource.labels.task_name`` (``workerpool0-0``, ``service``), ``labels."ml.googleapis.com/
   trial_id"`` for a trial; found by ``entries.list`` (``fakes.cloudlogging``).
 - ``disabled``, ``deny(permission, principal=None)``; ``page_size``, ``max_page_size``.
+- Per region: ``refusals[region] = (status, body)`` refuses every create there (nothing is made:
+  ``(429, errors.vertex_quota_exceeded(metric, region))`` for quota); a region in ``stockouts``
+  makes the job, which reads PENDING once and then FAILED with
+  ``errors.insufficient_resources(region)``, never having run (a stockout);
+  ``region_scripts[region] = [steps]`` scripts every job made there (``script``).
 
 Faults, with ``google.inject(route, ...)`` (``fakes.faults``, bodies from ``fakes.errors``):
 ``Reply(429, rate_limited(), {"Retry-After": "7"})``, ``Reply(503, unavailable(), {...})``,
@@ -147,6 +152,10 @@ class VertexAI:
         self.denied: set[tuple[str | None, str]] = set()
         self.page_size = 100
         self.max_page_size = 1000
+        # per region: creates refused with (status, body), and jobs that fail for capacity
+        self.refusals: dict[str, tuple[int, dict[str, Any]]] = {}
+        self.stockouts: set[str] = set()
+        self.region_scripts: dict[str, list[Any]] = {}  # the script of each job made there
 
     # -- set-up ----------------------------------------------------------------------------
 

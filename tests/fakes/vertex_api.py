@@ -15,13 +15,14 @@ from fakes.errors import (
     Refused,
     error_body,
     field_violations,
+    insufficient_resources,
     not_found,
     vertex_disabled,
     vertex_permission_denied,
 )
 from fakes.listfilter import Invalid, compile_filter
 from fakes.routing import Answer, Call, Route
-from fakes.vertex import DOC, ENDED, JOB_STATES, LOCATIONS
+from fakes.vertex import DOC, ENDED, JOB_STATES, LOCATIONS, Step
 
 if TYPE_CHECKING:
     from fakes.google import FakeGoogle
@@ -124,7 +125,17 @@ def _create(fake: FakeGoogle, call: Call) -> Answer:
         with fake.lock:
             fake.rejected.append((call.route, problems))
         raise Refused(400, field_violations(problems))
-    stored = fake.vertex.add_job(call.params["project"], call.params["location"], call.body)
+    location = call.params["location"]
+    refusal = fake.vertex.refusals.get(location)
+    if refusal is not None:  # the region's quota or capacity is short: nothing is made
+        raise Refused(*refusal)
+    stored = fake.vertex.add_job(call.params["project"], location, call.body)
+    job_id = stored["name"].rsplit("/", 1)[1]
+    if location in fake.vertex.stockouts:  # it fails for capacity before it runs
+        fake.vertex.script(job_id, "JOB_STATE_PENDING",
+                           Step("JOB_STATE_FAILED", error=insufficient_resources(location)))
+    elif location in fake.vertex.region_scripts:
+        fake.vertex.script(job_id, *fake.vertex.region_scripts[location])
     return 200, copy.deepcopy(stored), {}
 
 

@@ -25,6 +25,7 @@ class Toy:
     title = "Toy training"
     unsupported_flags: ClassVar[dict[str, str]] = {"--strategy": "toy jobs are never preempted"}
     flags = ()
+    fails_over = False
 
     @property
     def catalog(self) -> ModuleType:
@@ -70,6 +71,9 @@ class Toy:
 
     def client(self, gcp: Any, session: Any = None, extra: Any = ()) -> Any:
         raise UsageError("the toy service sends nothing", "use --dry-run")
+
+    def placement(self, client: Any) -> None:
+        return None
 
     def status(self, raw: dict[str, Any]) -> JobStatus:
         return JobStatus(raw.get("jobId", "?"), "DONE", True, True)

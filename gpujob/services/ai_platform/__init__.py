@@ -25,7 +25,15 @@ if TYPE_CHECKING:
     from gpujob.gcp.settings import GcpSettings
     from gpujob.local.cluster import LocalCluster, LocalOptions
     from gpujob.services.ai_platform.jobs import Jobs
-    from gpujob.services.base import Commands, JobRef, JobStatus, Links, Request
+    from gpujob.services.base import (
+        Commands,
+        JobClient,
+        JobRef,
+        JobStatus,
+        Links,
+        Placement,
+        Request,
+    )
     from gpujob.settings import GpusSettings, JobOptions
 
 _JOB_ID = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,127}")
@@ -52,6 +60,7 @@ class AiPlatform:
         "--max-hourly-cost": f"gpujob has no prices for AI Platform; {_VERTEX_ONLY}",
     }
     flags = ()
+    fails_over = False  # one region per job: no choices, no quota preflight
 
     @property
     def catalog(self) -> ModuleType:
@@ -117,6 +126,9 @@ class AiPlatform:
         from gpujob.services.ai_platform.jobs import Jobs
 
         return Jobs(MlClient(session if session is not None else Session(gcp)))
+
+    def placement(self, client: JobClient) -> Placement | None:
+        return None
 
     def status(self, raw: dict[str, Any]) -> JobStatus:
         from gpujob.services.ai_platform.api import TERMINAL_STATES

@@ -12,7 +12,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from gpujob.services.base import Commands, JobClient, JobRef, JobStatus, Links, Request, ServiceFlag
+from gpujob.services.base import (
+    Commands,
+    JobClient,
+    JobRef,
+    JobStatus,
+    Links,
+    Placement,
+    Request,
+    ServiceFlag,
+)
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -65,6 +74,7 @@ class Gke:
         ServiceFlag("--context", "kubeconfig context of the cluster (default: the current "
                     "one; KUBECONFIG names the files).", "GPUJOB_GKE_CONTEXT", "CONTEXT"),
     )
+    fails_over = False  # one cluster, whose queue (Kueue) decides: no choices, no quota preflight
 
     @property
     def catalog(self) -> ModuleType:
@@ -114,6 +124,9 @@ class Gke:
         from gpujob.services.gke import jobs
 
         return jobs.client(gcp, extra)
+
+    def placement(self, client: JobClient) -> Placement | None:
+        return None
 
     def status(self, raw: dict[str, Any]) -> JobStatus:
         from gpujob.services.gke import jobs

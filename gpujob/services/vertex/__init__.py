@@ -23,7 +23,15 @@ if TYPE_CHECKING:
     from gpujob.gcp.session import Session
     from gpujob.gcp.settings import GcpSettings
     from gpujob.local.cluster import LocalCluster, LocalOptions
-    from gpujob.services.base import Commands, JobClient, JobRef, JobStatus, Links, Request
+    from gpujob.services.base import (
+        Commands,
+        JobClient,
+        JobRef,
+        JobStatus,
+        Links,
+        Placement,
+        Request,
+    )
     from gpujob.services.vertex.request import Job
     from gpujob.settings import GpusSettings, JobOptions
 
@@ -36,6 +44,8 @@ class Vertex:
     # every flag of submit is translated, or reported where it is dropped (a warning)
     unsupported_flags: ClassVar[dict[str, str]] = {}
     flags = ()
+    # --region A,B and --strategy X,Y: tried in order, after the quota preflight (``failover``)
+    fails_over = True
 
     @property
     def catalog(self) -> ModuleType:
@@ -87,6 +97,11 @@ class Vertex:
         from gpujob.services.vertex import jobs
 
         return jobs.client(gcp, session)
+
+    def placement(self, client: JobClient) -> Placement | None:
+        from gpujob.services.vertex.failover import VertexPlacement
+
+        return VertexPlacement(client)
 
     def status(self, raw: dict[str, Any]) -> JobStatus:
         from gpujob.services.vertex import jobs

@@ -165,6 +165,7 @@ class VertexCatalog(NamedTuple):
     refreshed: Mapping[str, Mapping[str, Any]] = {}  # part -> {as_of, read, from, file}
     document: Mapping[str, Any] | None = None  # the merged data, when parts were refreshed
     scheduling: Scheduling | None = None  # None: a catalog without the section (not checked)
+    quota: Mapping[str, Any] | None = None  # the quota metrics a job draws on (preflight)
 
     @property
     def service(self) -> str:
@@ -348,7 +349,8 @@ def build(data: dict[str, Any], path: str) -> VertexCatalog:
         sources={k: v["source"] for k, v in data.items() if isinstance(v, dict) and "source" in v},
         retired_registries=tuple(imgs.get("retired_registries", ())),
         refreshed=data.get("refreshed", {}),
-        scheduling=_scheduling(data.get("scheduling")))
+        scheduling=_scheduling(data.get("scheduling")),
+        quota=data.get("quota"))
 
 
 def _date(text: str | None) -> date | None:

@@ -216,7 +216,7 @@ def _look_up(client: VertexClient, place: Place, token: str, action: Action,
              failure: BaseException) -> Created | None:
     """The job this submission made, found by its label; None when there is none."""
     try:
-        found = _ours(client.list(place, submission_filter(token)), token)
+        found = labelled(client.list(place, submission_filter(token)), token)
     except RemoteError as exc:
         first = explain(failure, action)
         raise RemoteError(
@@ -231,7 +231,7 @@ def _look_up(client: VertexClient, place: Place, token: str, action: Action,
     return Created(found[0], recovered=True)
 
 
-def _ours(listed: Iterable[dict[str, Any]], token: str) -> list[dict[str, Any]]:
+def labelled(listed: Iterable[dict[str, Any]], token: str) -> list[dict[str, Any]]:
     """The jobs of ``listed`` that carry the submission label ``token``: the service's filter
     is checked again, so that a listing that ignores it cannot pass another job off as this
     submission's."""
@@ -245,7 +245,7 @@ def _look_again(client: VertexClient, place: Place, token: str, job: dict[str, A
     the resend). One it makes later still is not seen: Vertex AI takes no request ID that would
     let it refuse the second create."""
     try:
-        found = _ours(client.list(place, submission_filter(token)), token)
+        found = labelled(client.list(place, submission_filter(token)), token)
     except RemoteError as exc:
         client.session.echo(f"warning: whether an earlier try of this submission made a job too "
                             f"could not be checked: {exc.message}; look with: "

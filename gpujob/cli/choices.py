@@ -1,0 +1,69 @@
+"""What ``submit`` and ``preflight`` take for the choices of a service that fails over (Vertex
+AI): ``--region A,B`` and ``--strategy spot,standard`` (ordered lists, tried in order by
+``gpujob.commands.failover``), and ``--no-preflight``."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import click
+
+from gpujob.commands.submit_settings import SubmitSettings
+from gpujob.errors import UsageError
+
+
+def preflight_option_of(hidden: bool = False) -> Any:
+    """--no-preflight (``hidden``: accepted, not shown, for ``gpujob local``)."""
+    return click.option(
+        "--no-preflight", "no_preflight", is_flag=True, envvar="GPUJOB_NO_PREFLIGHT",
+        show_envvar=True, hidden=hidden,
+        help="Vertex AI: skip the quota preflight (the project's GPU and vCPU limits in the "
+             "region against what the job and the running jobs need, read before anything is "
+             "built or uploaded).")
+
+
+preflight_option = preflight_option_of()
+
+
+def take_choices(params: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...],
+                                                   tuple[str, ...]]:
+    """``params`` with --region and --strategy cut to their first entries, and the lists."""
+    from gpujob import services
+    from gpujob.commands.failover import split
+    from gpujob.gcp.settings import region_problem
+
+    params = dict(params)
+    regions = split(params.get("region"), "--region")
+    strategies = split(params.get("strategy"), "--strategy")
+    for region in regions if len(regions) > 1 else ():  # one region: the checks say
+        problem = region_problem(region)
+        if problem:
+            raise UsageError(f"--region: '{region}' is not a region: {problem}",
+                             "give --region R1,R2: regions in the order to try them")
+    service = services.get(params["service"])
+    if (len(regions) > 1 or len(strategies) > 1) and not service.fails_over:
+        raise UsageError(f"--region and --strategy take a list only for a service that tries "
+                         f"choices in order, and {service.name} ({service.title}) does not",
+                         "add --service vertex, or give one region and one strategy")
+    if regions:
+        params["region"] = regions[0]
+    if strategies:
+        params["strategy"] = strategies[0]
+    return params, regions if len(regions) > 1 else (), \
+        strategies if len(strategies) > 1 else ()
+
+
+def with_choices(settings: SubmitSettings, params: dict[str, Any], regions: tuple[str, ...],
+                 strategies: tuple[str, ...]) -> SubmitSettings:
+    """``settings`` with the choices; a dry run or a local run, which try none, says which one
+    it takes."""
+    if (regions or strategies) and (settings.dry_run or settings.local):
+        from gpujob.console import CONSOLE
+
+        first = " and ".join(f"{flag} {values[0]}" for flag, values in
+                             (("--region", regions), ("--strategy", strategies)) if values)
+        CONSOLE.err(f"note: a {'dry' if settings.dry_run else 'local'} run takes the first "
+                    f"choice ({first}); submit tries the others in turn")
+    return dataclasses.replace(settings, regions=regions, strategies=strategies,
+                               preflight=not params.get("no_preflight", False))

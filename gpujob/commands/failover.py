@@ -1,0 +1,263 @@
+"""A submit over ordered choices of region and strategy, with one job at most.
+
+``--region us-central1,us-east4`` and ``--strategy spot,standard`` make the choices: each region
+in order, and in each the strategies in order (for a service that ``fails_over``: Vertex AI).
+gpujob passes over a choice that fails the offline checks or the quota preflight, then creates
+the job in the first one left; it moves on when the service refuses the create for quota or
+capacity, or (with ``--wait`` or ``--stream-logs``, which watch the job) when the job ends
+FAILED for capacity before it ever ran. Before moving on it makes sure nothing of the refused
+choice is alive. It says which choice it took and why it passed over the others (stderr;
+``failover`` in the JSON). What is quota, capacity or a stockout is the service's to say
+(``base.Placement``); the order, the checks and the creates are here (``failover_send``).
+
+Each choice is its own job: it is checked, and its request built, once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from gpujob.console import CONSOLE
+from gpujob.errors import InvalidConfig, UsageError
+
+if TYPE_CHECKING:
+    from gpujob.commands.prepare import JobCheck, Remote
+    from gpujob.commands.submit_settings import SubmitSettings
+    from gpujob.services.base import Placement, Request, Room, Service
+
+_TI = "trainingInput"
+
+
+@dataclass(frozen=True)
+class Choice:
+    """Where and how to run: a region and a strategy (None: the job's own, which ``own``
+    gives once a request is built)."""
+
+    region: str | None
+    strategy: str | None
+
+    def label(self, own: Choice | None = None) -> str:
+        found = self.as_dict(own)
+        return f"{found['region'] or 'the config region'}/{found['strategy']}"
+
+    def as_dict(self, own: Choice | None = None) -> dict[str, Any]:
+        own = own or Choice(None, None)
+        return {"region": self.region or own.region,
+                "strategy": self.strategy or own.strategy or "STANDARD"}
+
+
+@dataclass
+class Passed:
+    """A choice passed over, and why; ``quota``: the preflight's shortfalls."""
+
+    choice: Choice
+    reason: str
+    quota: list[dict[str, Any]] | None = None
+
+    def as_dict(self, own: Choice | None = None) -> dict[str, Any]:
+        found = {**self.choice.as_dict(own), "reason": self.reason}
+        if self.quota:
+            found["quota"] = self.quota
+        return found
+
+
+def split(text: str | None, flag: str) -> tuple[str, ...]:
+    """A comma-separated list of ``flag`` (empty entries refused)."""
+    if not text:
+        return ()
+    items = tuple(item.strip() for item in text.split(","))
+    if any(not item for item in items):
+        raise UsageError(f"{flag} '{text}' has an empty entry",
+                         f"give {flag} A,B,C: the choices in order, comma-separated")
+    twice = sorted({item for item in items if items.count(item) > 1})
+    if twice:
+        raise UsageError(f"{flag} '{text}' names {', '.join(twice)} twice",
+                         "name each choice once, in the order to try them")
+    return items
+
+
+def choices(settings: SubmitSettings) -> list[Choice]:
+    regions = settings.regions or (None,)
+    strategies = settings.strategies or (settings.check.strategy,)
+    return [Choice(region, strategy) for region in regions for strategy in strategies]
+
+
+def applies(settings: SubmitSettings, service: Service) -> bool:
+    """Whether the submit goes through here: a service that fails over, sent, with a quota
+    preflight or more than one choice."""
+    return (service.fails_over and not (settings.dry_run or settings.local)
+            and (settings.preflight or len(choices(settings)) > 1))
+
+
+def settings_for(settings: SubmitSettings, choice: Choice) -> SubmitSettings:
+    """``settings`` with the choice's region (as --region sets it) and strategy."""
+    from gpujob.config.overrides import Override, flag_origin
+
+    overrides = list(settings.overrides)
+    if choice.region is not None:
+        overrides = [o for o in overrides if o.path != (_TI, "region")]
+        overrides.append(Override((_TI, "region"), choice.region, flag_origin("--region")))
+    check = settings.check._replace(strategy=choice.strategy) if choice.strategy else \
+        settings.check
+    return replace(settings, overrides=overrides, check=check)
+
+
+class Plan:
+    """One submit over its choices (see the module's docstring): each choice's check and
+    request, made once, and the choices passed over."""
+
+    def __init__(self, settings: SubmitSettings, service: Service, remote: Remote) -> None:
+        self.settings = settings
+        self.service = service
+        self.remote = remote
+        self.choices = choices(settings)
+        self.passed: list[Passed] = []
+        self.left: list[Choice] = []
+        self.checks: dict[Choice, JobCheck] = {}
+        self.requests: dict[Choice, Request] = {}  # before the packages are staged
+        self.own = Choice(None, None)  # the job's own region and strategy, once known
+        self.warned = False
+        self._placement: Placement | None = None
+
+    # -- before anything is built or uploaded ---------------------------------------------------
+
+    def offline(self) -> SubmitSettings:
+        """Check every choice (nothing reported) and return the settings of the first the
+        checks accept: those they refuse for the choice's own sake are passed over; an error
+        of every choice is the config's, which the submit reports (exit 1) as usual."""
+        from gpujob.commands.prepare import check_config
+        from gpujob.config.merge import generate_job_id
+
+        job_id = generate_job_id(self.settings.config)  # one name, whatever the choice
+        for index, choice in enumerate(self.choices):  # the command line's notes said once
+            self.checks[choice] = check_config(settings_for(self.settings, choice),
+                                               self.service, job_id, notes=index == 0)
+        errors = {choice: [f.message for f in self.checks[choice].errors]
+                  for choice in self.choices}
+        # an error every choice has is the config's, not the choice's: the submit reports it
+        common = set.intersection(*(set(found) for found in errors.values()))
+        for choice in self.choices:
+            own = [error for error in errors[choice] if error not in common]
+            if own:
+                self.passed.append(Passed(choice, f"the checks refuse it: {own[0]}"))
+            else:
+                self.left.append(choice)
+        if not self.left:  # each refused for its own sake: the first one's errors are reported
+            for passed in self.passed[1:]:
+                CONSOLE.err(f"note: passed over {passed.choice.label()}: {passed.reason}")
+            self.left = [self.choices[0]]
+        return settings_for(self.settings, self.left[0])
+
+    def placement(self) -> Placement:
+        if self._placement is None:
+            placement = self.service.placement(self.remote.open())
+            assert placement is not None, "a service that fails over has a placement"
+            self._placement = placement
+        return self._placement
+
+    def request(self, choice: Choice, built: Request | None = None) -> Request:
+        """The request of ``choice``'s checked job (``built``: the one ``prepare_job`` made for
+        it), made once; the job's own region and strategy are learnt from it."""
+        if choice not in self.requests:
+            if built is None:
+                from gpujob.commands.prepare import make_request
+
+                built = make_request(settings_for(self.settings, choice), self.service,
+                                     self.checks[choice].job, self.remote)
+            self.requests[choice] = built
+            region, strategy = self.placement().where(built)
+            self.own = Choice(self.own.region if choice.region else region,
+                              self.own.strategy if choice.strategy else strategy)
+        return self.requests[choice]
+
+    def check_quota(self) -> None:
+        """The quota preflight of every choice left: those short are passed over; none left,
+        ``InvalidConfig`` (exit 1) with the numbers, the metric and where to ask for more."""
+        if not self.settings.preflight:
+            return
+        keep: list[Choice] = []
+        last: Room | None = None
+        for choice in self.left:
+            room = self.placement().room(self.request(choice))
+            if room.unknown is not None:
+                self._warn(room.unknown)
+            if room.short:
+                last = room
+                self.passed.append(Passed(
+                    choice, "the project's quota there is short: " + "; ".join(room.lines),
+                    list(room.details)))
+            else:
+                keep.append(choice)
+        self.left = keep
+        if not keep and last is not None:
+            self._refuse(last)
+
+    def _refuse(self, room: Room) -> None:
+        for passed in self.passed[:-1]:
+            CONSOLE.err(f"note: passed over {passed.choice.label(self.own)}: {passed.reason}")
+        for line in room.lines[1:]:
+            CONSOLE.err(f"quota: {line}")
+        if self.settings.output_format == "json":
+            CONSOLE.json({"version": 1, "service": self.service.name, "job": None,
+                          "failover": self.summary(None)})
+        raise InvalidConfig(f"not enough quota: {room.lines[0]}; nothing was built, uploaded "
+                            "or submitted", room.hint)
+
+    def _warn(self, why: str) -> None:
+        if not self.warned:
+            CONSOLE.err(f"warning: the quota preflight could not read the project's quota or "
+                        f"jobs ({why}); submitting without it (--no-preflight skips it)")
+            self.warned = True
+
+    # -- what was chosen, and why ---------------------------------------------------------------
+
+    def passed_before(self, taken: Choice | None) -> list[Passed]:
+        """The choices passed over that come before ``taken`` in order (None: all): those
+        after it were not needed, whatever their preflight said."""
+        if taken is None:
+            return list(self.passed)
+        cut = self.choices.index(taken)
+        return sorted((p for p in self.passed if self.choices.index(p.choice) < cut),
+                      key=lambda p: self.choices.index(p.choice))
+
+    def why(self, taken: Choice) -> str:
+        """Why ``taken`` was taken, in words."""
+        if len(self.choices) == 1:
+            return "the only choice"
+        if self.choices.index(taken) == 0:
+            return "the first choice"
+        count = len(self.passed_before(taken))
+        return (f"choice {self.choices.index(taken) + 1} of {len(self.choices)}, the "
+                f"{'one' if count == 1 else str(count)} before it passed over")
+
+    def summary(self, taken: Choice | None, why: str = "") -> dict[str, Any]:
+        return {"chosen": taken.as_dict(self.own) if taken else None, "why": why,
+                "passedOver": [p.as_dict(self.own) for p in self.passed_before(taken)]}
+
+
+def check_only(settings: SubmitSettings, service: Service, remote: Remote) -> int:
+    """``gpujob preflight``: the checks and the quota preflight of every choice; the choice
+    submit would take (stdout), or exit 1 when none would do. Nothing is built or sent."""
+    from gpujob.commands.packages import Wanted
+    from gpujob.commands.prepare import report_or_fail
+
+    plan = Plan(replace(settings, preflight=True), service, remote)
+    first = plan.offline()
+    checked = plan.checks[plan.left[0]]
+    report_or_fail(first, checked.findings)
+    if isinstance(checked.wanted, Wanted) and checked.wanted and checked.doc is not None:
+        checked.wanted.location(checked.doc, first)  # where submit would stage them (exit 2)
+    plan.check_quota()
+    taken = plan.left[0]
+    why = plan.why(taken)
+    if settings.output_format == "json":
+        CONSOLE.json({"version": 1, "service": service.name,
+                      "failover": plan.summary(taken, why), "quotaChecked": not plan.warned})
+    else:
+        CONSOLE.line(taken.label(plan.own))
+    for passed in plan.passed_before(taken):
+        CONSOLE.err(f"  passed over {passed.choice.label(plan.own)}: {passed.reason}")
+    CONSOLE.err(f"Preflight: submit would take {taken.label(plan.own)} ({why}); nothing was "
+                "sent")
+    return 0

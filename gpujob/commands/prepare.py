@@ -1,0 +1,209 @@
+"""A submit's job, up to the request: load, apply the command line, check (``check_config``),
+report, build the request once and the trainer's packages (``prepare_job``), and the client
+that sends it, opened when first needed (``Remote``). ``submit`` and ``preflight`` share it; a
+submit over several choices of region and strategy checks each (``failover``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gpujob.checks.engine import FileResult, check_job, combine
+from gpujob.checks.report import REPORTERS, finding_line
+from gpujob.commands.packages import LocalWanted, Prepared, Wanted
+from gpujob.commands.submit_settings import SubmitSettings
+from gpujob.config.document import Document
+from gpujob.config.load import load_file
+from gpujob.config.merge import apply, generate_job_id
+from gpujob.config.overrides import Override
+from gpujob.console import CONSOLE
+from gpujob.errors import InvalidConfig, UsageError
+from gpujob.findings import Finding, Location, capped
+
+if TYPE_CHECKING:
+    from gpujob.services.base import JobClient, Request, Service
+
+
+def _report(settings: SubmitSettings, findings: list[Finding], valid: bool) -> None:
+    """The checks' findings: lines on stderr; with ``--format json``, an invalid config's as
+    ``validate --format json`` prints them, on stdout (the valid one's warnings go into the JSON
+    envelope of the job, or, for a dry-run, whose stdout is the body, on stderr)."""
+    if settings.output_format == "json" and not valid:
+        CONSOLE.json_text(REPORTERS["json"]([FileResult(settings.config, findings)]))
+        return
+    if settings.output_format == "json" and not (settings.dry_run or settings.local):
+        return
+    for finding in capped(findings):
+        CONSOLE.err(finding_line(finding))
+
+
+def _note_removals(doc: Document, overrides: list[Override]) -> None:
+    """Say what each ``--unset`` removed, and where the file had it."""
+    from gpujob.config.merge import REMOVE
+    from gpujob.findings import format_path
+
+    for override in overrides:
+        if override.value is REMOVE:
+            CONSOLE.err(f"note: {override.origin.flag} removed {format_path(override.path)} "
+                        f"(set at {doc.locate(override.path)})")
+
+
+def _check_user_args(args: list[str]) -> None:
+    for i, arg in enumerate(args):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            raise UsageError(f"user argument {i + 1} after -- is not valid UTF-8",
+                             "the API carries arguments as UTF-8 text") from None
+
+
+def merged(doc: Document, overrides: list[Override], user_args: list[str] | None,
+           notes: bool = True) -> Document:
+    """The file with the command line applied: the overrides in order, then the trainer's
+    arguments after ``--`` (they replace the file's args). Says what each ``--unset`` removed
+    (``notes``)."""
+    overrides = list(overrides)
+    if user_args is not None:
+        _check_user_args(user_args)
+        overrides.append(Override(("trainingInput", "args"), list(user_args),
+                                  Location("command line", flag="-- user args")))
+    result = apply(doc, overrides)
+    if notes:
+        _note_removals(doc, overrides)
+    return result
+
+
+@dataclass
+class JobCheck:
+    """What the checks found in a submit's config, with the command line applied, before
+    anything is reported: the findings (the loader's too), the service's checked job (None:
+    errors) and its cost; for an AI Platform config the merged file (``doc``) and the packages
+    the command line asks for (``wanted``)."""
+
+    findings: list[Finding]
+    job: object = None
+    cost: Any = None
+    doc: Document | None = None
+    wanted: Wanted | LocalWanted | None = None
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.is_error]
+
+
+def check_config(settings: SubmitSettings, service: Service, job_id: str | None = None,
+                 notes: bool = True) -> JobCheck:
+    """Load the config, apply the command line (by the service, for a config in a form of its
+    own), give it a job ID (``job_id``, else one made from the file name and the time) and
+    check it; nothing is reported (``prepare_job``), and what the command line did is said
+    only with ``notes`` (once per submit, however many choices are checked). A config that
+    cannot be read: its findings are reported, ``InvalidConfig``."""
+    loaded = load_file(settings.config)
+    if loaded.document is None:
+        _report(settings, loaded.findings, valid=False)
+        raise InvalidConfig(f"{settings.config} cannot be read as a Job config")
+    options = settings.check_options(service)
+    own = service.read(loaded.document, options.catalog_in_use(), options)
+    if own is not None:  # the service applies the command line to its own form
+        return JobCheck(combine(loaded.findings, own.findings), own.job, own.cost)
+    doc = merged(loaded.document, settings.overrides, settings.user_args, notes)
+    if "jobId" not in doc.data:
+        doc = apply(doc, [Override(("jobId",), job_id or generate_job_id(settings.config),
+                                   Location("generated", flag="file name and time"))])
+    wanted = LocalWanted(doc, settings) if settings.local else Wanted(doc, settings, notes)
+    checked_doc = apply(doc, [wanted.for_check()]) if wanted else doc
+    checked = check_job(checked_doc, options)
+    return JobCheck(combine(loaded.findings, checked.findings), checked.job, checked.cost, doc,
+                    wanted)
+
+
+def prepare_job(settings: SubmitSettings, service: Service, workdir: Path,
+                remote: Remote | None = None, checked: JobCheck | None = None,
+                before_build: Callable[[Request], None] | None = None) -> Prepared:
+    """The request to send, built once: the file with overrides and user args applied (by the
+    service, for a config in a form of its own), a job ID, checked (``checked``: already, by
+    ``check_config``), and the trainer's packages built (into ``workdir``) and given their
+    staging URIs; nothing is uploaded. Findings are shown (``_report``); any error raises
+    ``InvalidConfig`` (exit 1) after all are.
+
+    Order: the command line (exit 2), then the checks (exit 1), then ``remote`` is opened (its
+    project names the request; None: a dry-run, whose project is --project's), then, when
+    packages are to be staged, the staging location (exit 2), the remote side's access (exit
+    3; ``before_build``, given the request, in its place) and the build (exit 1), so nothing
+    is built or uploaded for a job that cannot be sent. With nothing to stage the create is
+    the only request, and its refusal says the same."""
+    checked = checked or check_config(settings, service)
+    report_or_fail(settings, checked.findings)
+    warnings = _warnings(checked.findings)
+    doc, wanted = checked.doc, checked.wanted
+    if isinstance(wanted, LocalWanted):
+        return Prepared(doc=doc, local_packages=wanted.files, warnings=warnings)
+    request = make_request(settings, service, checked.job, remote)
+    prepared = Prepared(request=request, warnings=warnings)
+    if wanted and doc is not None:
+        def ready() -> None:
+            if before_build is not None:
+                before_build(request)
+            elif remote is not None:
+                remote.open().check_access(request)
+
+        prepared = wanted.stage(doc, settings, workdir, ready)
+        prepared.request = request.staged(prepared.uris)
+        prepared.warnings = warnings
+    prepared.cost = checked.cost
+    return prepared
+
+
+def _warnings(findings: list[Finding]) -> list[Finding]:
+    return [f for f in findings if f.severity == "warning"]
+
+
+def report_or_fail(settings: SubmitSettings, findings: list[Finding]) -> None:
+    errors = sum(f.is_error for f in findings)
+    _report(settings, findings, valid=not errors)
+    if errors:
+        raise InvalidConfig(f"{settings.config}: {errors} problem{'s' if errors > 1 else ''}; "
+                            f"nothing was {'run' if settings.local else 'submitted'}")
+
+
+def make_request(settings: SubmitSettings, service: Service, job: object,
+             remote: Remote | None) -> Request:
+    """The service's request for the checked ``job``, in the project of the session ``remote``
+    opens (a dry-run: --project's, or none)."""
+    project = remote.open().project if remote is not None else settings.project
+    gcp = remote.gcp if remote is not None else settings.gcp
+    return service.request(job, gcp, project, settings.job_options())
+
+
+class Remote:
+    """A submit's job client (and its session, which stages the packages), opened once the
+    config has been checked (its project names the request), so that nothing is read from
+    Google for a config that cannot be sent."""
+
+    def __init__(self, settings: SubmitSettings, service: Service) -> None:
+        self.gcp = replace(settings.gcp, project=settings.project)
+        self.service = service
+        self.extra = settings.job_options().extra
+        self.client: JobClient | None = None
+
+    def open(self) -> JobClient:
+        if self.client is None:
+            self.client = self.service.client(self.gcp, extra=self.extra)
+        return self.client
+
+
+def stage(client: JobClient, prepared: Prepared) -> bool:
+    """Upload the packages ``prepared`` built, through ``client``'s session; whether any
+    were."""
+    session = client.session
+    if not (prepared.uploads and prepared.location is not None and session is not None):
+        return False
+    from gpujob.gcp.storage import StorageClient
+
+    count = len(prepared.uploads)
+    session.echo(f"Staging {count} package{'s' if count > 1 else ''} in "
+                 f"{prepared.location.url}:")
+    StorageClient(session).stage(prepared.uploads, session.echo)
+    return True

@@ -1,0 +1,92 @@
+"""Service Usage (``serviceusage v1beta1``): a project's quota limits for a service, per region.
+
+``services.consumerQuotaMetrics.get`` with ``view=FULL`` gives a metric's limit in every region
+(one ``QuotaBucket`` per region, after the default bucket without dimensions), as
+https://cloud.google.com/service-usage/docs/reference/rest/v1beta1/services.consumerQuotaMetrics/get
+describes. It gives limits only, never usage: what is in use is counted elsewhere (the quota
+preflight counts the project's jobs). The metric's ``/`` is sent as ``%2F``, as the reference's
+resource names write it (googleapiclient passes a ``{+name}`` parameter through unchanged).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from gpujob.gcp.session import Session
+from gpujob.gcp.settings import api_endpoint
+
+SERVICE = "serviceusage.googleapis.com"
+ROLE = "roles/serviceusage.serviceUsageViewer"  # holds serviceusage.quotas.get
+
+
+class Limits(NamedTuple):
+    """One metric's limits: per region (None: no limit, ``-1``), and the default of a region
+    without a bucket of its own (None: none given)."""
+
+    metric: str
+    regions: dict[str, int | None]
+    default: int | None
+    has_default: bool
+
+    def limit(self, region: str) -> int | None:
+        """The region's limit (its bucket, else the default one); None when unlimited.
+        ``LookupError`` when the answer gives neither."""
+        if region in self.regions:
+            return self.regions[region]
+        if self.has_default:
+            return self.default
+        raise LookupError(f"Service Usage gives no limit of {self.metric} in {region}")
+
+
+def _number(text: Any) -> int | None:
+    """An int64 limit as the API writes it (a string); -1 (unlimited) is None."""
+    value = int(str(text))
+    return None if value < 0 else value
+
+
+def read_limits(metric: str, answer: dict[str, Any]) -> Limits:
+    """The ``ConsumerQuotaMetric`` ``answer`` read: the limit whose unit is per region, its
+    buckets by region (``dimensions.region``), the bucket without dimensions as the default."""
+    regions: dict[str, int | None] = {}
+    default: int | None = None
+    has_default = False
+    for limit in answer.get("consumerQuotaLimits") or []:
+        if "{region}" not in str(limit.get("unit", "")):
+            continue
+        for bucket in limit.get("quotaBuckets") or []:
+            if "effectiveLimit" not in bucket:
+                continue
+            where = (bucket.get("dimensions") or {}).get("region")
+            if where:
+                regions[str(where)] = _number(bucket["effectiveLimit"])
+            elif not bucket.get("dimensions"):
+                default, has_default = _number(bucket["effectiveLimit"]), True
+    return Limits(metric, regions, default, has_default)
+
+
+class ServiceUsageClient:
+    """Quota limits of one project, through one session."""
+
+    def __init__(self, session: Session) -> None:
+        from gpujob.gcp.discovery import base, service
+
+        self.session = session
+        root = api_endpoint(session.settings, "serviceusage")  # GPUJOB_SERVICEUSAGE_ENDPOINT
+        self._metrics = service("serviceusage", "v1beta1", session.http,
+                                base("serviceusage", "v1beta1", root)
+                                ).services().consumerQuotaMetrics()
+
+    def limits(self, service: str, metric: str) -> Limits:
+        """The project's limits of ``metric`` (``aiplatform.googleapis.com/…``) of ``service``,
+        in every region; ``RemoteError`` when they cannot be read (no permission, no answer,
+        no such metric). Asked once, not retried: the preflight is advice, and a submit does
+        not wait on it."""
+        project = self.session.project
+        name = (f"projects/{project}/services/{service}/consumerQuotaMetrics/"
+                f"{metric.replace('/', '%2F')}")
+        action = self.session.action(
+            f"reading the quota {metric} of project {project}", "serviceusage.quotas.get",
+            role=ROLE, service=SERVICE, retry_safe=False,  # one try: the check is advice
+            not_found_hint=f"Service Usage knows no quota metric {metric} in project {project}")
+        answer = self.session.execute(action, lambda: self._metrics.get(name=name, view="FULL"))
+        return read_limits(metric, answer)

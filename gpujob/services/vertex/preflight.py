@@ -1,0 +1,266 @@
+"""The quota preflight of a Vertex AI job: will the project's quota in the region hold it?
+
+What the job needs: per quota metric, the GPUs of its pools (by accelerator type) and their
+vCPUs (by machine family), replicas counted, a tuning job's trial times its parallel trials; on
+demand, or from the preemptible metric for Spot and flex-start jobs (the metric names are data:
+``quota`` in the Vertex catalog, with their sources). The limit: Service Usage
+(``gpujob.gcp.serviceusage``). In use: what the project's running, pending and queued custom
+jobs and tuning jobs in the region hold, counted from their ``list``. Short when need + in use
+> limit.
+
+A limit that cannot be read (no permission, no answer, a metric Service Usage does not know)
+makes the check unknown, not failed: the caller warns once and goes on.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from gpujob.errors import RemoteError
+
+if TYPE_CHECKING:
+    from gpujob.gcp.serviceusage import Limits, ServiceUsageClient
+    from gpujob.services.vertex.api import VertexClient
+
+_VCPUS = re.compile(r"-(\d+)$")
+
+
+def _catalog() -> Any:
+    """The built-in Vertex catalog (read once per run)."""
+    from gpujob.catalog import files
+    from gpujob.services.vertex import catalog
+
+    return files.built_in(catalog)
+
+
+def quota_data() -> Mapping[str, Any]:
+    """The ``quota`` section of the built-in Vertex catalog: the metric names with their
+    sources (read once, with the catalog)."""
+    quota = _catalog().quota
+    if quota is None:
+        raise AssertionError("the built-in Vertex catalog has no quota section")
+    return quota
+
+
+@dataclass(frozen=True)
+class Need:
+    """``count`` of ``what`` (``NVIDIA_TESLA_T4 GPUs``) against quota ``metric``."""
+
+    metric: str
+    count: int
+    what: str
+    accelerator: str | None = None  # the GPU, for a GPU metric
+
+
+@dataclass
+class Shortfall:
+    """A metric whose limit in ``region`` does not hold the job beside the jobs there."""
+
+    need: Need
+    region: str
+    limit: int
+    in_use: int
+    enough_in: list[str] = field(default_factory=list)  # regions whose limit would do
+
+    def line(self) -> str:
+        return (f"{self.region}: the job needs {self.need.count} {self.need.what} "
+                f"({self.need.metric}); the project's limit there is {self.limit}, and its "
+                f"running and pending jobs hold {self.in_use}")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"region": self.region, "metric": self.need.metric, "what": self.need.what,
+                "need": self.need.count, "limit": self.limit, "inUse": self.in_use,
+                "enoughIn": self.enough_in}
+
+
+@dataclass
+class Verdict:
+    """The preflight of one region: short (``shortfalls``), else fine, or not known for some
+    metric (``unknown``: why its limit or use could not be read)."""
+
+    region: str
+    strategy: str
+    shortfalls: list[Shortfall] = field(default_factory=list)
+    unknown: str | None = None
+    needs: list[Need] = field(default_factory=list)
+
+    @property
+    def short(self) -> bool:
+        return bool(self.shortfalls)
+
+
+def preemptible(strategy: str | None) -> bool:
+    return (strategy or "").upper() in quota_data()["preemptible_strategies"]
+
+
+def _metric(table: dict[str, Any], key: str, strategy: str | None) -> str | None:
+    entry = table.get(key)
+    if entry is None:
+        return None
+    return entry.get("preemptible") if preemptible(strategy) else entry.get("on_demand")
+
+
+def _count(value: Any, default: int) -> int:
+    """A count as the API writes it (int64 as a string, int32 as a number); ``default`` when
+    absent or not a count (a job listed by the service is read, not trusted)."""
+    try:
+        found = int(value) if value not in (None, "") else default
+    except (TypeError, ValueError):
+        return default
+    return max(found, 0)
+
+
+def _spec_and_times(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """A job's CustomJobSpec, and how many run at once (a tuning job's parallel trials)."""
+    if "trialJobSpec" in body:
+        spec = body.get("trialJobSpec")
+        return (spec if isinstance(spec, dict) else {},
+                _count(body.get("parallelTrialCount"), 1))
+    spec = body.get("jobSpec")
+    return spec if isinstance(spec, dict) else {}, 1
+
+
+def strategy_of(body: dict[str, Any]) -> str:
+    """The job's scheduling strategy (STANDARD when it names none)."""
+    spec, _ = _spec_and_times(body)
+    scheduling = spec.get("scheduling")
+    return str((scheduling if isinstance(scheduling, dict) else {}).get("strategy")
+               or "STANDARD")
+
+
+def needs(body: dict[str, Any]) -> list[Need]:
+    """What the job ``body`` (a CustomJob or HyperparameterTuningJob) draws on, per metric."""
+    data = quota_data()
+    machines = _catalog().machine_types
+    spec, times = _spec_and_times(body)
+    strategy = strategy_of(body)
+    counts: dict[str, int] = {}
+    words: dict[str, tuple[str, str | None]] = {}
+
+    def add(metric: str, count: int, what: str, accelerator: str | None = None) -> None:
+        counts[metric] = counts.get(metric, 0) + count
+        words.setdefault(metric, (what, accelerator))
+
+    for pool in spec.get("workerPoolSpecs") or []:
+        if not isinstance(pool, dict) or not pool:
+            continue
+        machine = pool.get("machineSpec") if isinstance(pool.get("machineSpec"), dict) else {}
+        replicas = _count(pool.get("replicaCount"), 1) * times
+        accelerator = str(machine.get("acceleratorType") or "")
+        gpus = _count(machine.get("acceleratorCount"), 0)
+        metric = _metric(data["gpus"], accelerator, strategy)
+        if metric and gpus:
+            add(metric, gpus * replicas, f"{accelerator} GPUs", accelerator)
+        machine_type = str(machine.get("machineType") or "")
+        family = machines[machine_type].family if machine_type in machines else ""
+        metric = _metric(data["cpus"], family, strategy)
+        vcpus = _VCPUS.search(machine_type)
+        if metric and vcpus:
+            add(metric, int(vcpus.group(1)) * replicas, f"vCPUs ({family} machines)")
+    return [Need(metric, count, *words[metric]) for metric, count in counts.items()]
+
+
+def in_use(jobs: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """What ``jobs`` (the region's running, pending and queued custom jobs) hold, per metric."""
+    held: dict[str, int] = {}
+    for job in jobs:
+        for need in needs(job):
+            held[need.metric] = held.get(need.metric, 0) + need.count
+    return held
+
+
+def holding_filter() -> str:
+    """The list filter of the jobs that hold quota."""
+    return " OR ".join(f'state="{state}"' for state in quota_data()["holding_states"])
+
+
+class Preflight:
+    """The quota preflight of one submit: limits read once per metric (every region's come in
+    one answer), jobs in use listed once per region."""
+
+    def __init__(self, usage: ServiceUsageClient, vertex: VertexClient) -> None:
+        self.usage = usage
+        self.vertex = vertex
+        self._limits: dict[str, Limits | RemoteError] = {}
+        self._held: dict[str, dict[str, int]] = {}
+
+    def limits(self, metric: str) -> Limits:
+        """The metric's limits, read once (a failure too: it is not asked again)."""
+        if metric not in self._limits:
+            try:
+                self._limits[metric] = self.usage.limits(quota_data()["service"], metric)
+            except RemoteError as exc:
+                self._limits[metric] = exc
+        found = self._limits[metric]
+        if isinstance(found, RemoteError):
+            raise found
+        return found
+
+    def held(self, region: str) -> dict[str, int]:
+        """What the project's custom jobs and tuning jobs (their parallel trials) that hold
+        quota in ``region`` hold, per metric."""
+        if region not in self._held:
+            jobs = [job for collection in ("customJobs", "hyperparameterTuningJobs")
+                    for job in self.vertex.list(self.vertex.place(region, collection),
+                                                holding_filter())]
+            self._held[region] = in_use(jobs)
+        return self._held[region]
+
+    def check(self, body: dict[str, Any], region: str) -> Verdict:
+        """The verdict on ``body`` in ``region``: the metrics whose limit and use could be read
+        are checked; ``unknown`` says why the others could not."""
+        verdict = Verdict(region, strategy_of(body), needs=needs(body))
+        for need in verdict.needs:
+            try:
+                limits = self.limits(need.metric)
+                limit = limits.limit(region)
+                if limit is None:  # unlimited
+                    continue
+                used = self.held(region).get(need.metric, 0)
+            except RemoteError as exc:  # this metric unknown; the others still count
+                verdict.unknown = verdict.unknown or exc.message
+                continue
+            except LookupError as exc:
+                verdict.unknown = verdict.unknown or str(exc)
+                continue
+            if need.count + used > limit:
+                verdict.shortfalls.append(Shortfall(
+                    need, region, limit, used, enough_in(limits, need, region)))
+        return verdict
+
+
+def enough_in(limits: Limits, need: Need, but: str) -> list[str]:
+    """The training regions other than ``but`` whose limit of ``limits`` holds ``need`` (for a
+    GPU, among those the catalog lists it in)."""
+    catalog = _catalog()
+    regions = catalog.training_regions
+    if need.accelerator in catalog.gpu_zones:
+        zones = catalog.gpu_zones[need.accelerator][1]
+        regions = tuple(r for r in regions if any(z.startswith(r + "-") for z in zones))
+    def enough(region: str) -> bool:
+        try:
+            limit = limits.limit(region)
+        except LookupError:
+            return False
+        return limit is None or limit >= need.count
+
+    return [region for region in regions if region != but and enough(region)]
+
+
+def console_url(project: str) -> str:
+    return f"{quota_data()['console']}?project={project}"
+
+
+def request_hint(shortfall: Shortfall, project: str) -> str:
+    """Where to ask for more, and where the limit would already do."""
+    short_name = shortfall.need.metric.rsplit("/", 1)[-1]
+    text = (f"ask for more at {console_url(project)} (filter on {short_name}, region "
+            f"{shortfall.region})")
+    if shortfall.enough_in:
+        shown = shortfall.enough_in[:8]
+        more = f" and {len(shortfall.enough_in) - 8} more" if len(shortfall.enough_in) > 8 else ""
+        text += f"; the limit would do in {', '.join(shown)}{more} (--region)"
+    return text
