@@ -81,6 +81,9 @@ def arrange(*modules: ModuleType) -> None:
     another's), and the rules as their first checks; the rules only ``listed`` come last."""
     for module in modules:
         ORDER.setdefault(module.__name__, len(ORDER))
+    # a module another service registered without arranging keeps its place after those that did
+    for _, check, _ in STEPS:
+        ORDER.setdefault(check.__module__, len(ORDER))
     STEPS.sort(key=lambda step: ORDER[step[1].__module__])
     ordered: dict[str, Rule] = {}
     for rule_, _, _ in STEPS:

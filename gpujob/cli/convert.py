@@ -1,4 +1,5 @@
-"""``gpujob convert``: an AI Platform config as a native Vertex AI config."""
+"""``gpujob convert``: an AI Platform config in another service's own form: a native Vertex AI
+config (``--to vertex``, the default), a GKE JobSet (``--to gke``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import click
 from gpujob.cli.common import CONTEXT, exit_codes_help
 from gpujob.cli.files import ExistingFile
 from gpujob.cli.jobflags import field_options, override_options, overrides
-from gpujob.cli.options import check_options, check_settings, stack
+from gpujob.cli.options import check_options, check_settings, services_choice, stack
 from gpujob.cli.submit import UserArgsCommand
 
 
@@ -38,6 +39,9 @@ def vertex_options(func: Any) -> Any:
                    "rather than the CustomJobSpec that gcloud ai custom-jobs create --config "
                    "reads.")
 @check_options
+@click.option("--to", "to", type=services_choice(), default="vertex", show_default=True,
+              help="The service whose form to write: vertex (a native Vertex config), gke (a "
+                   "JobSet that kubectl apply -f takes).")
 @click.pass_context
 def convert(ctx: click.Context, **params: Any) -> int:
     """Translate an AI Platform config into a native Vertex AI config.
@@ -56,11 +60,12 @@ def convert(ctx: click.Context, **params: Any) -> int:
       gpujob convert configs/t4-compute-engine.yaml -o t4.vertex.yaml
       gpujob convert package.yaml --executor-image-uri tensorflow/tensorflow:2.17.0-gpu
       gpujob convert config.yaml --whole-job --region europe-west4 -- --epochs 10
+      gpujob convert configs/t4-compute-engine.yaml --to gke -o t4.jobset.yaml
     """
     from gpujob.commands.convert import ConvertSettings, execute
     from gpujob.settings import JobOptions
 
-    check = check_settings({**params, "service": "vertex"})
+    check = check_settings({**params, "service": params["to"]})
     options = JobOptions(display_name=params["display_name"],
                          executor_image_uri=check.executor_image_uri, strategy=check.strategy,
                          extras=check.extras)

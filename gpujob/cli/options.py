@@ -59,6 +59,11 @@ class _Services(click.Choice):
         pass  # click.Choice sets them; they are the registry's
 
 
+def services_choice() -> click.Choice:
+    """The registry's service names, as they are when the command line is read."""
+    return _Services()
+
+
 def service_option_of(text: str) -> Decorator:
     return click.option("--service", type=_Services(), default=DEFAULT_SERVICE,
                         show_default=True, envvar="GPUJOB_SERVICE", show_envvar=True, help=text)

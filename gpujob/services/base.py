@@ -238,6 +238,15 @@ class Placement(Protocol):
         ...
 
 
+class Converted(NamedTuple):
+    """What ``gpujob convert`` writes for a service (None: nothing, its findings say why), the
+    findings of the converted job beyond the config's, and lines to say on stderr."""
+
+    text: str | None
+    findings: tuple[Finding, ...] | list[Finding] = ()
+    notes: tuple[str, ...] | list[str] = ()
+
+
 class ServiceFlag(NamedTuple):
     """A flag of ``submit``, ``local`` and ``convert`` that only this service reads (GKE's
     ``--namespace``): the command line adds it, and its value reaches the service in
@@ -293,6 +302,13 @@ class Service(Protocol):
         ...
 
     # -- sending and following ------------------------------------------------------------------
+
+    def convert(self, doc: Document, checked: Checked, options: CheckOptions,
+                output: str | None, whole_job: bool) -> Converted:
+        """``gpujob convert --to`` this service: the checked AI Platform config ``doc`` in the
+        service's own form (``output``: the file it goes to, or None; ``whole_job``: a whole
+        job rather than its spec, where the service tells them apart)."""
+        ...
 
     def request(self, job: Any, gcp: GcpSettings, project: str | None,
                 options: JobOptions) -> Request:

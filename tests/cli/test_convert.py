@@ -294,9 +294,9 @@ def test_a_native_vertex_config_is_not_converted_again(cli, tmp_path):
     again = cli("convert", out)
     assert again.code == 1 and again.out == ""
     assert again.err.splitlines() == [
-        f"error: {out} is a native Vertex config already (a CustomJobSpec): there is nothing "
-        "to convert", "  hint: check it with gpujob validate --service vertex, or send it with "
-        "gpujob submit --service vertex"]
+        f"error: {out} is a native Vertex config already (a CustomJobSpec): convert takes an "
+        "AI Platform config", "  hint: check it with gpujob validate --service vertex, or send "
+        "it with gpujob submit (--service vertex or gke)"]
 
 
 def test_a_config_from_standard_input_is_named_as_a_spec_from_it_is_sent(cli):

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from gpujob.services.ai_platform.jobs import Jobs
     from gpujob.services.base import (
         Commands,
+        Converted,
         JobClient,
         JobRef,
         JobStatus,
@@ -109,6 +110,13 @@ class AiPlatform:
 
     def describe_costs(self, costs: list[tuple[str | None, Any]]) -> list[str]:
         return []  # gpujob has no prices for AI Platform (unsupported_flags: --max-hourly-cost)
+
+    def convert(self, doc: Document, checked: Checked, options: CheckOptions,
+                output: str | None, whole_job: bool) -> Converted:
+        raise UsageError("convert writes an AI Platform config in another service's form; "
+                         "for AI Platform it is the config itself",
+                         "check it with gpujob validate --service ai-platform, or convert it "
+                         "--to vertex or --to gke")
 
     def request(self, job: dict[str, Any], gcp: GcpSettings, project: str | None,
                 options: JobOptions) -> Request:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from gpujob.services.base import (
     Commands,
+    Converted,
     JobClient,
     JobRef,
     JobStatus,
@@ -112,6 +113,21 @@ class Gke:
 
     def explain(self, findings: list[Finding], doc: Document, cat: Any) -> list[Finding]:
         return findings
+
+    def convert(self, doc: Document, checked: Checked, options: CheckOptions,
+                output: str | None, whole_job: bool) -> Converted:
+        """The JobSet, as ``submit --dry-run`` prints it (``kubectl apply -f`` takes it)."""
+        import yaml
+
+        from gpujob.gcp.settings import GcpSettings
+
+        if checked.job is None or any(f.is_error for f in checked.findings):
+            return Converted(None)
+        body = self.request(checked.job, GcpSettings(), None, options.job).body
+        return Converted(yaml.safe_dump(body, sort_keys=False, allow_unicode=True, width=100),
+                         notes=[f"The JobSet {body['metadata']['name']} in namespace "
+                                f"{body['metadata']['namespace']}: kubectl apply -f FILE "
+                                "creates it (gpujob submit --service gke sends it once)"])
 
     def request(self, job: Translation, gcp: GcpSettings, project: str | None,
                 options: JobOptions) -> Request:

@@ -23,6 +23,7 @@ import json
 import re
 import shlex
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob.config.job import JobView, Replica, view
@@ -252,7 +253,8 @@ def translate(doc: Document, cat: GkeCatalog, options: JobOptions) -> Translatio
     """The JobSet for ``doc`` (an AI Platform config, checked by the rules)."""
     job = view(doc.data)
     ti = job.training_input
-    job_id = str(doc.data.get("jobId") or "job")
+    # without a jobId (convert, which generates none): the file's name, as Vertex names its job
+    job_id = str(doc.data.get("jobId") or _stem(doc.source))
     generated = doc.locate(("jobId",)).flag == "file name and time"
     name = jobset_name(job_id, generated, budget(job))
     namespace, queue = namespace_of(options), extra(options, "--queue")
@@ -296,3 +298,8 @@ def _seconds(value: Any) -> int | None:
     if isinstance(value, str) and re.fullmatch(r"\d+(\.\d+)?s", value):
         return max(int(float(value[:-1])), 1)
     return None
+
+
+def _stem(source: str) -> str:
+    stem = Path(source).stem if source not in ("<stdin>", "-") else ""
+    return stem or "job"

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from gpujob.local.cluster import LocalCluster, LocalOptions
     from gpujob.services.base import (
         Commands,
+        Converted,
         JobClient,
         JobRef,
         JobStatus,
@@ -85,6 +86,12 @@ class Vertex:
         from gpujob.services.vertex.cost_report import lines
 
         return lines(costs)
+
+    def convert(self, doc: Document, checked: Checked, options: CheckOptions,
+                output: str | None, whole_job: bool) -> Converted:
+        from gpujob.services.vertex import convert
+
+        return convert.convert(doc, checked, options, output, whole_job)
 
     def request(self, job: Job, gcp: GcpSettings, project: str | None,
                 options: JobOptions) -> Request:

@@ -1,0 +1,65 @@
+"""``gpujob convert`` for Vertex AI: the checked config's translation written as a native Vertex
+config (``native.output``), with what the translated job would still be refused for."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from gpujob.checks.schema import position_key
+from gpujob.config.document import Document
+from gpujob.findings import Finding
+
+if TYPE_CHECKING:
+    from gpujob.checks.engine import Checked, CheckOptions
+    from gpujob.services.base import Converted
+    from gpujob.services.vertex.catalog import VertexCatalog
+    from gpujob.services.vertex.translate.job import Translation
+
+
+def convert(doc: Document, checked: Checked, options: CheckOptions, output: str | None,
+            whole_job: bool) -> Converted:
+    """The native config the checked ``doc`` becomes (None when it cannot), and the findings
+    of that config Vertex would still refuse, each at the config value it came from."""
+    from gpujob.services.base import Converted
+    from gpujob.services.vertex.native import output as native_output
+
+    translation = checked.job.translation if checked.job is not None else None
+    if translation is None or any(f.is_error for f in checked.findings):
+        return Converted(None)
+    cat = options.catalog_in_use()
+    found = _result_findings(translation, doc, cat, date.today(), options.region_check)
+    if any(f.is_error for f in found):
+        return Converted(None, found)
+    written = native_output.render(translation, doc, output, whole_job=whole_job,
+                                   executor=options.job.executor_image_uri)
+    return Converted(written.text, sorted([*found, *written.findings], key=position_key),
+                     list(written.notes))
+
+
+def _result_findings(t: Translation, doc: Document, cat: VertexCatalog, today: date,
+                     region_check: bool) -> list[Finding]:
+    """The translated job checked as the native config it becomes: what Vertex would still
+    refuse (the config's checks found nothing), each at the config value it came from."""
+    from gpujob.services.vertex import native as vertex_native
+
+    native = Document(doc.source, t.body)
+    region_path = ("trainingInput", "region")
+    found = vertex_native.check(native, cat, today, region=t.region,
+                                region_origin=doc.locate(region_path),
+                                region_check=region_check)
+    out = []
+    for finding in found:
+        if not finding.is_error:
+            continue  # the config's checks said what else there is to say
+        source = region_path if finding.rule == "vertex.region" else _source(finding.path, t)
+        out.append(finding._replace(path=source, location=doc.locate(source)))
+    return out
+
+
+def _source(path: tuple[str | int, ...], t: Translation) -> tuple[Any, ...]:
+    """The config path the body's value at ``path`` (or its nearest parent) was made from."""
+    for end in range(len(path), 0, -1):
+        if path[:end] in t.origins:
+            return t.origins[path[:end]]
+    return ()
