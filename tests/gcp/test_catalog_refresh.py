@@ -39,7 +39,8 @@ def apis(google: FakeGoogle, key, monkeypatch: pytest.MonkeyPatch) -> str:
     cat = google.catalogs
     cat.add_zone("us-central1-a", {"nvidia-h100-80gb": 8, "nvidia-tesla-t4": 4,
                                    "nvidia-tesla-t4-vws": 4},
-                 {"a3-highgpu-8g": ("nvidia-h100-80gb", 8), "n1-standard-4": None})
+                 {"a3-highgpu-8g": ("nvidia-h100-80gb", 8), "n1-standard-4": None},
+                 {"a3-highgpu-8g": (208, 1916928)})  # 1872 GiB
     cat.add_zone("us-central1-b", {"nvidia-tesla-t4": 4})
     cat.add_zone("africa-south1-a")  # nothing in it: a NO_RESULTS_ON_PAGE warning
     cat.add_zone("me-central2-b", {"nvidia-h100-80gb": 8},
@@ -58,6 +59,24 @@ def apis(google: FakeGoogle, key, monkeypatch: pytest.MonkeyPatch) -> str:
                 "in Iowa", ["us-central1"], 99.0)
     cat.add_sku(COMPUTE_ENGINE, "341A-49A5-0C07", "Nvidia H100 80GB GPU attached to DWS Defined "
                 "Duration VMs running in Americas", ["us-central1", "us-east4"], 4.200761)
+    # A3's vCPUs and RAM, billed (Aug 2025): on-demand, management fee, DWS
+    for sku_id, what, price in (("2E83-99F1-391A", "on A3 Instance Core", 0.0293227),
+                                ("B045-9255-8314", "on A3 Instance RAM", 0.0025534),
+                                ("9AC1-7D9B-C47E", "management fee on A3 Instance Core", 0.0038247),
+                                ("D30D-69C9-F057", "management fee on A3 Instance RAM", 0.0003331)):
+        cat.add_sku(VERTEX_AI, sku_id, f"Vertex AI: Training/Pipelines {what} in Iowa",
+                    ["us-central1"], price)
+    cat.add_sku(COMPUTE_ENGINE, "9A32-36B2-7FBC", "DWS Defined Duration A3 Core running in "
+                "Americas", ["us-central1"], 0.010934)
+    cat.add_sku(COMPUTE_ENGINE, "ED19-A584-4A84", "DWS Defined Duration A3 Ram running in "
+                "Americas", ["us-central1"], 0.000952)
+    # Spot: its description holds the on-demand wording; A2's wording is not known: not read
+    cat.add_sku(COMPUTE_ENGINE, "0000-0000-0003", "Spot Preemptible A3 Instance Core running in "
+                "Americas", ["us-central1"], 0.01)
+    cat.add_sku(COMPUTE_ENGINE, "0000-0000-0004", "Spot Preemptible A3 Instance Ram running in "
+                "Americas", ["us-central1"], 0.001)
+    cat.add_sku(VERTEX_AI, "0000-0000-0005", "Vertex AI: Training/Pipelines on A2 Instance Core "
+                "in Iowa", ["us-central1"], 9.0)
     # a Spot SKU whose usageType says OnDemand (as some do): the description decides
     cat.add_sku(COMPUTE_ENGINE, "0000-0000-0002", "Spot Preemptible Nvidia H100 80GB GPU running "
                 "in Americas", ["us-central1"], 2.25, usage_type="OnDemand")
@@ -123,7 +142,8 @@ def test_what_a_refresh_reads_and_writes(cli, apis, google, tmp_path):
     assert lines[1] == ("prebuilt images: 3 images listed in us-docker.pkg.dev/vertex-ai/"
                         f"training, 1 new: {NEW_IMAGE}; not prebuilt training images gpujob "
                         "can read: ray-gpu.2-47.py311")
-    assert lines[2] == "prices: 2 GPU prices in 2 regions, from Cloud Billing's catalog"
+    assert lines[2] == ("prices: 2 GPU prices and 1 machine type price in 2 regions, from "
+                        "Cloud Billing's catalog")
     assert lines[3] == f"wrote {tmp_path / 'gpujob-cache' / 'vertex-live.json'}"
     parts = overlay(tmp_path)["parts"]
     assert parts["zones"]["gpus"]["NVIDIA_TESLA_T4"] == {
@@ -137,7 +157,7 @@ def test_what_a_refresh_reads_and_writes(cli, apis, google, tmp_path):
     # paging: every page of each listing was read
     assert len(google.calls("acceleratorTypes.aggregatedList")) == 3
     assert len(google.calls("dockerImages.list")) == 4
-    assert len(google.calls("skus.list")) == 3  # Vertex AI's 3 SKUs in 2 pages, Compute's 1
+    assert len(google.calls("skus.list")) == 7  # Vertex AI's 8 SKUs in 4 pages, Compute's 6 in 3
     filters = google.calls("machineTypes.aggregatedList")[0].query["filter"][0]
     assert filters.startswith("name eq (a2-highgpu-1g|") and "n1-standard-4" not in filters
 
