@@ -5,6 +5,7 @@ be read."""
 from __future__ import annotations
 
 import json
+import re
 import secrets
 from datetime import date
 from pathlib import Path
@@ -229,6 +230,46 @@ def test_the_api_key_never_shows(cli, apis, google):
     assert "key=…" in result.err  # --verbose shows the request, the key masked
 
 
+A3_JOB = """workerPoolSpecs:
+- machineSpec: {machineType: a3-highgpu-8g, acceleratorType: NVIDIA_H100_80GB, acceleratorCount: 8}
+  replicaCount: 1
+  containerSpec: {imageUri: us-central1-docker.pkg.dev/demo/train/img:1}
+"""
+
+
+@pytest.mark.default_service
+def test_a_machine_price_is_pinned_to_the_billed_skus(cli, apis, write, google, tmp_path):
+    config = write(A3_JOB, "a3.yaml")
+    assert cli("catalog", "refresh", "--project", PROJECT).code == 0
+    table = overlay(tmp_path)["parts"]["prices"]["table"]
+    a3 = table["regions"]["us-central1"]["machine_types"]["a3-highgpu-8g"]
+    # 8 x 11.2660332 (H100) + 208 vCPUs x 0.0293227 + 1872 GiB x 0.0025534 (the A3 bill)
+    assert a3["on_demand"] == pytest.approx(101.007352)
+    assert a3["management_fee"] == pytest.approx(8 * 1.4694826 + 208 * 0.0038247
+                                                 + 1872 * 0.0003331)
+    assert a3["spot"] == pytest.approx(8 * 2.25 + 208 * 0.01 + 1872 * 0.001)
+    assert a3["flex_start"] == pytest.approx(8 * 4.200761 + 208 * 0.010934 + 1872 * 0.000952)
+    assert a3["includes_accelerators"] is True
+    assert a3["source"]["skus"]["on_demand"] == ["2E83-99F1-391A", "B045-9255-8314",
+                                                 "3F95-001E-B747"]
+    assert a3["source"]["skus"]["management_fee"] == ["9AC1-7D9B-C47E", "D30D-69C9-F057",
+                                                      "5853-505F-A5C4"]
+    # me-central2 has no A3 SKU: its a3-highgpu-8g is not written (the shipped price stands);
+    # A2's wording is not known: its SKU is not read, and the table says so
+    assert "me-central2" not in table["regions"]
+    assert any("a2-*" in o["what"] for o in table["omitted"])
+    listed = google.calls("machineTypes.aggregatedList")[-1].query["filter"][0]
+    assert "a3-highgpu-" in listed and "a2-" not in listed
+    gpus = cli("gpus", "--region", "us-central1", "--gpu", "h100")
+    assert gpus.code == 0, gpus.err
+    assert re.search(r"a3-highgpu-8g  8 × H100  \$101\.01 +\$35\.13", gpus.out), gpus.out
+    dry = cli("submit", config, "--region", "us-central1", "--dry-run", "--project", PROJECT)
+    assert dry.code == 0, dry.err
+    assert ("cost: $101.01/hour on-demand in us-central1 (1 × a3-highgpu-8g with 8 × "
+            "NVIDIA_H100_80GB); Spot $35.13/hour, flex-start $50.84/hour") in dry.err
+    assert "as of 2026-11-26 from built-in, with prices from gpujob catalog refresh" in dry.err
+
+
 @pytest.mark.default_service
 def test_without_credentials_prices_are_still_read(cli, apis, monkeypatch, tmp_path):
     monkeypatch.delenv("GOOGLE_APPLICATION_CREDENTIALS")
@@ -239,6 +280,13 @@ def test_without_credentials_prices_are_still_read(cli, apis, monkeypatch, tmp_p
     assert "error: prebuilt images: no Google Cloud credentials found" in result.err
     assert result.err.count("  hint: provide them one of these ways") == 1  # said once
     assert set(overlay(tmp_path)["parts"]) == {"prices"}
+    # GPU prices need the key alone; machine types need Compute Engine's listing: said why
+    assert ("prices: 2 GPU prices in 2 regions, from Cloud Billing's catalog; machine types "
+            "not read: no Google Cloud credentials found") in result.out
+    table = overlay(tmp_path)["parts"]["prices"]["table"]
+    assert not table["regions"]["us-central1"]["machine_types"]
+    assert any(o["why"].startswith("Compute Engine's machine types could not be listed: no "
+                                   "Google Cloud credentials found") for o in table["omitted"])
 
 
 @pytest.mark.default_service
