@@ -12,7 +12,7 @@ https://cloud.google.com/vertex-ai/pricing#custom-trained_models
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from fnmatch import fnmatchcase
 from typing import Any
 
@@ -20,11 +20,11 @@ KINDS = ("on_demand", "spot", "flex_start", "management_fee")
 Rates = dict[tuple[str, str], dict[str, dict[str, Any]]]  # (region, FAMILY) -> kind -> ...
 
 
-def rates(skus: Mapping[str, Iterable[Mapping[str, Any]]], spec: Mapping[str, Any]) -> Rates:
+def rates(skus: Mapping[str, Iterable[Mapping[str, Any]]], spec: Mapping[str, Any],
+          hourly: Callable[[Mapping[str, Any]], tuple[float, str] | None]) -> Rates:
     """Per region and family, per kind: ``{"core": $, "ram": $, "skus": [...], "time": ...}``
-    from the SKUs whose whole description matches one of the family patterns."""
-    from gpujob.services.vertex.refresh.prices import hourly
-
+    from the SKUs whose whole description matches one of the family patterns; ``hourly``
+    reads a SKU's price (``prices.hourly``)."""
     machines = spec["machines"]
     families = set(machines["families"])
     found: Rates = {}

@@ -80,7 +80,7 @@ def table(skus: Mapping[str, Iterable[Mapping[str, Any]]], moment: datetime,
                                  or price[1] < source["effective_time"]):
                     source["effective_time"] = price[1]
                     source["as_of"] = price[1][:10]
-    machine_prices.add(regions, machine_prices.rates(skus, spec), machines or {}, spec)
+    machine_prices.add(regions, machine_prices.rates(skus, spec, hourly), machines or {}, spec)
     for region in regions.values():
         for entry in [*region["accelerators"].values(), *region["machine_types"].values()]:
             entry["source"]["as_of"] = entry["source"]["as_of"] or moment.date().isoformat()
