@@ -41,7 +41,7 @@ def apis(google: FakeGoogle, key, monkeypatch: pytest.MonkeyPatch) -> str:
     cat.add_zone("us-central1-a", {"nvidia-h100-80gb": 8, "nvidia-tesla-t4": 4,
                                    "nvidia-tesla-t4-vws": 4},
                  {"a3-highgpu-8g": ("nvidia-h100-80gb", 8), "n1-standard-4": None},
-                 {"a3-highgpu-8g": (208, 1916928)})  # 1872 GiB
+                 {"a3-highgpu-8g": (208, 1916928), "n1-standard-4": (4, 15360)})  # GiB: 1872, 15
     cat.add_zone("us-central1-b", {"nvidia-tesla-t4": 4})
     cat.add_zone("africa-south1-a")  # nothing in it: a NO_RESULTS_ON_PAGE warning
     cat.add_zone("me-central2-b", {"nvidia-h100-80gb": 8},
@@ -71,6 +71,16 @@ def apis(google: FakeGoogle, key, monkeypatch: pytest.MonkeyPatch) -> str:
                 "Americas", ["us-central1"], 0.010934)
     cat.add_sku(COMPUTE_ENGINE, "ED19-A584-4A84", "DWS Defined Duration A3 Ram running in "
                 "Americas", ["us-central1"], 0.000952)
+    # N1 in both wordings seen ("running in", "Ram", "Management fee", no "Predefined");
+    # a custom N1 is another SKU
+    for sku_id, what, price in (
+            ("0000-0000-0011", "on N1 Predefined Instance Core running in", 0.03635265),
+            ("0000-0000-0012", "on N1 Predefined Instance Ram running in", 0.00487255),
+            ("0000-0000-0013", "Management fee on N1 Instance Core in", 0.00474165),
+            ("0000-0000-0014", "Management fee on N1 Instance RAM in", 0.00063555),
+            ("0000-0000-0015", "on N1 Custom Instance Core running in", 5.0)):
+        cat.add_sku(VERTEX_AI, sku_id, f"Vertex AI: Training/Pipelines {what} Iowa",
+                    ["us-central1"], price)
     # Spot: its description holds the on-demand wording; A2's wording is not known: not read
     cat.add_sku(COMPUTE_ENGINE, "0000-0000-0003", "Spot Preemptible A3 Instance Core running in "
                 "Americas", ["us-central1"], 0.01)
@@ -143,7 +153,7 @@ def test_what_a_refresh_reads_and_writes(cli, apis, google, tmp_path):
     assert lines[1] == ("prebuilt images: 3 images listed in us-docker.pkg.dev/vertex-ai/"
                         f"training, 1 new: {NEW_IMAGE}; not prebuilt training images gpujob "
                         "can read: ray-gpu.2-47.py311")
-    assert lines[2] == ("prices: 2 GPU prices and 1 machine type price in 2 regions, from "
+    assert lines[2] == ("prices: 2 GPU prices and 2 machine type prices in 2 regions, from "
                         "Cloud Billing's catalog")
     assert lines[3] == f"wrote {tmp_path / 'gpujob-cache' / 'vertex-live.json'}"
     parts = overlay(tmp_path)["parts"]
@@ -158,7 +168,7 @@ def test_what_a_refresh_reads_and_writes(cli, apis, google, tmp_path):
     # paging: every page of each listing was read
     assert len(google.calls("acceleratorTypes.aggregatedList")) == 3
     assert len(google.calls("dockerImages.list")) == 4
-    assert len(google.calls("skus.list")) == 7  # Vertex AI's 8 SKUs in 4 pages, Compute's 6 in 3
+    assert len(google.calls("skus.list")) == 10  # Vertex's 13 SKUs in 7 pages, Compute's 6 in 3
     filters = google.calls("machineTypes.aggregatedList")[0].query["filter"][0]
     assert filters.startswith("name eq (a2-highgpu-1g|") and "n1-standard-4" not in filters
 
@@ -260,6 +270,12 @@ def test_a_machine_price_is_pinned_to_the_billed_skus(cli, apis, write, google, 
     assert any("a2-*" in o["what"] for o in table["omitted"])
     listed = google.calls("machineTypes.aggregatedList")[-1].query["filter"][0]
     assert "a3-highgpu-" in listed and "a2-" not in listed
+    # n1-standard-4: 4 vCPUs, 15 GiB; Google's table says $0.21849885 on-demand in Iowa
+    n1 = table["regions"]["us-central1"]["machine_types"]["n1-standard-4"]
+    assert n1["on_demand"] == pytest.approx(0.21849885)
+    assert n1["management_fee"] == pytest.approx(0.02849985)
+    assert n1["spot"] is None and "includes_accelerators" not in n1  # no N1 Spot SKU given
+    assert n1["source"]["skus"]["on_demand"] == ["0000-0000-0011", "0000-0000-0012"]
     gpus = cli("gpus", "--region", "us-central1", "--gpu", "h100")
     assert gpus.code == 0, gpus.err
     assert re.search(r"a3-highgpu-8g  8 × H100  \$101\.01 +\$35\.13", gpus.out), gpus.out
