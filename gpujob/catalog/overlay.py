@@ -186,8 +186,9 @@ def age_days(as_of: str, today: date) -> int:
 
 def prices(service: str = "vertex") -> dict[str, Any] | None:
     """The price table (format "1", the Vertex ``prices.json``'s shape) ``gpujob catalog refresh``
-    read from Cloud Billing, or None: per region and GPU, its entries stand in for the shipped
-    table's (which keeps what the refresh does not read, such as machine types)."""
+    read from Cloud Billing, or None: per region, GPU and machine type, its entries stand in
+    for the shipped table's (which keeps what the refresh does not read, such as the machine
+    types of families whose SKUs it does not know)."""
     try:
         found = read(path(service))
     except OverlayError:

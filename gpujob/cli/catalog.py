@@ -46,7 +46,8 @@ def refresh(parts: str, **params: Any) -> int:
     (in --project). images: the prebuilt training images in us-docker.pkg.dev/vertex-ai/training
     (a new one is usable until Google publishes its end of availability; known dates are kept).
     prices: per-GPU list prices per region from Cloud Billing (an API key in
-    GPUJOB_BILLING_API_KEY is all it needs). What is read is written, dated, to
+    GPUJOB_BILLING_API_KEY is all they need), and the A3 and N1 machine types' (their
+    vCPUs and memory from Compute Engine in --project). What is read is written, dated, to
     ~/.cache/gpujob/vertex-live.json (XDG_CACHE_HOME, GPUJOB_CACHE_DIR); a part that cannot
     be read keeps what it had and says why.
 

@@ -41,9 +41,11 @@ class Catalogs:
         self.page_size_cap = 1000
 
     def add_zone(self, zone: str, accelerators: dict[str, int] | None = None,
-                 machines: dict[str, tuple[str, int] | None] | None = None) -> None:
+                 machines: dict[str, tuple[str, int] | None] | None = None,
+                 shapes: dict[str, tuple[int, int]] | None = None) -> None:
         """A zone: its GPUs (Compute Engine name -> maximumCardsPerInstance) and machine types
-        (name -> (built-in GPU, count), or None for one without GPUs)."""
+        (name -> (built-in GPU, count), or None for one without GPUs), each with 8 vCPUs and
+        30720 MB unless ``shapes`` gives its (guestCpus, memoryMb)."""
         base = f"https://www.googleapis.com/compute/v1/projects/p/zones/{zone}"
         entry = self.zones.setdefault(zone, {"acceleratorTypes": [], "machineTypes": []})
         for name, most in (accelerators or {}).items():
@@ -54,7 +56,9 @@ class Catalogs:
         for name, gpu in (machines or {}).items():
             machine: dict[str, Any] = {
                 "kind": "compute#machineType", "id": _id(zone + name), "name": name,
-                "guestCpus": 8, "memoryMb": 30720, "zone": zone, "isSharedCpu": False,
+                "guestCpus": (shapes or {}).get(name, (8, 0))[0],
+                "memoryMb": (shapes or {}).get(name, (0, 30720))[1], "zone": zone,
+                "isSharedCpu": False,
                 "selfLink": f"{base}/machineTypes/{name}", "architecture": "X86_64"}
             if gpu:
                 machine["accelerators"] = [{"guestAcceleratorType": gpu[0],

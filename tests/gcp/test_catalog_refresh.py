@@ -5,6 +5,7 @@ be read."""
 from __future__ import annotations
 
 import json
+import re
 import secrets
 from datetime import date
 from pathlib import Path
@@ -39,7 +40,8 @@ def apis(google: FakeGoogle, key, monkeypatch: pytest.MonkeyPatch) -> str:
     cat = google.catalogs
     cat.add_zone("us-central1-a", {"nvidia-h100-80gb": 8, "nvidia-tesla-t4": 4,
                                    "nvidia-tesla-t4-vws": 4},
-                 {"a3-highgpu-8g": ("nvidia-h100-80gb", 8), "n1-standard-4": None})
+                 {"a3-highgpu-8g": ("nvidia-h100-80gb", 8), "n1-standard-4": None},
+                 {"a3-highgpu-8g": (208, 1916928), "n1-standard-4": (4, 15360)})  # GiB: 1872, 15
     cat.add_zone("us-central1-b", {"nvidia-tesla-t4": 4})
     cat.add_zone("africa-south1-a")  # nothing in it: a NO_RESULTS_ON_PAGE warning
     cat.add_zone("me-central2-b", {"nvidia-h100-80gb": 8},
@@ -58,6 +60,34 @@ def apis(google: FakeGoogle, key, monkeypatch: pytest.MonkeyPatch) -> str:
                 "in Iowa", ["us-central1"], 99.0)
     cat.add_sku(COMPUTE_ENGINE, "341A-49A5-0C07", "Nvidia H100 80GB GPU attached to DWS Defined "
                 "Duration VMs running in Americas", ["us-central1", "us-east4"], 4.200761)
+    # A3's vCPUs and RAM, billed (Aug 2025): on-demand, management fee, DWS
+    for sku_id, what, price in (("2E83-99F1-391A", "on A3 Instance Core", 0.0293227),
+                                ("B045-9255-8314", "on A3 Instance RAM", 0.0025534),
+                                ("9AC1-7D9B-C47E", "management fee on A3 Instance Core", 0.0038247),
+                                ("D30D-69C9-F057", "management fee on A3 Instance RAM", 0.0003331)):
+        cat.add_sku(VERTEX_AI, sku_id, f"Vertex AI: Training/Pipelines {what} in Iowa",
+                    ["us-central1"], price)
+    cat.add_sku(COMPUTE_ENGINE, "9A32-36B2-7FBC", "DWS Defined Duration A3 Core running in "
+                "Americas", ["us-central1"], 0.010934)
+    cat.add_sku(COMPUTE_ENGINE, "ED19-A584-4A84", "DWS Defined Duration A3 Ram running in "
+                "Americas", ["us-central1"], 0.000952)
+    # N1 in both wordings seen ("running in", "Ram", "Management fee", no "Predefined");
+    # a custom N1 is another SKU
+    for sku_id, what, price in (
+            ("0000-0000-0011", "on N1 Predefined Instance Core running in", 0.03635265),
+            ("0000-0000-0012", "on N1 Predefined Instance Ram running in", 0.00487255),
+            ("0000-0000-0013", "Management fee on N1 Instance Core in", 0.00474165),
+            ("0000-0000-0014", "Management fee on N1 Instance RAM in", 0.00063555),
+            ("0000-0000-0015", "on N1 Custom Instance Core running in", 5.0)):
+        cat.add_sku(VERTEX_AI, sku_id, f"Vertex AI: Training/Pipelines {what} Iowa",
+                    ["us-central1"], price)
+    # Spot: its description holds the on-demand wording; A2's wording is not known: not read
+    cat.add_sku(COMPUTE_ENGINE, "0000-0000-0003", "Spot Preemptible A3 Instance Core running in "
+                "Americas", ["us-central1"], 0.01)
+    cat.add_sku(COMPUTE_ENGINE, "0000-0000-0004", "Spot Preemptible A3 Instance Ram running in "
+                "Americas", ["us-central1"], 0.001)
+    cat.add_sku(VERTEX_AI, "0000-0000-0005", "Vertex AI: Training/Pipelines on A2 Instance Core "
+                "in Iowa", ["us-central1"], 9.0)
     # a Spot SKU whose usageType says OnDemand (as some do): the description decides
     cat.add_sku(COMPUTE_ENGINE, "0000-0000-0002", "Spot Preemptible Nvidia H100 80GB GPU running "
                 "in Americas", ["us-central1"], 2.25, usage_type="OnDemand")
@@ -123,7 +153,8 @@ def test_what_a_refresh_reads_and_writes(cli, apis, google, tmp_path):
     assert lines[1] == ("prebuilt images: 3 images listed in us-docker.pkg.dev/vertex-ai/"
                         f"training, 1 new: {NEW_IMAGE}; not prebuilt training images gpujob "
                         "can read: ray-gpu.2-47.py311")
-    assert lines[2] == "prices: 2 GPU prices in 2 regions, from Cloud Billing's catalog"
+    assert lines[2] == ("prices: 2 GPU prices and 2 machine type prices in 2 regions, from "
+                        "Cloud Billing's catalog")
     assert lines[3] == f"wrote {tmp_path / 'gpujob-cache' / 'vertex-live.json'}"
     parts = overlay(tmp_path)["parts"]
     assert parts["zones"]["gpus"]["NVIDIA_TESLA_T4"] == {
@@ -137,7 +168,7 @@ def test_what_a_refresh_reads_and_writes(cli, apis, google, tmp_path):
     # paging: every page of each listing was read
     assert len(google.calls("acceleratorTypes.aggregatedList")) == 3
     assert len(google.calls("dockerImages.list")) == 4
-    assert len(google.calls("skus.list")) == 3  # Vertex AI's 3 SKUs in 2 pages, Compute's 1
+    assert len(google.calls("skus.list")) == 10  # Vertex's 13 SKUs in 7 pages, Compute's 6 in 3
     filters = google.calls("machineTypes.aggregatedList")[0].query["filter"][0]
     assert filters.startswith("name eq (a2-highgpu-1g|") and "n1-standard-4" not in filters
 
@@ -209,6 +240,52 @@ def test_the_api_key_never_shows(cli, apis, google):
     assert "key=…" in result.err  # --verbose shows the request, the key masked
 
 
+A3_JOB = """workerPoolSpecs:
+- machineSpec: {machineType: a3-highgpu-8g, acceleratorType: NVIDIA_H100_80GB, acceleratorCount: 8}
+  replicaCount: 1
+  containerSpec: {imageUri: us-central1-docker.pkg.dev/demo/train/img:1}
+"""
+
+
+@pytest.mark.default_service
+def test_a_machine_price_is_pinned_to_the_billed_skus(cli, apis, write, google, tmp_path):
+    config = write(A3_JOB, "a3.yaml")
+    assert cli("catalog", "refresh", "--project", PROJECT).code == 0
+    table = overlay(tmp_path)["parts"]["prices"]["table"]
+    a3 = table["regions"]["us-central1"]["machine_types"]["a3-highgpu-8g"]
+    # 8 x 11.2660332 (H100) + 208 vCPUs x 0.0293227 + 1872 GiB x 0.0025534 (the A3 bill)
+    assert a3["on_demand"] == pytest.approx(101.007352)
+    assert a3["management_fee"] == pytest.approx(8 * 1.4694826 + 208 * 0.0038247
+                                                 + 1872 * 0.0003331)
+    assert a3["spot"] == pytest.approx(8 * 2.25 + 208 * 0.01 + 1872 * 0.001)
+    assert a3["flex_start"] == pytest.approx(8 * 4.200761 + 208 * 0.010934 + 1872 * 0.000952)
+    assert a3["includes_accelerators"] is True
+    assert a3["source"]["skus"]["on_demand"] == ["2E83-99F1-391A", "B045-9255-8314",
+                                                 "3F95-001E-B747"]
+    assert a3["source"]["skus"]["management_fee"] == ["9AC1-7D9B-C47E", "D30D-69C9-F057",
+                                                      "5853-505F-A5C4"]
+    # me-central2 has no A3 SKU: its a3-highgpu-8g is not written (the shipped price stands);
+    # A2's wording is not known: its SKU is not read, and the table says so
+    assert "me-central2" not in table["regions"]
+    assert any("a2-*" in o["what"] for o in table["omitted"])
+    listed = google.calls("machineTypes.aggregatedList")[-1].query["filter"][0]
+    assert "a3-highgpu-" in listed and "a2-" not in listed
+    # n1-standard-4: 4 vCPUs, 15 GiB; Google's table says $0.21849885 on-demand in Iowa
+    n1 = table["regions"]["us-central1"]["machine_types"]["n1-standard-4"]
+    assert n1["on_demand"] == pytest.approx(0.21849885)
+    assert n1["management_fee"] == pytest.approx(0.02849985)
+    assert n1["spot"] is None and "includes_accelerators" not in n1  # no N1 Spot SKU given
+    assert n1["source"]["skus"]["on_demand"] == ["0000-0000-0011", "0000-0000-0012"]
+    gpus = cli("gpus", "--region", "us-central1", "--gpu", "h100")
+    assert gpus.code == 0, gpus.err
+    assert re.search(r"a3-highgpu-8g  8 × H100  \$101\.01 +\$35\.13", gpus.out), gpus.out
+    dry = cli("submit", config, "--region", "us-central1", "--dry-run", "--project", PROJECT)
+    assert dry.code == 0, dry.err
+    assert ("cost: $101.01/hour on-demand in us-central1 (1 × a3-highgpu-8g with 8 × "
+            "NVIDIA_H100_80GB); Spot $35.13/hour, flex-start $50.84/hour") in dry.err
+    assert "as of 2026-11-26 from built-in, with prices from gpujob catalog refresh" in dry.err
+
+
 @pytest.mark.default_service
 def test_without_credentials_prices_are_still_read(cli, apis, monkeypatch, tmp_path):
     monkeypatch.delenv("GOOGLE_APPLICATION_CREDENTIALS")
@@ -219,6 +296,13 @@ def test_without_credentials_prices_are_still_read(cli, apis, monkeypatch, tmp_p
     assert "error: prebuilt images: no Google Cloud credentials found" in result.err
     assert result.err.count("  hint: provide them one of these ways") == 1  # said once
     assert set(overlay(tmp_path)["parts"]) == {"prices"}
+    # GPU prices need the key alone; machine types need Compute Engine's listing: said why
+    assert ("prices: 2 GPU prices in 2 regions, from Cloud Billing's catalog; machine types "
+            "not read: no Google Cloud credentials found") in result.out
+    table = overlay(tmp_path)["parts"]["prices"]["table"]
+    assert not table["regions"]["us-central1"]["machine_types"]
+    assert any(o["why"].startswith("Compute Engine's machine types could not be listed: no "
+                                   "Google Cloud credentials found") for o in table["omitted"])
 
 
 @pytest.mark.default_service

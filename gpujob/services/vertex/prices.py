@@ -131,8 +131,9 @@ def built_in() -> PriceTable:
 def load(path: str | None = None) -> PriceTable:
     """The freshest price table gpujob has, or the file at ``path``: the built-in one, with
     the prices ``gpujob catalog refresh`` read from Cloud Billing in place of its own, region
-    by region and GPU by GPU (the built-in table keeps what the refresh does not read, such
-    as machine types)."""
+    by region, GPU by GPU and machine type by machine type (the built-in table keeps what the
+    refresh does not read, such as the machine types of families whose SKUs it does not
+    know)."""
     if path is not None:
         with open(path, encoding="utf-8") as fh:
             return build(json.load(fh), path)

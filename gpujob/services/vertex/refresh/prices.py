@@ -3,8 +3,9 @@ table's format "1" (the Vertex ``prices.json``'s shape): Vertex AI's training SK
 included) and its management fee, Compute Engine's Spot and DWS (flex-start) SKUs. How a SKU's
 description names a GPU is data (``billing-skus.json`` beside the Vertex catalog, with its sources).
 
-Machine types (vCPUs and memory) are not read: their Vertex SKU wording is not known from a
-public source; the table says so (``omitted``), and the shipped table's machine prices stand.
+Machine types are priced from their family's Core and RAM SKUs and Compute Engine's machine
+types (``machine_prices``), for the families whose SKU wording is known from a public source;
+the others are left out and the table says so (``omitted``): the shipped table's prices stand.
 """
 
 from __future__ import annotations
@@ -46,9 +47,15 @@ def hourly(sku: Mapping[str, Any]) -> tuple[float, str] | None:
 
 
 def table(skus: Mapping[str, Iterable[Mapping[str, Any]]], moment: datetime,
-          found_rules: Mapping[str, Any] | None = None) -> dict[str, Any]:
+          found_rules: Mapping[str, Any] | None = None,
+          machines: Mapping[str, Mapping[str, Any]] | None = None,
+          unread: str = "") -> dict[str, Any]:
     """The price table (format "1") from the SKUs of each billing service (``vertex``,
-    ``compute``): per region and GPU, each figure with its SKU and effective time."""
+    ``compute``): per region and GPU, each figure with its SKU and effective time; and per
+    region the ``machines`` (``machine_prices.shapes``) of the families it reads, or, where
+    they could not be listed, why (``unread``)."""
+    from gpujob.services.vertex.refresh import machine_prices
+
     spec = found_rules or rules()
     names: Mapping[str, str] = spec["gpus"]
     regions: dict[str, dict[str, Any]] = {}
@@ -73,10 +80,18 @@ def table(skus: Mapping[str, Iterable[Mapping[str, Any]]], moment: datetime,
                                  or price[1] < source["effective_time"]):
                     source["effective_time"] = price[1]
                     source["as_of"] = price[1][:10]
+    machine_prices.add(regions, machine_prices.rates(skus, spec, hourly), machines or {}, spec)
     for region in regions.values():
-        for entry in region["accelerators"].values():
+        for entry in [*region["accelerators"].values(), *region["machine_types"].values()]:
             entry["source"]["as_of"] = entry["source"]["as_of"] or moment.date().isoformat()
     today = moment.date().isoformat()
+    families = ", ".join(sorted(spec["machines"]["families"]))
+    omitted = [{"what": spec["machines"]["not_read"], "regions": ["*"],
+                "why": "their Vertex AI SKU descriptions are not known from a public source "
+                       f"(read: {families}): the shipped table's prices stand"}]
+    if unread:
+        omitted.append({"what": f"machine types ({families})", "regions": ["*"],
+                        "why": f"Compute Engine's machine types could not be listed: {unread}"})
     return {
         "format": "1", "currency": "USD",
         "title": "Vertex AI custom training list prices per hour, per GPU (Cloud Billing)",
@@ -92,9 +107,7 @@ def table(skus: Mapping[str, Iterable[Mapping[str, Any]]], moment: datetime,
                  "notes": "Vertex on-demand = 1.15 x CE on-demand; Spot = CE Spot + fee; "
                           "flex-start = CE DWS + fee; fee = 0.15 x CE on-demand"},
         "regions": dict(sorted(regions.items())),
-        "omitted": [{"what": "machine types", "regions": ["*"],
-                     "why": "their Vertex AI SKU descriptions are not known from a public "
-                            "source: the shipped table's host prices stand"}],
+        "omitted": omitted,
     }
 
 
@@ -114,15 +127,35 @@ def read_prices(data: Mapping[str, Any], sessions: Any, moment: datetime) -> Any
     spec = rules()
     catalog = BillingCatalog(KeySession(sessions.settings, key))
     skus = {name: list(catalog.skus(service)) for name, service in spec["services"].items()}
-    found = table(skus, moment, spec)
+    machines, unread = _machines(data, sessions, spec)
+    found = table(skus, moment, spec, machines, unread)
     count = sum(len(r["accelerators"]) for r in found["regions"].values())
+    typed = sum(len(r["machine_types"]) for r in found["regions"].values())
     if not count:
         raise GpujobError("Cloud Billing's price list has no GPU price gpujob can read",
                           "the SKU descriptions may have changed: report it to gpujob")
     dates = sorted(e["source"]["as_of"] for r in found["regions"].values()
-                   for e in r["accelerators"].values())
-    return Outcome("prices", read=f"{count} GPU prices in {len(found['regions'])} regions, "
-                   "from Cloud Billing's catalog",
+                   for e in [*r["accelerators"].values(), *r["machine_types"].values()])
+    said = f"{count} GPU prices" + (
+        f" and {typed} machine type price" + "s" * (typed != 1) if typed else "")
+    return Outcome("prices", read=f"{said} in {len(found['regions'])} regions, "
+                   "from Cloud Billing's catalog" + (
+                       f"; machine types not read: {unread}" if unread else ""),
                    data={"table": found, "read": found["generated"]["at"],
                          "from": "Cloud Billing's catalog",
                          "source": {"as_of": dates[0], "refs": sorted(found["source_key"])}})
+
+
+def _machines(data: Mapping[str, Any], sessions: Any, spec: Mapping[str, Any]
+              ) -> tuple[dict[str, dict[str, Any]], str]:
+    """The machine types to price (``machine_prices.shapes``), listed by Compute Engine in
+    the user's project; or none, and why, when they cannot be listed (the GPU prices, read
+    with the key alone, are still written)."""
+    from gpujob.gcp.compute import ComputeClient
+    from gpujob.services.vertex.refresh import machine_prices
+
+    try:
+        listed = ComputeClient(sessions.get()).machine_types(machine_prices.machine_filter(spec))
+        return machine_prices.shapes(listed, data["zones"]["compute_names"]), ""
+    except GpujobError as exc:
+        return {}, exc.message
