@@ -10,7 +10,13 @@ import click
 from gpujob.cli.common import CONTEXT, exit_codes_help
 from gpujob.cli.files import ExistingFile
 from gpujob.cli.jobflags import field_options, override_options, overrides
-from gpujob.cli.options import check_options, check_settings, services_choice, stack
+from gpujob.cli.options import (
+    check_options,
+    check_settings,
+    service_flags,
+    services_choice,
+    stack,
+)
 from gpujob.cli.submit import UserArgsCommand
 
 
@@ -39,6 +45,7 @@ def vertex_options(func: Any) -> Any:
                    "rather than the CustomJobSpec that gcloud ai custom-jobs create --config "
                    "reads.")
 @check_options
+@service_flags
 @click.option("--to", "to", type=services_choice(), default="vertex", show_default=True,
               help="The service whose form to write: vertex (a native Vertex config), gke (a "
                    "JobSet that kubectl apply -f takes).")

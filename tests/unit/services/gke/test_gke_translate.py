@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -13,10 +12,8 @@ from gpujob.services.gke import jobset
 
 ROOT = Path(__file__).resolve().parents[4]
 T4 = str(ROOT / "configs" / "t4-compute-engine.yaml")
-# the JobSet CRD (kubernetes-sigs/jobset, config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml),
-# where a developer names a copy of it: it belongs to its authors, so it is not in this repository
-# and CI does not have it; gpujob's own rules (jobset.py) hold the JobSets to what it requires
-CRD = Path(os.environ.get("GPUJOB_TEST_JOBSET_CRD", "/nonexistent"))
+# (the JobSet CRD, kubernetes-sigs/jobset, is not in this repository: it belongs to its authors;
+# scripts/check_jobset_crd.py checks these JobSets against a copy of it)
 
 CONTAINER = """\
 jobId: {job_id}
@@ -78,18 +75,6 @@ def test_the_t4_cluster_becomes_one_master_and_nine_workers_with_four_t4s_each(c
     # the master's success ends the job (parameter servers never exit)
     assert body["spec"]["successPolicy"] == {"operator": "All", "targetReplicatedJobs": ["master"]}
     assert jobset.requirements(body) == []
-
-
-def test_the_t4_jobset_is_one_the_crd_schema_accepts(cli):
-    if not CRD.is_file():
-        pytest.skip("the JobSet CRD is not on this machine (checked by gpujob's own rules "
-                    "in the test above)")
-    import jsonschema
-
-    body, _ = dry_run(cli, T4, "--queue", "team-a", "--", "--epochs", "2")
-    crd = yaml.safe_load(CRD.read_text(encoding="utf-8"))
-    schema = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
-    assert [e.message for e in jsonschema.Draft7Validator(schema).iter_errors(body)] == []
 
 
 def test_a_replica_sees_what_it_would_on_vertex(cli, write):
