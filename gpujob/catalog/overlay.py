@@ -20,7 +20,6 @@ import os
 import re
 import tempfile
 from collections.abc import Mapping
-from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -178,10 +177,6 @@ def merged(built_in: dict[str, Any], overlay: dict[str, Any], file: Path) -> dic
 def _stamp(part: dict[str, Any], file: Path) -> dict[str, Any]:
     return {"as_of": part["source"]["as_of"], "read": part.get("read", ""),
             "from": part.get("from", ""), "file": str(file)}
-
-
-def age_days(as_of: str, today: date) -> int:
-    return (today - date.fromisoformat(as_of)).days
 
 
 def prices(service: str = "vertex") -> dict[str, Any] | None:

@@ -111,12 +111,6 @@ def apply_flags(doc: Document, overrides: list[Override], user_args: list[str] |
     return NativeJob(result, **job)
 
 
-def with_extras(doc: Document, extras: VertexExtras) -> Document:
-    """``doc`` (a native config) with Vertex's own flags applied, as ``apply_flags`` does."""
-    found = kind(doc.data)
-    return apply(doc, _extras(doc, SPEC_PATHS[found], extras)) if found else doc
-
-
 def _extras(doc: Document, spec: JsonPath, extras: VertexExtras | None) -> list[Override]:
     """--reservation, --persistent-resource-id, … as overrides of the spec's own fields, each
     located at its flag."""
