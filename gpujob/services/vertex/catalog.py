@@ -1,7 +1,7 @@
-"""The Vertex AI catalog: ``catalog.json`` beside it (the facts, with sources and dates) and typed
-queries
-over it for the rules and the AI Platform -> Vertex translator. Every fact lives in the data;
-this module only reads it."""
+"""The Vertex AI catalog: ``catalog.json`` beside it (the facts, with sources and dates) read into
+``VertexCatalog`` (its records are ``records``), the queries over it for the rules and the
+AI Platform -> Vertex translator, and the checks of a --catalog file. Every fact lives in the
+data; this module only reads it."""
 
 from __future__ import annotations
 
@@ -10,6 +10,18 @@ from datetime import date
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from gpujob.services.vertex.records import (
+    Accelerator,
+    Image,
+    Legacy,
+    Machine,
+    Scheduling,
+    Tier,
+    TierPool,
+    accel,
+    region_of,
+    scheduling,
+)
 from gpujob.suggest import or_list
 
 SERVICE = "vertex"
@@ -20,126 +32,6 @@ SCHEMA = "vertex-catalog.schema.json"
 NOUN = "Vertex catalog"
 EXPORT = "gpujob gpus --service vertex --export-catalog"
 INTEGRITY_HINT = "every accelerator, machine type and source a section names must be defined"
-
-
-def region_of(zone: str) -> str:
-    """A zone's region: ``us-central1-a`` -> ``us-central1``."""
-    return zone.rsplit("-", 1)[0]
-
-
-class Accelerator(NamedTuple):
-    api_name: str  # NVIDIA_H100_80GB
-    name: str  # H100
-    kind: str  # gpu | tpu
-    retired: str | None  # why Vertex no longer takes it (K80)
-    end_of_support: date | None
-    replacement: str | None  # what to use after end_of_support
-
-
-class Machine(NamedTuple):
-    name: str
-    family: str
-    accelerators: Mapping[str, tuple[int, ...]]  # accelerator type -> the counts it takes
-    built_in: bool  # the accelerators come with the machine: state exactly them
-    pod_count_multiple_of: int | None  # cloud-tpu: Pod slices of any multiple of this
-    single_replica: bool  # a job on it is one pool with one replica (TPUs)
-    tpu: str | None  # the TPU generation of a machine type set by tpuTopology
-
-
-class Accel(NamedTuple):
-    type: str
-    count: int
-
-
-class Legacy(NamedTuple):
-    """An AI Platform machine type and what gpujob sends to Vertex for it."""
-
-    name: str
-    machine_type: str
-    accelerator: Accel | None
-    legacy_accelerator: Accel | None  # what it had built in
-    after_end_of_support: Accel | None
-    ce_equivalent: str | None
-    changed: str | None
-    unverified: str | None
-    tpu: bool
-
-
-class TierPool(NamedTuple):
-    count: int
-    legacy_machine_type: str | None
-    machine_type: str | None
-    accelerator: Accel | None
-
-
-class Tier(NamedTuple):
-    name: str
-    pools: tuple[TierPool | None, ...]  # master, workers, parameter servers
-    custom: bool
-    untranslatable: str | None
-    changed: str | None
-    unverified: str | None
-
-
-class Image(NamedTuple):
-    name: str  # tf-gpu.2-11.py310
-    framework: str
-    version: str
-    python: str
-    accelerators: tuple[str, ...]  # cpu, gpu, tpu
-    end_of_support: date | None  # None: not published yet (an image a refresh found)
-    end_of_availability: date | None
-    listed: date | None = None  # the day a refresh first found it in the registry
-
-    def available(self, on: date) -> bool:
-        """Usable for new jobs on that day: before its published end of availability (an
-        image with none published yet is usable)."""
-        return self.end_of_availability is None or on < self.end_of_availability
-
-    def past_support(self, on: date) -> bool:
-        return self.end_of_support is not None and on >= self.end_of_support
-
-    @property
-    def until(self) -> str:
-        """Its end of availability, as messages say it."""
-        return _shown(self.end_of_availability)
-
-    @property
-    def support_until(self) -> str:
-        """Its end of support, as messages say it."""
-        return _shown(self.end_of_support)
-
-
-def _shown(day: date | None) -> str:
-    return day.isoformat() if day else "a date not yet published"
-
-
-class Scheduling(NamedTuple):
-    """How Vertex AI schedules a job (the catalog's ``scheduling`` section)."""
-
-    flex_start: str  # the strategy's name: FLEX_START
-    flex_accelerators: tuple[str, ...]  # the GPUs the flex-start strategy takes
-    flex_max_timeout_s: int
-    flex_default_wait_s: int
-    reservation_only: tuple[str, ...]  # GPUs whose capacity comes only through a reservation
-    reservation_or_spot: tuple[str, ...]  # GPUs reservations or Spot usually give
-    rdma: tuple[str, ...]  # GPUs whose machines have GPUDirect-RDMA
-    rdma_setup: str  # what to run before the training command on them
-    reservation_name: str  # the pattern of a reservation's resource name
-
-
-def _scheduling(data: Mapping[str, Any] | None) -> Scheduling | None:
-    if not data:
-        return None
-    flex, rdma, affinity = data["flex_start"], data["rdma"], data["reservation_affinity"]
-    return Scheduling(flex["strategy"], tuple(flex["accelerators"]), flex["max_timeout_s"],
-                      flex["default_max_wait_s"], tuple(data["reservation_only"]),
-                      tuple(data["reservation_or_spot"]), tuple(rdma["accelerators"]),
-                      rdma["setup"], affinity["name_pattern"])
-
-
-def _accel(value: Mapping[str, Any] | None) -> Accel | None:
-    return Accel(value["type"], value["count"]) if value else None
 
 
 class VertexCatalog(NamedTuple):
@@ -319,16 +211,16 @@ def build(data: dict[str, Any], path: str) -> VertexCatalog:
                           tuple(i["accelerators"]), _date(i.get("end_of_support")),
                           _date(i.get("end_of_availability")), _date(i.get("listed")))
               for name, i in imgs["images"].items()}
-    legacy = {name: Legacy(name, m["machine_type"], _accel(m.get("accelerator")),
-                           _accel(m.get("legacy_accelerator")),
-                           _accel(m.get("after_end_of_support")), m.get("ce_equivalent"),
+    legacy = {name: Legacy(name, m["machine_type"], accel(m.get("accelerator")),
+                           accel(m.get("legacy_accelerator")),
+                           accel(m.get("after_end_of_support")), m.get("ce_equivalent"),
                            m.get("changed"), m.get("unverified"), m.get("tpu", False))
               for name, m in data["legacy_machine_types"]["types"].items()}
     tiers = {}
     for name, t in data["scale_tiers"]["tiers"].items():
         pools = tuple(
             TierPool(p.get("count", 1), p.get("legacy_machine_type"), p.get("machine_type"),
-                     _accel(p.get("accelerator"))) if p else None
+                     accel(p.get("accelerator"))) if p else None
             for p in (t.get("master"), t.get("workers"), t.get("parameter_servers")))
         tiers[name] = Tier(name, pools, t.get("custom", False), t.get("untranslatable"),
                            t.get("changed"), t.get("unverified"))
@@ -349,7 +241,7 @@ def build(data: dict[str, Any], path: str) -> VertexCatalog:
         sources={k: v["source"] for k, v in data.items() if isinstance(v, dict) and "source" in v},
         retired_registries=tuple(imgs.get("retired_registries", ())),
         refreshed=data.get("refreshed", {}),
-        scheduling=_scheduling(data.get("scheduling")),
+        scheduling=scheduling(data.get("scheduling")),
         quota=data.get("quota"))
 
 
@@ -374,8 +266,8 @@ def integrity(data: dict[str, Any]) -> list[str]:
     problems += [f"zones.machine_types: unknown machine type {m}"
                  for m in cat.machine_zones if m not in cat.machine_types]
     for name, legacy in cat.legacy_machine_types.items():
-        for accel in (legacy.accelerator, legacy.after_end_of_support):
-            why = cat.problem(legacy.machine_type, *(accel or (None, None)))
+        for given in (legacy.accelerator, legacy.after_end_of_support):
+            why = cat.problem(legacy.machine_type, *(given or (None, None)))
             if why:
                 problems.append(f"legacy_machine_types.types.{name}: {why}")
     for tier in cat.scale_tiers.values():

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 
 def region_of_filters(f: Filters) -> str | None:
-    from gpujob.services.vertex.catalog import region_of
+    from gpujob.services.vertex.records import region_of
 
     return f.region or (region_of(f.zone) if f.zone else None)
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from gpujob.console import CONSOLE, dumps
 from gpujob.services.ai_platform.offerings import Filters, report_miss, table_width
-from gpujob.services.vertex.catalog import Accelerator, VertexCatalog, region_of
+from gpujob.services.vertex.catalog import VertexCatalog
 from gpujob.services.vertex.offerings import (
     Offering,
     alternatives,
@@ -20,6 +20,7 @@ from gpujob.services.vertex.offerings import (
     related,
     unlisted,
 )
+from gpujob.services.vertex.records import Accelerator, region_of
 from gpujob.suggest import and_list
 
 REPORT_VERSION = 1

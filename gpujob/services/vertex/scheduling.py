@@ -18,7 +18,8 @@ from typing import Any, NamedTuple
 
 from gpujob.findings import Finding, JsonPath, Location, Severity
 from gpujob.numbers import as_count
-from gpujob.services.vertex.catalog import Scheduling, VertexCatalog
+from gpujob.services.vertex.catalog import VertexCatalog
+from gpujob.services.vertex.records import Scheduling
 from gpujob.services.vertex.translate.extras import SPECIFIC_KEY
 from gpujob.suggest import and_list
 

@@ -14,7 +14,8 @@ import shlex
 from datetime import date
 from typing import Any
 
-from gpujob.services.vertex.catalog import Image, VertexCatalog
+from gpujob.services.vertex.catalog import VertexCatalog
+from gpujob.services.vertex.records import Image
 from gpujob.services.vertex.translate.notes import Notes, mapping, strings, text
 from gpujob.services.vertex.translate.pools import TI, Pool
 

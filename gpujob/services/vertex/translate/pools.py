@@ -9,7 +9,8 @@ from typing import Any, NamedTuple
 
 from gpujob.findings import JsonPath
 from gpujob.numbers import as_count
-from gpujob.services.vertex.catalog import Accel, Legacy, VertexCatalog
+from gpujob.services.vertex.catalog import VertexCatalog
+from gpujob.services.vertex.records import Accel, Legacy
 from gpujob.services.vertex.translate.notes import Notes, mapping, text
 
 TI = "trainingInput"

@@ -15,6 +15,7 @@ from jsonschema import Draft202012Validator
 from gpujob.errors import UsageError
 from gpujob.resources import load_schema
 from gpujob.services.vertex import catalog as vertex_data
+from gpujob.services.vertex import records
 
 DATA = json.loads(vertex_data.BUILT_IN.read_text(encoding="utf-8"))
 CAT = vertex_data.load()
@@ -215,8 +216,8 @@ def test_scale_tiers():
     standard_1 = CAT.scale_tiers["STANDARD_1"]
     assert [p.count for p in standard_1.pools] == [1, 4, 3] and standard_1.unverified
     assert CAT.scale_tiers["PREMIUM_1"].untranslatable
-    assert CAT.scale_tiers["BASIC_TPU"].pools[0] == vertex_data.TierPool(
-        1, None, "cloud-tpu", vertex_data.Accel("TPU_V2", 8))
+    assert CAT.scale_tiers["BASIC_TPU"].pools[0] == records.TierPool(
+        1, None, "cloud-tpu", records.Accel("TPU_V2", 8))
 
 
 def test_a_catalog_file_of_ones_own(tmp_path: Path):
