@@ -12,17 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from gpujob.services.base import (
-    Commands,
-    Converted,
-    JobClient,
-    JobRef,
-    JobStatus,
-    Links,
-    Placement,
-    Request,
-    ServiceFlag,
-)
+from gpujob.services.base import Converted, JobClient, Placement, Request, ServiceFlag
+from gpujob.services.delegate import JobsInModule
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -41,11 +32,12 @@ if TYPE_CHECKING:
 _NO_GCP = "a GKE job runs on the cluster of your kubeconfig, not in a Google Cloud service"
 
 
-class Gke:
+class Gke(JobsInModule):
     """``base.Service`` for JobSets on GKE."""
 
     name = "gke"
     title = "GKE (JobSet)"
+    jobs_module = "gpujob.services.gke.jobs"
     unsupported_flags: ClassVar[dict[str, str]] = {
         "--display-name": "a JobSet is named by its jobId (--job-id; lower case, '-' for '_')",
         "--kms-key": "the cluster's disks are encrypted as the cluster is configured",
@@ -143,26 +135,6 @@ class Gke:
 
     def placement(self, client: JobClient) -> Placement | None:
         return None
-
-    def status(self, raw: dict[str, Any]) -> JobStatus:
-        from gpujob.services.gke import jobs
-
-        return jobs.status(raw)
-
-    def parse_ref(self, text: str) -> JobRef:
-        from gpujob.services.gke import jobs
-
-        return jobs.parse_ref(text)
-
-    def links(self, job_id: str, project: str, location: str | None = None) -> Links:
-        from gpujob.services.gke import jobs
-
-        return jobs.links(job_id, project, location)
-
-    def commands(self, job_id: str, project: str, location: str | None = None) -> Commands:
-        from gpujob.services.gke import jobs
-
-        return jobs.commands(job_id, project, location)
 
     def offerings(self, settings: GpusSettings) -> int:
         from gpujob.services.gke import offerings

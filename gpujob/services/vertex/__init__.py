@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from gpujob.services.delegate import JobsInModule
+
 if TYPE_CHECKING:
     from types import ModuleType
 
@@ -23,25 +25,17 @@ if TYPE_CHECKING:
     from gpujob.gcp.session import Session
     from gpujob.gcp.settings import GcpSettings
     from gpujob.local.cluster import LocalCluster, LocalOptions
-    from gpujob.services.base import (
-        Commands,
-        Converted,
-        JobClient,
-        JobRef,
-        JobStatus,
-        Links,
-        Placement,
-        Request,
-    )
+    from gpujob.services.base import Converted, JobClient, Placement, Request
     from gpujob.services.vertex.request import Job
     from gpujob.settings import GpusSettings, JobOptions
 
 
-class Vertex:
+class Vertex(JobsInModule):
     """``base.Service`` for Vertex AI custom training."""
 
     name = "vertex"
     title = "Vertex AI custom training"
+    jobs_module = "gpujob.services.vertex.jobs"
     # every flag of submit is translated, or reported where it is dropped (a warning)
     unsupported_flags: ClassVar[dict[str, str]] = {}
     flags = ()
@@ -109,26 +103,6 @@ class Vertex:
         from gpujob.services.vertex.failover import VertexPlacement
 
         return VertexPlacement(client)
-
-    def status(self, raw: dict[str, Any]) -> JobStatus:
-        from gpujob.services.vertex import jobs
-
-        return jobs.status(raw)
-
-    def parse_ref(self, text: str) -> JobRef:
-        from gpujob.services.vertex import jobs
-
-        return jobs.parse_ref(text)
-
-    def links(self, job_id: str, project: str, location: str | None = None) -> Links:
-        from gpujob.services.vertex import jobs
-
-        return jobs.links(job_id, project, location)
-
-    def commands(self, job_id: str, project: str, location: str | None = None) -> Commands:
-        from gpujob.services.vertex import jobs
-
-        return jobs.commands(job_id, project, location)
 
     def offerings(self, settings: GpusSettings) -> int:
         from gpujob.services.vertex import offerings, offerings_report
