@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import re
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
 HERE = Path(__file__).resolve().parent
+SERVICE = "vertex"  # whose overlay (``gpujob catalog refresh``) may hold refreshed prices
 DATA_FILE = "prices.json"
 SCHEMA = "vertex-prices.schema.json"
 STRATEGIES = ("on_demand", "spot", "flex_start")  # the figures' keys, by scheduling strategy
@@ -139,15 +140,26 @@ def load(path: str | None = None) -> PriceTable:
             return build(json.load(fh), path)
     from gpujob.catalog import overlay
 
-    refreshed = overlay.prices()
-    return built_in() if not refreshed else _refreshed(json.dumps(refreshed, sort_keys=True))
+    file = overlay.path(SERVICE)
+    try:
+        stat = file.stat()
+    except OSError:  # no refresh yet: one stat, as for the catalog (catalog.files.current)
+        return built_in()
+    return _refreshed(str(file), stat.st_mtime_ns, stat.st_size)
 
 
-@cache
-def _refreshed(text: str) -> PriceTable:
-    table = json.loads(text)
-    with (HERE / DATA_FILE).open(encoding="utf-8") as fh:
-        data = json.load(fh)
+@lru_cache(maxsize=4)
+def _refreshed(file: str, mtime_ns: int, size: int) -> PriceTable:
+    """The built-in table with the refreshed prices of the overlay ``file`` (as it is at
+    ``mtime_ns``) in place of its own: read and merged once per run, not once per job."""
+    import copy
+
+    from gpujob.catalog import overlay
+
+    table = overlay.prices(SERVICE)
+    if not table:
+        return built_in()
+    data = copy.deepcopy(built_in().data)
     data["source_key"] = {**data.get("source_key", {}), **table.get("source_key", {})}
     for region, found in table.get("regions", {}).items():
         mine = data["regions"].setdefault(region, {"machine_types": {}, "accelerators": {}})
