@@ -15,7 +15,7 @@ from gpujob.checks.report import REPORTERS, finding_line
 from gpujob.commands.packages import LocalWanted, Prepared, Wanted
 from gpujob.commands.submit_settings import SubmitSettings
 from gpujob.config.document import Document
-from gpujob.config.load import load_file
+from gpujob.config.load import Loaded, load_file
 from gpujob.config.merge import apply, generate_job_id
 from gpujob.config.overrides import Override
 from gpujob.console import CONSOLE
@@ -94,13 +94,14 @@ class JobCheck:
 
 
 def check_config(settings: SubmitSettings, service: Service, job_id: str | None = None,
-                 notes: bool = True) -> JobCheck:
+                 notes: bool = True, loaded: Loaded | None = None) -> JobCheck:
     """Load the config, apply the command line (by the service, for a config in a form of its
     own), give it a job ID (``job_id``, else one made from the file name and the time) and
     check it; nothing is reported (``prepare_job``), and what the command line did is said
-    only with ``notes`` (once per submit, however many choices are checked). A config that
-    cannot be read: its findings are reported, ``InvalidConfig``."""
-    loaded = load_file(settings.config)
+    only with ``notes`` (once per submit, however many choices are checked). ``loaded``: the
+    config as read already (it is read once per submit: standard input cannot be read twice).
+    A config that cannot be read: its findings are reported, ``InvalidConfig``."""
+    loaded = loaded if loaded is not None else load_file(settings.config)
     if loaded.document is None:
         _report(settings, loaded.findings, valid=False)
         raise InvalidConfig(f"{settings.config} cannot be read as a Job config")

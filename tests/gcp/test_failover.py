@@ -68,6 +68,17 @@ def test_a_quota_refusal_at_create_moves_on_to_the_next_region(cli, google, key,
         looked.query["filter"][0]
 
 
+def test_a_config_on_standard_input_is_read_once_for_every_choice(
+        cli, google, key, vertex, preflight):
+    """Each choice is checked from the one reading: standard input cannot be read twice (the
+    second choice once saw an empty file)."""
+    google.quota.set(T4, {REGION: 0, EAST: 64})
+    result = cli("submit", "-", *VERTEX, "--region", f"{REGION},{EAST}",
+                 stdin=FORTY_T4.encode("utf-8"))
+    assert result.code == 0, result.err
+    assert _regions(vertex) == [EAST]
+
+
 def test_a_stockout_in_the_first_region_remakes_the_job_in_the_second_one_running(
         cli, google, key, write, vertex, clock, preflight):
     google.quota.set(T4, {REGION: 64, EAST: 64})
