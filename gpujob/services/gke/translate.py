@@ -23,10 +23,10 @@ import json
 import re
 import shlex
 from collections.abc import Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob.config.job import JobView, Replica, view
+from gpujob.services.vertex.native.shapes import display_name
 
 if TYPE_CHECKING:
     from gpujob.config.document import Document
@@ -254,7 +254,7 @@ def translate(doc: Document, cat: GkeCatalog, options: JobOptions) -> Translatio
     job = view(doc.data)
     ti = job.training_input
     # without a jobId (convert, which generates none): the file's name, as Vertex names its job
-    job_id = str(doc.data.get("jobId") or _stem(doc.source))
+    job_id = str(doc.data.get("jobId") or display_name(doc))
     generated = doc.locate(("jobId",)).flag == "file name and time"
     name = jobset_name(job_id, generated, budget(job))
     namespace, queue = namespace_of(options), extra(options, "--queue")
@@ -299,7 +299,3 @@ def _seconds(value: Any) -> int | None:
         return max(int(float(value[:-1])), 1)
     return None
 
-
-def _stem(source: str) -> str:
-    stem = Path(source).stem if source not in ("<stdin>", "-") else ""
-    return stem or "job"
