@@ -16,12 +16,13 @@ import json
 import threading
 from collections import deque
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
 from gcp_storage_emulator.server import create_server
 
+from fakes import serving
 from fakes.google import CLOUD_PLATFORM, FakeGoogle
 
 _HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "upgrade",
@@ -116,9 +117,7 @@ class StorageFront:
         self._server.daemon_threads = True
         self._server.front = self  # type: ignore[attr-defined]
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}/"
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,),
-                                        daemon=True)
-        self._thread.start()
+        serving.serve(self._server)
 
     def stop(self) -> None:
         self._server.shutdown()
@@ -153,8 +152,7 @@ def _permission(method: str, path: str, query: dict[str, list[str]]) -> tuple[st
     return None
 
 
-class _FrontHandler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class _FrontHandler(serving.Handler):
     timeout = 30
 
     @property

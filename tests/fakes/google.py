@@ -36,11 +36,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from email.utils import formatdate
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from fakes import auth, catalog_apis, cloudlogging, ml, serviceusage, vertex_api
+from fakes import auth, catalog_apis, cloudlogging, ml, serviceusage, serving, vertex_api
 from fakes.auth import GOOGLE_TOKEN_AUDIENCE
 from fakes.discovery import method, violations
 from fakes.errors import (
@@ -116,11 +116,9 @@ class FakeGoogle:
         self._server.fake = self  # type: ignore[attr-defined]
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}/"
         self.token_uri = self.url + "token"
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,),
-                                        daemon=True)
 
     def __enter__(self) -> FakeGoogle:
-        self._thread.start()
+        serving.serve(self._server)
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -236,8 +234,7 @@ def _route(verb: str, path: str) -> tuple[Route | str, dict[str, str]]:
     return "unknown", {}
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # keep-alive, as Google's front ends do
+class _Handler(serving.Handler):
     timeout = 30
 
     @property

@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 import uuid
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
+from fakes import serving
 from fakes.faults import Drop, Reply
 
 JOBSETS = re.compile(r"/apis/jobset\.x-k8s\.io/v1alpha2/namespaces/([^/]+)/jobsets(?:/([^/]+))?")
@@ -141,8 +141,7 @@ class FakeKubernetes:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+        serving.serve(self.server)
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -225,9 +224,8 @@ class FakeKubernetes:
         return out
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(serving.Handler):
     server_fake: FakeKubernetes
-    protocol_version = "HTTP/1.1"
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet
         pass
