@@ -12,6 +12,7 @@ from fakes.errors import field_violations, rate_limited, unavailable, vertex_quo
 from fakes.faults import Drop, Reply
 from jobs import RUNTIME_JOB_WITHOUT_PACKAGES
 from vertex_calls import T4
+from vertex_native_configs import SPEC
 
 VERTEX = ("--service", "vertex")
 IMAGE = "us-docker.pkg.dev/proj-a/images/python:3.11"  # any image with Python
@@ -227,8 +228,6 @@ def test_a_missing_staging_location_is_said_before_the_access_check(cli, google,
 
 def test_a_native_config_is_created_once_in_its_region(
         cli, google, key, write, vertex, clock):
-    from test_vertex_native import SPEC
-
     spec = write(SPEC, "train-t4.yaml")
     google.inject("customJobs.create", Reply(503, unavailable(), handled=True))
     result = cli("submit", spec, *VERTEX, "--region", "europe-west4")

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from fakes.discovery import request_violations
+from vertex_native_configs import SPEC, TUNING
 from vertex_translation import CAT
 
 from gpujob.config.load import loads
@@ -27,24 +28,6 @@ from gpujob.services.vertex.rules import NATIVE_RULES
 
 ROOT = Path(__file__).resolve().parents[4]
 TODAY = date(2026, 11, 23)
-SPEC = """\
-workerPoolSpecs:
-  - machineSpec:
-      machineType: n1-standard-8
-      acceleratorType: NVIDIA_TESLA_T4
-      acceleratorCount: 2
-    replicaCount: 1
-    diskSpec: {bootDiskType: pd-ssd, bootDiskSizeGb: 200}
-    containerSpec:
-      imageUri: gcr.io/p/trainer:1
-      args: [--epochs, '3']
-  - {}
-  - machineSpec: {machineType: n1-highmem-8}
-    replicaCount: '3'
-    containerSpec: {imageUri: gcr.io/p/trainer:1}
-scheduling: {timeout: 7200s, strategy: SPOT}
-baseOutputDirectory: {outputUriPrefix: gs://b/out}
-"""
 
 
 def doc(text: str, source: str = "job.yaml"):
@@ -326,26 +309,6 @@ def test_gpus_the_zone_proxy_does_not_list_in_the_region_are_a_warning_as_for_ai
     assert shown(text, region="us-west2", region_check=False) == []
 
 
-TUNING = """\
-displayName: tune
-maxTrialCount: 4
-parallelTrialCount: 2
-studySpec:
-  algorithm: GRID_SEARCH
-  metrics: [{metricId: accuracy, goal: MAXIMIZE}]
-  parameters:
-    - parameterId: lr
-      doubleValueSpec: {minValue: 0.001, maxValue: 0.1}
-    - parameterId: lr
-      integerValueSpec: {minValue: 16, maxValue: '128'}
-  decayCurveStoppingSpec: {}
-  medianAutomatedStoppingSpec: {}
-trialJobSpec:
-  workerPoolSpecs:
-    - machineSpec: {machineType: n1-standard-4}
-      replicaCount: 1
-      containerSpec: {imageUri: 'gcr.io/p/i:1'}
-"""
 
 
 def test_a_tuning_study_takes_one_stopping_rule_and_grid_search_no_doubles():

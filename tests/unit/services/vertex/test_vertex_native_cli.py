@@ -8,7 +8,7 @@ import json
 import re
 
 from fakes.discovery import request_violations
-from test_vertex_native import SPEC, TUNING
+from vertex_native_configs import SPEC, TUNING
 
 URL = "https://{region}-aiplatform.googleapis.com/v1/projects/PROJECT/locations/{region}/{what}"
 TOKEN = re.compile(r"[0-9]{8}-[0-9]{6}-[0-9]{6}-[0-9a-f]{8}")
