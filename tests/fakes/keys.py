@@ -16,8 +16,10 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 @cache
 def _private_key(slot: int) -> rsa.RSAPrivateKey:
-    """RSA keys are slow to make: one per slot per test session."""
-    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    """RSA keys are slow to make: one per slot per test session. 1024 bits, not the console's
+    2048: google-auth loads the key anew in every command, and cryptography's check of a
+    2048-bit key costs 30 ms of CPU each time (4 ms at 1024), some 15 s of the suite."""
+    return rsa.generate_private_key(public_exponent=65537, key_size=1024)
 
 
 @dataclass(frozen=True)
