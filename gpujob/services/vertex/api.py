@@ -180,7 +180,7 @@ class VertexClient:
     def __init__(self, session: Session) -> None:
         self.session = session
         self.project = session.project
-        self._services: dict[tuple[str, bool], Any] = {}
+        self._collections: dict[tuple[str, bool, str], Any] = {}
 
     # -- plumbing ------------------------------------------------------------------------------
 
@@ -188,17 +188,17 @@ class VertexClient:
         """googleapiclient's resource for ``place``; ``single_send``: over the transport that
         sends each request once (for creates)."""
         check_region(self.session.settings, place.location)
-        key = (place.location, single_send)
-        if key not in self._services:
-            from gpujob.gcp.discovery import service
+        key = (place.location, single_send, place.collection)
+        if key not in self._collections:  # googleapiclient builds a resource's methods anew
+            from gpujob.gcp.discovery import service  # each time it is asked (~3 ms)
             from gpujob.gcp.http import authorized_http
 
             http = self.session.http if not single_send else authorized_http(
                 self.session.auth, self.session.settings, self.session.echo, single_send=True)
-            self._services[key] = service(
-                "aiplatform", "v1", http, api_endpoint(self.session.settings, place.location))
-        locations = self._services[key].projects().locations()
-        return getattr(locations, place.collection)()
+            locations = service("aiplatform", "v1", http, api_endpoint(
+                self.session.settings, place.location)).projects().locations()
+            self._collections[key] = getattr(locations, place.collection)()
+        return self._collections[key]
 
     def action(self, what: str, place: Place, verb: str, *, retry_safe: bool = True,
                not_found_hint: str = "") -> Action:
