@@ -11,7 +11,7 @@ default. The work is then ``execute(settings)``; nothing past this point reads f
 # creating each class cost ~25 ms on validate's start-up. SubmitSettings, which submit and local
 # alone need, is a dataclass in gpujob.commands.submit_settings.
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from gpujob.services import DEFAULT_SERVICE
 
@@ -37,9 +37,6 @@ class JobOptions(NamedTuple):
     region: str | None = None
     extra: tuple[tuple[str, str], ...] = ()
     max_hourly_cost: float | None = None  # --max-hourly-cost: USD an hour, else refused
-    # Vertex AI's scheduling flags (--reservation, --persistent-resource-id, …):
-    # ``gpujob.services.vertex.translate.extras.VertexExtras``
-    extras: Any = None
 
 
 class CheckSettings(NamedTuple):
@@ -53,13 +50,12 @@ class CheckSettings(NamedTuple):
     region_check: bool = True
     executor_image_uri: str | None = None
     strategy: str | None = None
-    extras: Any = None  # Vertex AI's scheduling flags (``JobOptions.extras``)
     extra: tuple[tuple[str, str], ...] = ()  # the service's own flags given (name, value)
     max_hourly_cost: float | None = None  # --max-hourly-cost (validate, submit): USD
 
     def job_options(self) -> JobOptions:
         return JobOptions(executor_image_uri=self.executor_image_uri, strategy=self.strategy,
-                          extras=self.extras, extra=self.extra,
+                          extra=self.extra,
                           max_hourly_cost=self.max_hourly_cost)
 
 

@@ -70,12 +70,9 @@ def convert(ctx: click.Context, **params: Any) -> int:
       gpujob convert configs/t4-compute-engine.yaml --to gke -o t4.jobset.yaml
     """
     from gpujob.commands.convert import ConvertSettings, execute
-    from gpujob.settings import JobOptions
 
     check = check_settings({**params, "service": params["to"]})
-    options = JobOptions(display_name=params["display_name"],
-                         executor_image_uri=check.executor_image_uri, strategy=check.strategy,
-                         extras=check.extras)
+    options = check.job_options()._replace(display_name=params["display_name"])
     tiers = list(check.catalog.scale_tiers)  # type: ignore[union-attr]  # check_settings loads it
     return execute(ConvertSettings(
         config=params["config"], overrides=overrides(ctx, params, tiers),

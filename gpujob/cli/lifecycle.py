@@ -13,10 +13,10 @@ from gpujob.cli.options import (
     gcp_options,
     job_settings,
     jobs_service_option,
+    place_flags,
     poll_option,
     project_option,
     region_option,
-    service_flags,
     stack,
 )
 from gpujob.cli.params import Count, Seconds
@@ -27,7 +27,7 @@ def remote_options(func: Any) -> Any:
     """The service, the project (and region) and how to reach Google: every command here has
     them."""
     return stack(jobs_service_option, project_option, region_option, gcp_options,
-                 service_flags)(func)
+                 place_flags)(func)
 
 
 # what a command that reads or changes a job can end with

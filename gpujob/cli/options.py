@@ -20,6 +20,7 @@ from gpujob.settings import CheckSettings, JobSettings
 
 if TYPE_CHECKING:
     from gpujob.gcp.settings import GcpSettings
+    from gpujob.services.flags import ServiceFlag
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
@@ -70,41 +71,57 @@ def service_option_of(text: str) -> Decorator:
 
 
 # the flags of the services' own that a command of this run takes: parameter name -> (service,
-# flag); filled as ``service_flags`` decorates the commands (validate takes none, and reads no
-# service package for them)
-SERVICE_FLAGS: dict[str, tuple[str, str]] = {}
+# flag); filled as ``service_flags_of`` decorates the commands
+SERVICE_FLAGS: dict[str, tuple[str, ServiceFlag]] = {}
 
 
-def service_flags(func: Callable[..., Any]) -> Callable[..., Any]:
-    """The flags of each service's own (``Service.flags``), named after the service in their
-    help; ``extra`` collects the values given."""
-    from gpujob import services
+def service_flags_of(commands: str) -> Decorator:
+    """The flags of each service's own (``Service.flags``) that ``commands`` take (``job``,
+    ``validate`` or ``place``: ``services.flags.TAKEN_BY``), named after the service in their
+    help. ``extra`` collects the values given."""
 
-    for name in reversed(sorted(SERVICES)):
-        for flag in reversed(services.get(name).flags):
-            SERVICE_FLAGS[flag.name.lstrip("-").replace("-", "_")] = (name, flag.name)
-            func = click.option(flag.name, metavar=flag.metavar, envvar=flag.envvar,
+    def add(func: Callable[..., Any]) -> Callable[..., Any]:
+        from gpujob import services
+        from gpujob.services.flags import TAKEN_BY
+
+        taken = [(name, flag) for name in sorted(SERVICES) for flag in services.get(name).flags
+                 if flag.scope in TAKEN_BY[commands]]
+        for name, flag in taken:  # in --help's order
+            SERVICE_FLAGS[flag.name.lstrip("-").replace("-", "_")] = (name, flag)
+        for name, flag in reversed(taken):  # click lists the last decorator first
+            func = click.option(flag.name, metavar=None if flag.switch else flag.metavar,
+                                is_flag=flag.switch, default=None, envvar=flag.envvar,
                                 show_envvar=flag.envvar is not None,
                                 help=f"{name}: {flag.help}")(func)
-    return func
+        return func
+
+    return add
+
+
+service_flags = service_flags_of("job")  # submit, local, convert
+place_flags = service_flags_of("place")  # describe, list, cancel, wait, logs
 
 
 def extra(params: dict[str, Any]) -> tuple[tuple[str, str], ...]:
-    """The values of the chosen service's own flags (name, value); a flag of another service
-    is refused (exit 2)."""
+    """The values of the chosen service's own flags (name, value: "true" for a switch); a flag
+    of another service, or a value its service cannot take, is refused (exit 2)."""
+    from gpujob.errors import UsageError
+
     chosen = params["service"]
     out, refused = [], []
     for key, (name, flag) in SERVICE_FLAGS.items():
         value = params.get(key)
-        if value is None:
+        if value is None or value is False:
             continue
-        if name == chosen:
-            out.append((flag, str(value)))
-        else:
-            refused.append(f"{flag} (a flag of the {name} service)")
+        if name != chosen:
+            refused.append(f"{flag.name} (a flag of the {name} service)")
+            continue
+        text = "true" if value is True else str(value)
+        problem = flag.check(text) if flag.check is not None else None
+        if problem:
+            raise UsageError(f"{flag.name} {text}: {problem[0]}", problem[1])
+        out.append((flag.name, text))
     if refused:
-        from gpujob.errors import UsageError
-
         raise UsageError(f"{', '.join(refused)}: not a flag of the {chosen} service",
                          "leave it out, or choose its service with --service")
     return tuple(out)
@@ -160,31 +177,6 @@ def check_options(func: Callable[..., Any]) -> Callable[..., Any]:
             help="Vertex AI: scheduling.strategy: STANDARD, SPOT (Spot VMs), or FLEX_START "
                  "(Dynamic Workload Scheduler, which makes maxWaitTime maxWaitDuration). "
                  "submit: an ordered list, as spot,standard, is tried in order."),
-        vertex_job_options,
-    )(func)
-
-
-def vertex_job_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """What Vertex AI offers a job that AI Platform had no field for
-    (``gpujob.services.vertex.translate.extras``)."""
-    return stack(
-        click.option("--reservation", metavar="NAME|any",
-                     help="Vertex AI: draw every pool's machines from this Compute Engine "
-                          "reservation (projects/P/zones/Z/reservations/NAME), or from any "
-                          "matching one (any). The machines must match it exactly."),
-        click.option("--persistent-resource-id", metavar="ID",
-                     help="Vertex AI: run on the machines of this persistent resource (same "
-                          "project and region)."),
-        click.option("--restart-job-on-worker-restart", is_flag=True, default=None,
-                     help="Vertex AI: restart the whole job when a worker restarts."),
-        click.option("--disable-retries", is_flag=True, default=None,
-                     help="Vertex AI: do not retry the job after internal errors once it runs."),
-        click.option("--tensorboard", metavar="NAME",
-                     help="Vertex AI: the Tensorboard resource the job's logs go to "
-                          "(projects/P/locations/REGION/tensorboards/ID)."),
-        click.option("--experiment", metavar="NAME",
-                     help="Vertex AI: the Experiment the job belongs to (projects/P/locations/"
-                          "REGION/metadataStores/default/contexts/NAME)."),
     )(func)
 
 
@@ -203,10 +195,6 @@ def check_settings(params: dict[str, Any]) -> CheckSettings:
                          "gpujob submit and gpujob preflight try a list in order")
     given = [flag for flag, value in zip(VERTEX_FLAGS, (executor, strategy), strict=True)
              if value is not None]
-    from gpujob.services.vertex.translate import extras as vertex_extras
-
-    extras = vertex_extras.of(params)
-    given += extras.given() if extras is not None else []
     budget = params.get("max_hourly_cost")
     given += ["--max-hourly-cost"] if budget is not None else []
     if given:
@@ -214,12 +202,10 @@ def check_settings(params: dict[str, Any]) -> CheckSettings:
         from gpujob.services.base import check_flags
 
         check_flags(services.get(service), given)
-        vertex_extras.check_names(extras)
     return CheckSettings(service=service, catalog=load_catalog(service, params["catalog"]),
                          region_check=not params.get("no_region_check", False),
-                         executor_image_uri=executor, strategy=strategy, extras=extras,
-                         max_hourly_cost=budget,
-                         extra=extra(params))
+                         executor_image_uri=executor, strategy=strategy,
+                         max_hourly_cost=budget, extra=extra(params))
 
 
 def _usd(ctx: click.Context, param: click.Parameter, value: Any) -> float | None:

@@ -14,6 +14,7 @@ from gpujob.cli.options import (
     check_options,
     check_settings,
     format_option,
+    service_flags_of,
     service_option_of,
 )
 from gpujob.settings import ValidateSettings
@@ -28,6 +29,7 @@ from gpujob.settings import ValidateSettings
                "github for GitHub Actions annotations.", envvar="GPUJOB_FORMAT")
 @service_option_of("The training service the configs are for: its catalog and rules check them.")
 @check_options
+@service_flags_of("validate")
 @budget_option
 def validate(files: tuple[str, ...], fmt: str, **params: Any) -> int:
     """Check configs against the Job schema and the GPU compatibility rules.

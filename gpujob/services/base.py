@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from gpujob.errors import UsageError
 from gpujob.findings import Finding, JsonPath, Location
+from gpujob.services.flags import ServiceFlag
 
 if TYPE_CHECKING:
     from gpujob.catalog.offer import Offer
@@ -245,17 +246,6 @@ class Converted(NamedTuple):
     text: str | None
     findings: tuple[Finding, ...] | list[Finding] = ()
     notes: tuple[str, ...] | list[str] = ()
-
-
-class ServiceFlag(NamedTuple):
-    """A flag of ``submit``, ``local`` and ``convert`` that only this service reads (GKE's
-    ``--namespace``): the command line adds it, and its value reaches the service in
-    ``JobOptions.extra`` under ``name``."""
-
-    name: str  # --namespace
-    help: str
-    envvar: str | None = None
-    metavar: str = "TEXT"
 
 
 class Service(Protocol):

@@ -81,7 +81,27 @@ def test_unsupported_flags_are_refused_together():
 def test_ai_platform_honours_every_submit_flag_but_vertex_ones(cli):
     backend = backends.get("ai-platform")
     assert set(backend.unsupported_flags) == {
-        "--executor-image-uri", "--strategy", "--display-name", "--reservation",
-        "--persistent-resource-id", "--restart-job-on-worker-restart", "--disable-retries",
-        "--tensorboard", "--experiment", "--max-hourly-cost"}
+        "--executor-image-uri", "--strategy", "--display-name", "--max-hourly-cost"}
     assert backend.name == "ai-platform"
+
+
+@pytest.mark.parametrize("service", ["ai-platform", "gke"])
+def test_vertex_flags_are_refused_for_another_service_with_whose_they_are(cli, write, service):
+    config = write(CONTAINER_JOB)
+    result = cli("submit", config, "--service", service, "--dry-run", "--reservation", "any",
+                 "--disable-retries")
+    assert result.code == 2
+    assert result.err.splitlines() == [
+        "error: --reservation (a flag of the vertex service), --disable-retries (a flag of the "
+        f"vertex service): not a flag of the {service} service",
+        "  hint: leave it out, or choose its service with --service"]
+    assert result.out == ""
+
+
+def test_vertex_flags_belong_to_the_commands_that_make_a_job(cli):
+    described = cli("describe", "--help")
+    submitted = cli("submit", "--help")
+    assert "--reservation" not in described.out and "--disable-retries" not in described.out
+    assert "--reservation NAME|any" in submitted.out
+    assert "vertex: Do not retry the job after internal" in submitted.out
+    assert cli("describe", "j1", "--reservation", "any").code == 2  # no such option

@@ -54,10 +54,6 @@ class AiPlatform:
         "--strategy": f"AI Platform has no scheduling strategy; {_VERTEX_ONLY}",
         "--display-name": "an AI Platform job is named by its jobId alone (letters, digits and "
                           f"underscores): use --job-id, or {_VERTEX_ONLY}",
-        **dict.fromkeys(("--reservation", "--persistent-resource-id",
-                         "--restart-job-on-worker-restart", "--disable-retries",
-                         "--tensorboard", "--experiment"),
-                        f"a Vertex AI scheduling or tracking field; {_VERTEX_ONLY}"),
         "--max-hourly-cost": f"gpujob has no prices for AI Platform; {_VERTEX_ONLY}",
     }
     flags = ()

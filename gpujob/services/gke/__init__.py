@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from gpujob.services.base import Converted, JobClient, Placement, Request, ServiceFlag
 from gpujob.services.delegate import JobsInModule
+from gpujob.services.flags import ServiceFlag
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from gpujob.gcp.session import Session
     from gpujob.gcp.settings import GcpSettings
     from gpujob.local.cluster import LocalCluster, LocalOptions
+    from gpujob.services.base import Converted, JobClient, Placement, Request
     from gpujob.services.gke.translate import Translation
     from gpujob.settings import GpusSettings, JobOptions
 
@@ -53,10 +54,6 @@ class Gke(JobsInModule):
         "--project": _NO_GCP + " (--context names the cluster)",
         "--max-hourly-cost": "gpujob has no prices for a cluster's nodes (they are billed as "
                              "Compute Engine VMs, whatever runs on them)",
-        **dict.fromkeys(("--reservation", "--persistent-resource-id",
-                         "--restart-job-on-worker-restart", "--disable-retries",
-                         "--tensorboard", "--experiment"),
-                        "a Vertex AI field, which a JobSet has no counterpart for"),
     }
     flags = (
         ServiceFlag("--queue", "Kueue LocalQueue the JobSet waits in "
@@ -112,6 +109,7 @@ class Gke(JobsInModule):
         import yaml
 
         from gpujob.gcp.settings import GcpSettings
+        from gpujob.services.base import Converted
 
         if checked.job is None or any(f.is_error for f in checked.findings):
             return Converted(None)

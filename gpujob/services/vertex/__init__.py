@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from gpujob.services.delegate import JobsInModule
+from gpujob.services.vertex.translate import extras as vertex_extras
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -38,7 +39,7 @@ class Vertex(JobsInModule):
     jobs_module = "gpujob.services.vertex.jobs"
     # every flag of submit is translated, or reported where it is dropped (a warning)
     unsupported_flags: ClassVar[dict[str, str]] = {}
-    flags = ()
+    flags = vertex_extras.SERVICE_FLAGS
     # --region A,B and --strategy X,Y: tried in order, after the quota preflight (``failover``)
     fails_over = True
 

@@ -22,6 +22,7 @@ def check(doc: Document, cat: VertexCatalog, options: CheckOptions) -> Checked:
     and its job (None when it has errors)."""
     from gpujob.checks.engine import Checked
     from gpujob.services.vertex.native.flags import apply_flags, check_labels
+    from gpujob.services.vertex.translate import extras as vertex_extras
 
     line = options.command_line
     if options.local:
@@ -39,7 +40,7 @@ def check(doc: Document, cat: VertexCatalog, options: CheckOptions) -> Checked:
                                                                     strategy=None)
     job = apply_flags(doc, list(line.overrides), line.user_args, given.display_name,
                       executor_image_uri=given.executor_image_uri, strategy=given.strategy,
-                      extras=given.extras)
+                      extras=vertex_extras.of(given.extra))
     region = job.region or options.job.region
     findings = notes + native.check(job.doc, cat, region=region,
                                     region_origin=job.region_origin,

@@ -9,10 +9,11 @@ of an AI Platform config (``apply``) and over a native config's own (``overrides
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
-from gpujob.errors import UsageError
 from gpujob.findings import JsonPath
+from gpujob.services.flags import ServiceFlag
 
 ANY = "any"
 # the ReservationAffinity key of a SPECIFIC_RESERVATION named by its resource name (the
@@ -63,29 +64,50 @@ FLAGS = ("--reservation", "--persistent-resource-id", "--restart-job-on-worker-r
          "--disable-retries", "--tensorboard", "--experiment")
 
 
-# the resource names the discovery document gives as the fields' format
-NAMES = {"--tensorboard": ("projects/PROJECT/locations/REGION/tensorboards/ID",
-                           r"projects/[^/]+/locations/[^/]+/tensorboards/[^/]+"),
-         "--experiment": ("projects/PROJECT/locations/REGION/metadataStores/default/contexts/NAME",
-                          r"projects/[^/]+/locations/[^/]+/metadataStores/[^/]+/contexts/[^/]+")}
+def _named(flag: str, form: str, pattern: str) -> Callable[[str], tuple[str, str] | None]:
+    """A check that the value is a resource's full name, in the format the discovery document
+    gives the field."""
+
+    def check(value: str) -> tuple[str, str] | None:
+        if re.fullmatch(pattern, value):
+            return None
+        return (f"Vertex AI takes the resource's full name, {form}",
+                f"e.g. {flag} {form.replace('NAME', value).replace('ID', value)}")
+
+    return check
 
 
-def check_names(extras: VertexExtras | None) -> None:
-    """``UsageError`` for a Tensorboard or an Experiment not named by its resource name."""
-    for flag, (form, pattern) in NAMES.items():
-        value = getattr(extras, flag.lstrip("-"), None)
-        if value and not re.fullmatch(pattern, value):
-            raise UsageError(f"{flag} {value}: Vertex AI takes the resource's full name, {form}",
-                             f"e.g. {flag} {form.replace('NAME', value).replace('ID', value)}")
+# the flags, as the command line adds them (``Service.flags``); their values reach the service
+# in ``JobOptions.extra``
+SERVICE_FLAGS = (
+    ServiceFlag("--reservation", "Draw every pool's machines from this Compute Engine "
+                "reservation (projects/P/zones/Z/reservations/NAME), or from any matching one "
+                "(any). The machines must match it exactly.", metavar="NAME|any", scope="checks"),
+    ServiceFlag("--persistent-resource-id", "Run on the machines of this persistent resource "
+                "(same project and region).", metavar="ID", scope="checks"),
+    ServiceFlag("--restart-job-on-worker-restart", "Restart the whole job when a worker "
+                "restarts.", switch=True, scope="checks"),
+    ServiceFlag("--disable-retries", "Do not retry the job after internal errors once it runs.",
+                switch=True, scope="checks"),
+    ServiceFlag("--tensorboard", "The Tensorboard resource the job's logs go to "
+                "(projects/P/locations/REGION/tensorboards/ID).", metavar="NAME", scope="checks",
+                check=_named("--tensorboard", "projects/PROJECT/locations/REGION/tensorboards/ID",
+                             r"projects/[^/]+/locations/[^/]+/tensorboards/[^/]+")),
+    ServiceFlag("--experiment", "The Experiment the job belongs to (projects/P/locations/"
+                "REGION/metadataStores/default/contexts/NAME).", metavar="NAME", scope="checks",
+                check=_named("--experiment", "projects/PROJECT/locations/REGION/metadataStores/"
+                             "default/contexts/NAME", r"projects/[^/]+/locations/[^/]+/"
+                             r"metadataStores/[^/]+/contexts/[^/]+")),
+)
 
 
-def of(params: dict[str, Any]) -> VertexExtras | None:
-    """The flags click parsed (None: none was given)."""
-    extras = VertexExtras(params.get("reservation") or None,
-                          params.get("persistent_resource_id") or None,
-                          bool(params.get("restart_job_on_worker_restart")),
-                          bool(params.get("disable_retries")), params.get("tensorboard") or None,
-                          params.get("experiment") or None)
+def of(extra: Iterable[tuple[str, str]]) -> VertexExtras | None:
+    """The flags given, from ``JobOptions.extra`` (None: none was given)."""
+    given = dict(extra)
+    extras = VertexExtras(given.get("--reservation"), given.get("--persistent-resource-id"),
+                          "--restart-job-on-worker-restart" in given,
+                          "--disable-retries" in given, given.get("--tensorboard"),
+                          given.get("--experiment"))
     return extras if extras.given() else None
 
 

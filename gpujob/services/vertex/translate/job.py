@@ -68,7 +68,7 @@ def translate(doc: Document, cat: VertexCatalog, today: date,
     spec_path: JsonPath = ("trialJobSpec",) if isinstance(hp, dict) else ("jobSpec",)
     spec = {"workerPoolSpecs": _worker_pools(ti, pools, code, spec_path, notes)}
     spec.update(_job_spec_fields(ti, options, job_dir, spec_path, notes))
-    vertex_extras.apply(spec, options.extras)
+    vertex_extras.apply(spec, vertex_extras.of(options.extra))
     body: dict[str, Any] = {"displayName": _display_name(data, doc, options)}
     if not options.display_name and text(data.get("jobId")):
         notes.came_from(("displayName",), ("jobId",))

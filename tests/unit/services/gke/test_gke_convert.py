@@ -43,3 +43,12 @@ def test_ai_platform_has_no_other_form(cli):
     assert result.code == 2
     assert result.err.startswith("error: convert writes an AI Platform config in another "
                                  "service's form")
+
+
+def test_the_namespace_and_queue_flags_reach_the_written_jobset(cli):
+    result = cli("convert", T4, "--to", "gke", "--namespace", "team-a", "--queue", "gpus")
+    assert result.code == 0, result.err
+    jobset = yaml.safe_load(result.out)
+    assert jobset["metadata"]["namespace"] == "team-a"
+    assert jobset["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "gpus"
+    assert "in namespace team-a: kubectl apply -f FILE creates it" in result.err
