@@ -12,6 +12,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -56,6 +57,7 @@ def test_the_example_trains_an_epoch_on_two_cpu_processes(cli, tmp_path: Path):
                  "--epochs", "1", *SMALL, env={"GPUJOB_LOCAL_GPUS": ""})
     assert result.code == 0, result.out + result.err
     assert "the job asks for 2 GPUs and none are available" in result.err
+    assert_no_stack_trace(result.err)
     lines = result.out.splitlines()
     assert "master-replica-0 | replica 0 of 2: 1 process (no GPU), rank 0 of 2 (gloo)" in lines
     assert "worker-replica-0 | replica 1 of 2: 1 process (no GPU), rank 1 of 2 (gloo)" in lines
@@ -198,6 +200,7 @@ def test_the_processes_of_all_replicas_are_one_world(cli, tmp_path: Path):
     result = cli("local", config(tmp_path), "--package-path", PACKAGE, "--job-dir", job_dir, "--",
                  "--epochs", "1", "--nproc-per-replica", "2", *SMALL, env={"GPUJOB_LOCAL_GPUS": ""})
     assert result.code == 0, result.out + result.err
+    assert_no_stack_trace(result.err)
     lines = result.out.splitlines()
     for replica, name in enumerate(("master-replica-0", "worker-replica-0")):
         assert (f"{name} | replica {replica} of 2: 2 processes (--nproc-per-replica, on the "
@@ -212,28 +215,99 @@ def test_the_processes_of_all_replicas_are_one_world(cli, tmp_path: Path):
     assert (metrics["world_size"], metrics["replicas"]) == (4, 2)
 
 
-def run_alone(job_dir: Path, *args: str, **popen: Any) -> subprocess.Popen[str]:
-    """``python -m trainer.task`` run alone (no cluster variables), in a session of its own."""
+def run_alone(job_dir: Path, *args: str, replica: dict[str, str] | None = None,
+              **popen: Any) -> subprocess.Popen[str]:
+    """``python -m trainer.task`` run alone (no cluster variables but ``replica``'s), in a
+    session of its own."""
     cleared = ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "TF_CONFIG", "CLUSTER_SPEC",
-               "CUDA_VISIBLE_DEVICES", "MLP_TRAINER_PROCESS")
-    env = {k: v for k, v in os.environ.items() if k not in cleared}
+               "CUDA_VISIBLE_DEVICES", "MLP_TRAINER_PROCESS", "TORCHELASTIC_RUN_ID")
+    env = {**{k: v for k, v in os.environ.items() if k not in cleared}, **(replica or {})}
     return subprocess.Popen([sys.executable, "-m", "trainer.task", "--job-dir", str(job_dir),
                              *SMALL, *args], cwd=PACKAGE.parent, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True, **popen)
 
 
-def group(pgid: int) -> list[int]:
-    """The processes (not zombies) in process group ``pgid``."""
+@pytest.mark.slow
+def test_replicas_that_run_different_numbers_of_processes_are_one_world(tmp_path: Path):
+    """Ranks follow replica order whatever each replica runs (as replicas with different GPU
+    counts would): 2 processes on replica 0 are ranks 0-1, the 1 on replica 1 is rank 2."""
+    job_dir = tmp_path / "job"
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = str(probe.getsockname()[1])
+    procs = [run_alone(job_dir, "--epochs", "1", "--nproc-per-replica", str(2 - rank),
+                       replica={"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": port,
+                                "WORLD_SIZE": "2", "RANK": str(rank)}) for rank in (0, 1)]
+    watchdog = threading.Timer(300, lambda: [os.kill(pid, signal.SIGKILL)
+                                             for pid in running(job_dir)])
+    watchdog.start()
+    try:
+        (out0, err0), (out1, err1) = (proc.communicate() for proc in procs)
+    finally:
+        watchdog.cancel()
+    assert [proc.returncode for proc in procs] == [0, 0], err0 + err1
+    assert_no_stack_trace(err0 + err1)
+    lines = out0.splitlines()
+    assert ("replica 0 of 2: 2 processes (--nproc-per-replica, on the CPU), ranks 0-1 of 3 "
+            "(gloo)") in lines
+    assert "rank 1 of 3 (replica 0, local rank 1), training on cpu (gloo)" in lines
+    assert out1.splitlines()[:2] == [
+        "replica 1 of 2: 1 process (--nproc-per-replica, on the CPU), rank 2 of 3 (gloo)",
+        "rank 2 of 3 (replica 1, local rank 0), training on cpu (gloo)"]
+    assert "rank 2: epoch 1 trained on 342 of 1024 images" in out1.splitlines()
+    metrics = json.loads((job_dir / "metrics.json").read_text())
+    assert (metrics["world_size"], metrics["replicas"]) == (3, 2)
+
+
+def assert_no_stack_trace(err: str) -> None:
+    """A run that succeeded says nothing of torch's agents meeting and parting (Python's
+    tracebacks, c10d's C++ stack traces "Exception raised from ... frame #0")."""
+    for mark in ("Traceback", "Exception raised from", "frame #", "DistNetworkError",
+                 "exit barrier"):
+        assert mark not in err, err
+
+
+def running(job_dir: Path) -> list[int]:
+    """The processes (not zombies) training into ``job_dir``: the replica and the processes it
+    started (torch's agent starts each in a session of its own), found by their command line."""
     found = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
-            fields = stat.read_text().rpartition(")")[2].split()
+            state = stat.read_text().rpartition(")")[2].split()[0]
+            argv = (stat.parent / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if fields[0] != "Z" and int(fields[2]) == pgid:
+        if state != "Z" and os.fsencode(job_dir) in argv:
             found.append(int(stat.parent.name))
     return found
+
+
+ENDINGS = {  # what a training process does, and how it must end: as Python would end it
+    "pass": ("print('trained')", 0, "trained\n", ""),
+    "SystemExit('why')": ("raise SystemExit('cannot resume')", 1, "", "cannot resume\n"),
+    "SystemExit(3)": ("raise SystemExit(3)", 3, "", ""),
+    "an exception": ("raise FileExistsError('checkpoints')", 1, "", "FileExistsError: "
+                     "checkpoints\n"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ending", ENDINGS)
+def test_a_training_process_ends_as_python_would_without_finalizing_it(ending: str):
+    """A process of the world ends with os._exit once it has trained (launch.end_after: gloo's
+    threads, which DDP keeps alive, must not meet Python's finalization), and still ends as
+    Python would: its code, its message or traceback, what it printed; no atexit runs."""
+    body, code, out, err_end = ENDINGS[ending]
+    script = ("import atexit\nfrom trainer import launch\n"
+              "atexit.register(lambda: print('finalized'))\n"
+              f"def work():\n    {body}\nlaunch.end_after(work)\n")
+    done = subprocess.run([sys.executable, "-c", script], cwd=PACKAGE.parent, text=True,
+                          capture_output=True, timeout=120)
+    assert (done.returncode, done.stdout) == (code, out), done.stderr
+    assert done.stderr.endswith(err_end), done.stderr
+    if ending == "an exception":
+        assert done.stderr.startswith("Traceback (most recent call last):"), done.stderr
 
 
 @pytest.mark.slow
@@ -246,15 +320,17 @@ def test_a_failing_process_stops_the_others_and_fails_the_replica(tmp_path: Path
     assert proc.returncode == 1, out + err
     assert "FileExistsError" in err
     assert err.endswith("process 0 (rank 0) exited with code 1: stopping the others\n"), err
-    assert group(proc.pid) == []
+    assert running(job_dir) == []
 
 
 @pytest.mark.slow
 def test_sigterm_to_the_replica_stops_its_processes(tmp_path: Path):
     """A service may signal the replica's first process alone: it passes the signal on."""
-    proc = run_alone(tmp_path / "job", "--epochs", "1000", "--nproc-per-replica", "2")
+    job_dir = tmp_path / "job"
+    proc = run_alone(job_dir, "--epochs", "1000", "--nproc-per-replica", "2")
     assert proc.stdout is not None
-    watchdog = threading.Timer(300, lambda: os.killpg(proc.pid, signal.SIGKILL))
+    watchdog = threading.Timer(300, lambda: [os.kill(pid, signal.SIGKILL)
+                                             for pid in running(job_dir)])
     watchdog.start()
     try:
         for line in proc.stdout:  # until the processes train
@@ -262,12 +338,13 @@ def test_sigterm_to_the_replica_stops_its_processes(tmp_path: Path):
                 break
         else:
             raise AssertionError(proc.communicate())
+        assert len(running(job_dir)) == 3  # the replica and its 2 processes
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=60)
     finally:
         watchdog.cancel()
     assert proc.returncode == 128 + signal.SIGTERM, err
-    assert group(proc.pid) == []
+    assert running(job_dir) == []
 
 
 # -- where a replica stands in the job ---------------------------------------------------------
@@ -369,6 +446,6 @@ def test_the_example_is_a_package_that_builds(tmp_path: Path):
                    check=True, capture_output=True, timeout=300)
     (wheel,) = tmp_path.glob("mlp_trainer-0.1.0-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    for module in ("__init__", "task", "launch", "cluster", "loop", "model", "data",
+    for module in ("__init__", "task", "launch", "devices", "cluster", "loop", "model", "data",
                    "checkpoints"):
         assert f"trainer/{module}.py" in names

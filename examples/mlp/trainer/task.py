@@ -1,12 +1,13 @@
 """Train the MLP with DistributedDataParallel on every GPU of every replica of the job.
 
-The service (or ``gpujob local``) starts this module once per replica; it starts one process per
-GPU the replica has and puts them all in one world, as torchrun would (``trainer.launch``): a
-replica with 4 GPUs in a job of 2 replicas is ranks 0-3 or 4-7 of 8. Without GPUs a replica is
-one process on the CPU. Gradients are averaged with ``nccl`` when every process has a GPU, else
-with ``gloo`` on the CPU; on GPUs of compute capability 8.0 and newer (A100, L4, H100) the
-forward pass runs in bfloat16. ``--nproc-per-replica N`` sets the number of processes (without
-GPUs: N CPU processes). Run alone (no cluster variables), it is a job of one replica.
+The service (or ``gpujob local``) starts this module once per replica; it becomes the replica's
+torchrun agent (torch's ``elastic_launch``, see ``trainer.launch``), which starts one process per
+GPU the replica has and puts them all in one world: a replica with 4 GPUs in a job of 2 replicas
+is ranks 0-3 or 4-7 of 8. Without GPUs a replica is one process on the CPU. Gradients are
+averaged with ``nccl`` when every process has a GPU, else with ``gloo`` on the CPU; on GPUs of
+compute capability 8.0 and newer (A100, L4, H100) the forward pass runs in bfloat16.
+``--nproc-per-replica N`` sets the number of processes (without GPUs: N CPU processes). Run
+alone (no cluster variables), it is a job of one replica.
 
 Every epoch, rank 0 prints the loss, the test accuracy and the samples per second of the whole
 world, and writes a checkpoint and metrics.json to --job-dir; a run started again with the same
@@ -100,7 +101,7 @@ def resume(directory: Path, model: nn.Module, optimizer: torch.optim.Optimizer,
     return state["epoch"], state["history"]
 
 
-def train(args: argparse.Namespace, process: launch.Process, store: dist.Store | None) -> None:
+def train(args: argparse.Namespace, process: launch.Process, store: dist.Store) -> None:
     device = launch.join(process, store)
     rank, world = process.rank, process.world
     dtype = loop.mixed_precision(device) if args.amp else None
