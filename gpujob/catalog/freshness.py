@@ -12,7 +12,10 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gpujob.catalog.record import CatalogRecord
 
 MAX_AGE_DAYS = 90  # a built-in live fact older than this draws a warning (docs/gpus.md)
 LIVE = {"zones": "zones", "prebuilt_images": "prebuilt images"}  # section -> as said
@@ -27,28 +30,28 @@ def max_age_days(environ: Mapping[str, str] | None = None) -> int:
     return int(value) if value.strip().isdigit() else MAX_AGE_DAYS
 
 
-def _parts(cat: Any) -> list[str]:
+def _parts(cat: CatalogRecord) -> list[str]:
     """The live sections of ``cat``: a catalog that can be refreshed (its service's catalog
     module says ``LIVE``: Vertex AI's) has some."""
     from gpujob.catalog.services import service
 
-    if not getattr(service(cat.service), "LIVE", False):
+    if not service(cat.service).LIVE:
         return []
     return [s for s in LIVE if s in cat.sources]
 
 
-def _built_in(cat: Any) -> bool:
+def _built_in(cat: CatalogRecord) -> bool:
     from gpujob.catalog.services import data_file
 
     return cat.path == str(data_file(cat.service))
 
 
-def describe(cat: Any, today: date | None = None) -> dict[str, Any]:
+def describe(cat: CatalogRecord, today: date | None = None) -> dict[str, Any]:
     """The catalog in use and, for each live part, the day it describes, its age in days and
     where it came from: ``refresh`` (the overlay written by ``gpujob catalog refresh``),
     ``built-in`` or ``file`` (``--catalog``)."""
     day = today or date.today()
-    refreshed = getattr(cat, "refreshed", {})
+    refreshed = cat.refreshed
     built_in = _built_in(cat)
     parts = {}
     for section in _parts(cat):
@@ -73,7 +76,7 @@ def describe(cat: Any, today: date | None = None) -> dict[str, Any]:
             "live": parts}
 
 
-def summary(cat: Any, today: date | None = None) -> str:
+def summary(cat: CatalogRecord, today: date | None = None) -> str:
     """One line: how old each live part is and where it came from."""
     found = describe(cat, today)["live"]
     groups: dict[tuple[str, str, int], list[str]] = {}  # parts of one date and origin
@@ -97,7 +100,7 @@ def _days(n: int) -> str:
     return "1 day" if n == 1 else f"{n} days"
 
 
-def warnings(cat: Any, today: date | None = None) -> list[str]:
+def warnings(cat: CatalogRecord, today: date | None = None) -> list[str]:
     """What to warn about once per run (the caller prints it, on stderr): an overlay that could
     not be read, and built-in live parts older than ``max_age_days`` (never an error, only a
     reminder to refresh). Each is said once per catalog file."""

@@ -114,6 +114,9 @@ class Catalog(NamedTuple):
     # the lists of names the job schema takes from this catalog (its x-catalog fields), by
     # name; hashable, so that a validator can be kept per catalog (``schema_choices``)
     choices: tuple[tuple[str, tuple[str, ...]], ...]
+    # AI Platform's catalog is never refreshed: its data is its file's (``record.CatalogRecord``)
+    refreshed: Mapping[str, Mapping[str, Any]] = {}
+    document: Mapping[str, Any] | None = None
 
     # -- names ---------------------------------------------------------------------------------
 

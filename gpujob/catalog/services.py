@@ -1,10 +1,11 @@
 """Each service's catalog: a module named ``catalog`` in the service's package (see the registry,
-``gpujob.services``) that defines ``SERVICE`` (its name), ``DATA_FILE`` (beside it), ``SCHEMA``
-(in ``schemas/``), ``build(data, path)`` (its catalog record: ``Catalog`` for AI Platform,
-``VertexCatalog`` for Vertex AI, whose facts have another shape), ``integrity(data) ->
-list[str]`` (the cross-references its schema cannot state) and what messages about its files
-say (``files``). A module is imported when its service is first used, so that naming the
-services costs nothing at start-up.
+``gpujob.services``) that defines ``SERVICE`` (its name), ``LIVE`` (whether ``gpujob catalog
+refresh`` reads parts of it from Google), ``DATA_FILE`` (beside it), ``SCHEMA`` (in
+``schemas/``), ``build(data, path)`` (its catalog record, a ``record.CatalogRecord``:
+``Catalog`` for AI Platform, ``VertexCatalog`` for Vertex AI, whose facts have another shape),
+``integrity(data) -> list[str]`` (the cross-references its schema cannot state) and what
+messages about its files say (``files``). A module is imported when its service is first used,
+so that naming the services costs nothing at start-up.
 """
 
 from __future__ import annotations

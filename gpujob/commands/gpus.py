@@ -19,8 +19,7 @@ def execute(settings: GpusSettings) -> int:
     assert cat is not None, "the command loads the catalog it browses"
     if settings.export_catalog:
         # the catalog in use: the built-in file, or its data with the refreshed parts in place
-        document = getattr(cat, "document", None)
-        CONSOLE.out(Path(cat.path).read_text(encoding="utf-8") if document is None
-                    else json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        CONSOLE.out(Path(cat.path).read_text(encoding="utf-8") if cat.document is None
+                    else json.dumps(cat.document, indent=2, ensure_ascii=False) + "\n")
         return EXIT_OK
     return services.get(settings.check.service).offerings(settings)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 SERVICE = "toy"
+LIVE = False
 DATA_FILE = "catalog.json"
 SCHEMA = "catalog.ai-platform.schema.json"  # (read for --catalog files only: unused here)
 NOUN = "toy catalog"
@@ -18,6 +20,8 @@ class ToyCatalog(NamedTuple):
     machines: dict[str, tuple[int, ...]]
     accelerators: tuple[str, ...]
     regions: tuple[str, ...]
+    refreshed: Mapping[str, Any] = {}  # never refreshed: its file's data
+    document: dict[str, Any] | None = None
 
     @property
     def choices(self) -> tuple[tuple[str, tuple[str, ...]], ...]:

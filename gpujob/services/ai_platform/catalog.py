@@ -8,6 +8,7 @@ from typing import Any
 from gpujob.catalog.records import Cap, Catalog, GpuType, MachineType, ScaleTier, schema_choices
 
 SERVICE = "ai-platform"
+LIVE = False  # nothing of it is refreshed: the service is shut down
 DATA_FILE = "catalog.json"
 SCHEMA = "catalog.ai-platform.schema.json"
 NOUN = "catalog"

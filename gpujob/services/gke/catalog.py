@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 SERVICE = "gke"
+LIVE = False  # its facts change with gpujob's releases
 DATA_FILE = "catalog.json"
 SCHEMA = "catalog.gke.schema.json"
 NOUN = "GKE catalog"
@@ -42,6 +43,8 @@ class GkeCatalog(NamedTuple):
     machine_types: Mapping[str, Machine]
     scale_tiers: Mapping[str, Tier]
     sources: Mapping[str, Mapping[str, Any]]  # section -> {as_of, refs, notes}
+    refreshed: Mapping[str, Mapping[str, Any]] = {}  # never refreshed: its file's data
+    document: Mapping[str, Any] | None = None
 
     @property
     def service(self) -> str:
