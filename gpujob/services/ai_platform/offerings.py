@@ -6,20 +6,18 @@ types takes, those machine types, and the zones that offer the GPU.
 
 from __future__ import annotations
 
-import shutil
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
-from typing import Any, TypeVar
+from typing import Any
 
 from gpujob.catalog import Catalog, GpuType
 from gpujob.catalog.offer import Accelerator, Offer, size
 from gpujob.console import CONSOLE, dumps
 from gpujob.errors import InvalidConfig
 from gpujob.services.ai_platform import vertex_only
+from gpujob.services.offerings import Filters, report_miss, table_width, with_one_filter_fewer
 from gpujob.suggest import describe_list, did_you_mean, same_name
-
-T = TypeVar("T")
 
 REPORT_VERSION = 1
 
@@ -44,18 +42,6 @@ class Offering:
 
     def as_dict(self) -> dict[str, object]:
         return {**asdict(self), "regions": self.regions}
-
-
-@dataclass(frozen=True)
-class Filters:
-    gpu: str | None = None
-    machine_type: str | None = None
-    count: int | None = None
-    region: str | None = None
-    zone: str | None = None
-
-    def given(self) -> dict[str, object]:
-        return {k: v for k, v in asdict(self).items() if v is not None}
 
 
 def all_offerings(cat: Catalog) -> list[Offering]:
@@ -179,22 +165,6 @@ def alternatives(cat: Catalog, f: Filters) -> list[str]:
     return _reasons(cat, f) + with_one_filter_fewer(f, lambda g: query(cat, g), _summary)
 
 
-def with_one_filter_fewer(f: Filters, find: Callable[[Filters], Sequence[T]],
-                          summary: Callable[[T, Filters], str]) -> list[str]:
-    """``without --region: …`` for each filter whose removal finds something (``find``), the
-    first three finds each ``summary``'d (a service's own query and wording)."""
-    lines = []
-    for name in f.given():
-        relaxed = replace(f, **{name: None})
-        if name == "region" and f.zone:
-            relaxed = replace(relaxed, zone=None)
-        found = find(relaxed)
-        if found:
-            lines.append(f"without --{name.replace('_', '-')}: " + "; ".join(
-                summary(o, relaxed) for o in found[:3]) + (" …" if len(found) > 3 else ""))
-    return lines
-
-
 def _summary(o: Offering, f: Filters) -> str:
     where = ""
     if f.region or f.zone:
@@ -212,11 +182,6 @@ def render_json(offerings: Sequence[Offering], f: Filters, cat: Catalog) -> str:
         "catalog": {"path": cat.path, "as_of": {k: v["as_of"] for k, v in cat.sources.items()}},
         "offerings": [o.as_dict() for o in offerings],
     }, ensure_ascii=True) + "\n"
-
-
-def table_width() -> int:
-    """The terminal's width, between 80 and 160 columns (100 when it is not a terminal)."""
-    return max(80, min(shutil.get_terminal_size((100, 24)).columns, 160))
 
 
 def render_table(offerings: Sequence[Offering], f: Filters) -> str:
@@ -258,16 +223,6 @@ def render_table(offerings: Sequence[Offering], f: Filters) -> str:
     notes.append("Use the API name (NVIDIA_TESLA_T4) in configs, the gcloud name "
                  "(nvidia-tesla-t4) or either in --*-accelerator flags.")
     return "\n".join(lines) + "\n\n" + "\n".join(notes) + "\n"
-
-
-def report_miss(f: Filters, alternatives: Sequence[str]) -> int:
-    """Say on stderr that no offering matches the filters, and what does without one of
-    them; exit 1."""
-    wanted = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in f.given().items())
-    CONSOLE.err(f"no GPU offering matches {wanted}")
-    for line in alternatives:
-        CONSOLE.err(f"  {line}")
-    return 1
 
 
 def run(cat: Catalog, f: Filters, fmt: str) -> int:

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 from gpujob.catalog import offer
 from gpujob.errors import InvalidConfig
-from gpujob.services.ai_platform.offerings import Filters, with_one_filter_fewer
+from gpujob.services.offerings import Filters, with_one_filter_fewer
 from gpujob.services.vertex.catalog import VertexCatalog
 from gpujob.services.vertex.records import Accelerator, region_of
 from gpujob.suggest import describe_list, did_you_mean, or_list

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gpujob.services.ai_platform.offerings import Filters
+    from gpujob.services.offerings import Filters
     from gpujob.services.vertex.cost import Estimate
     from gpujob.services.vertex.offerings import Offering
     from gpujob.services.vertex.prices import PriceTable

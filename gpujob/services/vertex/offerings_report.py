@@ -8,7 +8,7 @@ import textwrap
 from collections.abc import Sequence
 
 from gpujob.console import CONSOLE, dumps
-from gpujob.services.ai_platform.offerings import Filters, report_miss, table_width
+from gpujob.services.offerings import Filters, report_miss, table_width
 from gpujob.services.vertex.catalog import VertexCatalog
 from gpujob.services.vertex.offerings import (
     Offering,
