@@ -33,6 +33,8 @@ _DECIMAL = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)
 # a number as the APIs' JSON takes it in a string ('0.001', '-5', '1e-3'): no '+', no spaces
 _JSON_DECIMAL = re.compile(r"-?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?\Z")
 _JSON_INTEGER = re.compile(r"-?[0-9]+\Z")
+# a google.protobuf.Duration as the APIs' JSON writes it: seconds, at most 9 decimals, then "s"
+_DURATION = re.compile(r"([0-9]+(?:\.[0-9]{1,9})?)s\Z")
 
 
 def is_decimal_text(text: str) -> bool:
@@ -132,3 +134,21 @@ def parse_float(text: str) -> float:
     if not math.isfinite(value):  # 1e999
         raise NumberError(f"{shown(text)} is not a finite number")
     return value
+
+
+def duration_seconds(value: Any) -> float | None:
+    """The seconds of a Duration written as the APIs write it ("7200s", "0.5s"); None for
+    anything else."""
+    found = _DURATION.match(value) if isinstance(value, str) else None
+    return float(found.group(1)) if found else None
+
+
+def seconds_in_words(seconds: float) -> str:
+    """``864000`` -> ``10 days``, ``7200`` -> ``2 hours``, ``1800`` -> ``30 minutes``, ``90.5``
+    -> ``90.5 seconds``: the largest unit that counts it whole."""
+    for size, unit in ((86400, "day"), (3600, "hour"), (60, "minute")):
+        if seconds >= size and seconds % size == 0:
+            count = int(seconds // size)
+            return f"{count} {unit}{'s' if count != 1 else ''}"
+    shown = int(seconds) if seconds == int(seconds) else seconds
+    return f"{shown} second{'s' if seconds != 1 else ''}"

@@ -32,7 +32,7 @@ def test_wait_says_a_flex_start_job_is_queued_and_until_when(cli, google, key, v
     assert result.code == 3  # still pending after --timeout
     line = ("  waiting in the Dynamic Workload Scheduler's queue (FLEX_START) for 1 × "
             "a3-highgpu-8g (8 × NVIDIA_H100_80GB each); it starts when all of them are free at "
-            "once, and waits until about 2026-11-26T12:00:00Z (maxWaitDuration, 2 h from its "
+            "once, and waits until about 2026-11-26T12:00:00Z (maxWaitDuration, 2 hours from its "
             "creation), then gives up")
     assert result.err.splitlines()[:2] == [f"job {job_id}: PENDING", line]
     assert result.err.count("Dynamic Workload Scheduler") == 2  # once, and in the error
@@ -46,11 +46,22 @@ def test_describe_says_so_too_with_the_default_wait(cli, google, key, vertex):
     result = cli("describe", job_id, *VERTEX)
     assert result.code == 0, result.err
     assert result.err.splitlines()[-1].endswith(
-        "waits until about 2026-11-27T10:00:00Z (maxWaitDuration's default, 24 h from its "
+        "waits until about 2026-11-27T10:00:00Z (maxWaitDuration's default, 1 day from its "
         "creation), then gives up")
     assert "state: JOB_STATE_PENDING" in result.out  # the job itself, as the API gave it
     envelope = json.loads(cli("describe", job_id, *VERTEX, "--format", "json").out)
     assert envelope["job"]["waiting"].startswith("waiting in the Dynamic Workload Scheduler's")
+
+
+def test_a_wait_past_the_calendars_end_is_said_without_a_date(cli, google, key, vertex):
+    # the longest Duration the API's type allows: 10,000 years, past datetime's year 9999
+    job_id = _job(vertex, scheduling={"strategy": "FLEX_START",
+                                      "maxWaitDuration": "315576000000s"}, **H100)
+    result = cli("describe", job_id, *VERTEX)
+    assert result.code == 0, result.err
+    assert result.err.splitlines()[-1].endswith(
+        "it starts when all of them are free at once, and waits (maxWaitDuration, 3652500 days "
+        "from its creation), then gives up")
 
 
 def test_a_spot_job_preempted_is_waiting_to_run_again(cli, google, key, vertex, clock):

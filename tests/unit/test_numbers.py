@@ -134,3 +134,19 @@ def test_option_values_from_the_environment_follow_the_rule_too(cli):
 def test_option_defaults_still_apply(cli):
     help_text = cli("wait", "--help").out
     assert "--poll-interval SECONDS" in help_text and "default: 10.0" in help_text
+
+
+@pytest.mark.parametrize(("text", "seconds"), [
+    ("7200s", 7200.0), ("0.5s", 0.5), ("0s", 0.0), ("1.000000001s", 1.000000001),
+    ("1.0000000001s", None),  # ten decimals: past a Duration's nanoseconds
+    ("1e3s", None), ("infs", None), ("-5s", None), ("٣s", None), ("7200", None), (7200, None),
+    (None, None)])
+def test_a_duration_is_read_as_the_apis_write_it(text, seconds):
+    assert numbers.duration_seconds(text) == seconds
+
+
+@pytest.mark.parametrize(("seconds", "words"), [
+    (864000, "10 days"), (86400, "1 day"), (7200, "2 hours"), (5400, "90 minutes"),
+    (60, "1 minute"), (90.5, "90.5 seconds"), (1, "1 second"), (315576000000, "3652500 days")])
+def test_seconds_are_said_in_the_largest_whole_unit(seconds, words):
+    assert numbers.seconds_in_words(seconds) == words

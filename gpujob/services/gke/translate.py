@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob.config.job import JobView, Replica, view
+from gpujob.numbers import duration_seconds
 from gpujob.services.vertex.native.shapes import display_name
 
 if TYPE_CHECKING:
@@ -274,10 +275,10 @@ def translate(doc: Document, cat: GkeCatalog, options: JobOptions) -> Translatio
         template = {"spec": {"parallelism": 1, "completions": 1, "backoffLimit": 0,
                              "completionMode": "Indexed",
                              "template": _pod(job, name, replica, cat, options, args)}}
-        deadline = _seconds((ti.get("scheduling") or {}).get("maxRunningTime")
-                            if isinstance(ti.get("scheduling"), dict) else None)
-        if deadline:
-            template["spec"]["activeDeadlineSeconds"] = deadline
+        deadline = duration_seconds((ti.get("scheduling") or {}).get("maxRunningTime")
+                                    if isinstance(ti.get("scheduling"), dict) else None)
+        if deadline:  # Kubernetes takes whole seconds, at least 1
+            template["spec"]["activeDeadlineSeconds"] = max(int(deadline), 1)
         replicated.append({"name": rjob, "replicas": replica.count, "template": template})
     spec: dict[str, Any] = {}
     if queue:
@@ -292,10 +293,4 @@ def translate(doc: Document, cat: GkeCatalog, options: JobOptions) -> Translatio
             "spec": spec}
     return Translation(body, name, namespace, origins)
 
-
-def _seconds(value: Any) -> int | None:
-    """``7200s`` (a Duration) as whole seconds; None when it is not one."""
-    if isinstance(value, str) and re.fullmatch(r"\d+(\.\d+)?s", value):
-        return max(int(float(value[:-1])), 1)
-    return None
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from gpujob.numbers import duration_seconds, seconds_in_words
+
 
 def _mapping(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
@@ -34,31 +36,14 @@ def machines(spec: dict[str, Any]) -> str:
     return ", ".join(parts) or "its machines"
 
 
-def _seconds(value: Any) -> float | None:
-    if isinstance(value, str) and value.endswith("s"):
-        try:
-            return float(value[:-1])
-        except ValueError:
-            return None
-    return None
-
-
 def _when(text: Any, plus: float) -> str | None:
     """``text`` (RFC 3339) plus ``plus`` seconds, in RFC 3339 (UTC); None if unreadable."""
     try:
         start = datetime.fromisoformat(str(text).replace("Z", "+00:00"))
-    except ValueError:
+        end = (start + timedelta(seconds=plus)).astimezone(timezone.utc)
+    except (ValueError, OverflowError):  # past year 9999: a wait without a date to say
         return None
-    end = (start + timedelta(seconds=plus)).astimezone(timezone.utc)
     return end.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _duration(seconds: float) -> str:
-    if seconds % 3600 == 0:
-        return f"{seconds / 3600:g} h"
-    if seconds % 60 == 0:
-        return f"{seconds / 60:g} min"
-    return f"{seconds:g} s"
 
 
 def why(raw: dict[str, Any]) -> str:
@@ -100,7 +85,7 @@ def why(raw: dict[str, Any]) -> str:
 
 
 def _flex(raw: dict[str, Any], scheduling: dict[str, Any], wanted: str) -> str:
-    wait = _seconds(scheduling.get("maxWaitDuration"))
+    wait = duration_seconds(scheduling.get("maxWaitDuration"))
     queue = f"waiting in the Dynamic Workload Scheduler's queue (FLEX_START) for {wanted}"
     if wait == 0:
         return f"{queue}, without a deadline (maxWaitDuration 0s)"
@@ -117,4 +102,4 @@ def _flex(raw: dict[str, Any], scheduling: dict[str, Any], wanted: str) -> str:
     deadline = _when(raw.get("createTime"), wait)
     until = f" until about {deadline}" if deadline else ""
     return (f"{queue}; it starts when all of them are free at once, and waits{until} "
-            f"({given}, {_duration(wait)} from its creation), then gives up")
+            f"({given}, {seconds_in_words(wait)} from its creation), then gives up")

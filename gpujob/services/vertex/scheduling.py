@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 from gpujob.findings import Finding, JsonPath, Location, Severity
-from gpujob.numbers import as_count
+from gpujob.numbers import as_count, duration_seconds, seconds_in_words
 from gpujob.services.vertex.catalog import VertexCatalog
 from gpujob.services.vertex.records import Scheduling
 from gpujob.services.vertex.translate.extras import SPECIFIC_KEY
@@ -49,7 +49,6 @@ RULES: tuple[tuple[str, Severity, str], ...] = (
     (RDMA, "note", "A note: machines with GPUDirect-RDMA GPUs (GB200, B200, H200) need their "
      "NCCL set-up script sourced before the training command."),
 )
-_DURATION = re.compile(r"^([0-9]+(?:\.[0-9]+)?)s$")
 Place = Callable[[JsonPath], "tuple[JsonPath, Location] | None"]
 
 
@@ -90,17 +89,6 @@ def for_local_run(findings: list[Finding]) -> list[Finding]:
     return [f._replace(severity="warning", message=f"{f.message} (Vertex would refuse the job; "
                        "a local run does not need it)") if f.is_error and f.rule in ids else f
             for f in findings]
-
-
-def seconds(value: Any) -> float | None:
-    """A google-duration's seconds ("864000s" -> 864000.0); None for anything else."""
-    found = _DURATION.match(value) if isinstance(value, str) else None
-    return float(found.group(1)) if found else None
-
-
-def _days(value: float) -> str:
-    days = value / 86400
-    return f"{days:g} day{'s' if days != 1 else ''}"
 
 
 class _Out:
@@ -189,12 +177,13 @@ def _flex(out: _Out, facts: Scheduling, cat: VertexCatalog, machines: list[_Mach
                         f"{_shape(m)}, pool {first.index} {_shape(first)}",
                         f"give every pool pool {first.index}'s machine, or choose another "
                         f"strategy ({DWS_DOC})")
-    timeout = seconds(scheduling.get("timeout"))
+    timeout = duration_seconds(scheduling.get("timeout"))
     if timeout is not None and timeout > facts.flex_max_timeout_s:
+        most = facts.flex_max_timeout_s
         out.add("error", FLEX, (*sched_path, "timeout"), f"{strategy} runs a job for at most "
-                f"{_days(facts.flex_max_timeout_s)} ({facts.flex_max_timeout_s}s), and its "
-                f"timeout is {scheduling['timeout']} ({_days(timeout)})",
-                f"set the timeout to {facts.flex_max_timeout_s}s or less (and checkpoint to "
+                f"{seconds_in_words(most)} ({most}s), and its timeout is "
+                f"{scheduling['timeout']} ({seconds_in_words(timeout)})",
+                f"set the timeout to {most}s or less (and checkpoint to "
                 f"resume in a new job), or choose another strategy ({DWS_DOC})")
 
 

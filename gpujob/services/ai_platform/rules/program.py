@@ -3,14 +3,11 @@ arguments, the Python version, and scheduling limits."""
 
 from __future__ import annotations
 
-import re
-
 from gpujob.checks.context import Context
 from gpujob.checks.registry import rule
 from gpujob.config.job import TI, Replica
+from gpujob.numbers import duration_seconds, seconds_in_words
 from gpujob.suggest import or_list
-
-_DURATION = re.compile(r"^([0-9]+(?:\.[0-9]{1,9})?)s$")
 
 
 @rule("container.image-and-runtime", "A custom container (masterConfig.imageUri) and "
@@ -88,22 +85,13 @@ def runtime_python(ctx: Context) -> None:
                  f"{version}", f"use pythonVersion {or_list(offered)}")
 
 
-def _seconds_in_words(seconds: int) -> str:
-    """``1800`` -> ``30 minutes``."""
-    if seconds % 3600 == 0:
-        return f"{seconds // 3600} hour{'s' if seconds != 3600 else ''}"
-    if seconds % 60 == 0:
-        return f"{seconds // 60} minute{'s' if seconds != 60 else ''}"
-    return f"{seconds} seconds"
-
-
 @rule("scheduling.max-wait", "scheduling.maxWaitTime is at least the service's minimum.")
 def max_wait(ctx: Context) -> None:
     minimum = ctx.catalog.max_wait_minimum_s
     sched = ctx.ti.get("scheduling")
     wait = sched.get("maxWaitTime") if isinstance(sched, dict) else None
-    match = _DURATION.match(wait) if isinstance(wait, str) else None
-    if minimum is not None and match and float(match.group(1)) < minimum:
+    seconds = duration_seconds(wait)
+    if minimum is not None and seconds is not None and seconds < minimum:
         ctx.emit((TI, "scheduling", "maxWaitTime"), f"maxWaitTime {wait} is under the minimum "
-                 f"of {minimum}s ({_seconds_in_words(minimum)})",
+                 f"of {minimum}s ({seconds_in_words(minimum)})",
                  f"set at least {minimum}s, or remove maxWaitTime for no limit")
