@@ -179,3 +179,19 @@ def write(tmp_path: Path):
         return str(path)
 
     return _write
+
+
+@pytest.fixture
+def translations(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The sources of the configs translated to Vertex AI from here on, one per translation."""
+    from gpujob.services.vertex.translate import job as translation
+
+    made: list[str] = []
+    real = translation.translate
+
+    def counted(doc: Any, *args: Any, **kwargs: Any) -> Any:
+        made.append(doc.source)
+        return real(doc, *args, **kwargs)
+
+    monkeypatch.setattr(translation, "translate", counted)
+    return made

@@ -311,17 +311,8 @@ def test_a_config_from_standard_input_is_named_as_a_spec_from_it_is_sent(cli):
     assert json.loads(sent.out)["displayName"] == "job"
 
 
-def test_the_config_is_translated_once(cli, monkeypatch):
+def test_the_config_is_translated_once(cli, translations):
     """The translation written is the one checked (it was made twice, on days that could
     differ)."""
-    from gpujob.services.vertex.translate import job as vertex
-
-    made = []
-
-    def counted(*args, **kwargs):
-        made.append(args[0].source)
-        return translate(*args, **kwargs)
-
-    monkeypatch.setattr(vertex, "translate", counted)
     assert cli("convert", T4, "--executor-image-uri", PYTORCH).code == 0
-    assert made == [T4]
+    assert translations == [T4]

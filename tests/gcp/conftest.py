@@ -27,6 +27,12 @@ REGION = "us-central1"
 ACCOUNT = f"trainer@{PROJECT}.iam.gserviceaccount.com"
 
 CONFIG = CONTAINER_JOB + "  enableWebAccess: false\nlabels: {team: vision}\n"
+CPUS = "aiplatform.googleapis.com/custom_model_training_cpus"  # N1 and E2 vCPUs
+
+
+def errors_of(err: str) -> list[str]:
+    """The error and hint lines of ``err``."""
+    return [line for line in err.splitlines() if line.startswith(("error:", "  hint:"))]
 
 
 @pytest.fixture
@@ -41,6 +47,14 @@ def google(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeGoogle]:
         # it; tests/gcp/test_preflight.py and test_failover.py take it back (``preflight``)
         monkeypatch.setenv("GPUJOB_NO_PREFLIGHT", "1")
         yield fake
+
+
+@pytest.fixture
+def preflight(monkeypatch: pytest.MonkeyPatch, google: FakeGoogle) -> None:
+    """The quota preflight on, as for every user, with vCPUs unlimited (a limit of -1) unless
+    a test sets them."""
+    monkeypatch.delenv("GPUJOB_NO_PREFLIGHT")
+    google.quota.set(CPUS, {}, default=-1)
 
 
 @pytest.fixture

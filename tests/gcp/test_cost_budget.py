@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from jobs import RUNTIME_JOB_WITHOUT_PACKAGES
 
 VERTEX = ("--service", "vertex")
@@ -35,6 +36,6 @@ def test_within_budget_the_job_is_created_once_with_its_cost(cli, google, key, c
     assert len(google.calls("customJobs.create")) == 1 and len(vertex.jobs) == 1
     envelope = json.loads(result.out)
     assert envelope["cost"]["strategy"] == "on_demand"
-    assert 0 < envelope["cost"]["hourly"] <= 100
+    assert envelope["cost"]["hourly"] == pytest.approx(2.261807)  # n1-highcpu-16 + 4 × T4
     assert envelope["cost"]["currency"] == "USD"
     assert envelope["cost"]["prices"]["as_of"] == "2026-05-20"

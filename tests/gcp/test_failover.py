@@ -10,17 +10,11 @@ import pytest
 from conftest import REGION
 from fakes.errors import field_violations, unavailable, vertex_quota_exceeded
 from fakes.faults import Drop, Reply
-from test_preflight import CPUS, FORTY_T4, T4, T4_SPOT
+from test_preflight import FORTY_T4, T4, T4_SPOT
 
 VERTEX = ("--service", "vertex")
 EAST = "us-east4"
 LIVE = {"JOB_STATE_QUEUED", "JOB_STATE_PENDING", "JOB_STATE_RUNNING"}
-
-
-@pytest.fixture
-def preflight(monkeypatch: pytest.MonkeyPatch, google) -> None:
-    monkeypatch.delenv("GPUJOB_NO_PREFLIGHT")
-    google.quota.set(CPUS, {}, default=-1)
 
 
 def _regions(vertex) -> list[str]:
@@ -302,7 +296,7 @@ def test_a_job_that_ran_and_failed_is_not_made_again(cli, google, key, write, ve
     assert _regions(vertex) == [REGION]
 
 
-def test_each_choice_is_checked_and_translated_once_and_its_notes_said_once(
+def test_each_choices_notes_are_said_once_and_its_jobs_carry_one_name(
         cli, google, key, write, vertex):
     # two choices: the command line's notes are said once, and both jobs carry one name
     vertex.refusals[REGION] = (429, vertex_quota_exceeded(T4, REGION, 16))
@@ -319,23 +313,13 @@ def test_each_choice_is_checked_and_translated_once_and_its_notes_said_once(
 
 
 def test_each_choice_is_translated_once(cli, google, key, write, vertex, preflight,
-                                        monkeypatch):
-    from gpujob.services.vertex.translate import job as translation
-
-    made: list[str] = []
-    real = translation.translate
-
-    def counted(doc, *args, **kwargs):
-        made.append(doc.source)
-        return real(doc, *args, **kwargs)
-
-    monkeypatch.setattr(translation, "translate", counted)
+                                        translations):
     google.quota.set(T4, {REGION: 64, EAST: 64})
     vertex.refusals[REGION] = (429, vertex_quota_exceeded(T4, REGION, 16))
     result = cli("submit", write(FORTY_T4), *VERTEX, "--region", f"{REGION},{EAST}",
                  "--strategy", "spot,standard")
     assert result.code == 0, result.err
-    assert len(made) == 4  # two regions × two strategies: checked, preflighted and sent
+    assert len(translations) == 4  # two regions × two strategies: checked, preflighted and sent
     assert len(google.calls("customJobs.create")) == 3  # us-central1 twice, then us-east4
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import PROJECT, REGION
+from conftest import CPUS, PROJECT, REGION, errors_of
 from fakes.discovery import violations
 from fakes.errors import unavailable
 from fakes.faults import Reply
@@ -16,7 +16,6 @@ from vertex_jobs import tuning_job
 VERTEX = ("--service", "vertex")
 T4 = "aiplatform.googleapis.com/custom_model_training_nvidia_t4_gpus"
 T4_SPOT = "aiplatform.googleapis.com/custom_model_training_preemptible_nvidia_t4_gpus"
-CPUS = "aiplatform.googleapis.com/custom_model_training_cpus"  # N1 and E2 vCPUs
 IMAGE = "us-docker.pkg.dev/proj-a/trainers/trainer:1"
 # 10 replicas (a master and 9 workers) of n1-standard-8 with 4 T4s each: 40 T4s, 80 vCPUs
 FORTY_T4 = f"""\
@@ -50,18 +49,6 @@ trainingInput:
 """
 
 
-@pytest.fixture
-def preflight(monkeypatch: pytest.MonkeyPatch, google) -> None:
-    """The quota preflight on, as for every user (tests/gcp/conftest.py turns it off), with
-    vCPUs unlimited (a limit of -1) unless a test sets them."""
-    monkeypatch.delenv("GPUJOB_NO_PREFLIGHT")
-    google.quota.set(CPUS, {}, default=-1)
-
-
-def _errors(err: str) -> list[str]:
-    return [line for line in err.splitlines() if line.startswith(("error:", "  hint:"))]
-
-
 def _checked_against_discovery(google) -> None:
     """Every Service Usage request the fake took, as its discovery document allows."""
     for call in google.calls("consumerQuotaMetrics.get"):
@@ -77,7 +64,7 @@ def test_a_job_needing_40_t4_against_a_limit_of_16_is_refused_before_any_upload(
     result = cli("submit", config, *VERTEX, "--package-path", trainer(),
                  "--executor-image-uri", IMAGE, "--staging-bucket", f"gs://{gcs.bucket}")
     assert result.code == 1, result.err
-    assert _errors(result.err) == [
+    assert errors_of(result.err) == [
         f"error: not enough quota: {REGION}: the job needs 40 NVIDIA_TESLA_T4 GPUs ({T4}); the "
         "project's limit there is 16, and its running and pending jobs hold 0; nothing was "
         "built, uploaded or submitted",

@@ -53,9 +53,10 @@ def test_a_bad_project_or_region_in_the_environment_stops_no_command_that_does_n
     where it is used)."""
     config = write("workerPoolSpecs:\n- machineSpec: {machineType: n1-standard-4}\n"
                    "  replicaCount: 1\n  containerSpec: {imageUri: gcr.io/p/t:1}\n")
-    result = cli("submit", config, "--dry-run", "--region", "us-central1",
-                 env={"GOOGLE_CLOUD_PROJECT": "My_Proj"})
+    stray = {"GOOGLE_CLOUD_PROJECT": "My_Proj", "GPUJOB_REGION": "us-central1/x"}
+    result = cli("submit", config, "--dry-run", "--region", "us-central1", env=stray)
     assert result.code == 0, result.err
+    assert cli("validate", config, env=stray).code == 0
 
 
 @pytest.mark.default_service

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from conftest import errors_of
 from fakes.google import (
     Reply,
     error_body,
@@ -13,15 +14,11 @@ from fakes.google import (
 )
 
 
-def _errors(err: str) -> list[str]:
-    return [line for line in err.splitlines() if line.startswith(("error:", "  hint:"))]
-
-
 def test_service_disabled_says_how_to_enable_it(cli, google, key, config, clock):
     google.inject("jobs.create", Reply(403, service_disabled("123456789")))
     result = cli("submit", config, "--job-id", "j1")
     assert result.code == 3
-    assert _errors(result.err) == [
+    assert errors_of(result.err) == [
         "error: submitting job j1 failed: 403 PERMISSION_DENIED: AI Platform Training & "
         "Prediction API has not been used in project 123456789 before or it is disabled. Enable "
         "it by visiting https://console.developers.google.com/apis/api/ml.googleapis.com/"
@@ -39,7 +36,7 @@ def test_permission_denied_names_the_permission_and_the_account(cli, google, key
                                                               "projects/proj-a")))
     result = cli("submit", config, "--job-id", "j1")
     assert result.code == 3
-    assert _errors(result.err) == [
+    assert errors_of(result.err) == [
         "error: submitting job j1 failed: 403 PERMISSION_DENIED: Permission 'ml.jobs.create' "
         "denied on resource 'projects/proj-a' (or it may not exist).",
         "  hint: trainer@proj-a.iam.gserviceaccount.com needs the ml.jobs.create permission on "
@@ -51,7 +48,7 @@ def test_the_shutdown_answer_is_explained(cli, google, key, config, clock):
     google.inject("jobs.create", Reply(400, shutdown()))
     result = cli("submit", config, "--job-id", "j1")
     assert result.code == 3
-    error, hint = _errors(result.err)
+    error, hint = errors_of(result.err)
     assert error == ("error: submitting job j1 failed: 400 FAILED_PRECONDITION: Cloud AI Platform "
                      "has been deprecated. Please use Vertex AI (https://cloud.google.com/"
                      "vertex-ai) instead.")
@@ -68,7 +65,7 @@ def test_an_invalid_argument_names_the_field_as_the_config_writes_it(cli, google
         "Accelerators are not available in the chosen zone.")))
     result = cli("submit", config, "--job-id", "j1")
     assert result.code == 3
-    assert _errors(result.err) == [
+    assert errors_of(result.err) == [
         "error: submitting job j1 failed: 400 INVALID_ARGUMENT: Request contains an invalid "
         "argument.",
         "  hint: the service refused trainingInput.masterConfig.acceleratorConfig.count: "

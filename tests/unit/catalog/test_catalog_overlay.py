@@ -134,6 +134,8 @@ def test_a_refreshed_part_is_not_warned_about(cli, refreshed, write, monkeypatch
 
 
 def test_the_documented_age_is_ninety_days():
+    guide = (Path(__file__).resolve().parents[3] / "docs" / "gpus.md").read_text(encoding="utf-8")
+    assert f"older than {freshness.MAX_AGE_DAYS} days" in guide
     assert freshness.max_age_days({}) == 90 == freshness.MAX_AGE_DAYS
     assert freshness.max_age_days({"GPUJOB_CATALOG_MAX_AGE_DAYS": "7"}) == 7
     assert freshness.max_age_days({"GPUJOB_CATALOG_MAX_AGE_DAYS": "soon"}) == 90

@@ -18,8 +18,6 @@ from fakes.kubernetes import FakeKubernetes, refusals, status
 
 from gpujob.gcp import clock as gpujob_clock
 
-pytest.importorskip("kubernetes")  # the gke extra; the test extra installs it
-
 CONTEXT = "gke_proj_us-central1_train"
 CONFIG = """\
 jobId: {job_id}

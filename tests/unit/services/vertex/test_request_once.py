@@ -7,22 +7,7 @@ import json
 
 import pytest
 
-from gpujob.services.vertex.translate import job as translation
-
 pytestmark = pytest.mark.default_service
-
-
-@pytest.fixture
-def translations(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    made: list[str] = []
-    real = translation.translate
-
-    def counted(doc, *args, **kwargs):
-        made.append(doc.source)
-        return real(doc, *args, **kwargs)
-
-    monkeypatch.setattr(translation, "translate", counted)
-    return made
 
 
 def test_a_dry_run_translates_the_config_once(cli, translations):

@@ -214,25 +214,21 @@ def test_gb200_needs_a_reservation_and_b200_gets_a_note(cli, write):
     assert reserved.code == 0 and "usually had through a reservation" not in reserved.out
 
 
-def test_a_mig_partitioned_machine_takes_one_gpu(cli, write):
-    config = write(native("{machineType: a2-highgpu-2g, acceleratorType: NVIDIA_TESLA_A100, "
-                          "acceleratorCount: 2, gpuPartitionSize: 1g.5gb}"))
-    result = cli("validate", "--service", "vertex", config)
+@pytest.mark.parametrize(("machine", "finding"), [
+    ("{machineType: a2-highgpu-2g, acceleratorType: NVIDIA_TESLA_A100, acceleratorCount: 2, "
+     "gpuPartitionSize: 1g.5gb}",
+     "workerPoolSpecs[0].machineSpec.acceleratorCount: worker pool 0 partitions its GPUs "
+     "(gpuPartitionSize 1g.5gb), and then takes one GPU, not 2 [vertex.gpu-partition]"),
+    ("{machineType: a3-highgpu-8g, acceleratorType: NVIDIA_H100_80GB, acceleratorCount: 8, "
+     "reservationAffinity: {reservationAffinityType: SPECIFIC_RESERVATION}}",
+     "workerPoolSpecs[0].machineSpec.reservationAffinity: a SPECIFIC_RESERVATION names its "
+     "reservation: key compute.googleapis.com/reservation-name and values [its resource name] "
+     "[vertex.reservation]"),
+], ids=["a MIG-partitioned machine takes one GPU", "a specific reservation names it"])
+def test_a_machine_spec_vertex_refuses_is_refused_at_its_field(cli, write, machine, finding):
+    result = cli("validate", "--service", "vertex", write(native(machine)))
     assert result.code == 1
-    assert ("workerPoolSpecs[0].machineSpec.acceleratorCount: worker pool 0 partitions its GPUs "
-            "(gpuPartitionSize 1g.5gb), and then takes one GPU, not 2 "
-            "[vertex.gpu-partition]") in result.out
-
-
-def test_a_specific_reservation_names_its_reservation(cli, write):
-    config = write(native("{machineType: a3-highgpu-8g, acceleratorType: NVIDIA_H100_80GB, "
-                          "acceleratorCount: 8, reservationAffinity: {reservationAffinityType: "
-                          "SPECIFIC_RESERVATION}}"))
-    result = cli("validate", "--service", "vertex", config)
-    assert result.code == 1
-    assert ("workerPoolSpecs[0].machineSpec.reservationAffinity: a SPECIFIC_RESERVATION names "
-            "its reservation: key compute.googleapis.com/reservation-name and values [its "
-            "resource name] [vertex.reservation]") in result.out
+    assert finding in result.out
 
 
 def test_one_partitioned_gpu_is_accepted(cli, write):
