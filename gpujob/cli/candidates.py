@@ -21,11 +21,10 @@ if TYPE_CHECKING:
 def offer(service: str, path: str | None) -> Offer | None:
     """What the catalog of ``service`` (``path``: a file instead of the built-in one) offers;
     None when it cannot be read."""
-    from gpujob import services
-    from gpujob.cli.common import load_catalog
+    from gpujob import catalog, services
 
-    try:
-        return services.get(service).completions(load_catalog(service, path))
+    try:  # not cli.common.load_catalog: a TAB says nothing, not even that the catalog is old
+        return services.get(service).completions(catalog.load(service, path))
     except Exception:  # a TAB never shows a traceback: the command reports a bad catalog
         return None
 

@@ -94,6 +94,12 @@ def test_commands_and_their_choices():
 # -- from the catalog ---------------------------------------------------------------------
 
 
+def test_a_tab_says_nothing_of_an_old_catalog():
+    # every TAB is a new process: a warning there would be printed into the command line
+    assert "t4" in complete("gpujob gpus --service vertex --gpu ",
+                            env={"GPUJOB_CATALOG_MAX_AGE_DAYS": "0"})
+
+
 def test_gpu_types_spelled_as_the_user_started():
     assert complete("gpujob gpus --gpu ") == GPUS
     assert complete("gpujob gpus --gpu p") == ["p4", "p100"]
