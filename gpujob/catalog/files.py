@@ -78,6 +78,26 @@ def _refreshed(spec: ModuleType, file: str, mtime_ns: int, size: int) -> Any:
         return built_in(spec)
 
 
+def _impossible_dates(data: Any, where: str = "") -> list[str]:
+    """The ``as_of`` dates the schema's pattern lets through but the calendar has not
+    (2026-02-30): the catalog's age is counted from them."""
+    from datetime import date
+
+    found = []
+    items = data.items() if isinstance(data, dict) else enumerate(data) \
+        if isinstance(data, list) else ()
+    for key, value in items:
+        path = f"{where}.{key}" if where else str(key)
+        if key == "as_of" and isinstance(value, str):
+            try:
+                date.fromisoformat(value)
+            except ValueError:
+                found.append(f"{path}: {value!r} is not a date")
+        else:
+            found += _impossible_dates(value, path)
+    return found
+
+
 def read_user_catalog(spec: ModuleType, path: str) -> dict[str, Any]:
     """A user's catalog file read as configs are (safe YAML, positions, the same limits) and
     checked against the service's catalog schema, then for cross-references; a bad file raises
@@ -97,11 +117,12 @@ def read_user_catalog(spec: ModuleType, path: str) -> dict[str, Any]:
     if loaded.document is not None:
         findings += schema.check(loaded.document, spec.SCHEMA)
     if not findings and loaded.document is not None:
-        problems = spec.integrity(loaded.document.data)
-        if problems:
-            raise UsageError(f"--catalog {path}: {problems[0]}" + (
-                f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""),
-                spec.INTEGRITY_HINT)
+        for problems, hint in ((_impossible_dates(loaded.document.data),
+                                "write each as_of as a day of the calendar, YYYY-MM-DD"),
+                               (spec.integrity(loaded.document.data), spec.INTEGRITY_HINT)):
+            if problems:
+                raise UsageError(f"--catalog {path}: {problems[0]}" + (
+                    f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""), hint)
         return loaded.document.data  # type: ignore[no-any-return]
     details = "\n".join(finding_line(f) for f in findings if f.is_error)
     raise UsageError(f"--catalog {path} is not a valid {spec.NOUN}:\n{details}",

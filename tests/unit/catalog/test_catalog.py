@@ -140,6 +140,20 @@ def test_a_catalog_may_be_yaml(cli, tmp_path, newer_catalog):
     assert cli("validate", "--catalog", path, ZONE_MIX).code == 0
 
 
+@pytest.mark.parametrize("command", [("gpus",), ("validate", "--format", "json", ZONE_MIX)])
+def test_a_date_the_calendar_has_not_is_a_usage_error(cli, user_catalog, command):
+    # the schema's pattern takes 2026-02-30; the catalog's age is counted from it
+    def edit(data: dict) -> None:
+        data["regions"]["source"]["as_of"] = "2026-02-30"
+
+    path = user_catalog(edit, "bad.json")
+    result = cli(*command, "--catalog", path)
+    assert result.code == 2
+    assert result.err.splitlines() == [
+        f"error: --catalog {path}: regions.source.as_of: '2026-02-30' is not a date",
+        "  hint: write each as_of as a day of the calendar, YYYY-MM-DD"]
+
+
 def test_a_broken_catalog_is_a_usage_error_with_positions(cli, user_catalog):
     def edit(data: dict) -> None:
         data["gpu_types"]["types"]["NVIDIA_TESLA_T4"]["count"] = [1]
