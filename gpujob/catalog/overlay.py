@@ -123,6 +123,13 @@ def problem(name: str, part: Any) -> str | None:
             return "zones.gpus: each GPU needs max_count (a count) and zones"
         if not isinstance(machines, dict) or not all(map(_texts, machines.values())):
             return "zones.machine_types: each machine type needs its zones"
+    if name == "prices":
+        table = part.get("table")
+        regions = table.get("regions") if isinstance(table, dict) else None
+        if not isinstance(regions, dict) or not isinstance(table.get("source_key", {}), dict) \
+                or not all(isinstance(r, dict) and all(isinstance(r.get(k, {}), dict) for k in (
+                    "accelerators", "machine_types")) for r in regions.values()):
+            return "prices.table: each region needs its accelerators and machine_types, by name"
     if name == "images":
         images = part.get("images")
         if not isinstance(images, dict) or not images:
@@ -145,7 +152,7 @@ def merged(built_in: dict[str, Any], overlay: dict[str, Any], file: Path) -> dic
     refresh writes it (``problem``)."""
     data = dict(built_in)
     parts = overlay["parts"]
-    for name in PARTS:
+    for name in (*PARTS, "prices"):  # prices: checked here too, so a bad one is said up front
         if name in parts:
             why = problem(name, parts[name])
             if why:
@@ -177,16 +184,3 @@ def merged(built_in: dict[str, Any], overlay: dict[str, Any], file: Path) -> dic
 def _stamp(part: dict[str, Any], file: Path) -> dict[str, Any]:
     return {"as_of": part["source"]["as_of"], "read": part.get("read", ""),
             "from": part.get("from", ""), "file": str(file)}
-
-
-def prices(service: str = "vertex") -> dict[str, Any] | None:
-    """The price table (format "1", the Vertex ``prices.json``'s shape) ``gpujob catalog refresh``
-    read from Cloud Billing, or None: per region, GPU and machine type, its entries stand in
-    for the shipped table's (which keeps what the refresh does not read, such as the machine
-    types of families whose SKUs it does not know)."""
-    try:
-        found = read(path(service))
-    except OverlayError:
-        return None
-    part = (found or {}).get("parts", {}).get("prices")
-    return part.get("table") if isinstance(part, dict) else None

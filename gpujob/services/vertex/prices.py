@@ -156,9 +156,14 @@ def _refreshed(file: str, mtime_ns: int, size: int) -> PriceTable:
 
     from gpujob.catalog import overlay
 
-    table = overlay.prices(SERVICE)
-    if not table:
+    try:
+        found = overlay.read(Path(file))
+    except overlay.OverlayError:  # said with the catalog's warnings (catalog.files)
         return built_in()
+    part = (found or {}).get("parts", {}).get("prices")
+    if not isinstance(part, dict) or overlay.problem("prices", part):
+        return built_in()
+    table = part["table"]
     data = copy.deepcopy(built_in().data)
     data["source_key"] = {**data.get("source_key", {}), **table.get("source_key", {})}
     for region, found in table.get("regions", {}).items():

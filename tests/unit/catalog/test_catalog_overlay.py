@@ -187,6 +187,24 @@ def test_an_overlay_edited_by_hand_is_refused_in_one_line(cli, refreshed, write,
     assert "(built-in, " in result.err
 
 
+def test_a_price_table_edited_by_hand_is_refused_and_the_built_in_prices_used(
+        cli, refreshed, write, monkeypatch):
+    monkeypatch.setattr(freshness, "_warned", set())
+    data = json.loads(refreshed.read_text())
+    data["parts"]["prices"] = {"read": "2026-11-26T10:00:00Z", "from": "Cloud Billing",
+                               "source": {"as_of": "2026-11-26", "refs": ["CB-API"]},
+                               "table": {"regions": {"us-central1": []}}}
+    refreshed.write_text(json.dumps(data))
+    t4 = Path(__file__).resolve().parents[3] / "configs" / "t4-compute-engine.yaml"
+    result = cli("validate", str(t4))
+    assert result.code == 0, result.err  # priced from the built-in table: no crash
+    assert "cost: $24.25/hour on-demand in us-central1" in result.err
+    assert "prices: Vertex AI list prices in USD as of 2026-05-20" in result.err
+    warning = result.err.splitlines()[0]
+    assert warning.startswith(f"warning: {refreshed} is not a refreshed catalog gpujob can "
+                              "read: prices.table: each region needs")
+
+
 def test_the_cache_directory_follows_xdg():
     home = Path.home()
     assert overlay.cache_dir({}) == home / ".cache" / "gpujob"
