@@ -29,11 +29,12 @@ RETRIED = frozenset({429, 500, 502, 503, 504})
 
 
 class Connection(NamedTuple):
-    """An API client for one kubeconfig context: its name and its default namespace."""
+    """An API client for one kubeconfig context, and the context's name. (The context's own
+    namespace is not used: gpujob's is --namespace, else default, the same for the JobSet the
+    dry-run prints and the one sent.)"""
 
     client: Any  # kubernetes.client.ApiClient
     context: str
-    namespace: str
 
 
 class _Caught(logging.Handler):
@@ -59,6 +60,7 @@ def _caught_logs() -> Iterator[_Caught]:
 def connect(context: str | None) -> Connection:
     """A client for ``context`` (None: the current one) of the user's kubeconfig."""
     try:
+        import yaml
         from kubernetes import config
         from kubernetes.config.config_exception import ConfigException
     except ImportError:
@@ -76,8 +78,14 @@ def connect(context: str | None) -> Connection:
                              f"contexts: {names} (kubectl config get-contexts)")
         with _caught_logs() as caught:
             client = config.new_client_from_config(config_file=files, context=chosen["name"])
-    except ConfigException as exc:  # no credentials to send: a remote failure, as for Google
-        raise RemoteError(f"cannot read the kubeconfig: {exc}",
+    # no credentials to send: a remote failure, as for Google; a file that is not a kubeconfig
+    # (broken YAML, a plain string, an unreadable file) is one too, never a traceback
+    except (ConfigException, yaml.YAMLError, OSError, TypeError, ValueError, AttributeError) \
+            as exc:
+        why = exc if isinstance(exc, ConfigException) else \
+            f"{files} is not a kubeconfig gpujob can read ({type(exc).__name__}: " \
+            f"{' '.join(str(exc).split())})"
+        raise RemoteError(f"cannot read the kubeconfig: {why}",
                          "gcloud container clusters get-credentials CLUSTER --location "
                          "LOCATION writes it (KUBECONFIG names another file)") from None
     if caught.messages and not client.configuration.api_key:
@@ -86,8 +94,7 @@ def connect(context: str | None) -> Connection:
                           "check that the kubeconfig's credential plugin works (kubectl "
                           f"--context {chosen['name']} get namespaces); for GKE, install "
                           "gke-gcloud-auth-plugin and run gcloud auth login")
-    namespace = (chosen.get("context") or {}).get("namespace") or "default"
-    return Connection(client, chosen["name"], namespace)
+    return Connection(client, chosen["name"])
 
 
 def _status(exc: Any) -> dict[str, Any]:
@@ -123,9 +130,11 @@ def remote_error(exc: Any, what: str, context: str) -> RemoteError:
 
 
 def unreachable(exc: Exception, what: str, host: str) -> RemoteError:
+    reason = getattr(exc, "reason", None) or exc  # urllib3's MaxRetryError: its last failure
     return RemoteError(f"{what}: cannot reach the API server at {host} "
-                       f"({type(exc).__name__})", "check the network and the kubeconfig's "
-                       "server address (kubectl cluster-info)")
+                       f"({type(exc).__name__}: {reason})",
+                       "check the network and the kubeconfig's server address (kubectl "
+                       "cluster-info)")
 
 
 class Api:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import json
 import secrets
+import shlex
 from collections.abc import Iterable, Iterator
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
@@ -91,9 +92,14 @@ def parse_ref(text: str) -> JobRef:
 
 
 def _where(project: str, location: str | None) -> tuple[str, str | None]:
-    """The context and namespace a client's ``project`` (``CONTEXT`` or ``CONTEXT/NS``) names."""
-    context, _, namespace = project.partition("/")
-    return context, location or namespace or None
+    """The context and namespace (None: default) a client's ``project`` (``CONTEXT/NS``,
+    ``Jobs.project``) names: split at the last '/', as a namespace has none and a context
+    (EKS's, OpenShift's) may."""
+    context, _, namespace = project.rpartition("/")
+    if not context:
+        context, namespace = project, ""
+    namespace = location or namespace
+    return shlex.quote(context), None if namespace in ("", "default") else namespace
 
 
 def links(job_id: str, project: str, location: str | None = None) -> Links:
@@ -151,7 +157,7 @@ class Jobs:
         self.namespace = namespace or "default"
         self.clock = api.clock
         context = api.conn.context
-        self.project = context if self.namespace == "default" else f"{context}/{self.namespace}"
+        self.project = f"{context}/{self.namespace}"  # _where splits it
 
     def _ns(self, ref: JobRef) -> str:
         return ref.location or self.namespace
@@ -249,15 +255,20 @@ class Jobs:
         entries: list[dict[str, Any]] = []
         for pod in pods.items:
             meta = {"name": pod.metadata.name, "labels": pod.metadata.labels or {}}
-            try:
-                text = self.api.core.read_namespaced_pod_log(
-                    pod.metadata.name, ns, container=translate.CONTAINER, timestamps=True,
-                    _request_timeout=TIMEOUT)
-            except ApiException as exc:
-                if exc.status in (400, 404):  # not started yet, or gone
-                    continue
-                raise _log_error(exc, ref, self.api.conn.context) from None
-            entries += _entries(meta, text, since)
+
+            def read(name: str = pod.metadata.name) -> str | None:
+                try:
+                    return self.api.core.read_namespaced_pod_log(  # type: ignore[no-any-return]
+                        name, ns, container=translate.CONTAINER, timestamps=True,
+                        _request_timeout=TIMEOUT)
+                except ApiException as exc:
+                    if exc.status in (400, 404):  # not started yet, or gone
+                        return None
+                    raise
+
+            text = self.api.call(f"reading the logs of JobSet {ref.id}", read)
+            if text is not None:
+                entries += _entries(meta, text, since)
         return sorted(entries, key=lambda e: (str(parse_time(e["timestamp"])), e["insertId"]))
 
     def resolve(self, ref: JobRef) -> JobRef:
@@ -271,16 +282,11 @@ class Jobs:
                           _request_timeout=TIMEOUT))
 
 
-def _log_error(exc: Any, ref: JobRef, context: str) -> RemoteError:
-    from gpujob.services.gke.api import remote_error
-
-    return remote_error(exc, f"reading the logs of JobSet {ref.id}", context)
-
-
 def workload_conditions(api: Api, ns: str, uid: str) -> list[str]:
     """What Kueue's Workload for the JobSet says of why it is not admitted (its conditions
     that are False, and admission checks not Ready)."""
     from kubernetes.client.exceptions import ApiException
+    from urllib3.exceptions import HTTPError
 
     for version in ("v1beta2", "v1beta1"):
         try:
@@ -290,6 +296,8 @@ def workload_conditions(api: Api, ns: str, uid: str) -> list[str]:
         except ApiException as exc:
             if exc.status == 404:
                 continue
+            return []
+        except (HTTPError, OSError):  # advice only: the JobSet's own state is still said
             return []
         lines = []
         for item in answer.get("items") or []:

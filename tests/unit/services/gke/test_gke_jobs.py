@@ -80,7 +80,7 @@ def test_submit_creates_one_jobset_and_says_how_to_follow_it(cluster, submit):
     stored = cluster.jobsets[("default", "run-1")]
     assert stored["spec"]["replicatedJobs"][1]["replicas"] == 2
     assert stored["metadata"]["labels"]["gpujob-submission"]
-    assert f"Job [run-1] submitted to project [{CONTEXT}]" in result.err
+    assert f"Job [run-1] submitted to project [{CONTEXT}/default]" in result.err
     assert f"gpujob wait run-1 --service gke --context {CONTEXT}" in result.err
     assert refusals(cluster.received[0]) == []
 
@@ -305,3 +305,24 @@ def test_describe_of_a_jobset_that_is_not_there(cluster, cli):
     result = gke(cli, "describe", "nope")
     assert result.code == 3
     assert 'jobsets.jobset.x-k8s.io "nope" not found' in result.err
+
+
+def test_the_next_commands_keep_a_context_whose_name_has_a_slash():
+    from gpujob.services.gke.jobs import commands
+
+    eks = "arn:aws:eks:us-east-1:123:cluster/train"
+    assert commands("run-1", f"{eks}/ml").describe == \
+        f"gpujob describe run-1 --service gke --context {eks} --namespace ml"
+    assert commands("run-1", f"{eks}/default").wait == \
+        f"gpujob wait run-1 --service gke --context {eks}"
+
+
+@pytest.mark.parametrize("text", ["apiVersion: v1\nclusters: [\n", '"just a string"\n'])
+def test_a_file_that_is_no_kubeconfig_is_a_remote_error(cli, tmp_path, monkeypatch, text):
+    (tmp_path / "config").write_text(text)
+    monkeypatch.setenv("KUBECONFIG", str(tmp_path / "config"))
+    result = gke(cli, "list")
+    assert result.code == 3
+    assert result.err.startswith(f"error: cannot read the kubeconfig: {tmp_path / 'config'} "
+                                 "is not a kubeconfig gpujob can read (")
+    assert len(result.err.splitlines()) == 2 and "Traceback" not in result.err
