@@ -315,7 +315,12 @@ def gcp_settings(params: dict[str, Any]) -> GcpSettings:
 
 
 def job_settings(params: dict[str, Any], job: str | None = None) -> JobSettings:
-    """The settings of the commands that follow and manage jobs."""
+    """The settings of the commands that follow and manage jobs; a flag the service cannot
+    honour (GKE's --project) is refused, as a submit refuses it."""
+    from gpujob import services
+    from gpujob.services.base import check_flags
+
+    check_flags(services.get(params["service"]), given_flags(click.get_current_context()))
     return JobSettings(
         service=params["service"], gcp=gcp_settings(params), job=job, extra=extra(params),
         output_format=params.get("fmt", "text"),

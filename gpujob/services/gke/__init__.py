@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from gpujob.services.delegate import JobsInModule
 from gpujob.services.flags import ServiceFlag
+from gpujob.services.gke import names
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -58,9 +59,10 @@ class Gke(JobsInModule):
     flags = (
         ServiceFlag("--queue", "Kueue LocalQueue the JobSet waits in "
                     "(label kueue.x-k8s.io/queue-name; the JobSet is created suspended).",
-                    "GPUJOB_GKE_QUEUE", "QUEUE"),
+                    "GPUJOB_GKE_QUEUE", "QUEUE", scope="job",
+                    check=names.label("a Kueue LocalQueue")),
         ServiceFlag("--namespace", "Kubernetes namespace of the JobSet [default: default].",
-                    "GPUJOB_GKE_NAMESPACE", "NAMESPACE"),
+                    "GPUJOB_GKE_NAMESPACE", "NAMESPACE", check=names.label("a namespace")),
         ServiceFlag("--context", "kubeconfig context of the cluster (default: the current "
                     "one; KUBECONFIG names the files).", "GPUJOB_GKE_CONTEXT", "CONTEXT"),
     )

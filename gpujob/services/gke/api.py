@@ -18,13 +18,15 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, NamedTuple, TypeVar
 
+from gpujob.console import CONSOLE
 from gpujob.errors import RemoteError, UsageError
 from gpujob.gcp import clock as clocks
+from gpujob.gcp import retry
 from gpujob.gcp.clock import Clock
+from gpujob.gcp.settings import GcpSettings
 
 T = TypeVar("T")
-ATTEMPTS = 4
-TIMEOUT = (10, 60)  # connect, read (seconds)
+CONNECT_TIMEOUT = 10.0  # seconds; the read timeout is --request-timeout's
 RETRIED = frozenset({429, 500, 502, 503, 504})
 
 
@@ -97,7 +99,7 @@ def connect(context: str | None) -> Connection:
     return Connection(client, chosen["name"])
 
 
-def _status(exc: Any) -> dict[str, Any]:
+def status_of(exc: Any) -> dict[str, Any]:
     try:
         body = json.loads(exc.body or "{}")
     except (TypeError, ValueError):
@@ -107,7 +109,7 @@ def _status(exc: Any) -> dict[str, Any]:
 
 def remote_error(exc: Any, what: str, context: str) -> RemoteError:
     """The API server's refusal of ``what`` as one message and what to do."""
-    status = _status(exc)
+    status = status_of(exc)
     message = str(status.get("message") or exc.reason or "no message")
     code = exc.status
     if code == 401:
@@ -138,31 +140,47 @@ def unreachable(exc: Exception, what: str, host: str) -> RemoteError:
 
 
 class Api:
-    """Calls to one cluster, each tried again on 429, 5xx and broken connections."""
+    """Calls to one cluster, each tried again on 429, 5xx and broken connections as the
+    user's retry flags allow (``--max-attempts``, ``--retry-deadline``), each answer awaited
+    ``--request-timeout`` seconds: the same policy as the Google APIs' (``gcp.retry``)."""
 
-    def __init__(self, conn: Connection, clock: Clock | None = None) -> None:
+    def __init__(self, conn: Connection, gcp: GcpSettings | None = None,
+                 clock: Clock | None = None, echo: Callable[[str], None] = CONSOLE.err) -> None:
         from kubernetes import client
 
+        gcp = gcp or GcpSettings()
         self.conn = conn
+        self.policy = gcp.retry
+        self.timeout = (CONNECT_TIMEOUT, gcp.request_timeout)  # as _request_timeout takes it
         self.clock = clock or clocks.SYSTEM
+        self.echo = echo
         self.custom = client.CustomObjectsApi(conn.client)
         self.core = client.CoreV1Api(conn.client)
         self.host = conn.client.configuration.host
 
-    def call(self, what: str, call: Callable[[], T], *, retry: bool = True) -> T:
+    def call(self, what: str, call: Callable[[], T]) -> T:
         """``call()``; ``RemoteError`` when the server refuses it, or after the last try."""
         from kubernetes.client.exceptions import ApiException
         from urllib3.exceptions import HTTPError
 
-        for attempt in range(ATTEMPTS):
-            last = attempt == ATTEMPTS - 1 or not retry
+        started, attempt = self.clock.monotonic(), 0
+        while True:
+            attempt += 1
             try:
                 return call()
             except ApiException as exc:
-                if exc.status not in RETRIED or last:
+                if exc.status not in RETRIED:
                     raise remote_error(exc, what, self.conn.context) from None
+                why = retry.Transient(f"{exc.status} {exc.reason or ''}".strip(),
+                                      retry.parse_retry_after((exc.headers or {}).get(
+                                          "Retry-After")))
+                failed: RemoteError = remote_error(exc, what, self.conn.context)
             except (HTTPError, OSError) as exc:
-                if last:
-                    raise unreachable(exc, what, self.host) from None
-            self.clock.sleep(min(2 ** attempt, 10) * (0.5 + self.clock.random() / 2))
-        raise AssertionError("unreachable")  # pragma: no cover
+                why = retry.Transient(type(exc).__name__)
+                failed = unreachable(exc, what, self.host)
+            delay = retry.next_delay(self.policy, attempt, started, self.clock, why)
+            if isinstance(delay, str):
+                raise RemoteError(f"{failed.message} ({delay})", failed.hint) from None
+            self.echo(f"note: {what}: {why.reason}; retrying in {delay:.1f} s (attempt "
+                      f"{attempt + 1} of {self.policy.max_attempts})")
+            self.clock.sleep(delay)

@@ -5,7 +5,6 @@ runs (the ``kubernetes`` library)."""
 from __future__ import annotations
 
 import copy
-import json
 import secrets
 import shlex
 from collections.abc import Iterable, Iterator
@@ -15,8 +14,7 @@ from typing import TYPE_CHECKING, Any
 from gpujob.errors import RemoteError, UsageError
 from gpujob.services.base import Commands, Created, JobRef, JobStatus, Links, Request
 from gpujob.services.gke import translate
-from gpujob.services.gke.api import TIMEOUT
-from gpujob.services.gke.rules import DNS_1035
+from gpujob.services.gke.names import DNS_1035
 
 if TYPE_CHECKING:
     from gpujob.gcp.settings import GcpSettings
@@ -126,7 +124,7 @@ def client(gcp: GcpSettings, extra: tuple[tuple[str, str], ...]) -> Jobs:
     from gpujob.services.gke.api import Api, connect
 
     values = dict(extra)
-    return Jobs(Api(connect(values.get("--context"))), values.get("--namespace"))
+    return Jobs(Api(connect(values.get("--context")), gcp), values.get("--namespace"))
 
 
 def _entries(pod: dict[str, Any], text: str, since: str | None) -> Iterator[dict[str, Any]]:
@@ -169,31 +167,31 @@ class Jobs:
         from kubernetes.client.exceptions import ApiException
         from urllib3.exceptions import HTTPError
 
-        from gpujob.services.gke.api import ATTEMPTS, RETRIED, remote_error, unreachable
+        from gpujob.services.gke.api import status_of
 
         body, name = request.body, str(request.body["metadata"]["name"])
         ns = str(body["metadata"].get("namespace") or self.namespace)
         token = body["metadata"]["labels"][translate.SUBMISSION_LABEL]
-        what = f"creating JobSet {name} in namespace {ns}"
-        custom, sent = self.api.custom, False
-        for attempt in range(ATTEMPTS):
+        sent = False  # an earlier try may have made it: a 5xx, or no answer at all
+
+        def attempt() -> Any:
+            nonlocal sent
             try:
-                return Created(custom.create_namespaced_custom_object(
+                return self.api.custom.create_namespaced_custom_object(
                     translate.GROUP, translate.VERSION, ns, translate.PLURAL, body,
-                    _request_timeout=TIMEOUT), recovered=False)
+                    _request_timeout=self.api.timeout)
             except ApiException as exc:
-                reason = str((_json(exc.body) or {}).get("reason", ""))
-                if exc.status == 409 and reason in ("AlreadyExists", ""):
-                    return self._adopt(name, ns, token, sent)
-                if exc.status not in RETRIED or attempt == ATTEMPTS - 1:
-                    raise remote_error(exc, what, self.api.conn.context) from None
+                if exc.status == 409 and status_of(exc).get("reason", "") in ("AlreadyExists", ""):
+                    return None  # a JobSet of its name: ours (a lost answer) or someone else's
                 sent = sent or exc.status >= 500
-            except (HTTPError, OSError) as exc:
-                if attempt == ATTEMPTS - 1:
-                    raise unreachable(exc, what, self.api.host) from None
+                raise
+            except (HTTPError, OSError):
                 sent = True
-            self.clock.sleep(min(2 ** attempt, 10) * (0.5 + self.clock.random() / 2))
-        raise AssertionError("unreachable")  # pragma: no cover
+                raise
+
+        made = self.api.call(f"creating JobSet {name} in namespace {ns}", attempt)
+        return Created(made, recovered=False) if made is not None else \
+            self._adopt(name, ns, token, sent)
 
     def _adopt(self, name: str, ns: str, token: str, sent: bool) -> Created:
         found = self.api.call(f"reading JobSet {name}", lambda: self.api.custom.
@@ -212,7 +210,7 @@ class Jobs:
         raw: dict[str, Any] = self.api.call(
             f"reading JobSet {ref.id}", lambda: self.api.custom.get_namespaced_custom_object(
                 translate.GROUP, translate.VERSION, ns, translate.PLURAL, ref.id,
-                _request_timeout=TIMEOUT))
+                _request_timeout=self.api.timeout))
         if status(raw).state == "SUSPENDED":
             why = workload_conditions(self.api, ns, str(raw["metadata"].get("uid", "")))
             if why:
@@ -225,7 +223,7 @@ class Jobs:
                                lambda: self.api.custom.list_namespaced_custom_object(
                                    translate.GROUP, translate.VERSION, self.namespace,
                                    translate.PLURAL, label_selector=filter_ or "",
-                                   limit=limit or 0, _request_timeout=TIMEOUT))
+                                   limit=limit or 0, _request_timeout=self.api.timeout))
         yield from answer.get("items") or []
 
     def cancel(self, ref: JobRef) -> str | None:
@@ -251,7 +249,7 @@ class Jobs:
         pods = self.api.call(f"listing the pods of JobSet {ref.id}",
                              lambda: self.api.core.list_namespaced_pod(
                                  ns, label_selector=f"{JOBSET_LABEL}jobset-name={ref.id}",
-                                 _request_timeout=TIMEOUT))
+                                 _request_timeout=self.api.timeout))
         entries: list[dict[str, Any]] = []
         for pod in pods.items:
             meta = {"name": pod.metadata.name, "labels": pod.metadata.labels or {}}
@@ -260,7 +258,7 @@ class Jobs:
                 try:
                     return self.api.core.read_namespaced_pod_log(  # type: ignore[no-any-return]
                         name, ns, container=translate.CONTAINER, timestamps=True,
-                        _request_timeout=TIMEOUT)
+                        _request_timeout=self.api.timeout)
                 except ApiException as exc:
                     if exc.status in (400, 404):  # not started yet, or gone
                         return None
@@ -279,7 +277,7 @@ class Jobs:
         self.api.call(f"listing JobSets in namespace {ns}",
                       lambda: self.api.custom.list_namespaced_custom_object(
                           translate.GROUP, translate.VERSION, ns, translate.PLURAL, limit=1,
-                          _request_timeout=TIMEOUT))
+                          _request_timeout=self.api.timeout))
 
 
 def workload_conditions(api: Api, ns: str, uid: str) -> list[str]:
@@ -292,7 +290,7 @@ def workload_conditions(api: Api, ns: str, uid: str) -> list[str]:
         try:
             answer = api.custom.list_namespaced_custom_object(
                 "kueue.x-k8s.io", version, ns, "workloads",
-                label_selector=f"kueue.x-k8s.io/job-uid={uid}", _request_timeout=TIMEOUT)
+                label_selector=f"kueue.x-k8s.io/job-uid={uid}", _request_timeout=api.timeout)
         except ApiException as exc:
             if exc.status == 404:
                 continue
@@ -313,11 +311,3 @@ def workload_conditions(api: Api, ns: str, uid: str) -> list[str]:
                                  f"{check.get('state')}: {check.get('message', '')}")
         return lines
     return []
-
-
-def _json(text: Any) -> dict[str, Any] | None:
-    try:
-        value = json.loads(text or "{}")
-    except (TypeError, ValueError):
-        return None
-    return value if isinstance(value, dict) else None

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from gpujob.findings import JsonPath
+from gpujob.services.gke.names import DNS_1035
 
-DNS_1035 = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
 # a Kubernetes quantity that is a whole number (extended resources such as nvidia.com/gpu take
 # no fractions)
 WHOLE = re.compile(r"[0-9]+")

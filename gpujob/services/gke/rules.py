@@ -21,6 +21,7 @@ from gpujob.config.job import TI, JobView, view
 from gpujob.errors import UsageError
 from gpujob.findings import Finding, JsonPath, Location
 from gpujob.services.gke import jobset, translate
+from gpujob.services.gke.names import DNS_1035
 from gpujob.suggest import did_you_mean
 
 if TYPE_CHECKING:
@@ -29,8 +30,6 @@ if TYPE_CHECKING:
     from gpujob.services.gke.catalog import GkeCatalog
 
 GKE = ("gke",)
-DNS_1035 = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
-DNS_1123 = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 LABEL_NAME = re.compile(r"([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?")
 EXAMPLE_MACHINE = "n1-standard-8"
 # AI Platform fields a JobSet has no place for, and what GKE does instead
@@ -245,9 +244,8 @@ def _origin(origins: Mapping[JsonPath, JsonPath], path: JsonPath) -> JsonPath:
 
 
 def check_flags(options: CheckOptions) -> None:
-    """--namespace and --queue name Kubernetes objects (exit 2 when they cannot); a submit
-    stages no package (its pods mount Cloud Storage; gpujob holds no Google session for GKE),
-    a local run does."""
+    """A submit stages no package (its pods mount Cloud Storage; gpujob holds no Google
+    session for GKE), a local run does."""
     if options.command_line.package_path and options.submit and not options.local:
         raise UsageError("--package-path is not supported by the gke service for a submit: "
                          "gpujob stages packages with Google credentials, and a GKE job runs "
@@ -255,13 +253,6 @@ def check_flags(options: CheckOptions) -> None:
                          "build the package, copy it to Cloud Storage (gcloud storage cp), "
                          "name it in packageUris and give --executor-image-uri; gpujob local "
                          "--service gke --package-path runs it here")
-    for flag, pattern, what in (("--namespace", DNS_1123, "a namespace"),
-                                ("--queue", DNS_1123, "a Kueue LocalQueue")):
-        value = translate.extra(options.job, flag)
-        if value is not None and (len(value) > 63 or not pattern.fullmatch(value)):
-            raise UsageError(f"{flag} {value!r} cannot name {what}",
-                             "use at most 63 lower-case letters, digits and '-', starting and "
-                             "ending with a letter or digit")
 
 
 def check(doc: Document, cat: GkeCatalog, refused: set[JsonPath],

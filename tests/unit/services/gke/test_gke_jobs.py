@@ -105,6 +105,18 @@ def test_429_and_500_are_tried_again(cluster, submit, fault):
     assert len(cluster.jobsets) == 1
 
 
+def test_the_retry_flags_bound_the_tries_as_for_google(cluster, submit):
+    cluster.inject("POST jobsets", Reply(429, status(429, "TooManyRequests", "slow down")))
+    cluster.inject("POST jobsets", Reply(429, status(429, "TooManyRequests", "slow down")))
+    result = submit("--max-attempts", "2")
+    assert result.code == 3
+    assert len(cluster.route_calls("POST", "/jobsets")) == 2
+    assert "note: creating JobSet run-1 in namespace default: 429 Too Many Requests; " \
+           "retrying in" in result.err
+    assert "(gave up after 2 attempts)" in result.err
+    assert cluster.jobsets == {}
+
+
 def test_a_500_after_the_jobset_was_made_adopts_it(cluster, submit):
     cluster.inject("POST jobsets", Reply(500, status(500, "InternalError", "x"), handled=True))
     result = submit()

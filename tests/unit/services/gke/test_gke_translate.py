@@ -197,7 +197,14 @@ def test_a_namespace_kubernetes_cannot_take_is_a_usage_error(cli, write):
     result = cli("submit", write(config()), "--service", "gke", "--dry-run",
                  "--namespace", "My_NS")
     assert result.code == 2
-    assert "--namespace 'My_NS' cannot name a namespace" in result.err
+    assert "--namespace My_NS: cannot name a namespace" in result.err
+    # the same for a command that only reads: checked as the command line is read
+    assert cli("list", "--service", "gke", "--namespace", "My_NS").err == result.err
+    # and --queue is a submit's: a listing refuses it, as it refuses a Google Cloud project
+    assert cli("list", "--service", "gke", "--queue", "q").code == 2
+    listed = cli("list", "--service", "gke", "--project", "p")
+    assert listed.code == 2
+    assert listed.err.startswith("error: --project is not supported by the gke service")
 
 
 def test_what_a_jobset_requires_is_stated_by_gpujob():
