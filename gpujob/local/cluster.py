@@ -141,3 +141,18 @@ def free_ports(count: int) -> list[int]:
     finally:
         for sock in sockets:
             sock.close()
+
+
+def output_dirs(job_dir: str, names: Mapping[str, str]) -> dict[str, str]:
+    """The variables ``names`` (``AIP_MODEL_DIR`` -> ``model``) as directories under the job
+    dir, made here when it is a local one (a gs:// job dir is passed as the cloud passes it)."""
+    base = job_dir.rstrip("/")
+    dirs = {name: f"{base}/{sub}/" for name, sub in names.items()}
+    if "://" not in job_dir:
+        for path in dirs.values():
+            try:
+                Path(path).mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise UsageError(f"job dir {job_dir}: cannot create {path} ({exc.strerror})",
+                                 "give --job-dir a directory you can write to") from None
+    return dirs

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from gpujob.config.job import TI, view
-from gpujob.local.cluster import HOST, Group, LocalCluster, LocalOptions, Replica
+from gpujob.local.cluster import HOST, Group, LocalCluster, LocalOptions, Replica, output_dirs
 from gpujob.services.gke.translate import OUTPUT_DIRS, ROLES
 
 if TYPE_CHECKING:
@@ -36,10 +36,9 @@ def environments(replicas: Sequence[Replica], job_id: str, job_dir: str, ports: 
         pools.setdefault(f"workerpool{pool}", []).append(address[r.name])
         if r.task != "evaluator":
             tf_cluster.setdefault(tf_type, []).append(address[r.name])
-    base = job_dir.rstrip("/")
     common = {"MASTER_ADDR": HOST, "MASTER_PORT": str(ports[0]),
               "WORLD_SIZE": str(len(replicas)), "CLOUD_ML_JOB_ID": job_id,
-              **{k: f"{base}/{sub}/" for k, sub in OUTPUT_DIRS.items()}}
+              **output_dirs(job_dir, OUTPUT_DIRS)}
     result = {}
     for rank, r in enumerate(replicas):
         _, pool, tf_type = ROLES[KIND_OF[r.task]]

@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob.config.job import TI
-from gpujob.errors import InvalidConfig, UsageError
+from gpujob.errors import InvalidConfig
 from gpujob.findings import Finding, Location
-from gpujob.local.cluster import HOST, Group, LocalCluster, LocalOptions, Replica
+from gpujob.local.cluster import HOST, Group, LocalCluster, LocalOptions, Replica, output_dirs
 
 if TYPE_CHECKING:
     from gpujob.config.document import Document
@@ -196,21 +196,6 @@ def _groups(translation: Translation, cat: VertexCatalog) -> tuple[list[Group], 
     return groups, warnings
 
 
-def output_dirs(job_dir: str) -> dict[str, str]:
-    """``AIP_MODEL_DIR`` and the others: directories under the job dir, made here when it is a
-    local one (a gs:// job dir is passed as Vertex would pass it)."""
-    base = job_dir.rstrip("/")
-    dirs = {name: f"{base}/{sub}/" for name, sub in OUTPUT_DIRS.items()}
-    if "://" not in job_dir:
-        for path in dirs.values():
-            try:
-                Path(path).mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise UsageError(f"job dir {job_dir}: cannot create {path} ({exc.strerror})",
-                                 "give --job-dir a directory you can write to") from None
-    return dirs
-
-
 def _dumps(value: Any) -> str:
     """JSON as Vertex writes CLUSTER_SPEC: no spaces."""
     return json.dumps(value, separators=(",", ":"))
@@ -231,7 +216,7 @@ def environments(replicas: Sequence[Replica], job: VertexJob, job_id: str, job_d
             tf_cluster.setdefault(role.tf_type, []).append(address[r.name])
     common = {"MASTER_ADDR": host, "MASTER_PORT": str(ports[0]),
               "WORLD_SIZE": str(len(replicas)), "CLOUD_ML_JOB_ID": job_id,
-              **output_dirs(job_dir)}
+              **output_dirs(job_dir, OUTPUT_DIRS)}
     result = {}
     for rank, r in enumerate(replicas):
         pool = POOL_OF[r.task]

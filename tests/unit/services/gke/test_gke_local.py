@@ -29,4 +29,5 @@ def test_every_replica_sees_what_its_pod_would(cli, write, tmp_path: Path):
                                        "workerpool3"]
     assert env["chief-0"]["CLOUD_ML_JOB_ID"] == "test-job"
     assert env["chief-0"]["AIP_MODEL_DIR"] == f"{job_dir}/model/"
+    assert all((job_dir / d).is_dir() for d in ("model", "checkpoints", "logs"))  # as Vertex's
     assert records["chief-0"]["argv"][-2:] == ["--job-dir", str(job_dir)]
