@@ -82,11 +82,20 @@ class Wanted:
 
     def _stand_ins(self) -> list[Any]:
         uris = list(self.uris)
-        for i, path in zip(self.local, self.files, strict=True):
-            uris[i] = f"{STAND_IN}{path.name}"
+        staged = self._staged_stand_ins()
+        for i, stand_in in zip(self.local, staged, strict=False):
+            uris[i] = stand_in
         if self.package_dir is not None:
-            uris.append(f"{STAND_IN}{self.package_dir.name}.tar.gz")
+            uris.append(staged[-1])
         return uris
+
+    def _staged_stand_ins(self) -> list[str]:
+        """The stand-in URI of each file to be staged, in upload order: the local files, then
+        the package built from --package-path."""
+        names = [path.name for path in self.files]
+        if self.package_dir is not None:
+            names.append(f"{self.package_dir.name}.tar.gz")
+        return [f"{STAND_IN}{name}" for name in names]
 
     def location(self, doc: Document, settings: SubmitSettings) -> StagingLocation:
         """Where the packages would be staged: --staging-bucket, else under the job's jobDir;
@@ -122,11 +131,8 @@ class Wanted:
         if self.package_dir is not None:
             CONSOLE.err(f"Built {uploads[-1].name} ({staging.human_size(uploads[-1].digest.size)}, "
                   f"sha256 {uploads[-1].digest.sha256[:12]}…)")
-        stand_ins = [f"{STAND_IN}{path.name}" for path in self.files]
-        if self.package_dir is not None:
-            stand_ins.append(f"{STAND_IN}{self.package_dir.name}.tar.gz")
-        return Prepared(uploads=uploads, location=location,
-                        uris={s: u.uri for s, u in zip(stand_ins, uploads, strict=True)})
+        return Prepared(uploads=uploads, location=location, uris={
+            s: u.uri for s, u in zip(self._staged_stand_ins(), uploads, strict=True)})
 
 
 class LocalWanted:
