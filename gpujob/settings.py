@@ -25,16 +25,13 @@ class JobOptions(NamedTuple):
     """What a service reads from the command line besides the config, one type for every
     service (each reads the fields it supports; ``unsupported_flags`` refuses the rest):
     ``--display-name`` (over the jobId), ``--executor-image-uri`` (the image a Python package
-    job runs in), ``--job-dir`` (over trainingInput.jobDir, for ``convert``), ``--strategy``
-    (upper case: STANDARD, SPOT, FLEX_START), ``--region`` for a config that cannot say (a
-    native Vertex config), and the values of a service's own flags (``extra``: name, value)."""
+    job runs in), ``--strategy`` (upper case: STANDARD, SPOT, FLEX_START), the values of a
+    service's own flags (``extra``: name, value) and ``--max-hourly-cost``. (The flags that set
+    a field of the config, --region and --job-dir among them, are overrides of the config.)"""
 
     display_name: str | None = None
     executor_image_uri: str | None = None
-    job_dir: str | None = None
     strategy: str | None = None
-    restart_job_on_worker_restart: bool | None = None
-    region: str | None = None
     extra: tuple[tuple[str, str], ...] = ()
     max_hourly_cost: float | None = None  # --max-hourly-cost: USD an hour, else refused
 

@@ -41,7 +41,7 @@ def check(doc: Document, cat: VertexCatalog, options: CheckOptions) -> Checked:
     job = apply_flags(doc, list(line.overrides), line.user_args, given.display_name,
                       executor_image_uri=given.executor_image_uri, strategy=given.strategy,
                       extras=vertex_extras.of(given.extra))
-    region = job.region or options.job.region
+    region = job.region
     findings = notes + native.check(job.doc, cat, region=region,
                                     region_origin=job.region_origin,
                                     region_check=options.region_check,

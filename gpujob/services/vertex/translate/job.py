@@ -60,7 +60,7 @@ def translate(doc: Document, cat: VertexCatalog, today: date,
     ti = mapping(data.get(TI))
     region = text(ti.get("region"))
     pools = vertex_pools.build(ti, cat, today, notes)
-    job_dir, job_dir_args = _job_dir(ti, options, notes)
+    job_dir, job_dir_args = _job_dir(ti, notes)
     args = (strings(ti.get("args")) or []) + job_dir_args
     code = vertex_code.build(ti, pools, cat, today, options.executor_image_uri, region, args,
                              notes)
@@ -94,20 +94,18 @@ def _display_name(data: dict[str, Any], doc: Document, options: JobOptions) -> s
     return display_name(doc, options.display_name or text(data.get("jobId")))
 
 
-def _job_dir(ti: dict[str, Any], options: JobOptions,
-             notes: Notes) -> tuple[str | None, list[str]]:
+def _job_dir(ti: dict[str, Any], notes: Notes) -> tuple[str | None, list[str]]:
     """The job directory, and the arguments that pass it to the trainer (Vertex does not)."""
-    job_dir = options.job_dir or text(ti.get("jobDir"))
+    job_dir = text(ti.get("jobDir"))
     if job_dir is None:
         return None, []
-    where = notes.flag("--job-dir") if options.job_dir else None
     args = strings(ti.get("args")) or []
     if any(a == "--job-dir" or a.startswith("--job-dir=") for a in args):
         return job_dir, []
     notes.note("job-dir", (TI, "jobDir"), f"jobDir became baseOutputDirectory {job_dir} (Vertex "
                "sets AIP_MODEL_DIR, AIP_CHECKPOINT_DIR and AIP_TENSORBOARD_LOG_DIR under it) and, "
                f"as Vertex does not pass it, `--job-dir {job_dir}` is appended to the trainer's "
-               "arguments in every pool", location=where)
+               "arguments in every pool")
     return job_dir, ["--job-dir", job_dir]
 
 
@@ -211,8 +209,6 @@ def _scheduling(config: dict[str, Any], options: JobOptions,
     out: dict[str, Any] = {}
     if text(config.get("maxRunningTime")):
         out["timeout"] = config["maxRunningTime"]
-    if options.restart_job_on_worker_restart is not None:
-        out["restartJobOnWorkerRestart"] = options.restart_job_on_worker_restart
     if options.strategy:
         out["strategy"] = options.strategy
     wait = text(config.get("maxWaitTime"))

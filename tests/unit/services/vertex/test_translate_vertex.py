@@ -64,15 +64,11 @@ def test_job_dir_is_the_base_output_directory_and_an_argument_in_every_pool():
         "every pool"]
 
 
-def test_job_dir_already_in_the_arguments_is_not_added_again_and_the_flag_wins():
+def test_job_dir_already_in_the_arguments_is_not_added_again():
     t = run(CUSTOM + "  args: [--job-dir=gs://b/mine]\n  jobDir: gs://b/out\n")
     assert t.body["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]["args"] == [
         "--job-dir=gs://b/mine"]
     assert t.findings == []
-    t = run(CUSTOM + "  jobDir: gs://b/out\n", job_dir="gs://b/flag")
-    assert t.body["jobSpec"]["baseOutputDirectory"] == {"outputUriPrefix": "gs://b/flag"}
-    assert shown(t)[0].startswith("--job-dir note job-dir: jobDir became baseOutputDirectory "
-                                  "gs://b/flag")
 
 
 def test_scheduling_identity_network_encryption_labels_web_access_and_disks():
@@ -91,14 +87,13 @@ trainingInput:
   network: projects/123/global/networks/vpc
   encryptionConfig: {kmsKeyName: projects/p/locations/europe-west4/keyRings/r/cryptoKeys/k}
   enableWebAccess: true
-""", strategy="SPOT", restart_job_on_worker_restart=True)
+""", strategy="SPOT")
     assert list(t.body) == ["displayName", "labels", "encryptionSpec", "jobSpec"]
     assert t.body["displayName"] == "nightly_run" and t.body["labels"] == {"team": "vision"}
     assert t.body["encryptionSpec"] == {
         "kmsKeyName": "projects/p/locations/europe-west4/keyRings/r/cryptoKeys/k"}
     spec = t.body["jobSpec"]
-    assert spec["scheduling"] == {"timeout": "7200s", "restartJobOnWorkerRestart": True,
-                                  "strategy": "SPOT"}
+    assert spec["scheduling"] == {"timeout": "7200s", "strategy": "SPOT"}
     assert spec["serviceAccount"] == "trainer@p.iam.gserviceaccount.com"
     assert spec["network"] == "projects/123/global/networks/vpc"
     assert spec["enableWebAccess"] is True

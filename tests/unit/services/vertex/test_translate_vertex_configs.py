@@ -106,7 +106,7 @@ documents = st.fixed_dictionaries(
                                                                       date(2027, 12, 31)))
 def test_random_configs_never_crash_the_translator(data, image, today):
     t = translate(Document("r.yaml", data), CAT, today,
-                  JobOptions(executor_image_uri=image, job_dir="gs://b/d"))
+                  JobOptions(executor_image_uri=image))
     assert t.kind in ("CustomJob", "HyperparameterTuningJob")
     for finding in t.findings:
         assert finding.rule.startswith("vertex-translate.") and finding.location is not None

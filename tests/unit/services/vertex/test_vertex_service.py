@@ -13,8 +13,10 @@ from fakes.discovery import request_violations
 from jobs import CONTAINER_JOB
 
 from gpujob import catalog, services
-from gpujob.checks.engine import CheckOptions, check_job
+from gpujob.checks.engine import CheckOptions, CommandLine, check_job
+from gpujob.config.job import TI
 from gpujob.config.load import loads
+from gpujob.config.overrides import Override, flag_origin
 from gpujob.errors import InvalidConfig, UsageError
 from gpujob.gcp.settings import GcpSettings
 from gpujob.services.base import Request
@@ -39,14 +41,18 @@ def body_of(text: str) -> str:
 
 
 def request_of(config: str | dict, gcp: GcpSettings | None = None, project: str | None = "p",
-               options: JobOptions | None = None, cat: object = None) -> Request:
+               options: JobOptions | None = None, cat: object = None,
+               region: str | None = None) -> Request:
     """The request ``submit`` would send for ``config`` (YAML text, or a native body): checked,
-    then built from the check's job; ``InvalidConfig`` when the check refuses it."""
+    then built from the check's job; ``InvalidConfig`` when the check refuses it. ``region``:
+    as ``--region`` gives it."""
     text = json.dumps(config) if isinstance(config, dict) else config
     doc = loads(text.encode("utf-8"), "config.yaml").document
     options = options or JobOptions()
     vertex = services.get("vertex")
-    checked = check_job(doc, CheckOptions(vertex, catalog=cat, job=options))
+    line = CommandLine(overrides=(Override((TI, "region"), region, flag_origin("--region")),)
+                       if region else ())
+    checked = check_job(doc, CheckOptions(vertex, catalog=cat, job=options, command_line=line))
     if checked.job is None:
         raise InvalidConfig(next(f.message for f in checked.findings if f.is_error))
     return vertex.request(checked.job, gcp or GcpSettings(), project, options)
@@ -124,8 +130,7 @@ def test_a_native_body_is_sent_in_gclouds_order():
             "encryptionSpec": {"kmsKeyName": "projects/p/locations/us-central1/keyRings/r/"
                                              "cryptoKeys/k"},
             "displayName": "train"}
-    options = JobOptions(region="europe-west4")
-    request = request_of(body, options=options)
+    request = request_of(body, region="europe-west4")
     assert list(request.body) == ["displayName", "labels", "encryptionSpec", "jobSpec"]
     assert request.url.endswith("/v1/projects/p/locations/europe-west4/customJobs")
 
