@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.cli.options import gcp_options, gcp_settings, project_option
 from gpujob.errors import UsageError
-
-if TYPE_CHECKING:
-    pass
 
 PARTS = ("zones", "images", "prices")
 

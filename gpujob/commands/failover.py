@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from gpujob.config.job import TI
 from gpujob.console import CONSOLE
 from gpujob.errors import InvalidConfig, UsageError
 
@@ -25,8 +26,6 @@ if TYPE_CHECKING:
     from gpujob.commands.prepare import JobCheck, Remote
     from gpujob.commands.submit_settings import SubmitSettings
     from gpujob.services.base import Placement, Request, Room, Service
-
-_TI = "trainingInput"
 
 
 @dataclass(frozen=True)
@@ -96,8 +95,8 @@ def settings_for(settings: SubmitSettings, choice: Choice) -> SubmitSettings:
 
     overrides = list(settings.overrides)
     if choice.region is not None:
-        overrides = [o for o in overrides if o.path != (_TI, "region")]
-        overrides.append(Override((_TI, "region"), choice.region, flag_origin("--region")))
+        overrides = [o for o in overrides if o.path != (TI, "region")]
+        overrides.append(Override((TI, "region"), choice.region, flag_origin("--region")))
     check = settings.check._replace(strategy=choice.strategy) if choice.strategy else \
         settings.check
     return replace(settings, overrides=overrides, check=check)

@@ -26,10 +26,6 @@ _ENDED = {"JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED", "JOB_STATE_CANCELLED",
           "JOB_STATE_CANCELLING", "JOB_STATE_EXPIRED", "JOB_STATE_PARTIALLY_SUCCEEDED"}
 
 
-def region_of(url: str) -> str:
-    return url.split("/locations/", 1)[1].split("/", 1)[0]
-
-
 class VertexPlacement:
     """``base.Placement`` for Vertex AI, through the submit's client (its session reads the
     quota: Service Usage's limits, the project's jobs in the region)."""
@@ -45,7 +41,7 @@ class VertexPlacement:
     def where(self, request: Request) -> tuple[str, str]:
         from gpujob.services.vertex.preflight import strategy_of
 
-        return region_of(request.url), strategy_of(request.body)
+        return self.vertex.place_of(request.url).location, strategy_of(request.body)
 
     def room(self, request: Request) -> Room:
         from gpujob.services.vertex.preflight import request_hint
@@ -57,7 +53,7 @@ class VertexPlacement:
             session = self.client.session
             assert session is not None, "a Vertex AI client has a session"
             self._preflight = Preflight(ServiceUsageClient(session), self.vertex)
-        verdict = self._preflight.check(request.body, region_of(request.url))
+        verdict = self._preflight.check(request.body, self.vertex.place_of(request.url).location)
         shortfalls = verdict.shortfalls
         return Room(tuple(s.line() for s in shortfalls), tuple(s.as_dict() for s in shortfalls),
                     verdict.unknown,
@@ -76,8 +72,8 @@ class VertexPlacement:
         message = " ".join(error.message.split())
         if resource_quota(error):
             return f"Vertex AI refused the create for quota: {message}"
-        if capacity_or_quota(error.message, region_of(request.url)) is not None or \
-                _STOCKOUT.search(error.message):
+        region = self.vertex.place_of(request.url).location
+        if capacity_or_quota(error.message, region) is not None or _STOCKOUT.search(error.message):
             return f"Vertex AI refused the create for capacity: {message}"
         return None
 
@@ -97,8 +93,7 @@ class VertexPlacement:
         from gpujob.services.vertex.paths import SUBMISSION_LABEL
 
         token = request.body["labels"][SUBMISSION_LABEL]
-        collection = request.url.partition("?")[0].rsplit("/", 1)[1]
-        place = self.vertex.place(region_of(request.url), collection)
+        place = self.vertex.place_of(request.url)
         for job in labelled(self.vertex.list(place, submission_filter(token)), token):
             name = JobName.parse(str(job.get("name", "")))
             if name is None or job.get("state") in _ENDED:

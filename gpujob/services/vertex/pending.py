@@ -8,7 +8,7 @@ and says so where it guesses."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta, timezone
 from typing import Any
 
 from gpujob.numbers import duration_seconds, seconds_in_words
@@ -37,11 +37,16 @@ def machines(spec: dict[str, Any]) -> str:
 
 
 def _when(text: Any, plus: float) -> str | None:
-    """``text`` (RFC 3339) plus ``plus`` seconds, in RFC 3339 (UTC); None if unreadable."""
+    """``text`` (RFC 3339, nanoseconds as the API writes them) plus ``plus`` seconds, in RFC
+    3339 (UTC); None if unreadable."""
+    from gpujob.gcp.proto3 import parse_time
+
+    start = parse_time(text)
+    if start is None:
+        return None
     try:
-        start = datetime.fromisoformat(str(text).replace("Z", "+00:00"))
         end = (start + timedelta(seconds=plus)).astimezone(timezone.utc)
-    except (ValueError, OverflowError):  # past year 9999: a wait without a date to say
+    except OverflowError:  # past year 9999: a wait without a date to say
         return None
     return end.strftime("%Y-%m-%dT%H:%M:%SZ")
 
