@@ -8,7 +8,7 @@ https://cloud.google.com/artifact-registry/docs/reference/rest/v1/projects.locat
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 from urllib.parse import unquote
 
 from gpujob.gcp.errors import ServiceError
@@ -60,13 +60,9 @@ class ArtifactsClient:
             role=ROLE, service=SERVICE, retry_safe=True, resource=f"repository {repository}",
             advice=_advice)
 
-        def fetch(token: str | None) -> dict[str, Any]:
-            extra = {"pageToken": token} if token else {}
-            return self.session.execute(action, lambda: self._images.list(
-                parent=repository, pageSize=PAGE_SIZE, **extra))
-
         found: dict[str, Listed] = {}
-        for page in self.session.pages(action, fetch, "dockerImages", MAX_PAGES):
+        for page in self.session.listing(action, self._images.list, "dockerImages", MAX_PAGES,
+                                         parent=repository, pageSize=PAGE_SIZE):
             for image in page.get("dockerImages") or []:
                 name = unquote(str(image.get("name", "")).rpartition("/dockerImages/")[2])
                 name = name.partition("@")[0]

@@ -94,10 +94,7 @@ class BillingCatalog:
             service=SERVICE, retry_safe=True,
             not_found_hint=f"{parent} is not a Cloud Billing service id")
 
-        def fetch(token: str | None) -> dict[str, Any]:
-            extra = {"pageToken": token} if token else {}
-            return self.session.execute(action, lambda: self._skus.list(
-                parent=parent, currencyCode=currency, pageSize=PAGE_SIZE, **extra))
-
-        for page in self.session.pages(action, fetch, "skus", MAX_PAGES):
+        for page in self.session.listing(action, self._skus.list, "skus", MAX_PAGES,
+                                         parent=parent, currencyCode=currency,
+                                         pageSize=PAGE_SIZE):
             yield from page.get("skus") or []

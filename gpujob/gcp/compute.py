@@ -35,14 +35,9 @@ class ComputeClient:
             f"listing Compute Engine's {key} in project {self.session.project}", permission,
             role=ROLE, service=SERVICE, retry_safe=True,
             not_found_hint=f"check --project (now {self.session.project})")
-        resource = getattr(self._api, collection)()
-
-        def fetch(token: str | None) -> dict[str, Any]:
-            extra = {"pageToken": token} if token else {}
-            return self.session.execute(action, lambda: resource.aggregatedList(
-                project=self.session.project, **query, **extra))
-
-        for page in self.session.pages(action, fetch, "items", MAX_PAGES):
+        method = getattr(self._api, collection)().aggregatedList
+        for page in self.session.listing(action, method, "items", MAX_PAGES,
+                                         project=self.session.project, **query):
             for scope, listed in (page.get("items") or {}).items():
                 if scope.startswith("zones/"):
                     for item in listed.get(key) or []:

@@ -97,3 +97,15 @@ class Session:
             raise RemoteError(f"{action.what} failed: {exc}", ENDLESS_HINT) from exc
         except answers.BadAnswer as exc:
             raise_explained(exc, action)
+
+    def listing(self, action: Action, method: Callable[..., Any], items: str,
+                max_pages: int | None = None, **query: Any) -> Iterator[dict[str, Any]]:
+        """The pages of ``method(**query)`` (a googleapiclient list method), each after the
+        first asked with the page token the one before gave (``pages``)."""
+
+        def fetch(token: str | None) -> dict[str, Any]:
+            extra = {"pageToken": token} if token else {}
+            answer: dict[str, Any] = self.execute(action, lambda: method(**query, **extra))
+            return answer
+
+        yield from self.pages(action, fetch, items, max_pages)
