@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from gpujob.checks.schema import position_key
 from gpujob.config.document import Document
 from gpujob.findings import Finding
+from gpujob.services.vertex.paths import origin_of
 
 if TYPE_CHECKING:
     from gpujob.checks.engine import Checked, CheckOptions
@@ -59,7 +60,4 @@ def _result_findings(t: Translation, doc: Document, cat: VertexCatalog, today: d
 
 def _source(path: tuple[str | int, ...], t: Translation) -> tuple[Any, ...]:
     """The config path the body's value at ``path`` (or its nearest parent) was made from."""
-    for end in range(len(path), 0, -1):
-        if path[:end] in t.origins:
-            return t.origins[path[:end]]
-    return ()
+    return origin_of(path, t.origins) or ()

@@ -107,7 +107,7 @@ def translate_here(doc: Document, job_dir: str, package_path: str | None = None,
     translation = translate(_as_submitted(doc, job_dir, package_path), cat,
                             date.today(), JobOptions(
                                 executor_image_uri=executor_image_uri, strategy=strategy))
-    findings = [_for_local(f) for f in translation.findings]
+    findings = for_local(translation.findings)
     if any(f.is_error for f in findings):
         raise Refused(doc.source, findings)
     groups, warnings = _groups(translation, cat)
@@ -166,11 +166,12 @@ def translated_by_the_run(finding: Finding) -> bool:
     return finding.rule.startswith(f"{RULE}.")
 
 
-def _for_local(finding: Finding) -> Finding:
-    if not finding.is_error or finding.rule not in CLOUD_ONLY:
-        return finding
-    return finding._replace(severity="warning", message=f"{finding.message} (Vertex would "
-                            "refuse the job; a local run does not need it)")
+def for_local(findings: list[Finding], rules: frozenset[str] = CLOUD_ONLY) -> list[Finding]:
+    """The errors of ``rules`` (about what only the cloud needs) as warnings: a local run goes
+    on without it, and says that Vertex would still refuse the job."""
+    return [f._replace(severity="warning", message=f"{f.message} (Vertex would refuse the job; "
+                       "a local run does not need it)") if f.is_error and f.rule in rules else f
+            for f in findings]
 
 
 def _spec(translation: Translation) -> dict[str, Any]:

@@ -6,6 +6,7 @@ Imports nothing at load time: ``validate`` and the dry-run read it."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -33,3 +34,14 @@ def layout(body: dict[str, Any]) -> dict[str, Any]:
     """``body`` in gcloud's order: displayName, labels, encryptionSpec, then the rest."""
     return {**{k: body[k] for k in _FIRST if k in body},
             **{k: v for k, v in body.items() if k not in _FIRST}}
+
+
+def origin_of(path: tuple[Any, ...], origins: Mapping[tuple[Any, ...], tuple[Any, ...]]
+              ) -> tuple[Any, ...] | None:
+    """The config path the body's value at ``path`` (or its nearest ancestor) was made from,
+    in a translation's ``origins``; None when none of them was."""
+    for end in range(len(path), 0, -1):
+        found = origins.get(path[:end])
+        if found is not None:
+            return found
+    return None

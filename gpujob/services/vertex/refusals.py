@@ -20,6 +20,7 @@ from gpujob.errors import RemoteError
 from gpujob.findings import JsonPath, format_path
 from gpujob.gcp.errors import Action, ServiceError
 from gpujob.services.base import Request
+from gpujob.services.vertex.paths import origin_of
 from gpujob.suggest import camel
 
 _PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
@@ -51,19 +52,11 @@ def body_path(field: str, body: dict[str, Any]) -> JsonPath:
     return tuple(path)
 
 
-def _origin(path: JsonPath, origins: dict[JsonPath, JsonPath]) -> JsonPath | None:
-    """The config path the value at ``path`` (or its nearest ancestor) was made from."""
-    for end in range(len(path), 0, -1):
-        if path[:end] in origins:
-            return origins[path[:end]]
-    return None
-
-
 def describe(field: str, why: str, request: Request) -> str:
     """One refused field as ``FILE:LINE:COL: CONFIG.PATH: reason``, as near to that as the
     request's origins allow."""
     path = body_path(field, request.body)
-    origin = _origin(path, dict(request.origins)) if path else None
+    origin = origin_of(path, dict(request.origins)) if path else None
     why = why.rstrip(".") or "invalid"
     if origin is None:
         return f"{format_path(path) if path else field} (in the request): {why}"

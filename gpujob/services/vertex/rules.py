@@ -330,10 +330,12 @@ def check(doc: Document, cat: VertexCatalog, refused: set[JsonPath],
                         translated=translated)
     findings = run(ctx, "vertex", submit=options.submit and not options.local)
     if options.local:  # the run translates the job itself, with its own job dir, and reports it
-        from gpujob.services.vertex.local_env import translated_by_the_run
-        from gpujob.services.vertex.scheduling import for_local_run
+        from gpujob.services.vertex.local_env import for_local, translated_by_the_run
+        from gpujob.services.vertex.scheduling import RULES
 
-        findings = for_local_run([f for f in findings if not translated_by_the_run(f)])
+        # a local run is not scheduled by Vertex AI: the scheduling rules' errors are warnings
+        findings = for_local([f for f in findings if not translated_by_the_run(f)],
+                             frozenset(rule_id for rule_id, _, _ in RULES))
         return findings, job, None
     from gpujob.services.vertex.cost_report import priced
 

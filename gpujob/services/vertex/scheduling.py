@@ -82,15 +82,6 @@ def _machines(spec: Mapping[str, Any], here: JsonPath) -> list[_Machine]:
     return out
 
 
-def for_local_run(findings: list[Finding]) -> list[Finding]:
-    """A local run is not scheduled by Vertex AI: these rules' errors are warnings there, as
-    the translation's about scheduling are (Vertex would still refuse the job)."""
-    ids = {rule_id for rule_id, _, _ in RULES}
-    return [f._replace(severity="warning", message=f"{f.message} (Vertex would refuse the job; "
-                       "a local run does not need it)") if f.is_error and f.rule in ids else f
-            for f in findings]
-
-
 class _Out:
     def __init__(self, place: Place) -> None:
         self.place = place

@@ -11,6 +11,7 @@ from gpujob.checks.registry import arrange, rule
 from gpujob.config.job import TI
 from gpujob.findings import Finding, JsonPath, Location
 from gpujob.services.vertex import scheduling
+from gpujob.services.vertex.paths import origin_of
 from gpujob.services.vertex.rules import VERTEX, VertexContext
 from gpujob.services.vertex.translate import extras as vertex_extras
 
@@ -27,10 +28,9 @@ def place(ctx: VertexContext, path: JsonPath) -> tuple[JsonPath, Location] | Non
     for keys, flag in FLAGS.items():
         if path[-len(keys):] == keys and path not in origins:
             return (), Location(ctx.where(()).source, flag=flag)
-    for n in range(len(path), 0, -1):
-        origin = origins.get(path[:n])
-        if origin is not None:
-            return None if ctx.broken(origin) else (origin, ctx.where(origin))
+    origin = origin_of(path, origins)
+    if origin is not None:
+        return None if ctx.broken(origin) else (origin, ctx.where(origin))
     return (TI,), ctx.where((TI,))
 
 
