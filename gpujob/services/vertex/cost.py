@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from gpujob.services.vertex.paths import count_of, spec_of
 from gpujob.services.vertex.prices import STRATEGIES
 
 if TYPE_CHECKING:
@@ -90,27 +91,6 @@ def prices_dict(table: PriceTable, refs: tuple[str, ...] | list[str], as_of: str
             "generated": table.generated or None, "sources": table.cite(refs)}
 
 
-def _spec(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
-    """The CustomJobSpec of a CustomJob, tuning job or spec body, and how many of it run at
-    once."""
-    if isinstance(body.get("trialJobSpec"), dict):
-        try:
-            parallel = int(body.get("parallelTrialCount") or 1)
-        except (TypeError, ValueError):
-            parallel = 1
-        return body["trialJobSpec"], max(parallel, 1)
-    if isinstance(body.get("jobSpec"), dict):
-        return body["jobSpec"], 1
-    return body, 1
-
-
-def _count(value: Any, default: int) -> int:
-    try:
-        return int(value) if value not in (None, "") else default
-    except (TypeError, ValueError):
-        return default
-
-
 def estimate(body: dict[str, Any], region: str | None, table: PriceTable | None = None
              ) -> Estimate:
     """The cost an hour of the Vertex request ``body`` in ``region``."""
@@ -118,7 +98,7 @@ def estimate(body: dict[str, Any], region: str | None, table: PriceTable | None 
         from gpujob.services.vertex import prices
 
         table = prices.load()
-    spec, parallel = _spec(body)
+    spec, parallel = spec_of(body)
     scheduling = spec.get("scheduling") if isinstance(spec.get("scheduling"), dict) else {}
     named = scheduling.get("strategy")
     strategy = BILLED_AS.get(named) if isinstance(named, (str, type(None))) else None
@@ -131,8 +111,8 @@ def estimate(body: dict[str, Any], region: str | None, table: PriceTable | None 
         machine = raw.get("machineSpec") if isinstance(raw.get("machineSpec"), dict) else {}
         name = str(machine.get("machineType") or "")
         gpu = machine.get("acceleratorType") or None
-        count = _count(machine.get("acceleratorCount"), 0) if gpu else 0
-        pool = _pool(table, region, index, _count(raw.get("replicaCount"), 1), name,
+        count = count_of(machine.get("acceleratorCount"), 0) if gpu else 0
+        pool = _pool(table, region, index, count_of(raw.get("replicaCount"), 1), name,
                      gpu if count else None, count, refs, dates)
         pools.append(pool)
         unknown += [m for m in pool.missing if m not in unknown]

@@ -32,6 +32,7 @@ from gpujob.config.job import TI
 from gpujob.errors import InvalidConfig
 from gpujob.findings import Finding, Location
 from gpujob.local.cluster import HOST, Group, LocalCluster, LocalOptions, Replica, output_dirs
+from gpujob.services.vertex.paths import spec_of
 
 if TYPE_CHECKING:
     from gpujob.config.document import Document
@@ -112,7 +113,7 @@ def translate_here(doc: Document, job_dir: str, package_path: str | None = None,
         raise Refused(doc.source, findings)
     groups, warnings = _groups(translation, cat)
     args, spec_jobs = {}, {}
-    for index, pool in enumerate(_spec(translation).get("workerPoolSpecs", [])):
+    for index, pool in enumerate(spec_of(translation.body)[0].get("workerPoolSpecs", [])):
         args[index], spec_jobs[index] = _code(pool, translation, doc.data[TI])
     return VertexJob(groups, args, spec_jobs, findings, warnings)
 
@@ -174,15 +175,10 @@ def for_local(findings: list[Finding], rules: frozenset[str] = CLOUD_ONLY) -> li
             for f in findings]
 
 
-def _spec(translation: Translation) -> dict[str, Any]:
-    body = translation.body
-    return body.get("jobSpec") or body.get("trialJobSpec") or {}
-
-
 def _groups(translation: Translation, cat: VertexCatalog) -> tuple[list[Group], list[str]]:
     """The replicas of each pool, in pool order, with the GPUs each asks for."""
     groups, warnings = [], []
-    for index, pool in enumerate(_spec(translation).get("workerPoolSpecs", [])):
+    for index, pool in enumerate(spec_of(translation.body)[0].get("workerPoolSpecs", [])):
         if not pool:
             continue  # an empty pool before a used one
         machine = pool["machineSpec"]

@@ -45,3 +45,24 @@ def origin_of(path: tuple[Any, ...], origins: Mapping[tuple[Any, ...], tuple[Any
         if found is not None:
             return found
     return None
+
+
+def spec_of(body: Mapping[str, Any]) -> tuple[dict[str, Any], int]:
+    """The CustomJobSpec of a CustomJob, a tuning job or a spec itself, and how many of it run
+    at once (a tuning job's parallel trials); a body read from the service is not trusted:
+    what is not a spec is ``{}``, what is not a count is 1."""
+    if "trialJobSpec" in body:
+        spec = body.get("trialJobSpec")
+        return spec if isinstance(spec, dict) else {}, max(count_of(
+            body.get("parallelTrialCount"), 1), 1)
+    spec = body.get("jobSpec", body if "workerPoolSpecs" in body else None)
+    return (dict(spec) if isinstance(spec, Mapping) else {}), 1
+
+
+def count_of(value: Any, default: int) -> int:
+    """A count as the API writes it (int64 as a string, int32 as a number); ``default`` when
+    absent or not a count."""
+    from gpujob.numbers import as_count
+
+    found = as_count(value)
+    return default if found is None else found

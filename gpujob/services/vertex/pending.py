@@ -12,14 +12,11 @@ from datetime import timedelta, timezone
 from typing import Any
 
 from gpujob.numbers import duration_seconds, seconds_in_words
+from gpujob.services.vertex.paths import spec_of
 
 
 def _mapping(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
-
-
-def _spec(raw: dict[str, Any]) -> dict[str, Any]:
-    return _mapping(raw.get("jobSpec") or raw.get("trialJobSpec"))
 
 
 def machines(spec: dict[str, Any]) -> str:
@@ -59,7 +56,7 @@ def why(raw: dict[str, Any]) -> str:
                 f"{raw.get('createTime', '?')})")
     if state != "PENDING":
         return ""
-    spec = _spec(raw)
+    spec, _ = spec_of(raw)
     scheduling = _mapping(spec.get("scheduling"))
     strategy = scheduling.get("strategy") or "STANDARD"
     wanted = machines(spec)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gpujob.errors import RemoteError
+from gpujob.services.vertex.paths import count_of, spec_of
 
 if TYPE_CHECKING:
     from gpujob.gcp.serviceusage import Limits, ServiceUsageClient
@@ -103,29 +104,9 @@ def _metric(table: dict[str, Any], key: str, strategy: str | None) -> str | None
     return entry.get("preemptible") if preemptible(strategy) else entry.get("on_demand")
 
 
-def _count(value: Any, default: int) -> int:
-    """A count as the API writes it (int64 as a string, int32 as a number); ``default`` when
-    absent or not a count (a job listed by the service is read, not trusted)."""
-    try:
-        found = int(value) if value not in (None, "") else default
-    except (TypeError, ValueError):
-        return default
-    return max(found, 0)
-
-
-def _spec_and_times(body: dict[str, Any]) -> tuple[dict[str, Any], int]:
-    """A job's CustomJobSpec, and how many run at once (a tuning job's parallel trials)."""
-    if "trialJobSpec" in body:
-        spec = body.get("trialJobSpec")
-        return (spec if isinstance(spec, dict) else {},
-                _count(body.get("parallelTrialCount"), 1))
-    spec = body.get("jobSpec")
-    return spec if isinstance(spec, dict) else {}, 1
-
-
 def strategy_of(body: dict[str, Any]) -> str:
     """The job's scheduling strategy (STANDARD when it names none)."""
-    spec, _ = _spec_and_times(body)
+    spec, _ = spec_of(body)
     scheduling = spec.get("scheduling")
     return str((scheduling if isinstance(scheduling, dict) else {}).get("strategy")
                or "STANDARD")
@@ -135,7 +116,7 @@ def needs(body: dict[str, Any]) -> list[Need]:
     """What the job ``body`` (a CustomJob or HyperparameterTuningJob) draws on, per metric."""
     data = quota_data()
     machines = _catalog().machine_types
-    spec, times = _spec_and_times(body)
+    spec, times = spec_of(body)
     strategy = strategy_of(body)
     counts: dict[str, int] = {}
     words: dict[str, tuple[str, str | None]] = {}
@@ -148,9 +129,9 @@ def needs(body: dict[str, Any]) -> list[Need]:
         if not isinstance(pool, dict) or not pool:
             continue
         machine = pool.get("machineSpec") if isinstance(pool.get("machineSpec"), dict) else {}
-        replicas = _count(pool.get("replicaCount"), 1) * times
+        replicas = count_of(pool.get("replicaCount"), 1) * times
         accelerator = str(machine.get("acceleratorType") or "")
-        gpus = _count(machine.get("acceleratorCount"), 0)
+        gpus = count_of(machine.get("acceleratorCount"), 0)
         metric = _metric(data["gpus"], accelerator, strategy)
         if metric and gpus:
             add(metric, gpus * replicas, f"{accelerator} GPUs", accelerator)
