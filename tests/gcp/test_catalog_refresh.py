@@ -303,6 +303,12 @@ def test_without_credentials_prices_are_still_read(cli, apis, monkeypatch, tmp_p
     assert not table["regions"]["us-central1"]["machine_types"]
     assert any(o["why"].startswith("Compute Engine's machine types could not be listed: no "
                                    "Google Cloud credentials found") for o in table["omitted"])
+    # and what gpujob then prices from says so: who made the table, and why a price is missing
+    from gpujob.services.vertex import prices
+
+    merged = prices.load()
+    assert merged.generated["by"] == "gpujob catalog refresh"
+    assert table["omitted"][-1] in merged.omitted
 
 
 @pytest.mark.default_service

@@ -166,6 +166,9 @@ def _refreshed(file: str, mtime_ns: int, size: int) -> PriceTable:
     table = part["table"]
     data = copy.deepcopy(built_in().data)
     data["source_key"] = {**data.get("source_key", {}), **table.get("source_key", {})}
+    # what the refresh says of itself: when it ran, and what it left to the shipped table
+    data["generated"] = table.get("generated") or data.get("generated", {})
+    data["omitted"] = [*table.get("omitted", []), *data.get("omitted", [])]
     for region, found in table.get("regions", {}).items():
         mine = data["regions"].setdefault(region, {"machine_types": {}, "accelerators": {}})
         mine.setdefault("accelerators", {}).update(found.get("accelerators", {}))

@@ -94,18 +94,12 @@ def table(skus: Mapping[str, Iterable[Mapping[str, Any]]], moment: datetime,
                         "why": f"Compute Engine's machine types could not be listed: {unread}"})
     return {
         "format": "1", "currency": "USD",
-        "title": "Vertex AI custom training list prices per hour, per GPU (Cloud Billing)",
-        "notes": "Read from Cloud Billing's catalog by gpujob catalog refresh: list prices in "
-                 "USD, before discounts, contracts and taxes; storage and network excluded.",
         "generated": {"by": "gpujob catalog refresh",
                       "at": moment.strftime("%Y-%m-%dT%H:%M:%SZ")},
         "source_key": {f"CB-{name.upper()}": {
             "title": f"Cloud Billing Catalog, {service}",
             "url": SKU_URL.format(id=service.split("/", 1)[1]), "as_of": today}
             for name, service in spec["services"].items()},
-        "rule": {"vertex_factor": 1.15, "fee_factor": 0.15,
-                 "notes": "Vertex on-demand = 1.15 x CE on-demand; Spot = CE Spot + fee; "
-                          "flex-start = CE DWS + fee; fee = 0.15 x CE on-demand"},
         "regions": dict(sorted(regions.items())),
         "omitted": omitted,
     }
