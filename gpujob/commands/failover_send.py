@@ -8,10 +8,10 @@ Cloud Storage bucket is readable from every region; a multi-region bucket keeps 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from gpujob.console import CONSOLE
-from gpujob.errors import EXIT_INTERRUPTED, EXIT_OK, RemoteError
+from gpujob.errors import EXIT_INTERRUPTED, RemoteError
 from gpujob.terminal import printable
 
 if TYPE_CHECKING:
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from gpujob.commands.packages import Prepared
     from gpujob.commands.prepare import Remote
     from gpujob.commands.submit_settings import SubmitSettings
-    from gpujob.services.base import JobClient, Request, Service
+    from gpujob.services.base import Request, Service
 
 
 def run(settings: SubmitSettings, service: Service, workdir: Path, remote: Remote) -> int:
@@ -59,6 +59,7 @@ def send(plan: Plan, settings: SubmitSettings, prepared: Prepared) -> int:
     from gpujob.commands import jobs, output
     from gpujob.commands.failover import Passed
     from gpujob.commands.prepare import stage
+    from gpujob.services.base import JobRef
 
     client = plan.remote.open()
     service = plan.service
@@ -105,15 +106,15 @@ def send(plan: Plan, settings: SubmitSettings, prepared: Prepared) -> int:
         if early:
             CONSOLE.line(printable(job_id))
         if not watch:
-            CONSOLE.err("Follow it with:")
-            for command in (commands.describe, commands.wait, commands.follow_logs):
-                CONSOLE.err(f"  {command}")
-            if settings.output_format == "json":
-                CONSOLE.json(output.envelope(service, created.raw, **extra))
-            return EXIT_OK
-        final = _follow(settings, client, service, created.raw, job_id, status.state, commands,
-                        printed=early)
+            return jobs.left_running(service, created.raw, commands, settings.output_format,
+                                     extra)
+        final = jobs.follow_to_end(service, client, client.resolve(JobRef(job_id)),
+                                   created.raw, status.state, commands, jobs.Follow(
+                                       settings.wait, settings.stream_logs,
+                                       settings.poll_interval))
         if final is None:
+            if settings.output_format == "text" and not early:
+                CONSOLE.line(printable(job_id))  # the result, as for any followed job
             return EXIT_INTERRUPTED
         stockout = plan.placement().stocked_out(final)
         if stockout is not None and not last:
@@ -125,29 +126,6 @@ def send(plan: Plan, settings: SubmitSettings, prepared: Prepared) -> int:
             CONSOLE.json(output.envelope(service, final, **extra))
         return following.outcome(service, final, client.project)
     raise AssertionError("the loop returns or raises on its last choice")
-
-
-def _follow(settings: SubmitSettings, client: JobClient, service: Service, raw: dict[str, Any],
-            job_id: str, state: str, commands: Any, printed: bool) -> dict[str, Any] | None:
-    """Wait for the job, or stream its logs, to its end: the job as it ended; None after
-    Ctrl-C (said as for any followed job, with the job's ID on stdout)."""
-    from gpujob.commands import follow as following
-    from gpujob.services.base import JobRef
-
-    ref = client.resolve(JobRef(job_id))
-    try:
-        if settings.stream_logs:
-            return following.stream(service, client, ref, raw, settings.poll_interval)
-        return following.wait(service, client, ref, settings.poll_interval, None,
-                              last_state=state)
-    except KeyboardInterrupt:
-        if settings.output_format == "text" and not printed:
-            CONSOLE.line(printable(job_id))
-        if settings.stream_logs:
-            following.stopped("streaming the logs of", job_id, commands.follow_logs)
-        else:
-            following.stopped("waiting for", job_id, commands.wait)
-        return None
 
 
 def _pass(plan: Plan, passed: Passed) -> None:

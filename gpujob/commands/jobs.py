@@ -14,7 +14,15 @@ from gpujob.commands import follow as following
 from gpujob.commands import output
 from gpujob.console import CONSOLE
 from gpujob.errors import EXIT_INTERRUPTED, EXIT_OK
-from gpujob.services.base import CreateInterrupted, JobClient, JobRef, JobStatus, Request, Service
+from gpujob.services.base import (
+    Commands,
+    CreateInterrupted,
+    JobClient,
+    JobRef,
+    JobStatus,
+    Request,
+    Service,
+)
 from gpujob.terminal import printable
 
 
@@ -97,25 +105,41 @@ def submit(service: Service, request: Request, client: JobClient, output_format:
     if output_format == "text":
         CONSOLE.line(printable(job_id))  # the service's answer names it
     if not (follow.wait or follow.stream_logs):
-        CONSOLE.err("Follow it with:")
-        for command in (commands.describe, commands.wait, commands.follow_logs):
-            CONSOLE.err(f"  {command}")
-        if output_format == "json":
-            CONSOLE.json(output.envelope(service, created.raw, **extra))
-        return EXIT_OK
-    try:
-        if follow.stream_logs:
-            final = following.stream(service, client, ref, created.raw, follow.poll_interval)
-        else:
-            final = following.wait(service, client, ref, follow.poll_interval, None,
-                                   last_state=status.state)
-    except KeyboardInterrupt:
-        if follow.stream_logs:
-            return following.stopped("streaming the logs of", job_id, commands.follow_logs)
-        return following.stopped("waiting for", job_id, commands.wait)
+        return left_running(service, created.raw, commands, output_format, extra)
+    final = follow_to_end(service, client, ref, created.raw, status.state, commands, follow)
+    if final is None:
+        return EXIT_INTERRUPTED
     if output_format == "json":
         CONSOLE.json(output.envelope(service, final, **extra))
     return following.outcome(service, final, project)
+
+
+def left_running(service: Service, raw: dict[str, Any], commands: Commands,
+                 output_format: str, extra: dict[str, Any]) -> int:
+    """A submit that does not follow its job: how to follow it, and (json) the job. Exit 0."""
+    CONSOLE.err("Follow it with:")
+    for command in (commands.describe, commands.wait, commands.follow_logs):
+        CONSOLE.err(f"  {command}")
+    if output_format == "json":
+        CONSOLE.json(output.envelope(service, raw, **extra))
+    return EXIT_OK
+
+
+def follow_to_end(service: Service, client: JobClient, ref: JobRef, raw: dict[str, Any],
+                  state: str, commands: Commands, follow: Follow) -> dict[str, Any] | None:
+    """Wait for the job, or stream its logs, to its end: the job as it ended; None after
+    Ctrl-C, said with how to resume (the job keeps running)."""
+    try:
+        if follow.stream_logs:
+            return following.stream(service, client, ref, raw, follow.poll_interval)
+        return following.wait(service, client, ref, follow.poll_interval, None,
+                              last_state=state)
+    except KeyboardInterrupt:
+        if follow.stream_logs:
+            following.stopped("streaming the logs of", ref.id, commands.follow_logs)
+        else:
+            following.stopped("waiting for", ref.id, commands.wait)
+        return None
 
 
 def describe(service: Service, job: str, gcp: GcpSettings, output_format: str = "text",
