@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 def region_of_filters(f: Filters) -> str | None:
     from gpujob.services.vertex.records import region_of
 
+    if f.region and "," in f.region:  # a list of regions: the price table has them
+        return None
     return f.region or (region_of(f.zone) if f.zone else None)
 
 
