@@ -92,10 +92,10 @@ def price_rows(offerings: Sequence[Offering], count: int | None, sort: str = "pr
     """A row per region the zone proxy lists each offering in (as far as the filters keep
     them) and per count (``count``: only that one), sorted by ``sort``."""
     from gpujob.services.vertex import prices
-    from gpujob.services.vertex.offerings_prices import _estimate
+    from gpujob.services.vertex.offerings_prices import one_estimate
 
     table = table or prices.load()
-    rows = [PriceRow(region, o.machine_type, o.gpu, o.name, n, _estimate(table, region, o, n))
+    rows = [PriceRow(region, o.machine_type, o.gpu, o.name, n, one_estimate(table, region, o, n))
             for o in offerings for region in (o.regions or {})
             for n in o.counts if count is None or n == count]
     return table, sorted(rows, key=sort_key(sort))
