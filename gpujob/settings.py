@@ -72,6 +72,7 @@ class GpusSettings(NamedTuple):
     output_format: str
     check: CheckSettings
     export_catalog: bool = False
+    sort: str | None = None  # the price table's order (--sort); None: cheapest first
 
 
 class JobSettings(NamedTuple):

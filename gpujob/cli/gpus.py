@@ -21,8 +21,12 @@ from gpujob.settings import CheckSettings, GpusSettings
               help="A machine type, e.g. n1-highcpu-16.")
 @click.option("--count", type=Count(min=1), help="GPUs per machine.")
 @click.option("--region", shell_complete=candidates.region,
-              help="A training region, e.g. us-central1.")
+              help="A training region (us-central1), a comma list of them, or all (vertex: "
+                   "every region in the price table).")
 @click.option("--zone", shell_complete=candidates.zone, help="A zone, e.g. us-central1-a.")
+@click.option("--sort", type=click.Choice(("price", "region", "name")),
+              help="The order of the price table (vertex): price (cheapest first, the "
+                   "default), region, or name (GPU and machine type).")
 @format_option(("text", "json"), "A table for people, or JSON (version 1) for programs.")
 @service_option_of("The training service whose catalog answers.")
 @click.option("--catalog", type=ExistingFile("a catalog file"), envvar="GPUJOB_CATALOG",
@@ -31,7 +35,7 @@ from gpujob.settings import CheckSettings, GpusSettings
               help="Print the catalog in use (JSON, with its sources and dates) and exit: a "
                    "starting point for a newer one to pass with --catalog.")
 def gpus(gpu: str | None, machine_type: str | None, count: int | None, region: str | None,
-         zone: str | None, fmt: str, service: str, catalog: str | None,
+         zone: str | None, sort: str | None, fmt: str, service: str, catalog: str | None,
          export_catalog: bool) -> int:
     """Which GPUs can I use, on which machine types, how many, and where?
 
@@ -45,6 +49,8 @@ def gpus(gpu: str | None, machine_type: str | None, count: int | None, region: s
     Examples:
       gpujob gpus
       gpujob gpus --gpu t4 --region europe-west4
+      gpujob gpus --gpu L4 --count 4      # every region's $/hour, cheapest first
+      gpujob gpus --gpu h100 --count 8 --region us-east4,europe-west4 --sort region
       gpujob gpus --machine-type n1-standard-32 --gpu v100
       gpujob gpus --gpu a100 --format json | jq '.offerings[].zones'
       gpujob gpus --service vertex --gpu h100
@@ -55,4 +61,4 @@ def gpus(gpu: str | None, machine_type: str | None, count: int | None, region: s
     return execute(GpusSettings(gpu, machine_type, count, region, zone, fmt,
                                 CheckSettings(service=service,
                                               catalog=load_catalog(service, catalog)),
-                                export_catalog))
+                                export_catalog, sort))

@@ -42,6 +42,24 @@ def with_one_filter_fewer(f: Filters, find: Callable[[Filters], Sequence[T]],
     return lines
 
 
+def without_prices(title: str, region: str | None, sort: str | None) -> str | None:
+    """The one region of a service gpujob has no prices for (None: all of them, as
+    ``--region all``); a list of regions and ``--sort`` order the price table, which it lacks:
+    a usage error (exit 2)."""
+    from gpujob.errors import UsageError
+
+    hint = "gpujob has prices for Vertex AI only: --service vertex shows them"
+    if sort is not None:
+        raise UsageError(f"--sort orders the price table, and gpujob has no prices for {title}",
+                         hint)
+    if region is not None and region.strip().lower() == "all":
+        return None
+    if region is not None and "," in region:
+        raise UsageError(f"--region takes one region for {title}: a list of regions is for the "
+                         "price table", hint)
+    return region
+
+
 def table_width() -> int:
     """The terminal's width, between 80 and 160 columns (100 when it is not a terminal)."""
     return max(80, min(shutil.get_terminal_size((100, 24)).columns, 160))

@@ -93,8 +93,8 @@ def test_h100_lists_the_a3_machine_types_with_counts_and_regions(cli):
         "their GPUs,\n"
         "  and a job states exactly those (acceleratorType and acceleratorCount).\n"
         "Also: H100 Mega (NVIDIA_H100_MEGA_80GB) on a3-megagpu-8g.\n"
-        "$/hour: add --region REGION for what each machine type with its GPUs costs an hour "
-        "there.\n")
+        "$/hour in every region that has it, cheapest first: add --count N (or --region "
+        "R[,R…] or all).\n")
 
 
 def test_h100_as_json_has_each_machine_type_its_count_and_zones(cli):

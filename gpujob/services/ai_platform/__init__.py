@@ -180,10 +180,12 @@ class AiPlatform:
 
     def offerings(self, settings: GpusSettings) -> int:
         from gpujob.services.ai_platform import offerings
+        from gpujob.services.offerings import without_prices
 
         cat = settings.check.catalog
+        region = without_prices(self.title, settings.region, settings.sort)
         filters = offerings.resolve_filters(cat, settings.gpu, settings.machine_type,
-                                            settings.count, settings.region, settings.zone)
+                                            settings.count, region, settings.zone)
         return offerings.run(cat, filters, settings.output_format)
 
     def completions(self, cat: Any) -> Offer:

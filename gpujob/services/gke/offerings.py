@@ -40,6 +40,10 @@ def rows(cat: GkeCatalog, gpu: str | None, machine: str | None,
 
 def run(settings: GpusSettings) -> int:
     """Print the offerings (a table, or JSON); exit 1 when none passes the filters."""
+    if settings.sort is not None:
+        from gpujob.services.offerings import without_prices
+
+        without_prices("GKE", None, settings.sort)
     if settings.region is not None or settings.zone is not None:
         raise UsageError("--region and --zone do not apply to --service gke",
                          "a GKE job runs where its cluster's node pools are")

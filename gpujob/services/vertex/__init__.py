@@ -107,11 +107,15 @@ class Vertex(JobsInModule):
 
     def offerings(self, settings: GpusSettings) -> int:
         from gpujob.services.vertex import offerings, offerings_report
+        from gpujob.services.vertex.offerings_table import PriceAsk
 
         cat = settings.check.catalog
+        every = (settings.region or "").strip().lower() == "all"
         filters = offerings.resolve_filters(cat, settings.gpu, settings.machine_type,
-                                            settings.count, settings.region, settings.zone)
-        code = offerings_report.run(cat, filters, settings.output_format)
+                                            settings.count, None if every else settings.region,
+                                            settings.zone)
+        code = offerings_report.run(cat, filters, settings.output_format,
+                                    PriceAsk(settings.sort or "price", every))
         from gpujob.catalog import freshness
         from gpujob.console import CONSOLE
 

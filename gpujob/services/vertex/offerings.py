@@ -78,12 +78,18 @@ def _narrow(o: Offering, f: Filters) -> Offering | None:
             return None
         o = o._replace(counts=(f.count,))
     if f.region or f.zone:
-        zones = tuple(z for z in o.zones or () if (not f.region or region_of(z) == f.region)
+        regions = regions_of(f)
+        zones = tuple(z for z in o.zones or () if (not regions or region_of(z) in regions)
                       and (not f.zone or z == f.zone))
         if not zones:
             return None
         o = o._replace(zones=zones)
     return o
+
+
+def regions_of(f: Filters) -> list[str]:
+    """The regions ``--region`` names: one, or a comma list (none: every region)."""
+    return f.region.split(",") if f.region else []
 
 
 def query(cat: VertexCatalog, f: Filters) -> list[Offering]:
@@ -134,16 +140,20 @@ def resolve_filters(cat: VertexCatalog, gpu: str | None, machine_type: str | Non
                                 f"gpujob sends it to Vertex as {legacy.machine_type}{accel}: "
                                 f"--machine-type {legacy.machine_type}")
         _unknown("machine type", machine_type, list(cat.machine_types))
-    if region is not None and region not in cat.training_regions:
-        if region in cat.endpoint_only_regions:
-            raise InvalidConfig(f"{region} is not a Vertex AI training region",
+    regions = list(dict.fromkeys(r.strip() for r in (region or "").split(",") if r.strip()))
+    for one in regions:
+        if one in cat.training_regions:
+            continue
+        if one in cat.endpoint_only_regions:
+            raise InvalidConfig(f"{one} is not a Vertex AI training region",
                                 "it has an aiplatform endpoint, but gcloud's list of training "
                                 "regions does not name it; training regions: "
                                 f"{describe_list(list(cat.training_regions), 12)}")
-        _unknown("region", region, list(cat.training_regions))
+        _unknown("region", one, list(cat.training_regions))
+    region = ",".join(regions) or None
     if zone is not None and zone not in proxy_zones(cat):
         _unknown("zone", zone, proxy_zones(cat))
-    if zone and region and region_of(zone) != region:
+    if zone and regions and region_of(zone) not in regions:
         raise InvalidConfig(f"zone {zone} is not in region {region}")
     return Filters(found.api_name if found else None, machine_type, count, region, zone)
 

@@ -18,10 +18,12 @@ if TYPE_CHECKING:
 def region_of_filters(f: Filters) -> str | None:
     from gpujob.services.vertex.records import region_of
 
+    if f.region and "," in f.region:  # a list of regions: the price table has them
+        return None
     return f.region or (region_of(f.zone) if f.zone else None)
 
 
-def _estimate(table: PriceTable, region: str, o: Offering, count: int) -> Estimate:
+def one_estimate(table: PriceTable, region: str, o: Offering, count: int) -> Estimate:
     from gpujob.services.vertex.cost import estimate
 
     spec = {"machineType": o.machine_type, "acceleratorType": o.gpu, "acceleratorCount": count}
@@ -39,7 +41,7 @@ def priced(offerings: Sequence[Offering], f: Filters
     from gpujob.services.vertex import prices
 
     table = prices.load()
-    return table, region, [(o, {n: _estimate(table, region, o, n) for n in o.counts
+    return table, region, [(o, {n: one_estimate(table, region, o, n) for n in o.counts
                                 if f.count is None or n == f.count}) for o in offerings]
 
 

@@ -20,6 +20,7 @@ from gpujob.services.vertex.offerings import (
     related,
     unlisted,
 )
+from gpujob.services.vertex.offerings_table import DEFAULT_ASK, PriceAsk
 from gpujob.services.vertex.records import Accelerator, region_of
 from gpujob.suggest import and_list
 
@@ -142,10 +143,11 @@ def _where_text(now: list[str] | None, above: list[str] | None) -> str:
     return " ".join(now) or "-"
 
 
-def render_table(cat: VertexCatalog, offerings: Sequence[Offering], f: Filters) -> str:
+def render_table(cat: VertexCatalog, offerings: Sequence[Offering], f: Filters,
+                 ask: PriceAsk = DEFAULT_ASK) -> str:
     """The ``gpujob gpus`` table: per GPU, the machine types grouped by the counts they take
     and the places that list them."""
-    zoned = bool(f.region or f.zone)
+    zoned = bool(f.zone or (f.region and "," not in f.region))
     rows: list[Row] = [("GPU", "COUNT", "MACHINE TYPES", "ZONES" if zoned else "REGIONS")]
     shown = [a for a in gpu_types(cat) if any(o.gpu == a.api_name for o in offerings)]
     above: list[str] | None = None
@@ -179,23 +181,24 @@ def render_table(cat: VertexCatalog, offerings: Sequence[Offering], f: Filters) 
             names = cat.machines_for(acc.api_name)
             notes.append(f"Also: {acc.name} ({acc.api_name}) on {' '.join(names)}.")
     text = "\n".join(_lines(rows, _fit(rows, 2, [11, 9], cap=2))) + "\n\n" + _notes(notes)
-    return text + _price_table(offerings, f)
+    return text + _price_table(offerings, f, ask)
 
 
-def _price_table(offerings: Sequence[Offering], f: Filters) -> str:
-    """With a region (or zone): what each offering costs an hour there; without one, how to
-    see it."""
-    from gpujob.services.vertex import offerings_prices as gpus_prices
+def _price_table(offerings: Sequence[Offering], f: Filters, ask: PriceAsk) -> str:
+    """When the filters narrow it (a count, a machine type, regions or a zone): every region
+    and machine type with what it costs an hour there, cheapest first; else how to see it."""
+    if not ask.wanted(f):
+        return _notes(["$/hour in every region that has it, cheapest first: add --count N "
+                       "(or --region R[,R…] or all)."])
+    from gpujob.services.vertex import offerings_table as prices_table
 
-    found = gpus_prices.priced(offerings, f)
-    if found is None:
-        return _notes(["$/hour: add --region REGION for what each machine type with its GPUs "
-                       "costs an hour there."])
-    table, region, by_offering = found
-    rows: list[Row] = [("MACHINE TYPE", "GPUS", "ON-DEMAND $/HOUR", "SPOT $/HOUR"),
-                       *gpus_prices.rows(by_offering)]
-    return ("\n" + "\n".join(_lines(rows, _fit(rows, 2, [1, 1]))) + "\n\n"
-            + _notes(gpus_prices.notes(table, region, by_offering)))
+    table, found = prices_table.price_rows(offerings, f.count, ask.sort)
+    unzoned = [o for o in offerings if o.zones is None]
+    if not found:  # nothing the zone proxy places
+        return _notes([prices_table.unzoned_note(unzoned)]) if unzoned else ""
+    rows: list[Row] = [prices_table.HEADER, *prices_table.cells(found)]
+    return ("\n" + "\n".join(_lines(rows, _fit(rows, len(rows[0]), []))) + "\n\n"
+            + _notes(prices_table.notes(table, found, ask.sort, unzoned)))
 
 
 def _gpu_record(cat: VertexCatalog, acc: Accelerator) -> dict[str, object]:
@@ -204,7 +207,8 @@ def _gpu_record(cat: VertexCatalog, acc: Accelerator) -> dict[str, object]:
             "replacement": acc.replacement, "machine_types": cat.machines_for(acc.api_name)}
 
 
-def render_json(cat: VertexCatalog, offerings: Sequence[Offering], f: Filters) -> str:
+def render_json(cat: VertexCatalog, offerings: Sequence[Offering], f: Filters,
+                ask: PriceAsk = DEFAULT_ASK) -> str:
     """The same records as the tables: ``gpus`` (the GPU types shown; all of them, the retired
     too, with no filter) and ``offerings`` (one per GPU and machine type)."""
     shown = [a for a in gpu_types(cat)
@@ -219,7 +223,20 @@ def render_json(cat: VertexCatalog, offerings: Sequence[Offering], f: Filters) -
         "gpus": [_gpu_record(cat, a) for a in shown],
         "offerings": [o.as_dict() for o in offerings],
         **_json_prices(offerings, f),
+        **_json_table(offerings, f, ask),
     }) + "\n"
+
+
+def _json_table(offerings: Sequence[Offering], f: Filters, ask: PriceAsk
+                ) -> dict[str, object]:
+    """``price_table``, as the text shows it (when the filters narrow the offerings)."""
+    if not offerings or not ask.wanted(f):
+        return {}
+    from gpujob.services.vertex import offerings_table as prices_table
+
+    table, found = prices_table.price_rows(offerings, f.count, ask.sort)
+    return {"price_table": prices_table.as_json(
+        table, found, ask.sort, [o for o in offerings if o.zones is None])}
 
 
 def _json_prices(offerings: Sequence[Offering], f: Filters) -> dict[str, object]:
@@ -237,13 +254,13 @@ def _json_prices(offerings: Sequence[Offering], f: Filters) -> dict[str, object]
                           for o, hourly in zip(offerings, figures, strict=True)]}
 
 
-def run(cat: VertexCatalog, f: Filters, fmt: str) -> int:
+def run(cat: VertexCatalog, f: Filters, fmt: str, ask: PriceAsk = DEFAULT_ASK) -> int:
     """Print the offerings that match; exit 1 (with the closest alternatives) when none do."""
     found = query(cat, f)
     if fmt == "json":
-        CONSOLE.json_text(render_json(cat, found, f))
-    elif found and not f.given():
+        CONSOLE.json_text(render_json(cat, found, f, ask))
+    elif found and not f.given() and not ask.every:
         CONSOLE.out(render_types(cat, found))
     elif found:
-        CONSOLE.out(render_table(cat, found, f))
+        CONSOLE.out(render_table(cat, found, f, ask))
     return 0 if found else report_miss(f, alternatives(cat, f))

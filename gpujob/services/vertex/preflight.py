@@ -19,7 +19,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from gpujob.console import CONSOLE
 from gpujob.errors import RemoteError
+from gpujob.services.vertex import quota_metrics
 from gpujob.services.vertex.paths import count_of, spec_of
 
 if TYPE_CHECKING:
@@ -87,6 +89,7 @@ class Verdict:
     shortfalls: list[Shortfall] = field(default_factory=list)
     unknown: str | None = None
     needs: list[Need] = field(default_factory=list)
+    unchecked: list[str] = field(default_factory=list)  # accelerators with no metric known
 
     @property
     def short(self) -> bool:
@@ -130,18 +133,40 @@ def needs(body: dict[str, Any]) -> list[Need]:
             continue
         machine = pool.get("machineSpec") if isinstance(pool.get("machineSpec"), dict) else {}
         replicas = count_of(pool.get("replicaCount"), 1) * times
-        accelerator = str(machine.get("acceleratorType") or "")
-        gpus = count_of(machine.get("acceleratorCount"), 0)
-        metric = _metric(data["gpus"], accelerator, strategy)
-        if metric and gpus:
-            add(metric, gpus * replicas, f"{accelerator} GPUs", accelerator)
         machine_type = str(machine.get("machineType") or "")
+        found = _draw(machine, machine_type, strategy)
+        if found is not None and found.metric:
+            add(found.metric, found.count * replicas, found.what, found.key)
         family = machines[machine_type].family if machine_type in machines else ""
         metric = _metric(data["cpus"], family, strategy)
         vcpus = _VCPUS.search(machine_type)
         if metric and vcpus:
             add(metric, int(vcpus.group(1)) * replicas, f"vCPUs ({family} machines)")
     return [Need(metric, count, *words[metric]) for metric, count in counts.items()]
+
+
+def _draw(machine: dict[str, Any], machine_type: str, strategy: str | None = None
+          ) -> quota_metrics.Draw | None:
+    """The accelerators of one replica of a pool and their metric (``quota_metrics``)."""
+    known = _catalog().machine_types.get(machine_type)
+    return quota_metrics.draw(quota_data(), str(machine.get("acceleratorType") or ""),
+                              count_of(machine.get("acceleratorCount"), 0),
+                              known.tpu if known else None, machine_type,
+                              preemptible(strategy))
+
+
+def unchecked(body: dict[str, Any]) -> list[str]:
+    """The accelerators of ``body`` whose quota is not checked, each with why."""
+    spec, _ = spec_of(body)
+    out: list[str] = []
+    for pool in spec.get("workerPoolSpecs") or []:
+        machine = pool.get("machineSpec") if isinstance(pool, dict) else None
+        if isinstance(machine, dict):
+            found = _draw(machine, str(machine.get("machineType") or ""), strategy_of(body))
+            line = quota_metrics.unchecked_line(found) if found and not found.metric else ""
+            if line and line not in out:
+                out.append(line)
+    return out
 
 
 def in_use(jobs: Iterable[dict[str, Any]]) -> dict[str, int]:
@@ -167,6 +192,7 @@ class Preflight:
         self.vertex = vertex
         self._limits: dict[str, Limits | RemoteError] = {}
         self._held: dict[str, dict[str, int]] = {}
+        self._said: set[str] = set()
 
     def limits(self, metric: str) -> Limits:
         """The metric's limits, read once (a failure too: it is not asked again)."""
@@ -193,7 +219,12 @@ class Preflight:
     def check(self, body: dict[str, Any], region: str) -> Verdict:
         """The verdict on ``body`` in ``region``: the metrics whose limit and use could be read
         are checked; ``unknown`` says why the others could not."""
-        verdict = Verdict(region, strategy_of(body), needs=needs(body))
+        verdict = Verdict(region, strategy_of(body), needs=needs(body),
+                          unchecked=unchecked(body))
+        for line in verdict.unchecked:  # said once a run, not once a region
+            if line not in self._said:
+                self._said.add(line)
+                CONSOLE.err(f"note: {line}")
         for need in verdict.needs:
             try:
                 limits = self.limits(need.metric)

@@ -236,12 +236,16 @@ def test_gpus_shows_each_offerings_dollars_an_hour_in_the_region(cli):
     result = cli("gpus", "--gpu", "t4", "--region", "us-central1", env={"COLUMNS": "120"})
     assert result.code == 0, result.err
     lines = result.out.splitlines()
-    head = next(line for line in lines if line.startswith("MACHINE TYPE"))
-    assert head.split("  ")[0] == "MACHINE TYPE" and "ON-DEMAND $/HOUR" in head
-    row = next(line for line in lines if line.startswith("n1-standard-4 "))
-    assert row.split() == ["n1-standard-4", "1,", "2,", "4", "×", "T4",
-                           "$0.62,", "$1.02,", "$1.83", "$0.31,", "$0.53,", "$0.97"]
-    assert "what one machine with its GPUs costs an hour in us-central1" in result.out
+    head = next(line for line in lines if line.startswith("REGION "))
+    assert head.split() == ["REGION", "MACHINE", "TYPE", "GPUS", "ON-DEMAND", "$/HOUR", "SPOT",
+                            "$/HOUR", "FLEX-START", "$/HOUR"]
+    rows = [line.split() for line in lines if line.startswith("us-central1 ")
+            and "n1-standard-4 " in line]
+    assert rows == [["us-central1", "n1-standard-4", str(n), "×", "T4", on_demand, spot,
+                     "no", "price"]
+                    for n, on_demand, spot in ((1, "$0.62", "$0.31"), (2, "$1.02", "$0.53"),
+                                               (4, "$1.83", "$0.97"))]
+    assert "what one machine with its GPUs costs an hour in each region" in result.out
     data = json.loads(cli("gpus", "--gpu", "t4", "--region", "us-central1", "--format",
                           "json").out)
     assert data["prices"]["region"] == "us-central1"
