@@ -5,8 +5,9 @@ in order, and in each the strategies in order (for a service that ``fails_over``
 gpujob passes over a choice that fails the offline checks or the quota preflight, then creates
 the job in the first one left; it moves on when the service refuses the create for quota or
 capacity, or (with ``--wait`` or ``--stream-logs``, which watch the job) when the job ends
-FAILED for capacity before it ever ran. Before moving on it makes sure nothing of the refused
-choice is alive. It says which choice it took and why it passed over the others (stderr;
+FAILED for capacity before it ever ran. After every refusal for room, the last choice's too,
+it makes sure nothing of the refused create is alive (``jobs.clean_up``), and stops where it
+cannot. It says which choice it took and why it passed over the others (stderr;
 ``failover`` in the JSON). What is quota, capacity or a stockout is the service's to say
 (``base.Placement``); the order, the checks and the creates are here (``failover_send``).
 
@@ -178,10 +179,13 @@ class Plan:
         ``InvalidConfig`` (exit 1) with the numbers, the metric and where to ask for more."""
         if not self.settings.preflight:
             return
+        from gpujob import interrupts
+
         keep: list[Choice] = []
         last: Room | None = None
         for choice in self.left:
-            room = self.placement().room(self.request(choice))
+            with interrupts.as_ctrl_c():  # SIGTERM, SIGHUP: "interrupted" (130), as Ctrl-C
+                room = self.placement().room(self.request(choice))
             if room.unknown is not None:
                 self._warn(room.unknown)
             if room.short:

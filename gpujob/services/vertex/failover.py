@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING, Any
 from gpujob.console import CONSOLE
 from gpujob.errors import RemoteError
 from gpujob.services.base import Room
+from gpujob.terminal import printable
 
 if TYPE_CHECKING:
     from gpujob.services.base import JobClient, Request
-    from gpujob.services.vertex.api import VertexClient
+    from gpujob.services.vertex.api import Place, VertexClient
     from gpujob.services.vertex.preflight import Preflight
 
 # capacity words of Vertex AI and Compute Engine answers besides "resources are insufficient"
@@ -88,16 +89,63 @@ class VertexPlacement:
         return None
 
     def confirm_none(self, request: Request) -> None:
-        from gpujob.services.vertex.api import JobName, submission_filter
-        from gpujob.services.vertex.create import labelled
+        from gpujob.services.base import CreateInterrupted
+        from gpujob.services.vertex.create import find_command
         from gpujob.services.vertex.paths import SUBMISSION_LABEL
 
         token = request.body["labels"][SUBMISSION_LABEL]
         place = self.vertex.place_of(request.url)
-        for job in labelled(self.vertex.list(place, submission_filter(token)), token):
-            name = JobName.parse(str(job.get("name", "")))
-            if name is None or job.get("state") in _ENDED:
-                continue
-            state = self.vertex.cancel(name)
-            CONSOLE.err(f"note: job {name.id} of the refused create was made after all; "
-                        f"{'it is ' + state if state else 'cancelled it'}")
+        look = find_command(place, token)
+        try:
+            found = self._alive(place, token, look)
+        except KeyboardInterrupt as exc:
+            raise CreateInterrupted(f"A job the refused create may have made carries its label: "
+                                    f"{look}") from exc
+        for job in found:
+            self._cancel(job, look)
+
+    def _alive(self, place: Place, token: str, look: str) -> list[dict[str, Any]]:
+        """The jobs carrying the submission label ``token`` that have not ended."""
+        from gpujob.services.vertex.api import submission_filter
+        from gpujob.services.vertex.create import labelled
+
+        try:
+            listed = labelled(self.vertex.list(place, submission_filter(token)), token)
+        except RemoteError as exc:
+            raise RemoteError(f"whether that create made a job after all could not be checked "
+                              f"({exc.message})",
+                              f"look for it before submitting again: {look}") from exc
+        return [job for job in listed if not (isinstance(job.get("state"), str)
+                                              and job["state"] in _ENDED)]
+
+    def _cancel(self, job: dict[str, Any], look: str) -> None:
+        """Cancel ``job``, which a refused create made after all; ``RemoteError`` naming it
+        (alive, and how to cancel it) when its name cannot be read or the cancel fails."""
+        import json
+
+        from gpujob.services.base import CreateInterrupted
+        from gpujob.services.vertex.api import JobName
+
+        raw = job.get("name")
+        state = job.get("state") if isinstance(job.get("state"), str) else "unknown"
+        name = JobName.parse(raw) if isinstance(raw, str) else None
+        if name is None:
+            shown = json.dumps(raw if len(str(raw)) <= 300 else str(raw)[:300] + "…")
+            raise RemoteError(
+                f"a job carrying this submission's label was made after all and is alive "
+                f"(state {printable(state)}), but the service names it {shown}, which is not a "
+                "job's resource name: gpujob could not cancel it",
+                f"it is listed by: {look}; cancel it (gpujob cancel ID --service vertex "
+                "--region REGION, or in the console) before submitting again")
+        cancel = f"gpujob cancel {name} --service vertex"
+        alive = f"job {name.id} ({name}), which the refused create made after all"
+        try:
+            ended = self.vertex.cancel(name)
+        except RemoteError as exc:
+            raise RemoteError(f"{alive}, is alive (state {printable(state)}): {exc.message}",
+                              f"cancel it before submitting again: {cancel}") from exc
+        except KeyboardInterrupt as exc:
+            raise CreateInterrupted(f"{alive[0].upper()}{alive[1:]}, may still be alive: "
+                                    f"cancel it with: {cancel}") from exc
+        CONSOLE.err(f"note: job {name.id} of the refused create was made after all; "
+                    f"{'it is ' + ended if ended else 'cancelled it'}")
