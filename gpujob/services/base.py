@@ -198,12 +198,15 @@ class JobClient(Protocol):
 class Room:
     """The quota preflight of one request: the limits it is short of (``lines``, and the same
     as ``details`` for JSON), what it could not read (``unknown``: why), and where to ask for
-    more (``hint``, about the first shortfall)."""
+    more (``hint``, about the first shortfall); ``held``: the limits that hold it, with the same
+    numbers (and ``held_details`` for JSON)."""
 
     lines: tuple[str, ...] = ()
     details: tuple[dict[str, Any], ...] = ()
     unknown: str | None = None
     hint: str = ""
+    held: tuple[str, ...] = ()
+    held_details: tuple[dict[str, Any], ...] = ()
 
     @property
     def short(self) -> bool:

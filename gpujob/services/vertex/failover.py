@@ -17,7 +17,7 @@ from gpujob.terminal import printable
 if TYPE_CHECKING:
     from gpujob.services.base import JobClient, Request
     from gpujob.services.vertex.api import Place, VertexClient
-    from gpujob.services.vertex.preflight import Preflight
+    from gpujob.services.vertex.preflight import Need, Preflight
 
 # capacity words of Vertex AI and Compute Engine answers besides "resources are insufficient"
 # (``api.capacity_or_quota``): a zone's stockout
@@ -54,11 +54,35 @@ class VertexPlacement:
             session = self.client.session
             assert session is not None, "a Vertex AI client has a session"
             self._preflight = Preflight(ServiceUsageClient(session), self.vertex)
-        verdict = self._preflight.check(request.body, self.vertex.place_of(request.url).location)
+        region = self.vertex.place_of(request.url).location
+        verdict = self._preflight.check(request.body, region)
         shortfalls = verdict.shortfalls
+        held = [] if shortfalls else self._held(verdict.needs, region)
         return Room(tuple(s.line() for s in shortfalls), tuple(s.as_dict() for s in shortfalls),
                     verdict.unknown,
-                    request_hint(shortfalls[0], self.client.project) if shortfalls else "")
+                    request_hint(shortfalls[0], self.client.project) if shortfalls else "",
+                    tuple(line for line, _ in held), tuple(found for _, found in held))
+
+    def _held(self, needs: list[Need], region: str) -> list[tuple[str, dict[str, Any]]]:
+        """Each need whose limit in ``region`` holds the job, as a line and for JSON: need,
+        limit and in use as the preflight read them (read already, so nothing is asked)."""
+        assert self._preflight is not None
+        found = []
+        for need in needs:
+            try:
+                limit = self._preflight.limits(need.metric).limit(region)
+                used = self._preflight.held(region).get(need.metric, 0) \
+                    if limit is not None else 0
+            except (RemoteError, LookupError, ValueError):  # the preflight's warning says why
+                continue
+            room = ("the project's quota there has no limit" if limit is None else
+                    f"the project's limit there is {limit}, and its running and pending jobs "
+                    f"hold {used}")
+            found.append((f"{region}: the job needs {need.count} {need.what} ({need.metric}); "
+                          f"{room}",
+                          {"region": region, "metric": need.metric, "what": need.what,
+                           "need": need.count, "limit": limit, "inUse": used}))
+        return found
 
     def refused_for_room(self, exc: Exception, request: Request) -> str | None:
         from googleapiclient.errors import HttpError
