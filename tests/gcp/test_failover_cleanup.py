@@ -144,3 +144,25 @@ def test_an_interrupt_while_cancelling_the_refused_creates_job_names_it(
             f"still be alive: cancel it with: gpujob cancel {alive['name']} --service vertex"
             ) in lines
     assert len(google.calls("customJobs.create")) == 1
+
+
+def test_an_interrupt_while_looking_for_the_refused_creates_job_says_how_to_look(
+        google, key, write, vertex):
+    google.inject("customJobs.create", _quota_after_making_it())
+    google.inject("customJobs.list", Late(30))  # the clean-up's listing gets no answer
+    proc = subprocess.Popen([sys.executable, "-m", "gpujob", "submit", write(FORTY_T4),
+                             *VERTEX, "--region", f"{REGION},{EAST}"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not google.calls("customJobs.list") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert google.calls("customJobs.list"), "the clean-up never looked"
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and out == "", err
+    lines = err.splitlines()
+    assert "Interrupted while making sure the refused create left no job alive." in lines
+    assert any(line.startswith("A job the refused create may have made carries its label: "
+                               f"gpujob list --service vertex --project proj-a --region {REGION}"
+                               " --filter 'labels.gpujob-submission=") for line in lines), err
+    assert len(google.calls("customJobs.create")) == 1
