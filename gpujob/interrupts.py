@@ -14,9 +14,10 @@ terminal would have (pip and build then remove their temporary directories), SIG
 left after a few seconds, and raises ``KeyboardInterrupt`` (exit 130, "interrupted").
 
 ``as_ctrl_c`` is for code that already handles Ctrl-C where it lands (a create, whose job may
-exist once the request is out): there SIGTERM (a CI runner cancelling the step) and SIGHUP (a
-closed terminal) raise ``KeyboardInterrupt`` as SIGINT does, so they get the same message
-instead of ending gpujob by the signal with nothing said.
+exist once the request is out; the clean-up after a refused one; the waits on Google of the
+quota preflight and ``catalog refresh``, where it ends the command): there SIGTERM (a CI runner
+cancelling the step) and SIGHUP (a closed terminal) raise ``KeyboardInterrupt`` as SIGINT does,
+so they get the same message instead of ending gpujob by the signal with nothing said.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 def execute(settings: GcpSettings, parts: tuple[str, ...]) -> int:
     """Read each part; write the overlay with those read (the others keep what they had); exit
     0 when every part was read, 3 when one could not be (the others are still written)."""
+    from gpujob import interrupts
     from gpujob.catalog import files, overlay
     from gpujob.services.vertex import catalog as vertex_data
     from gpujob.services.vertex.refresh import run
@@ -28,7 +29,8 @@ def execute(settings: GcpSettings, parts: tuple[str, ...]) -> int:
     current = files.current(vertex_data)
     data = current.document if current.document is not None else \
         files.built_in_data(vertex_data)
-    result = run.refresh(settings, parts, data, old)
+    with interrupts.as_ctrl_c():  # SIGTERM, SIGHUP: "interrupted" (exit 130), as Ctrl-C
+        result = run.refresh(settings, parts, data, old)
     hinted = set()  # a hint said once (parts that failed alike: no credentials)
     for outcome in result.outcomes:
         name = run.NAMES[outcome.part]

@@ -5,8 +5,9 @@ in order, and in each the strategies in order (for a service that ``fails_over``
 gpujob passes over a choice that fails the offline checks or the quota preflight, then creates
 the job in the first one left; it moves on when the service refuses the create for quota or
 capacity, or (with ``--wait`` or ``--stream-logs``, which watch the job) when the job ends
-FAILED for capacity before it ever ran. Before moving on it makes sure nothing of the refused
-choice is alive. It says which choice it took and why it passed over the others (stderr;
+FAILED for capacity before it ever ran. After every refusal for room, the last choice's too,
+it makes sure nothing of the refused create is alive (``jobs.clean_up``), and stops where it
+cannot. It says which choice it took and why it passed over the others (stderr;
 ``failover`` in the JSON). What is quota, capacity or a stockout is the service's to say
 (``base.Placement``); the order, the checks and the creates are here (``failover_send``).
 
@@ -115,6 +116,7 @@ class Plan:
         self.left: list[Choice] = []
         self.checks: dict[Choice, JobCheck] = {}
         self.requests: dict[Choice, Request] = {}  # before the packages are staged
+        self.rooms: dict[Choice, Room] = {}  # the quota preflight's verdicts
         self.own = Choice(None, None)  # the job's own region and strategy, once known
         self.warned = False
         self._placement: Placement | None = None
@@ -146,10 +148,20 @@ class Plan:
             else:
                 self.left.append(choice)
         if not self.left:  # each refused for its own sake: the first one's errors are reported
+            own = self._checked_region(self.checks[self.choices[0]])
             for passed in self.passed[1:]:
-                CONSOLE.err(f"note: passed over {passed.choice.label()}: {passed.reason}")
+                CONSOLE.err(f"note: passed over {passed.choice.label(own)}: {passed.reason}")
             self.left = [self.choices[0]]
         return settings_for(self.settings, self.left[0])
+
+    @staticmethod
+    def _checked_region(checked: JobCheck) -> Choice:
+        """The region the checked config names (with the command line applied: --region,
+        GPUJOB_REGION), before any request is built; None where it cannot be read there."""
+        data = checked.doc.data if checked.doc is not None else {}
+        section = data.get(TI)
+        region = section.get("region") if isinstance(section, dict) else None
+        return Choice(region if isinstance(region, str) and region else None, None)
 
     def placement(self) -> Placement:
         if self._placement is None:
@@ -178,33 +190,44 @@ class Plan:
         ``InvalidConfig`` (exit 1) with the numbers, the metric and where to ask for more."""
         if not self.settings.preflight:
             return
+        from gpujob import interrupts
+
         keep: list[Choice] = []
-        last: Room | None = None
+        shorts: list[Room] = []
         for choice in self.left:
-            room = self.placement().room(self.request(choice))
+            with interrupts.as_ctrl_c():  # SIGTERM, SIGHUP: "interrupted" (130), as Ctrl-C
+                room = self.rooms[choice] = self.placement().room(self.request(choice))
             if room.unknown is not None:
                 self._warn(room.unknown)
             if room.short:
-                last = room
+                shorts.append(room)
                 self.passed.append(Passed(
                     choice, "the project's quota there is short: " + "; ".join(room.lines),
                     list(room.details)))
             else:
                 keep.append(choice)
         self.left = keep
-        if not keep and last is not None:
-            self._refuse(last)
+        if not keep and shorts:
+            self._refuse(shorts)
 
-    def _refuse(self, room: Room) -> None:
-        for passed in self.passed[:-1]:
+    def _refuse(self, shorts: list[Room]) -> None:
+        """No choice left, each short of quota (``shorts``, in order): every shortfall is
+        said, the first in the error (one choice) or all of them (several)."""
+        for passed in self.passed[:-len(shorts)]:  # those the checks refused
             CONSOLE.err(f"note: passed over {passed.choice.label(self.own)}: {passed.reason}")
-        for line in room.lines[1:]:
-            CONSOLE.err(f"quota: {line}")
+        if len(shorts) == 1:
+            for line in shorts[0].lines[1:]:
+                CONSOLE.err(f"quota: {line}")
+            what = shorts[0].lines[0]
+        else:
+            what = (f"none of the {len(shorts)} choices has enough: "
+                    + "; ".join(line for room in shorts for line in room.lines))
         if self.settings.output_format == "json":
             CONSOLE.json({"version": 1, "service": self.service.name, "job": None,
                           "failover": self.summary(None)})
-        raise InvalidConfig(f"not enough quota: {room.lines[0]}; nothing was built, uploaded "
-                            "or submitted", room.hint)
+        hint = "; or ".join(dict.fromkeys(room.hint for room in shorts if room.hint))
+        raise InvalidConfig(f"not enough quota: {what}; nothing was built, uploaded or "
+                            "submitted", hint)
 
     def _warn(self, why: str) -> None:
         if not self.warned:
@@ -253,13 +276,20 @@ def check_only(settings: SubmitSettings, service: Service, remote: Remote) -> in
     plan.check_quota()
     taken = plan.left[0]
     why = plan.why(taken)
+    room = plan.rooms.get(taken)
+    held = room.held if room is not None else ()
     if settings.output_format == "json":
-        CONSOLE.json({"version": 1, "service": service.name,
-                      "failover": plan.summary(taken, why), "quotaChecked": not plan.warned})
+        summary = plan.summary(taken, why)
+        if room is not None and room.held_details:  # the preflight's numbers for the choice
+            summary["chosen"]["quota"] = list(room.held_details)
+        CONSOLE.json({"version": 1, "service": service.name, "failover": summary,
+                      "quotaChecked": not plan.warned})
     else:
         CONSOLE.line(taken.label(plan.own))
     for passed in plan.passed_before(taken):
         CONSOLE.err(f"  passed over {passed.choice.label(plan.own)}: {passed.reason}")
     CONSOLE.err(f"Preflight: submit would take {taken.label(plan.own)} ({why}); nothing was "
                 "sent")
+    for line in held:
+        CONSOLE.err(f"  quota: {line}")
     return 0

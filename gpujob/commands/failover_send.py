@@ -47,10 +47,7 @@ def run(settings: SubmitSettings, service: Service, workdir: Path, remote: Remot
         assert prepared.request is not None, "a submit prepares a request"
         plan.request(plan.left[0], prepared.request)
         plan.check_quota()
-    try:
-        return send(plan, settings, prepared)
-    except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
+    return send(plan, settings, prepared)
 
 
 def send(plan: Plan, settings: SubmitSettings, prepared: Prepared) -> int:
@@ -79,16 +76,17 @@ def send(plan: Plan, settings: SubmitSettings, prepared: Prepared) -> int:
             created = jobs.create_once(client, request, service)
         except RemoteError as exc:
             why = plan.placement().refused_for_room(exc, request)
+            if why is not None:  # it may have made its job all the same: none may live on
+                try:
+                    stopped = jobs.clean_up(plan.placement(), exc, request, not last)
+                except RemoteError:
+                    _tell_passed(plan)
+                    raise
+                if stopped is not None:
+                    return stopped
             if why is None or last:
                 _tell_passed(plan)
                 raise
-            try:
-                plan.placement().confirm_none(request)
-            except RemoteError as looked:
-                _tell_passed(plan)
-                raise RemoteError(f"{exc.message}; whether that create made a job after all "
-                                  f"could not be checked ({looked.message}), so no other region "
-                                  "or strategy was tried", exc.hint) from exc
             _pass(plan, Passed(choice, why))
             continue
         if created is None:

@@ -13,13 +13,14 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from gpujob.commands import follow as following
 from gpujob.commands import output
 from gpujob.console import CONSOLE
-from gpujob.errors import EXIT_INTERRUPTED, EXIT_OK
+from gpujob.errors import EXIT_INTERRUPTED, EXIT_OK, RemoteError
 from gpujob.services.base import (
     Commands,
     CreateInterrupted,
     JobClient,
     JobRef,
     JobStatus,
+    Placement,
     Request,
     Service,
 )
@@ -59,6 +60,30 @@ def create_once(client: JobClient, request: Request, service: Service) -> Any:
         return None
 
 
+def clean_up(placement: Placement, refused: RemoteError, request: Request,
+             moving_on: bool = False) -> int | None:
+    """After ``refused``, a create refused for quota or capacity, which may have made its job
+    all the same: cancel any such job (``Placement.confirm_none``). None when none is left
+    alive; exit 130 after Ctrl-C, SIGTERM or SIGHUP, said with what it was doing; else
+    ``RemoteError``: the refusal, and the job found alive or how to look for it (``moving_on``:
+    another choice was next, and is not tried)."""
+    from gpujob import interrupts
+
+    try:
+        with interrupts.as_ctrl_c():
+            placement.confirm_none(request)
+    except CreateInterrupted as exc:
+        CONSOLE.err()
+        CONSOLE.err("Interrupted while making sure the refused create left no job alive.")
+        CONSOLE.err(exc.look)
+        return EXIT_INTERRUPTED
+    except RemoteError as looked:
+        tail = ", so no other region or strategy was tried" if moving_on else ""
+        raise RemoteError(f"{refused.message}; {looked.message}{tail}",
+                          looked.hint) from refused
+    return None
+
+
 def announce(service: Service, status: JobStatus, request: Request, project: str,
               recovered: bool) -> str:
     """Tell on stderr what was submitted (``status``: the created job's), and where to see it;
@@ -92,7 +117,16 @@ def submit(service: Service, request: Request, client: JobClient, output_format:
     for the JSON envelope."""
     follow = follow or Follow()
     project = client.project
-    created = create_once(client, request, service)
+    try:
+        created = create_once(client, request, service)
+    except RemoteError as exc:
+        placement = service.placement(client)
+        if placement is None or placement.refused_for_room(exc, request) is None:
+            raise
+        stopped = clean_up(placement, exc, request)
+        if stopped is not None:
+            return stopped
+        raise
     if created is None:
         return EXIT_INTERRUPTED
     status = service.status(created.raw)

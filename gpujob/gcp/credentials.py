@@ -34,10 +34,13 @@ _ADC_FILE_HINT = ("point it at a service account key or a credentials file, or u
 
 class GuardedCredentials:
     """google-auth credentials as the HTTP layer uses them (``before_request``, ``refresh``),
-    with two guards:
+    with three guards:
 
     - every token they obtain is registered with ``gpujob.redact`` at once, so that no output
       can show it (for impersonation, the source credentials' tokens too);
+    - a token endpoint that cannot be reached (``OSError``: refused, reset, timed out) is
+      google-auth's ``TransportError``, as one it cannot resolve already is: a request whose
+      token could not be had was never sent;
     - an answer from a token endpoint that google-auth cannot read (not JSON, ``expires_in``
       not a number: its parser raises ``TypeError``, ``ValueError`` or ``KeyError``) becomes
       google-auth's own ``RefreshError``, a credentials failure (exit 3) rather than a bug. The
@@ -57,8 +60,14 @@ class GuardedCredentials:
 
         try:
             return call(*args)
-        except (GoogleAuthError, OSError):
+        except GoogleAuthError:
             raise
+        except OSError as exc:  # the token endpoint unreached: google-auth's word for it
+            from google.auth.exceptions import TransportError
+
+            where = getattr(self._credentials, "_token_uri", None)
+            raise TransportError(f"{where}: {exc}" if isinstance(where, str) else str(exc)
+                                 ) from exc
         except (TypeError, ValueError, KeyError, AttributeError) as exc:
             from google.auth.exceptions import RefreshError
 

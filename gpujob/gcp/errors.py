@@ -18,6 +18,13 @@ from typing import Any, NoReturn
 from gpujob.errors import RemoteError
 from gpujob.suggest import camel
 
+# a request whose access token could not be had was never sent: the fix is the network's, or
+# the credentials'
+NO_TOKEN_HINT = ("check the network between this machine and the token endpoint (and any "
+                 "proxy: HTTPS_PROXY), and the credentials (gcloud auth application-default "
+                 "login, GOOGLE_APPLICATION_CREDENTIALS or --credentials-file); nothing was "
+                 "sent, so running the command again is safe")
+
 
 @dataclass(frozen=True)
 class Action:
@@ -232,6 +239,10 @@ def explain(exc: BaseException, action: Action) -> RemoteError | None:
                            "use credentials of Google Cloud itself (a service account key of a "
                            "project there, or gcloud auth application-default login): gpujob "
                            "does not reach sovereign or partner clouds")
+    if isinstance(exc, TransportError):  # google-auth's: the token endpoint was not reached
+        return RemoteError(f"{action.what} failed: no access token could be obtained, so "
+                           f"nothing was sent: {_one_line(exc) or type(exc).__name__}{suffix}",
+                           NO_TOKEN_HINT)
     if isinstance(exc, ServerNotFoundError):
         return RemoteError(f"{action.what} failed: {_one_line(exc)}",
                            "check the network, and --api-endpoint or GPUJOB_API_ENDPOINT if set")
@@ -239,7 +250,7 @@ def explain(exc: BaseException, action: Action) -> RemoteError | None:
         return RemoteError(f"{action.what} failed: {_one_line(exc) or type(exc).__name__}",
                            "check --api-endpoint (or GPUJOB_API_ENDPOINT) if set: the address "
                            "does not answer as a Google API does")
-    if isinstance(exc, (OSError, TransportError)) or type(exc).__module__ == "http.client":
+    if isinstance(exc, OSError) or type(exc).__module__ == "http.client":
         return RemoteError(f"{action.what} failed: network error: "
                            f"{_one_line(exc) or type(exc).__name__}{suffix}",
                            "check the network and the endpoint; the request may be retried "

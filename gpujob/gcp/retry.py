@@ -91,7 +91,9 @@ def transient(exc: BaseException) -> Transient | None:
     if isinstance(exc, OSError) and exc.errno in _RETRY_ERRNOS:
         return Transient(errno.errorcode.get(exc.errno or 0, "network error"))
     if isinstance(exc, TransportError):  # reaching the token endpoint failed; nothing was sent
-        return Transient("could not reach the token endpoint")
+        cause = exc.__cause__  # an OSError, which ``gcp.credentials`` wraps: its own words
+        return (transient(cause) if isinstance(cause, OSError) else None) or \
+            Transient("could not reach the token endpoint")
     return None
 
 

@@ -130,8 +130,9 @@ class Created:
 
 
 class CreateInterrupted(KeyboardInterrupt):
-    """Ctrl-C during a create whose job the service names (no ``Request.job_id``): ``look`` is
-    the command that finds the job, should it have been made."""
+    """Ctrl-C during a create whose job the service names (no ``Request.job_id``), or during
+    the clean-up after a refused one (``Placement.confirm_none``): ``look`` says how to find or
+    cancel the job, should it have been made."""
 
     def __init__(self, look: str) -> None:
         super().__init__(look)
@@ -197,12 +198,15 @@ class JobClient(Protocol):
 class Room:
     """The quota preflight of one request: the limits it is short of (``lines``, and the same
     as ``details`` for JSON), what it could not read (``unknown``: why), and where to ask for
-    more (``hint``, about the first shortfall)."""
+    more (``hint``, about the first shortfall); ``held``: the limits that hold it, with the same
+    numbers (and ``held_details`` for JSON)."""
 
     lines: tuple[str, ...] = ()
     details: tuple[dict[str, Any], ...] = ()
     unknown: str | None = None
     hint: str = ""
+    held: tuple[str, ...] = ()
+    held_details: tuple[dict[str, Any], ...] = ()
 
     @property
     def short(self) -> bool:
@@ -234,8 +238,10 @@ class Placement(Protocol):
         ...
 
     def confirm_none(self, request: Request) -> None:
-        """After a refused create of ``request``: cancel any job it made after all (said on
-        stderr), so that moving on leaves one job alive at most."""
+        """After a create of ``request`` refused for room: cancel any job it made after all
+        (said on stderr), so that no job of it is left alive. ``RemoteError`` when one may be
+        alive: the look failed (how to look), or a job found could not be named or cancelled
+        (the job, and how to cancel it); ``CreateInterrupted`` on Ctrl-C (what it was doing)."""
         ...
 
 

@@ -59,7 +59,8 @@ Set-up and inspection (``google.vertex``):
   as Vertex writes them: ``resource.type="ml_job"``, ``resource.labels.job_id`` the numeric id,
   ``resource.labels.task_name`` (``workerpool0-0``, ``service``), ``labels."ml.googleapis.com/
   trial_id"`` for a trial; found by ``entries.list`` (``fakes.cloudlogging``).
-- ``disabled``, ``deny(permission, principal=None)``; ``page_size``, ``max_page_size``.
+- ``disabled``, ``deny(permission, principal=None)``; ``page_size``, ``max_page_size``;
+  ``listed_name``: a function of a job's name that a listing gives instead.
 - Per region: ``refusals[region] = (status, body)`` refuses every create there (nothing is made:
   ``(429, errors.vertex_quota_exceeded(metric, region))`` for quota); a region in ``stockouts``
   makes the job, which reads PENDING once and then FAILED with
@@ -93,6 +94,8 @@ from fakes.discovery import document, proto3_json
 from fakes.errors import CANCELLED_ERROR, replica_failure
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from fakes.google import FakeGoogle
 
 DOC = "aiplatform.v1"
@@ -156,6 +159,9 @@ class VertexAI:
         self.refusals: dict[str, tuple[int, dict[str, Any]]] = {}
         self.stockouts: set[str] = set()
         self.region_scripts: dict[str, list[Any]] = {}  # the script of each job made there
+        # how a listing names each job it returns (None: by its name): a listing gpujob
+        # cannot read the name of (a trailing "/", a full URL, "")
+        self.listed_name: Callable[[str], str] | None = None
 
     # -- set-up ----------------------------------------------------------------------------
 

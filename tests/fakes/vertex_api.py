@@ -224,6 +224,9 @@ def _list(fake: FakeGoogle, call: Call) -> Answer:
                        if j["name"].startswith(parent) and keep(j)),
                       key=lambda j: j["createTime"], reverse=True)
         page = [copy.deepcopy(j) for j in jobs[start:start + size]]
+        if fake.vertex.listed_name is not None:
+            for job in page:
+                job["name"] = fake.vertex.listed_name(job["name"])
     mask = call.query.get("readMask", [""])[0]
     if mask:
         page = [_masked(j, mask) for j in page]

@@ -253,9 +253,16 @@ def test_json_says_why_no_choice_would_do(cli, google, key, write, vertex, prefl
     assert shown["job"] is None and shown["failover"]["chosen"] is None
     assert [(p["region"], p["quota"][0]["limit"]) for p in shown["failover"]["passedOver"]] \
         == [(REGION, 16), (EAST, 8)]
-    assert f"note: passed over {REGION}/STANDARD: the project's quota there is short" \
-        in result.err
-    assert "error: not enough quota: us-east4: the job needs 40" in result.err
+    # every choice's shortfall is the error's, and where to ask for more in each (newcomer L12)
+    error, hint = result.err.splitlines()[-2:]
+    assert error == (
+        f"error: not enough quota: none of the 2 choices has enough: {REGION}: the job needs 40 "
+        f"NVIDIA_TESLA_T4 GPUs ({T4}); the project's limit there is 16, and its running and "
+        f"pending jobs hold 0; {EAST}: the job needs 40 NVIDIA_TESLA_T4 GPUs ({T4}); the "
+        "project's limit there is 8, and its running and pending jobs hold 0; nothing was "
+        "built, uploaded or submitted")
+    assert f"region {REGION})" in hint and f"region {EAST})" in hint
+    assert "passed over" not in result.err  # said once, in the error
 
 
 def test_after_a_stockout_stdout_names_only_the_job_that_ran(cli, google, key, write, vertex,
@@ -331,3 +338,16 @@ def test_a_service_that_takes_one_region_refuses_a_list(cli, google, key, write,
     assert (f"error: --region and --strategy take a list only for a service that tries choices "
             f"in order, and {service} (") in result.err
     assert google.requests == []
+
+
+def test_a_choice_the_checks_refuse_names_the_region_the_command_line_gave(cli, google, key,
+                                                                          write, vertex):
+    """One --region and a list of strategies: the note named "the config region" (newcomer
+    L13)."""
+    result = cli("submit", write(FORTY_T4), *VERTEX, "--region", "europe-west4", "--strategy",
+                 "spot,standard", "--max-hourly-cost", "0.5")
+    assert result.code == 1
+    assert "the config region" not in result.err
+    assert any(line.startswith("note: passed over europe-west4/STANDARD: the checks refuse it: "
+                               "the job costs $") for line in result.err.splitlines()), result.err
+    assert vertex.jobs == {}

@@ -164,12 +164,24 @@ def test_preflight_command_says_the_choice_and_sends_nothing(cli, google, key, w
                  "--format", "json")
     assert result.code == 0, result.err
     shown = json.loads(result.out)["failover"]
-    assert shown["chosen"] == {"region": "us-east4", "strategy": "STANDARD"}
+    # the numbers of the choice taken too (newcomer L11)
+    assert shown["chosen"] == {"region": "us-east4", "strategy": "STANDARD", "quota": [
+        {"region": "us-east4", "metric": T4, "what": "NVIDIA_TESLA_T4 GPUs", "need": 40,
+         "limit": 40, "inUse": 0},
+        {"region": "us-east4", "metric": CPUS, "what": "vCPUs (n1 machines)", "need": 80,
+         "limit": None, "inUse": 0}]}
     (passed,) = shown["passedOver"]
     assert passed["region"] == REGION
     assert passed["quota"] == [{"region": REGION, "metric": T4, "what": "NVIDIA_TESLA_T4 GPUs",
                                 "need": 40, "limit": 0, "inUse": 0, "enoughIn": ["us-east4"]}]
     assert google.calls("customJobs.create") == [] and vertex.jobs == {}
+    text = cli("preflight", config, *VERTEX, "--region", f"{REGION},us-east4")
+    assert text.out == "us-east4/STANDARD\n"
+    assert text.err.splitlines()[-2:] == [
+        f"  quota: us-east4: the job needs 40 NVIDIA_TESLA_T4 GPUs ({T4}); the project's limit "
+        "there is 40, and its running and pending jobs hold 0",
+        f"  quota: us-east4: the job needs 80 vCPUs (n1 machines) ({CPUS}); the project's "
+        "quota there has no limit"]
     short = cli("preflight", config, *VERTEX)
     assert short.code == 1 and short.out == ""
     assert "error: not enough quota: us-central1: the job needs 40" in short.err

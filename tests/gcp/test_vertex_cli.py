@@ -249,3 +249,38 @@ def test_list_without_a_region_asks_for_one(cli, google, key):
         "error: Vertex AI lists jobs region by region: which region?",
         "  hint: give --region REGION (or GPUJOB_REGION)"]
     assert [r.route for r in google.requests if r.route != "token"] == []
+
+
+@pytest.mark.parametrize("preflight_on", [False, True], ids=["no preflight", "preflight"])
+def test_no_access_token_says_nothing_was_sent(cli, google, config, vertex, clock, tmp_path,
+                                               monkeypatch, preflight_on):
+    """A token endpoint that cannot be reached (offline, a broken proxy): the create never left,
+    yet gpujob said the job may have been made and not to submit again (newcomer M3)."""
+    import socket
+
+    from conftest import CPUS
+    from fakes.keys import service_account_key
+
+    with socket.socket() as closed:  # a port on 127.0.0.1 that refuses connections
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    made = service_account_key(ACCOUNT, PROJECT, f"http://127.0.0.1:{port}/token")
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", made.write(tmp_path / "sa.json"))
+    if preflight_on:
+        monkeypatch.delenv("GPUJOB_NO_PREFLIGHT")
+        google.quota.set(CPUS, {}, default=-1)
+    result = cli("submit", config, *VERTEX, "--max-attempts", "2")
+    assert result.code == 3 and result.out == ""
+    assert google.requests == [] and vertex.jobs == {}
+    error, hint = result.err.splitlines()[-2:]
+    assert error.startswith("error: submitting custom job ")
+    assert (f"failed: no access token could be obtained, so nothing was sent: "
+            f"http://127.0.0.1:{port}/token: [Errno 111] Connection refused (gave up after 2 "
+            "attempts)") in error
+    assert hint == ("  hint: check the network between this machine and the token endpoint "
+                    "(and any proxy: HTTPS_PROXY), and the credentials (gcloud auth "
+                    "application-default login, GOOGLE_APPLICATION_CREDENTIALS or "
+                    "--credentials-file); nothing was sent, so running the command again is "
+                    "safe")
+    assert "may have" not in result.err and "do not submit again" not in result.err
+    assert "unless the job turns out to have been made" not in result.err

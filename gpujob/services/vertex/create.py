@@ -6,7 +6,8 @@ job by the submission's label before doing anything else:
 
 - refused (a 4xx other than 429, a resource quota, bad credentials) or never sent (an unknown
   host, an untrusted certificate): nothing was made; the error is reported, nothing is tried
-  again;
+  again; no access token (the token endpoint not reached): never sent, tried again as the
+  retry policy says, without a look-up, and reported as nothing sent;
 - a 429 or 5xx, a timeout, a reset, an answer lost before its status line: gpujob waits as the
   retry policy says (``Retry-After`` first), lists the jobs carrying the label, adopts the job
   if there is one (``Created(recovered=True)``), and only when there is none sends the create
@@ -61,16 +62,18 @@ class _Attempts:
         self.started = self.clock.monotonic()
         self.count = 1
         self.stopped = ""  # why the policy allows no more tries, once it does not
+        self.reached = False  # whether a try may have reached the service
 
-    def wait(self, why: retry.Transient) -> bool:
-        """Sleep before the next try and say so; False when the policy allows none."""
+    def wait(self, why: retry.Transient, sent: bool = True) -> bool:
+        """Sleep before the next try and say so; False when the policy allows none. ``sent``:
+        the failed try may have reached the service."""
         delay = retry.next_delay(self.session.settings.retry, self.count, self.started,
                                  self.clock, why)
         if isinstance(delay, str):
             self.stopped = delay
             return False
         self.session.note_retry(self.action, self.count, why, delay,
-                                " unless the job turns out to have been made")
+                                " unless the job turns out to have been made" if sent else "")
         self.clock.sleep(delay)
         self.count += 1
         return True
@@ -83,6 +86,14 @@ class _Attempts:
             raise exc
         return RemoteError(f"{error.message}; no job was made (none carries this submission's "
                            "label)", error.hint)
+
+
+def _no_token(exc: BaseException) -> bool:
+    """Whether ``exc`` is google-auth's failure to reach the token endpoint: the create was
+    never sent (``gcp.credentials`` makes an unreached token endpoint this too)."""
+    from google.auth.exceptions import TransportError
+
+    return isinstance(exc, TransportError)
 
 
 def find_command(place: Place, token: str) -> str:
@@ -164,6 +175,13 @@ def create(client: VertexClient, url: str, body: dict[str, Any],
                 return found
             raise_explained(exc, action)
         except Exception as exc:
+            if _no_token(exc) and not attempts.reached:  # never sent: no look-up is needed
+                if not attempts.wait(retry.transient(exc) or retry.Transient(
+                        "could not reach the token endpoint"), False):
+                    raise_explained(retry.GaveUp(exc, attempts.count, attempts.stopped),
+                                    replace(action, retry_safe=True))
+                continue
+            attempts.reached = True
             if _unauthenticated(exc):  # look, never send again
                 found = _look_up(client, place, token, action, exc)
                 if found is not None:
