@@ -6,9 +6,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gpujob.console import CONSOLE
-from gpujob.errors import EXIT_OK, EXIT_REMOTE
+from gpujob.errors import EXIT_OK, EXIT_REMOTE, OutputError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from gpujob.gcp.settings import GcpSettings
 
 
@@ -20,6 +22,9 @@ def execute(settings: GcpSettings, parts: tuple[str, ...]) -> int:
     from gpujob.services.vertex.refresh import run
 
     file = overlay.path(vertex_data.SERVICE)
+    why = overlay.unwritable(file.parent)
+    if why:
+        raise _unwritable(file, why, read=False)
     try:
         old = overlay.read(file)
     except overlay.OverlayError as exc:
@@ -32,6 +37,8 @@ def execute(settings: GcpSettings, parts: tuple[str, ...]) -> int:
     hinted = set()  # a hint said once (parts that failed alike: no credentials)
     for outcome in result.outcomes:
         name = run.NAMES[outcome.part]
+        for warning in outcome.warnings:
+            CONSOLE.err(f"warning: {warning}")
         if outcome.problem:
             CONSOLE.err(f"error: {name}: {outcome.problem}")
             if outcome.hint and outcome.hint not in hinted:
@@ -44,8 +51,21 @@ def execute(settings: GcpSettings, parts: tuple[str, ...]) -> int:
         document = run.overlay_document(result, old, vertex_data.SERVICE)
         merged = overlay.merged(files.built_in_data(vertex_data), document, file)
         vertex_data.build(merged, str(file))  # what is written can be read back
-        overlay.write(file, document)
+        try:
+            overlay.write(file, document)
+        except OSError as exc:
+            raise _unwritable(file, str(exc.strerror or exc), read=True) from None
         CONSOLE.out(f"wrote {file}\n")
     else:
         CONSOLE.out(f"nothing read: {file} is unchanged\n")
     return EXIT_REMOTE if result.failed else EXIT_OK
+
+
+def _unwritable(file: Path, why: str, read: bool) -> OutputError:
+    """The cache directory cannot take the overlay: exit 1, as for any result that cannot be
+    written (docs/exit-codes.md); the remote side did its part, so not 3."""
+    said = "what was read is not kept" if read else "nothing was read"
+    return OutputError(f"cannot write the refreshed catalog in {file.parent}: {why}; {said}",
+                       f"make {file.parent} a directory you can write, or set GPUJOB_CACHE_DIR "
+                       "to one (gpujob's cache: GPUJOB_CACHE_DIR, else "
+                       "$XDG_CACHE_HOME/gpujob, else ~/.cache/gpujob)")
