@@ -224,7 +224,9 @@ def read_prices(data: Mapping[str, Any], sessions: Any, moment: datetime) -> Any
         f" and {typed} machine type price" + "s" * (typed != 1) if typed else "")
     return Outcome("prices", read=f"{said} in {len(found['regions'])} regions, "
                    "from Cloud Billing's catalog" + (
-                       f"; machine types not read: {unread}" if unread else ""),
+                       f"; machine types not read: {unread}" if unread else
+                       "" if typed else "; no machine type priced (none of the Core and RAM "
+                       "SKUs gpujob reads): gpujob's built-in ones stand"),
                    data={"table": found, "read": found["generated"]["at"],
                          "from": "Cloud Billing's catalog",
                          "source": {"as_of": dates[0], "refs": sorted(found["source_key"])}},

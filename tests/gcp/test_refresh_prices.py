@@ -1,6 +1,7 @@
 """``gpujob catalog refresh`` given prices it must not write (below or at $0, numbers it cannot
-read, a free first tier), and a cache directory it cannot write: what the user is told, what is
-kept, and what the budget guard then compares against (the fakes on 127.0.0.1)."""
+read, a free first tier), an answer without some figures, and a cache directory it cannot
+write: what the user is told, what is kept, and what the budget guard then compares against
+(the fakes on 127.0.0.1)."""
 
 from __future__ import annotations
 
@@ -135,3 +136,23 @@ def test_a_full_cache_directory_is_an_error_naming_it(cli, monkeypatch, tmp_path
     assert "set GPUJOB_CACHE_DIR" in result.err.splitlines()[-1]
     assert [p.name for p in cache.iterdir()] == []  # no temporary file left
 
+
+
+@pytest.mark.default_service
+def test_a_figure_the_refresh_did_not_read_keeps_the_built_in_one(cli, google, tmp_path):
+    before = cli("validate", str(T4)).err
+    assert "Spot $12.28/hour" in before
+    # Vertex AI's SKUs: the T4's on-demand price alone (no management fee, no Spot SKU)
+    google.inject("skus.list", Reply(200, {"skus": [
+        _sku("0000-0000-00T4", "NVIDIA Tesla T4", [_tier("0", 410000000)])]}),
+        Reply(200, {"skus": []}))  # Compute Engine's: none
+    result = cli(*PRICES)
+    assert result.code == 0, result.err
+    assert result.out.splitlines()[0] == (
+        "prices: 1 GPU prices in 1 regions, from Cloud Billing's catalog; no machine type "
+        "priced (none of the Core and RAM SKUs gpujob reads): gpujob's built-in ones stand")
+    after = cli("validate", str(T4)).err
+    assert "cost: $24.55/hour on-demand in us-central1" in after  # 40 T4s at $0.41, not $0.4025
+    assert "Spot $12.28/hour" in after  # the built-in Spot and fee figures stand
+    spot = cli("submit", str(T4), "--dry-run", "--strategy", "SPOT", "--max-hourly-cost", "13")
+    assert spot.code == 0, spot.err
