@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 
 def execute(settings: GcpSettings, parts: tuple[str, ...]) -> int:
     """Read each part; write the overlay with those read (the others keep what they had); exit
-    0 when every part was read, 3 when one could not be (the others are still written)."""
+    0 when every part was read, 3 when one could not be (the others are still written), 1
+    when the cache directory cannot take the overlay."""
     from gpujob.catalog import files, overlay
     from gpujob.services.vertex import catalog as vertex_data
     from gpujob.services.vertex.refresh import run
@@ -30,6 +31,13 @@ def execute(settings: GcpSettings, parts: tuple[str, ...]) -> int:
     except overlay.OverlayError as exc:
         CONSOLE.err(f"warning: {exc}: it is replaced")
         old = None
+    kept = old["parts"] if old is not None else {}
+    for name, part in list(kept.items()):
+        why = overlay.problem(name, part) if name in (*overlay.PARTS, "prices") else None
+        if why:  # a hand edit gpujob cannot read: kept, it would refuse the new overlay
+            CONSOLE.err(f"warning: {file}: {why}: that part is dropped, gpujob's built-in one "
+                        "stands until it is read again")
+            del kept[name]
     current = files.current(vertex_data)
     data = current.document if current.document is not None else \
         files.built_in_data(vertex_data)

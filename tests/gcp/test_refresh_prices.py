@@ -5,6 +5,7 @@ write: what the user is told, what is kept, and what the budget guard then compa
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -156,3 +157,20 @@ def test_a_figure_the_refresh_did_not_read_keeps_the_built_in_one(cli, google, t
     assert "Spot $12.28/hour" in after  # the built-in Spot and fee figures stand
     spot = cli("submit", str(T4), "--dry-run", "--strategy", "SPOT", "--max-hourly-cost", "13")
     assert spot.code == 0, spot.err
+
+
+@pytest.mark.default_service
+def test_a_hand_edited_price_is_dropped_when_another_part_is_refreshed(cli, tmp_path):
+    assert cli(*PRICES).code == 0
+    file = tmp_path / "gpujob-cache" / "vertex-live.json"
+    data = json.loads(file.read_text())
+    data["parts"]["prices"]["table"]["regions"]["us-central1"]["accelerators"][
+        "NVIDIA_H100_80GB"]["on_demand"] = -1
+    file.write_text(json.dumps(data))
+    result = cli("catalog", "refresh", "--project", PROJECT, "--parts", "zones")
+    assert result.code == 0, result.err
+    assert result.err.splitlines() == [
+        f"warning: {file}: prices.table.regions.us-central1.accelerators.NVIDIA_H100_80GB."
+        "on_demand is -1, not a price (a number above 0, USD per hour, or null): that part is "
+        "dropped, gpujob's built-in one stands until it is read again"]
+    assert set(overlay(tmp_path)["parts"]) == {"zones"}
