@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import re
 import tempfile
@@ -72,6 +73,20 @@ def read(file: Path) -> dict[str, Any] | None:
     return data
 
 
+def unwritable(directory: Path) -> str | None:
+    """Why an overlay cannot be written in ``directory`` (made if missing), or None: said
+    before a refresh reads anything, so that what it reads is not lost at the end."""
+    try:
+        if directory.exists() and not directory.is_dir():
+            return "it is not a directory"
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return str(exc.strerror or exc)
+    if not os.access(directory, os.W_OK | os.X_OK):
+        return "it is not writable (read-only, or owned by another user)"
+    return None
+
+
 def write(file: Path, overlay: dict[str, Any]) -> None:
     """Write ``overlay`` to ``file`` atomically: a reader sees the old file or the new one,
     never part of one (a temporary file in the same directory, then ``os.replace``)."""
@@ -106,6 +121,32 @@ def _count(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
+FIGURES = ("on_demand", "spot", "flex_start", "management_fee")  # USD per hour
+
+
+def _price(value: Any) -> bool:
+    """A figure a refresh writes: null (unknown) or a finite number above 0."""
+    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)
+                             and math.isfinite(value) and value > 0)
+
+
+def _bad_price(regions: dict[str, Any]) -> str | None:
+    """The first figure of a refreshed price table that is not a price, said: one such figure
+    refuses the whole overlay (a hand edit; a refresh never writes one), so that
+    --max-hourly-cost never compares against a price below the one billed."""
+    for region, found in regions.items():
+        for section in ("accelerators", "machine_types"):
+            for name, entry in found.get(section, {}).items():
+                where = f"prices.table.regions.{region}.{section}.{name}"
+                if not isinstance(entry, dict):
+                    return f"{where} is not an object"
+                for key in FIGURES:
+                    if not _price(entry.get(key)):
+                        return (f"{where}.{key} is {json.dumps(entry[key])[:40]}, not a price "
+                                "(a number above 0, USD per hour, or null)")
+    return None
+
+
 def problem(name: str, part: Any) -> str | None:
     """What keeps ``part`` from being the overlay's part ``name`` as a refresh writes it (the
     shape the merge and the catalog's queries rely on), or None. Cheap: no JSON Schema."""
@@ -130,6 +171,7 @@ def problem(name: str, part: Any) -> str | None:
                 or not all(isinstance(r, dict) and all(isinstance(r.get(k, {}), dict) for k in (
                     "accelerators", "machine_types")) for r in regions.values()):
             return "prices.table: each region needs its accelerators and machine_types, by name"
+        return _bad_price(regions)
     if name == "images":
         images = part.get("images")
         if not isinstance(images, dict) or not images:

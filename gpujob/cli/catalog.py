@@ -29,7 +29,8 @@ def _parts(value: str) -> tuple[str, ...]:
 
 
 @catalog.command(cls=GpujobCommand, context_settings=CONTEXT, epilog=exit_codes_help(
-    0, 2, 3, 130, c0="every part was read and written",
+    0, 1, 2, 3, 130, c0="every part was read and written",
+    c1="the cache directory cannot be written (GPUJOB_CACHE_DIR)",
     c3="a part could not be read (it keeps what it had; the others are written)"))
 @click.option("--parts", default=",".join(PARTS), show_default=True, metavar="LIST",
               help="The parts to read, separated by commas: zones (Compute Engine), images "

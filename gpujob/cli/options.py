@@ -119,7 +119,8 @@ def extra(params: dict[str, Any]) -> tuple[tuple[str, str], ...]:
         text = "true" if value is True else str(value)
         problem = flag.check(text) if flag.check is not None else None
         if problem:
-            raise UsageError(f"{flag.name} {text}: {problem[0]}", problem[1])
+            shown = text or "''"  # an empty value (an unset variable) said as such
+            raise UsageError(f"{flag.name} {shown}: {problem[0]}", problem[1])
         out.append((flag.name, text))
     if refused:
         raise UsageError(f"{', '.join(refused)}: not a flag of the {chosen} service",

@@ -101,6 +101,11 @@ def _send(settings: SubmitSettings, service: Service, prepared: Prepared,
     from gpujob.commands import jobs
 
     client = remote.open()
+    if prepared.cost is not None and settings.output_format == "text":
+        # what the job will cost, said before money is spent (the JSON envelope has it too)
+        for line in service.describe_costs([(None, prepared.cost)]):
+            if line.startswith("cost:"):
+                CONSOLE.err(line)
     stage(client, prepared)
     assert prepared.request is not None, "a submit prepares a request"
     follow = jobs.Follow(settings.wait, settings.stream_logs, settings.poll_interval)

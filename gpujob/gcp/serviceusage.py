@@ -10,8 +10,11 @@ resource names write it (googleapiclient passes a ``{+name}`` parameter through 
 
 from __future__ import annotations
 
+import re
 from typing import Any, NamedTuple
 
+from gpujob.errors import RemoteError
+from gpujob.gcp.answers import short
 from gpujob.gcp.session import Session
 from gpujob.gcp.settings import api_endpoint
 
@@ -38,29 +41,56 @@ class Limits(NamedTuple):
         raise LookupError(f"Service Usage gives no limit of {self.metric} in {region}")
 
 
-def _number(text: Any) -> int | None:
-    """An int64 limit as the API writes it (a string); -1 (unlimited) is None."""
-    value = int(str(text))
+_INT64 = re.compile(r"-?[0-9]{1,19}")
+
+
+def _unreadable(metric: str, what: str) -> RemoteError:
+    """An answer with a limit gpujob cannot read: the quota preflight says, in its one warning,
+    that the quota could not be read, and the submit goes on (docs/preflight.md)."""
+    return RemoteError(f"Service Usage's answer has {what} of {metric}, which gpujob cannot "
+                       "read")
+
+
+def _number(text: Any, metric: str) -> int | None:
+    """An int64 limit as the API writes it (its decimal text, or a JSON number); -1
+    (unlimited) is None. ``RemoteError`` when it is not an int64 ("1.5", "1e3", null)."""
+    value = None
+    if isinstance(text, int) and not isinstance(text, bool):
+        value = text
+    elif isinstance(text, str) and _INT64.fullmatch(text):
+        value = int(text)
+    if value is None or not -(2 ** 63) <= value < 2 ** 63:
+        raise _unreadable(metric, f"the limit {short(text)}")
     return None if value < 0 else value
 
 
 def read_limits(metric: str, answer: dict[str, Any]) -> Limits:
     """The ``ConsumerQuotaMetric`` ``answer`` read: the limit whose unit is per region, its
-    buckets by region (``dimensions.region``), the bucket without dimensions as the default."""
+    buckets by region (``dimensions.region``), the bucket without dimensions as the default.
+    ``RemoteError`` when a bucket of it cannot be read."""
     regions: dict[str, int | None] = {}
     default: int | None = None
     has_default = False
-    for limit in answer.get("consumerQuotaLimits") or []:
+    limits = answer.get("consumerQuotaLimits") or []
+    if not isinstance(limits, list) or not all(isinstance(x, dict) for x in limits):
+        raise _unreadable(metric, "consumerQuotaLimits that are not a list of limits")
+    for limit in limits:
         if "{region}" not in str(limit.get("unit", "")):
             continue
-        for bucket in limit.get("quotaBuckets") or []:
+        buckets = limit.get("quotaBuckets") or []
+        if not isinstance(buckets, list) or not all(isinstance(b, dict) for b in buckets):
+            raise _unreadable(metric, "quotaBuckets that are not a list of buckets")
+        for bucket in buckets:
             if "effectiveLimit" not in bucket:
                 continue
-            where = (bucket.get("dimensions") or {}).get("region")
+            dimensions = bucket.get("dimensions") or {}
+            if not isinstance(dimensions, dict):
+                raise _unreadable(metric, f"the dimensions {short(dimensions)}")
+            where = dimensions.get("region")
             if where:
-                regions[str(where)] = _number(bucket["effectiveLimit"])
-            elif not bucket.get("dimensions"):
-                default, has_default = _number(bucket["effectiveLimit"]), True
+                regions[str(where)] = _number(bucket["effectiveLimit"], metric)
+            elif not dimensions:
+                default, has_default = _number(bucket["effectiveLimit"], metric), True
     return Limits(metric, regions, default, has_default)
 
 

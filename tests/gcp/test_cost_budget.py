@@ -39,3 +39,16 @@ def test_within_budget_the_job_is_created_once_with_its_cost(cli, google, key, c
     assert envelope["cost"]["hourly"] == pytest.approx(2.261807)  # n1-highcpu-16 + 4 × T4
     assert envelope["cost"]["currency"] == "USD"
     assert envelope["cost"]["prices"]["as_of"] == "2026-05-20"
+
+
+def test_a_submit_says_what_the_job_costs_before_it_is_sent(cli, google, key, config, vertex,
+                                                            clock):
+    result = cli("submit", config, *VERTEX)
+    assert result.code == 0, result.err
+    costs = [line for line in result.err.splitlines() if line.startswith("cost:")]
+    assert costs == ["cost: $2.26/hour on-demand in us-central1 (1 × n1-highcpu-16 with 4 × "
+                     "NVIDIA_TESLA_T4); Spot $1.16/hour, flex-start no price"]
+    assert result.err.splitlines()[0].startswith("cost:")  # before the job is made
+    assert len(vertex.jobs) == 1
+    as_json = cli("submit", config, *VERTEX, "--format", "json")
+    assert "cost:" not in as_json.err  # the envelope has it

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from gpujob.findings import Finding, Location, error
+from gpujob.findings import Finding, Location, error, warning
 
 if TYPE_CHECKING:
     from gpujob.services.vertex.cost import Estimate
@@ -19,6 +19,10 @@ if TYPE_CHECKING:
 
 BUDGET_FLAG = "--max-hourly-cost"
 BUDGET_ENV = "GPUJOB_MAX_HOURLY_COST"
+# gpujob's own bound, not Google's (docs/cost.md): past it a job's scale is more likely a typo
+# (workerCount: 100000) than meant, and the check says so with what an hour of it costs
+SCALE_GPUS = 4096
+SCALE_MACHINES = 1024
 
 
 def estimate(body: dict[str, Any], region: str | None) -> Estimate:
@@ -53,10 +57,29 @@ def priced(job: Job | None, findings: list[Finding], budget: float | None,
     if job is None or job.region is None or any(f.is_error for f in findings):
         return None
     est = estimate(job.body, job.region)
-    found = budget_finding(est, budget, location)
-    if found is not None:
-        findings.append(found)
+    for found in (budget_finding(est, budget, location), scale_finding(est, location)):
+        if found is not None:
+            findings.append(found)
     return est
+
+
+def scale_finding(est: Estimate, location: Location) -> Finding | None:
+    """A warning when the job asks for more than ``SCALE_GPUS`` GPUs or ``SCALE_MACHINES``
+    machines at once (its trials in parallel counted), naming what an hour of it costs."""
+    from gpujob.services.vertex.cost import NAMES, dollars
+
+    machines = sum(p.replicas for p in est.pools) * est.parallel
+    gpus = sum(p.replicas * p.accelerator_count for p in est.pools) * est.parallel
+    if gpus <= SCALE_GPUS and machines <= SCALE_MACHINES:
+        return None
+    total = est.total
+    costs = (f"{dollars(total)}/hour {NAMES[est.strategy]}" if total is not None
+             and est.strategy else "a cost gpujob cannot tell")
+    return warning("cost.scale", f"the job asks for {gpus:,} GPUs on {machines:,} machines at "
+                   f"once, at {costs}: more than {SCALE_GPUS:,} GPUs or {SCALE_MACHINES:,} "
+                   "machines, the scale gpujob asks about", (), location,
+                   "check the replica counts (workerCount, replicaCount) and GPU counts; if "
+                   f"the scale is meant, {BUDGET_FLAG} USD holds it to a budget")
 
 
 def budget_finding(est: Estimate, budget: float | None, location: Location) -> Finding | None:

@@ -171,6 +171,33 @@ def _refreshed(file: str, mtime_ns: int, size: int) -> PriceTable:
     data["omitted"] = [*table.get("omitted", []), *data.get("omitted", [])]
     for region, found in table.get("regions", {}).items():
         mine = data["regions"].setdefault(region, {"machine_types": {}, "accelerators": {}})
-        mine.setdefault("accelerators", {}).update(found.get("accelerators", {}))
-        mine.setdefault("machine_types", {}).update(found.get("machine_types", {}))
+        for section in ("accelerators", "machine_types"):
+            held = mine.setdefault(section, {})
+            for name, entry in found.get(section, {}).items():
+                held[name] = _merged(held.get(name), entry, data.get("sources", {}))
     return build(data, "built-in, with prices from gpujob catalog refresh")
+
+
+def _merged(shipped: Any, refreshed: dict[str, Any], sources: dict[str, Any]
+            ) -> dict[str, Any]:
+    """A refreshed entry, figure by figure over the shipped one: a figure the refresh did not
+    read (no SKU of it in Cloud Billing's answer) keeps the shipped one, and the entry's source
+    then names both (the older date). Whole-VM and per-VM figures are not mixed."""
+    if not isinstance(shipped, dict) or bool(shipped.get("includes_accelerators")) != bool(
+            refreshed.get("includes_accelerators")):
+        return refreshed
+    kept = [k for k in (*STRATEGIES, "management_fee")
+            if refreshed.get(k) is None and shipped.get(k) is not None]
+    if not kept:
+        return refreshed
+    theirs = shipped.get("source")
+    theirs = sources.get(theirs, {}) if isinstance(theirs, str) else theirs
+    theirs = theirs if isinstance(theirs, dict) else {}
+    source = dict(refreshed.get("source") or {})
+    dates = [d for d in (source.get("as_of"), theirs.get("as_of")) if isinstance(d, str) and d]
+    source["refs"] = sorted({*source.get("refs", ()), *theirs.get("refs", ())})
+    source["as_of"] = min(dates) if dates else ""
+    source["notes"] = " ".join(filter(None, (
+        source.get("notes"), f"{', '.join(kept)}: gpujob's built-in figure (as of "
+        f"{theirs.get('as_of', 'an unknown date')}); the refresh read no SKU of it.")))
+    return {**refreshed, **{k: shipped[k] for k in kept}, "source": source}

@@ -113,6 +113,8 @@ class Scheduling(NamedTuple):
     rdma: tuple[str, ...]  # GPUs whose machines have GPUDirect-RDMA
     rdma_setup: str  # what to run before the training command on them
     reservation_name: str  # the pattern of a reservation's resource name
+    reservation_short_name: str | None = None  # of its NAME alone (None: not checked)
+    persistent_resource_id: str | None = None  # of a persistent resource's ID (None: idem)
 
 
 def scheduling(data: Mapping[str, Any] | None) -> Scheduling | None:
@@ -122,7 +124,9 @@ def scheduling(data: Mapping[str, Any] | None) -> Scheduling | None:
     return Scheduling(flex["strategy"], tuple(flex["accelerators"]), flex["max_timeout_s"],
                       flex["default_max_wait_s"], tuple(data["reservation_only"]),
                       tuple(data["reservation_or_spot"]), tuple(rdma["accelerators"]),
-                      rdma["setup"], affinity["name_pattern"])
+                      rdma["setup"], affinity["name_pattern"],
+                      affinity.get("short_name_pattern"),
+                      (data.get("persistent_resource") or {}).get("id_pattern"))
 
 
 def accel(value: Mapping[str, Any] | None) -> Accel | None:

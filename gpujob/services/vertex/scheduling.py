@@ -98,8 +98,9 @@ class _Out:
 
 
 def check(spec: Mapping[str, Any], here: JsonPath, cat: VertexCatalog,
-          place: Place) -> list[Finding]:
-    """The scheduling findings for the CustomJobSpec ``spec`` found at ``here`` in the request."""
+          place: Place, region: str | None = None) -> list[Finding]:
+    """The scheduling findings for the CustomJobSpec ``spec`` found at ``here`` in the request,
+    for a job in ``region`` (None: not known, its reservations' zones are not checked)."""
     facts = cat.scheduling
     if facts is None or not isinstance(spec, Mapping):
         return []
@@ -116,7 +117,7 @@ def check(spec: Mapping[str, Any], here: JsonPath, cat: VertexCatalog,
                 f"and this job's strategy is {strategy or 'not set (STANDARD)'}",
                 f"remove maxWaitDuration, or set scheduling.strategy {facts.flex_start} "
                 f"({DWS_DOC})")
-    _reservations(out, facts, cat, machines, spec, strategy, here)
+    _reservations(out, facts, machines, spec, strategy, region)
     _capacity(out, facts, cat, machines, strategy)
     for m in machines:
         if m.partition is not None and m.count not in (None, 1):
@@ -187,8 +188,8 @@ def _shape(m: _Machine) -> str:
     return f"{m.machine_type}{gpus}"
 
 
-def _reservations(out: _Out, facts: Scheduling, cat: VertexCatalog, machines: list[_Machine],
-                  spec: Mapping[str, Any], strategy: str | None, here: JsonPath) -> None:
+def _reservations(out: _Out, facts: Scheduling, machines: list[_Machine],
+                  spec: Mapping[str, Any], strategy: str | None, region: str | None) -> None:
     reserving = [m for m in machines if m.affinity.get("reservationAffinityType") in
                  ("ANY_RESERVATION", "SPECIFIC_RESERVATION")]
     if not reserving:
@@ -207,7 +208,7 @@ def _reservations(out: _Out, facts: Scheduling, cat: VertexCatalog, machines: li
                 f"draws on a reservation when it is made ({RES_DOC})")
     for m in reserving:
         if m.affinity["reservationAffinityType"] == "SPECIFIC_RESERVATION":
-            _specific(out, m, (*m.path, "reservationAffinity"), facts.reservation_name)
+            _specific(out, m, (*m.path, "reservationAffinity"), facts, region)
     pools = "; ".join(f"pool {m.index}: {_shape(m)}" for m in reserving)
     out.add("note", RESERVATION, path, f"the machines must match the reservation exactly "
             f"(machine type, GPU type and count, in a zone of the job's region: {pools}); "
@@ -215,7 +216,8 @@ def _reservations(out: _Out, facts: Scheduling, cat: VertexCatalog, machines: li
             f"describe NAME --zone ZONE` shows what it holds ({RES_DOC})")
 
 
-def _specific(out: _Out, m: _Machine, path: JsonPath, pattern: str) -> None:
+def _specific(out: _Out, m: _Machine, path: JsonPath, facts: Scheduling,
+              region: str | None) -> None:
     key, values = m.affinity.get("key"), m.affinity.get("values")
     names = [v for v in values if isinstance(v, str)] if isinstance(values, list) else []
     if key != SPECIFIC_KEY or not names:
@@ -224,11 +226,27 @@ def _specific(out: _Out, m: _Machine, path: JsonPath, pattern: str) -> None:
                 "e.g. reservationAffinity {reservationAffinityType: SPECIFIC_RESERVATION, key: "
                 f"{SPECIFIC_KEY}, values: [projects/PROJECT/zones/ZONE/reservations/NAME]}}")
         return
-    short = [n for n in names if not re.match(pattern, n)]
-    if short:
+    full = [n for n in names if re.fullmatch(facts.reservation_name, n)]
+    short = [n for n in names if n not in full]
+    unnamed = [n for n in short if facts.reservation_short_name is not None
+               and not re.fullmatch(facts.reservation_short_name, n)]
+    if unnamed:
+        out.add("error", RESERVATION, path, f"reservation {unnamed[0]!r} is not a "
+                "reservation's name", "give its resource name, projects/PROJECT/zones/ZONE/"
+                "reservations/NAME (NAME: up to 63 lowercase letters, digits and hyphens, "
+                f"starting with a letter) ({RES_DOC})")
+    elif short:
         out.add("warning", RESERVATION, path, f"reservation {short[0]!r} is not a reservation's "
                 "resource name, which the API asks for", "give projects/PROJECT/zones/ZONE/"
                 f"reservations/{short[0].rsplit('/', 1)[-1]} ({RES_DOC})")
+    for name in full:
+        zone = name.split("/")[3]
+        if region and zone.rsplit("-", 1)[0] != region:
+            out.add("error", RESERVATION, path, f"reservation {name} is in zone {zone}, and "
+                    f"the job runs in {region}: a reservation is zonal, and Vertex AI draws on "
+                    "it from its own region alone", f"run the job in {zone.rsplit('-', 1)[0]} "
+                    f"(--region), or name a reservation in a zone of {region} ({RES_DOC})")
+            return
 
 
 def _capacity(out: _Out, facts: Scheduling, cat: VertexCatalog, machines: list[_Machine],

@@ -40,7 +40,7 @@ def _findings(ctx: VertexContext, rule_id: str) -> list[Finding]:
         body = ctx.translated.body
         name = "trialJobSpec" if "trialJobSpec" in body else "jobSpec"
         found = scheduling.check(body.get(name) or {}, (name,), ctx.catalog,
-                                 lambda path: place(ctx, path))
+                                 lambda path: place(ctx, path), ctx.region())
         ctx._scheduling = found  # type: ignore[attr-defined]
     return [f for f in found if f.rule == rule_id]
 

@@ -211,3 +211,28 @@ def test_the_cache_directory_follows_xdg():
     assert overlay.cache_dir({"XDG_CACHE_HOME": "/var/c"}) == Path("/var/c/gpujob")
     assert overlay.cache_dir({"XDG_CACHE_HOME": "rel"}) == home / ".cache" / "gpujob"
     assert overlay.cache_dir({"XDG_CACHE_HOME": "/var/c", "GPUJOB_CACHE_DIR": "/t"}) == Path("/t")
+
+
+@pytest.mark.parametrize("figure, said", [
+    (-195.63, "-195.63"), (0, "0"), (float("-inf"), "-Infinity"), (float("nan"), "NaN"),
+    ("5", '"5"'), (True, "true")])
+def test_a_price_edited_by_hand_below_or_at_zero_refuses_the_overlay(cli, refreshed,
+                                                                     monkeypatch, figure, said):
+    monkeypatch.setattr(freshness, "_warned", set())
+    data = json.loads(refreshed.read_text())
+    data["parts"]["prices"] = {"read": "2026-11-26T10:00:00Z", "from": "Cloud Billing",
+                               "source": {"as_of": "2026-11-26", "refs": ["CB-VERTEX"]},
+                               "table": {"regions": {"us-central1": {"accelerators": {
+                                   "NVIDIA_TESLA_T4": {"on_demand": figure, "source": {
+                                       "refs": ["CB-VERTEX"], "as_of": "2026-11-26"}}}}}}}
+    refreshed.write_text(json.dumps(data))  # NaN and the infinities as Python writes them
+    t4 = Path(__file__).resolve().parents[3] / "configs" / "t4-compute-engine.yaml"
+    result = cli("submit", str(t4), "--dry-run", "--max-hourly-cost", "5")
+    assert result.code == 1  # priced from the built-in table: over the budget
+    assert "the job costs $24.25/hour on-demand in us-central1, over --max-hourly-cost " \
+           "$5.00" in result.err
+    warning = result.err.splitlines()[0]
+    assert warning == (
+        f"warning: {refreshed} is not a refreshed catalog gpujob can read: prices.table.regions."
+        f"us-central1.accelerators.NVIDIA_TESLA_T4.on_demand is {said}, not a price (a number "
+        "above 0, USD per hour, or null); using the built-in catalog")

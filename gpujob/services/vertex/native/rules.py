@@ -68,7 +68,8 @@ def check(doc: Document, found: str, cat: VertexCatalog, today: date, refused: s
     for key in spec_path:
         spec = mapping(spec.get(key))
     f.out += scheduling.check(mapping(spec), spec_path, cat, lambda path: None if any(
-        path[:n] in refused for n in range(len(path) + 1)) else (path, doc.locate(path)))
+        path[:n] in refused for n in range(len(path) + 1)) else (path, doc.locate(path)),
+        region)
     return f.out
 
 

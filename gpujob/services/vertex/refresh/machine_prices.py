@@ -24,7 +24,7 @@ def rates(skus: Mapping[str, Iterable[Mapping[str, Any]]], spec: Mapping[str, An
           hourly: Callable[[Mapping[str, Any]], tuple[float, str] | None]) -> Rates:
     """Per region and family, per kind: ``{"core": $, "ram": $, "skus": [...], "time": ...}``
     from the SKUs whose whole description matches one of the family patterns; ``hourly``
-    reads a SKU's price (``prices.hourly``)."""
+    reads a SKU's price (``prices.Refusals.hourly``)."""
     machines = spec["machines"]
     families = set(machines["families"])
     found: Rates = {}

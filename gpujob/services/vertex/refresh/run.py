@@ -132,7 +132,8 @@ def refresh(settings: GcpSettings, parts: tuple[str, ...], current: Mapping[str,
         try:
             outcome = table[part](current, sessions, moment)
         except GpujobError as exc:
-            outcome = Outcome(part, problem=exc.message, hint=exc.hint or "")
+            outcome = Outcome(part, problem=exc.message, hint=exc.hint or "",
+                              warnings=list(getattr(exc, "warnings", [])))
             had = (old or {}).get("parts", {}).get(part)
             outcome.kept = (f"kept the ones read on {had['read']}" if had
                             else "kept gpujob's built-in ones")

@@ -77,14 +77,55 @@ def _named(flag: str, form: str, pattern: str) -> Callable[[str], tuple[str, str
     return check
 
 
+def _facts(key: str) -> str | None:
+    """A pattern of the built-in catalog's ``scheduling`` section (read when a flag that needs
+    it is given, never at start-up); None where it has none."""
+    from gpujob.catalog import files
+    from gpujob.services.vertex import catalog as vertex_data
+    from gpujob.services.vertex.records import scheduling
+
+    facts = scheduling(files.built_in_data(vertex_data).get("scheduling"))
+    return getattr(facts, key) if facts is not None else None
+
+
+def _reservation(value: str) -> tuple[str, str] | None:
+    """--reservation: ``any``, a reservation's NAME, or its resource name (Compute Engine's
+    names: DISC-CE's Reservation.name; the catalog's ``reservation_affinity``)."""
+    full, short = _facts("reservation_name"), _facts("reservation_short_name")
+    if value.lower() == ANY or (full and re.fullmatch(full, value)) or (
+            short and re.fullmatch(short, value)) or not (full and short):
+        return None
+    return ("not a reservation: give its resource name, projects/PROJECT/zones/ZONE/"
+            "reservations/NAME (NAME: up to 63 lowercase letters, digits and hyphens, starting "
+            "with a letter), or any",
+            "`gcloud compute reservations list --project PROJECT` lists them; e.g. "
+            "--reservation projects/PROJECT/zones/us-central1-a/reservations/NAME")
+
+
+def _persistent_resource(value: str) -> tuple[str, str] | None:
+    """--persistent-resource-id: the ID alone, in the format persistentResources.create
+    gives it (DISC; the catalog's ``persistent_resource``)."""
+    pattern = _facts("persistent_resource_id")
+    if pattern is None or re.fullmatch(pattern, value):
+        return None
+    named = re.fullmatch(r"projects/[^/]+/locations/[^/]+/persistentResources/([^/]+)", value)
+    example = named[1] if named and re.fullmatch(pattern, named[1]) else "ID"
+    return ("not a persistent resource's ID: up to 63 lowercase letters, digits and hyphens, "
+            "starting with a letter and not ending with a hyphen",
+            f"give the ID alone, e.g. --persistent-resource-id {example} (`gcloud ai "
+            "persistent-resources list --region REGION` lists them)")
+
+
 # the flags, as the command line adds them (``Service.flags``); their values reach the service
 # in ``JobOptions.extra``
 SERVICE_FLAGS = (
     ServiceFlag("--reservation", "Draw every pool's machines from this Compute Engine "
                 "reservation (projects/P/zones/Z/reservations/NAME), or from any matching one "
-                "(any). The machines must match it exactly.", metavar="NAME|any", scope="checks"),
+                "(any). The machines must match it exactly.", metavar="NAME|any", scope="checks",
+                check=_reservation),
     ServiceFlag("--persistent-resource-id", "Run on the machines of this persistent resource "
-                "(same project and region).", metavar="ID", scope="checks"),
+                "(same project and region).", metavar="ID", scope="checks",
+                check=_persistent_resource),
     ServiceFlag("--restart-job-on-worker-restart", "Restart the whole job when a worker "
                 "restarts.", switch=True, scope="checks"),
     ServiceFlag("--disable-retries", "Do not retry the job after internal errors once it runs.",

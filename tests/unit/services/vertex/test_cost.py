@@ -277,3 +277,34 @@ def test_a_native_config_is_priced_in_the_region_submit_gives_it(cli, write):
     assert f"{spec}:1:1: the job costs $0.22/hour on-demand in us-central1, over " \
         "--max-hourly-cost $0.10 [cost.budget]" in sent.err
     assert sent.out == ""
+
+
+SCALE = """\
+trainingInput:
+  region: us-central1
+  scaleTier: CUSTOM
+  masterType: a2-highgpu-8g
+  masterConfig:
+    acceleratorConfig: {count: 8, type: NVIDIA_TESLA_A100}
+    imageUri: us-docker.pkg.dev/proj-a/trainers/trainer:1
+  workerCount: WORKERS
+  workerType: a2-highgpu-8g
+  workerConfig:
+    acceleratorConfig: {count: 8, type: NVIDIA_TESLA_A100}
+    imageUri: us-docker.pkg.dev/proj-a/trainers/trainer:1
+"""
+
+
+@pytest.mark.default_service
+def test_an_absurd_scale_is_a_warning_naming_its_hourly_cost(cli, write):
+    config = write(SCALE.replace("WORKERS", "100000"))
+    result = cli("validate", config)
+    assert result.code == 0  # a warning: the scale may be meant
+    assert result.out == (
+        f"{config}:1:1: warning: the job asks for 800,008 GPUs on 100,001 machines at once, "
+        "at $3,379,548.00/hour on-demand: more than 4,096 GPUs or 1,024 machines, the scale "
+        "gpujob asks about [cost.scale]\n"
+        "  hint: check the replica counts (workerCount, replicaCount) and GPU counts; if the "
+        "scale is meant, --max-hourly-cost USD holds it to a budget\n")
+    big = cli("validate", write(SCALE.replace("WORKERS", "511")))  # 4,096 GPUs: not asked about
+    assert (big.code, big.out) == (0, "")

@@ -236,3 +236,69 @@ def test_one_partitioned_gpu_is_accepted(cli, write):
                           "acceleratorCount: 1, gpuPartitionSize: 1g.5gb}"))
     result = cli("validate", "--service", "vertex", config)
     assert result.code == 0 and "gpu-partition" not in result.out
+
+
+# -- the values of --reservation and --persistent-resource-id ---------------------------------
+
+@pytest.mark.parametrize("flag", ["--reservation", "--persistent-resource-id", "--tensorboard"])
+def test_an_empty_value_is_refused_at_the_flag(cli, write, flag):
+    result, body = dry_run(cli, write(H100), flag, "")  # a script's unset "$VARIABLE"
+    assert (result.code, body) == (2, None)
+    assert result.err.startswith(f"error: {flag} '': ")
+
+
+@pytest.mark.parametrize("value", ["\x1b[2J\x1b]0;x\x07", "my reservation", "$(id)", "H100-pool",
+                                   "projects/$(id)/zones/us-central1-a/reservations/r1",
+                                   "projects/p/zones/us-central1-a/reservations/r 1"])
+def test_a_reservation_that_is_not_a_reservations_name_is_refused_at_the_flag(cli, write,
+                                                                              value):
+    result, _ = dry_run(cli, write(H100), "--reservation", value)
+    assert result.code == 2
+    assert result.err.splitlines()[0].endswith(
+        ": not a reservation: give its resource name, projects/PROJECT/zones/ZONE/reservations/"
+        "NAME (NAME: up to 63 lowercase letters, digits and hyphens, starting with a letter), "
+        "or any")
+    assert result.err.splitlines()[1].startswith(
+        "  hint: `gcloud compute reservations list --project PROJECT` lists them")
+
+
+def test_a_reservation_in_another_regions_zone_is_refused(cli, write):
+    name = "projects/demo-proj/zones/europe-west4-a/reservations/r1"
+    result, body = dry_run(cli, write(H100), "--reservation", name)
+    assert (result.code, body) == (1, None)
+    assert (f"config.yaml (--reservation): reservation {name} is in zone europe-west4-a, and the "
+            "job runs in us-central1: a reservation is zonal, and Vertex AI draws on it from its "
+            "own region alone [vertex.reservation]\n  hint: run the job in europe-west4 "
+            "(--region), or name a reservation in a zone of us-central1") in result.err
+    for fine in ("projects/demo-proj/zones/us-central1-c/reservations/r1/reservationBlocks/b1",
+                 "ANY"):
+        assert dry_run(cli, write(H100), "--reservation", fine)[0].code == 0
+
+
+def test_a_native_configs_reservation_is_checked_as_the_flags_is(cli, write):
+    affinity = ("reservationAffinity: {reservationAffinityType: SPECIFIC_RESERVATION, key: "
+                "compute.googleapis.com/reservation-name, values: [VALUE]}")
+    machine = ("{machineType: a3-highgpu-8g, acceleratorType: NVIDIA_H100_80GB, "
+               f"acceleratorCount: 8, {affinity}}}")
+    refused, _ = dry_run(cli, write(native(machine.replace("VALUE", "'my pool'"))),
+                         "--region", "us-central1")
+    assert refused.code == 1
+    assert "reservation 'my pool' is not a reservation's name [vertex.reservation]" in refused.err
+    elsewhere, _ = dry_run(cli, write(native(machine.replace(
+        "VALUE", "projects/p/zones/asia-east1-a/reservations/r1"))), "--region", "us-central1")
+    assert elsewhere.code == 1
+    assert "is in zone asia-east1-a, and the job runs in us-central1" in elsewhere.err
+
+
+@pytest.mark.parametrize("value, example", [
+    ("pr/../x", "ID"), ("PR 1", "ID"), ("pool-", "ID"), ("1pool", "ID"), ("a" * 64, "ID"),
+    ("projects/demo-proj/locations/us-central1/persistentResources/pool-1", "pool-1")])
+def test_a_persistent_resource_id_is_checked_against_its_format(cli, write, value, example):
+    result, _ = dry_run(cli, write(H100), "--persistent-resource-id", value)
+    assert result.code == 2
+    assert result.err.splitlines() == [
+        f"error: --persistent-resource-id {value}: not a persistent resource's ID: up to 63 "
+        "lowercase letters, digits and hyphens, starting with a letter and not ending with a "
+        "hyphen",
+        f"  hint: give the ID alone, e.g. --persistent-resource-id {example} (`gcloud ai "
+        "persistent-resources list --region REGION` lists them)"]
