@@ -1,10 +1,12 @@
-"""A loaded config: its data, and where each value (and each key) was written."""
+"""A loaded config: its data, its format, and where each value (and each key) was written."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from gpujob.findings import JsonPath, Location
+
+_UNREAD = object()
 
 
 class Document:
@@ -26,6 +28,18 @@ class Document:
         self.values = values if values is not None else {}
         self.keys = keys if keys is not None else {}
         self.texts = texts if texts is not None else {}
+        self._form: object = _UNREAD
+
+    @property
+    def form(self) -> str | None:
+        """The config's format, read from its keys once: the kind of a native Vertex config
+        (``CustomJobSpec``, ``CustomJob``, ``HyperparameterTuningJob``: ``native_form.kind``),
+        None for an AI Platform Job, the form every service reads."""
+        if self._form is _UNREAD:
+            from gpujob.config.native_form import kind
+
+            self._form = kind(self.data)
+        return self._form  # type: ignore[return-value]
 
     def locate(self, path: JsonPath, *, key: bool = False) -> Location:
         """The origin of ``path`` (its key with ``key=True``), else of its nearest ancestor's key,

@@ -68,9 +68,7 @@ class AiPlatform:
     def read(self, doc: Document, cat: Any, options: CheckOptions) -> Checked | None:
         """A native Vertex config is refused (one error); anything else is an AI Platform
         config."""
-        from gpujob.services.vertex.native.shapes import kind
-
-        found = kind(doc.data)
+        found = doc.form
         if found is None:
             return None
         from gpujob.checks.engine import Checked

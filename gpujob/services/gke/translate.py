@@ -26,8 +26,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob.config.job import JobView, Replica, view
+from gpujob.config.native_form import display_name
 from gpujob.numbers import duration_seconds
-from gpujob.services.vertex.native.shapes import display_name
 
 if TYPE_CHECKING:
     from gpujob.config.document import Document

@@ -50,9 +50,7 @@ class Vertex(JobsInModule):
         return catalog
 
     def read(self, doc: Document, cat: Any, options: CheckOptions) -> Checked | None:
-        from gpujob.services.vertex.native.shapes import kind
-
-        if kind(doc.data) is None:
+        if doc.form is None:
             return None
         from gpujob.services.vertex.native import job
 

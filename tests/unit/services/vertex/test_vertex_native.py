@@ -397,7 +397,7 @@ def test_checking_and_building_a_body_import_no_google_client_library(tmp_path):
 
 def test_submit_s_flags_mean_for_a_native_config_what_gcloud_s_mean():
     from gpujob.config.overrides import Override, parse_set
-    from gpujob.services.vertex.native.flags import apply_flags
+    from gpujob.config.native_flags import apply_flags
 
     def flag(path, value, name):
         return Override(path, value, Location("command line", flag=name))
@@ -433,7 +433,7 @@ def test_submit_s_flags_mean_for_a_native_config_what_gcloud_s_mean():
 def test_flags_that_set_ai_platform_s_cluster_are_refused_with_the_set_path_to_use():
     from gpujob.config.overrides import Override, parse_set
     from gpujob.errors import UsageError
-    from gpujob.services.vertex.native.flags import apply_flags
+    from gpujob.config.native_flags import apply_flags
 
     overrides = [Override(("trainingInput", "workerCount"), 3,
                           Location("command line", flag="--worker-count")),
@@ -452,7 +452,7 @@ def test_flags_that_set_ai_platform_s_cluster_are_refused_with_the_set_path_to_u
 def test_a_refused_set_is_hinted_at_the_path_its_field_has_in_the_file(whole, where):
     from gpujob.config.overrides import parse_set
     from gpujob.errors import UsageError
-    from gpujob.services.vertex.native.flags import apply_flags
+    from gpujob.config.native_flags import apply_flags
 
     text = {"": SPEC, "tuning": TUNING, "job": "displayName: j\njobSpec:\n" + "\n".join(
         "  " + line for line in SPEC.splitlines()) + "\n"}[whole]
