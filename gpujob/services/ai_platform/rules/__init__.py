@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from gpujob.catalog import Catalog
-from gpujob.checks.context import Context
 from gpujob.checks.registry import arrange
 from gpujob.checks.rules import run
 from gpujob.config.job import JobView
@@ -21,6 +20,7 @@ from gpujob.services.ai_platform.rules import (
     tpu,
     where,
 )
+from gpujob.services.ai_platform.rules.context import Context
 
 arrange(cluster, accelerators, tpu, program, study, where, submission)
 
