@@ -3,10 +3,10 @@ and GPUs built into machine types. They run replica by replica (pass ``gpu``).""
 
 from __future__ import annotations
 
-from gpujob.catalog import Catalog, GpuType, MachineType
 from gpujob.checks.registry import rule
 from gpujob.config.job import Replica
 from gpujob.findings import JsonPath
+from gpujob.services.ai_platform.records import Catalog, GpuType, MachineType
 from gpujob.services.ai_platform.rules.context import AI_PLATFORM, Context
 from gpujob.suggest import describe_list, or_list
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from gpujob.catalog import Catalog
 from gpujob.checks.registry import rule
 from gpujob.config.job import TI, Replica
+from gpujob.services.ai_platform.records import Catalog
 from gpujob.services.ai_platform.rules.context import AI_PLATFORM, Context
 from gpujob.suggest import describe_list, did_you_mean, or_list
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from gpujob.catalog import Catalog, ScaleTier
 from gpujob.checks.context import Checking
 from gpujob.config.job import TI, JobView, Replica
 from gpujob.findings import JsonPath, Location
+from gpujob.services.ai_platform.records import Catalog, ScaleTier
 
 AI_PLATFORM = ("ai-platform",)  # the services AI Platform's rules are registered for
 

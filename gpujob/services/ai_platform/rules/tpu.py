@@ -3,9 +3,9 @@ counts the catalog gives. They run replica by replica (pass ``tpu``)."""
 
 from __future__ import annotations
 
-from gpujob.catalog import GpuType, MachineType
 from gpujob.checks.registry import rule
 from gpujob.config.job import Replica, as_str
+from gpujob.services.ai_platform.records import GpuType, MachineType
 from gpujob.services.ai_platform.rules.context import AI_PLATFORM, Context
 from gpujob.suggest import or_list
 
