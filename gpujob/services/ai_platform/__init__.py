@@ -58,6 +58,7 @@ class AiPlatform:
     }
     flags = ()
     fails_over = False  # one region per job: no choices, no quota preflight
+    refresh = None  # its catalog is data only
 
     @property
     def catalog(self) -> ModuleType:

@@ -67,6 +67,7 @@ class Gke(JobsInModule):
                     "one; KUBECONFIG names the files).", "GPUJOB_GKE_CONTEXT", "CONTEXT"),
     )
     fails_over = False  # one cluster, whose queue (Kueue) decides: no choices, no quota preflight
+    refresh = None  # its catalog is data only
 
     @property
     def catalog(self) -> ModuleType:

@@ -49,6 +49,13 @@ class Vertex(JobsInModule):
 
         return catalog
 
+    @property
+    def refresh(self) -> ModuleType:
+        """Its zones, images and prices, read from Google's APIs (``refresh.run``)."""
+        from gpujob.services.vertex.refresh import run
+
+        return run
+
     def read(self, doc: Document, cat: Any, options: CheckOptions) -> Checked | None:
         if doc.form is None:
             return None
