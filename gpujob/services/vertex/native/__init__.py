@@ -25,7 +25,7 @@ from gpujob.suggest import camel
 if TYPE_CHECKING:
     from gpujob.services.vertex.catalog import VertexCatalog
 
-__all__ = ["SCHEMAS", "SUBMISSION_LABEL", "body", "check", "display_name", "kind", "read"]
+__all__ = ["body", "check", "read"]
 
 REGION_FLAG = Location("command line", flag="--region")
 Kind = Literal["CustomJob", "HyperparameterTuningJob"]

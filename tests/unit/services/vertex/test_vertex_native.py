@@ -21,6 +21,7 @@ from fakes.discovery import request_violations
 from vertex_native_configs import SPEC, TUNING
 from vertex_translation import CAT
 
+from gpujob.config import native_form
 from gpujob.config.load import loads
 from gpujob.findings import Location, finding_line
 from gpujob.services.vertex import native as vertex_native
@@ -71,7 +72,7 @@ def pool(machine: str, accel: str | None = None, count: int | None = None,
     ({"scaleTier": "BASIC", "network": "n"}, None),  # trainingInput's fields at the top
 ])
 def test_the_kind_of_file_is_told_by_its_top_level_keys(data, kind):
-    assert vertex_native.kind(data) == kind
+    assert native_form.kind(data) == kind
 
 
 def test_snake_case_keys_of_a_custom_job_are_read_as_their_fields_with_a_note():
@@ -113,7 +114,7 @@ def test_the_shipped_schemas_are_what_the_script_generates_from_the_bundled_docu
     gen = _generator()
     doc_ = gen.discovery()
     generated = gen.generate(doc_)
-    assert sorted(generated) == sorted(vertex_native.SCHEMAS.values())
+    assert sorted(generated) == sorted(native_form.SCHEMAS.values())
     for name, schema in generated.items():
         shipped = (ROOT / "schemas" / name).read_text(encoding="utf-8")
         if f"(revision {doc_['revision']})" in shipped:
