@@ -6,8 +6,6 @@ from typing import Any
 
 from gpujob.findings import JsonPath, Location
 
-_UNREAD = object()
-
 
 class Document:
     """The Job dict plus the origin of every value in it.
@@ -28,18 +26,19 @@ class Document:
         self.values = values if values is not None else {}
         self.keys = keys if keys is not None else {}
         self.texts = texts if texts is not None else {}
-        self._form: object = _UNREAD
+        self._form: str | None = None
+        self._form_read = False
 
     @property
     def form(self) -> str | None:
         """The config's format, read from its keys once: the kind of a native Vertex config
         (``CustomJobSpec``, ``CustomJob``, ``HyperparameterTuningJob``: ``native_form.kind``),
         None for an AI Platform Job, the form every service reads."""
-        if self._form is _UNREAD:
+        if not self._form_read:
             from gpujob.config.native_form import kind
 
-            self._form = kind(self.data)
-        return self._form  # type: ignore[return-value]
+            self._form, self._form_read = kind(self.data), True
+        return self._form
 
     def locate(self, path: JsonPath, *, key: bool = False) -> Location:
         """The origin of ``path`` (its key with ``key=True``), else of its nearest ancestor's key,
