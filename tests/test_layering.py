@@ -1,6 +1,8 @@
 """Dependencies point one way: load -> merge -> check (the engine, then the service's rules over
 its catalog) -> report -> the service's request -> the commands -> the command line. The engine
-and the local runner receive the service and import none; services import no command. Every
+and the local runner receive the service and import none; services import no command and no
+other service, and only the registry imports a service package (a command run for one service
+loads no module of another beyond its light ``__init__``). Every
 import of every module counts, those inside functions and under TYPE_CHECKING too, read from
 the source with ``ast``; and no module outside a service package asks which service it has."""
 
@@ -40,8 +42,12 @@ def resolve(name: str) -> str:
 @cache
 def imports(module: str) -> frozenset[tuple[str, str | None]]:
     """(module imported, name taken from it or None) for every gpujob import in ``module``."""
+    return imports_in(MODULES[module].read_text(encoding="utf-8"), module)
+
+
+def imports_in(source: str, module: str) -> frozenset[tuple[str, str | None]]:
     found: set[tuple[str, str | None]] = set()
-    for node in ast.walk(ast.parse(MODULES[module].read_text(encoding="utf-8"))):
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             found |= {(resolve(a.name), None) for a in node.names if a.name.startswith("gpujob")}
         elif isinstance(node, ast.ImportFrom) and node.level:
@@ -94,7 +100,8 @@ def within(module: str, *prefixes: str) -> bool:
 
 def test_the_import_graph_is_read():
     assert {"gpujob.catalog", "gpujob.config.load", "gpujob.checks.context"} <= set(MODULES)
-    assert ("gpujob.catalog", "Catalog") in imports("gpujob.checks.context")
+    assert ("gpujob.checks.context", "Checking") in imports(
+        "gpujob.services.ai_platform.rules.context")
     assert "gpujob.config.load" in deps("gpujob.config.overrides")  # an import in a function
     assert "gpujob.checks.typos" in deps("gpujob.checks.engine")  # in a function too
 
@@ -137,6 +144,7 @@ def test_the_catalog_imports_no_stage():
 
 def test_the_schema_checker_takes_the_catalogs_lists_as_data():
     assert closure("gpujob.checks.schema") <= FOUNDATION | {"gpujob.config.document",
+                                                            "gpujob.config.native_form",
                                                             "gpujob.checks.schema_accept",
                                                             "gpujob.checks.schema_report"}
     # a schema and a value: no more
@@ -232,3 +240,110 @@ def test_no_private_name_is_imported_from_another_module():
                      if name and name.startswith("_") and not name.endswith("__")
                      and target != module)
     assert private == []
+
+
+def _owner(module: str) -> str | None:
+    """The service package ``module`` belongs to, or None."""
+    return next((p for p in SERVICE_PACKAGES if within(module, p)), None)
+
+
+def test_no_service_package_imports_another():
+    """A service gets what it needs from the shared stages (a config format from ``config``, a
+    check several services register from ``checks``), or another's facts through the registry
+    (``gpujob.catalog.load``): never by importing that service's modules."""
+    found = sorted(f"{module} -> {dep}" for module in MODULES if _owner(module)
+                   for dep in deps(module) if _owner(dep) not in (None, _owner(module)))
+    assert found == []
+
+
+def test_nothing_outside_the_service_packages_but_the_registry_imports_one():
+    """The registry (``gpujob.services``) names the packages and imports the one asked for;
+    every other module reaches a service through it (``services.get``, ``Service``)."""
+    found = sorted(f"{module} -> {dep}" for module in MODULES if not _owner(module)
+                   for dep in deps(module) if _owner(dep))
+    assert found == []
+
+
+def test_the_import_checks_see_an_import_between_services():
+    """What the two tests above read: an import from one service package into another, at the
+    top or in a function, is an edge of the graph they walk."""
+    source = ("from gpujob.services.ai_platform.rules import study\n"
+              "def f():\n    from gpujob.services.vertex.catalog import VertexCatalog\n")
+    found = {target for target, _ in imports_in(source, "gpujob.services.gke.rules")}
+    assert {_owner(t) for t in found} == {"gpujob.services.vertex",
+                                          "gpujob.services.ai_platform"}
+
+
+# the service packages imported alone first (what the registry reads their names and flags
+# from, with what their ``__init__`` imports), then the command; stderr ends with both
+PROBE = ("import json, sys\nfrom importlib import import_module\nfrom gpujob.services import "
+         "SERVICES\nfor package in SERVICES.values():\n    import_module(package)\n"
+         "light = sorted(m for m in sys.modules if m.startswith('gpujob.services.'))\n"
+         "from gpujob.cli import main\ntry:\n    code = main({args!r})\nfinally:\n"
+         "    print(json.dumps([light, sorted(m for m in sys.modules if m.startswith("
+         "'gpujob.services.'))]), file=sys.stderr)\n")
+AI_PLATFORM_CONFIG = """\
+trainingInput:
+  scaleTier: CUSTOM
+  masterType: n1-standard-8
+  masterConfig:
+    acceleratorConfig: {type: NVIDIA_TESLA_T4, count: 1}
+  region: us-central1
+  pythonModule: trainer.task
+  packageUris: [gs://bucket/trainer-0.1.tar.gz]
+  runtimeVersion: '2.11'
+  pythonVersion: '3.7'
+  jobDir: gs://bucket/out
+"""
+NATIVE_CONFIG = """\
+workerPoolSpecs:
+  - machineSpec: {machineType: n1-standard-8, acceleratorType: NVIDIA_TESLA_T4,
+                  acceleratorCount: 1}
+    replicaCount: 1
+    containerSpec: {imageUri: us-docker.pkg.dev/p/r/trainer:1}
+"""
+
+
+def _loaded(tmp_path: Path, config: str, *args: str) -> tuple[set[str], set[str]]:
+    """What the service packages' ``__init__`` modules import, and the modules of
+    ``gpujob.services`` a run of ``gpujob ARGS CONFIG`` in a new Python imports besides."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "job.yaml"
+    path.write_text(config, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPUJOB_")}
+    env["GPUJOB_CACHE_DIR"] = str(tmp_path / "cache")  # no refreshed catalog of the user's
+    result = subprocess.run([sys.executable, "-c", PROBE.format(args=[*args, str(path)])],
+                            capture_output=True, text=True, timeout=120, env=env,
+                            cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    light, loaded = json.loads(result.stderr.splitlines()[-1])
+    return set(light), set(loaded) - set(light)
+
+
+def _of(package: str, modules: set[str]) -> list[str]:
+    return sorted(m for m in modules if within(m, package))
+
+
+@pytest.mark.parametrize("config", [AI_PLATFORM_CONFIG, NATIVE_CONFIG], ids=["job", "native"])
+def test_a_vertex_validate_loads_no_ai_platform_module(tmp_path, config):
+    """Beyond the light ``__init__`` of each package (the registry reads the services' names
+    and flags from them)."""
+    light, loaded = _loaded(tmp_path, config, "validate", "--service", "vertex")
+    assert _of("gpujob.services.vertex", loaded)  # the check ran
+    assert _of("gpujob.services.ai_platform", loaded) == []
+    assert _of("gpujob.services.gke", loaded) == []
+    assert "gpujob.services.ai_platform.rules" not in light  # what the light one is
+
+
+@pytest.mark.parametrize("config", [AI_PLATFORM_CONFIG, NATIVE_CONFIG], ids=["job", "native"])
+def test_a_gke_dry_run_loads_no_vertex_module(tmp_path, config):
+    light, loaded = _loaded(tmp_path, config, "submit", "--service", "gke", "--dry-run",
+                            "--job-id", "layering")
+    assert "gpujob.services.gke.rules" in loaded
+    assert _of("gpujob.services.vertex", loaded) == []
+    assert _of("gpujob.services.ai_platform", loaded) == []
+    assert "gpujob.services.vertex.native" not in light

@@ -8,12 +8,12 @@ from typing import Any
 
 from fakes.discovery import request_violations
 
+from gpujob.catalog import load
 from gpujob.config.load import loads
-from gpujob.services.vertex import catalog as vertex_data
 from gpujob.services.vertex.translate.job import Translation, translate
 from gpujob.settings import JobOptions
 
-CAT = vertex_data.load()
+CAT = load("vertex")
 TODAY = date(2026, 11, 23)  # every image of the prebuilt-containers page is past its availability
 PYTORCH = "pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime"
 

@@ -95,11 +95,6 @@ class FileResult:
         return not self.errors
 
 
-def check_document(doc: Document, options: CheckOptions) -> list[Finding]:
-    """Every finding of ``doc``, in file order (``check_job``)."""
-    return check_job(doc, options).findings
-
-
 def check_job(doc: Document, options: CheckOptions) -> Checked:
     """Schema findings, then the service's rules', in file order, and the service's checked
     job. Where a key is clearly misspelt, the checks run again with its value in the key it

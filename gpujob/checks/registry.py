@@ -13,7 +13,6 @@ from typing import Any, NamedTuple
 
 from gpujob.findings import Severity
 
-AI_PLATFORM = ("ai-platform",)
 Check = Callable[..., None]  # (Context) or (Context, Replica)
 
 
@@ -42,10 +41,11 @@ RULES: dict[str, Rule] = {}
 STEPS: list[Step] = []
 
 
-def rule(rule_id: str, doc: str, *, services: tuple[str, ...] = AI_PLATFORM,
+def rule(rule_id: str, doc: str, *, services: tuple[str, ...],
          severity: Severity = "error", region: bool = False, submit: bool = False,
          pass_: str | None = None) -> Callable[[Check], Check]:
-    """Register the decorated function as the check of rule ``rule_id``."""
+    """Register the decorated function as the check of rule ``rule_id`` for ``services`` (each
+    service registers its own rules, a check several share under ids of its own)."""
     if rule_id in RULES:
         raise ValueError(f"rule {rule_id} is registered twice")
     RULES[rule_id] = Rule(rule_id, services, severity, region, submit, doc)
@@ -77,8 +77,8 @@ ORDER: dict[str, int] = {}  # rule module -> its place, as the services arrange 
 
 def arrange(*modules: ModuleType) -> None:
     """Order the checks by their module in ``modules`` (each module's in the order they are
-    defined; modules arranged already keep their places, for a service's rules may build on
-    another's), and the rules as their first checks; the rules only ``listed`` come last."""
+    defined; modules arranged already keep their places), and the rules as their first checks;
+    the rules only ``listed`` come last."""
     for module in modules:
         ORDER.setdefault(module.__name__, len(ORDER))
     # a module another service registered without arranging keeps its place after those that did

@@ -50,7 +50,6 @@ def config_arguments(func: Any) -> Any:
 async_option_help = (
     "Return once the job is submitted, as gpujob does unless --wait or --stream-logs is given "
     "(gcloud's flag, accepted so that its command lines work unchanged).")
-async_option = click.option("--async", "async_", is_flag=True, help=async_option_help)
 
 
 def take_config(ctx: click.Context, params: dict[str, Any], word: str | None) -> dict[str, Any]:

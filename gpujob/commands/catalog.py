@@ -1,5 +1,6 @@
-"""``gpujob catalog refresh``: the live parts of the Vertex catalog, read from Google's APIs
-into the dated overlay every command then reads."""
+"""``gpujob catalog refresh``: the live parts of a service's catalog (Vertex AI's), read from
+Google's APIs by the service (``Service.refresh``) into the dated overlay every command then
+reads."""
 
 from __future__ import annotations
 
@@ -12,6 +13,14 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from gpujob.gcp.settings import GcpSettings
+    from gpujob.services.base import Service
+
+
+def _refreshed() -> Service:
+    """The service whose catalog has live parts (Vertex AI's: the only one)."""
+    from gpujob import services
+
+    return next(s for s in map(services.get, services.SERVICES) if s.refresh is not None)
 
 
 def execute(settings: GcpSettings, parts: tuple[str, ...]) -> int:
@@ -20,10 +29,11 @@ def execute(settings: GcpSettings, parts: tuple[str, ...]) -> int:
     when the cache directory cannot take the overlay."""
     from gpujob import interrupts
     from gpujob.catalog import files, overlay
-    from gpujob.services.vertex import catalog as vertex_data
-    from gpujob.services.vertex.refresh import run
 
-    file = overlay.path(vertex_data.SERVICE)
+    service = _refreshed()
+    spec, run = service.catalog, service.refresh
+    assert run is not None
+    file = overlay.path(spec.SERVICE)
     why = overlay.unwritable(file.parent)
     if why:
         raise _unwritable(file, why, read=False)
@@ -39,9 +49,9 @@ def execute(settings: GcpSettings, parts: tuple[str, ...]) -> int:
             CONSOLE.err(f"warning: {file}: {why}: that part is dropped, gpujob's built-in one "
                         "stands until it is read again")
             del kept[name]
-    current = files.current(vertex_data)
+    current = files.current(spec)
     data = current.document if current.document is not None else \
-        files.built_in_data(vertex_data)
+        files.built_in_data(spec)
     with interrupts.as_ctrl_c():  # SIGTERM, SIGHUP: "interrupted" (exit 130), as Ctrl-C
         result = run.refresh(settings, parts, data, old)
     hinted = set()  # a hint said once (parts that failed alike: no credentials)
@@ -58,9 +68,9 @@ def execute(settings: GcpSettings, parts: tuple[str, ...]) -> int:
         else:
             CONSOLE.out(f"{name}: {outcome.read}\n")
     if any(o.data is not None for o in result.outcomes):
-        document = run.overlay_document(result, old, vertex_data.SERVICE)
-        merged = overlay.merged(files.built_in_data(vertex_data), document, file)
-        vertex_data.build(merged, str(file))  # what is written can be read back
+        document = run.overlay_document(result, old, spec.SERVICE)
+        merged = overlay.merged(files.built_in_data(spec), document, file)
+        spec.build(merged, str(file))  # what is written can be read back
         try:
             overlay.write(file, document)
         except OSError as exc:

@@ -72,9 +72,7 @@ def execute(settings: ConvertSettings) -> int:
 
 
 def _not_native(doc: Document) -> None:
-    from gpujob.services.vertex.native.shapes import kind
-
-    found = kind(doc.data)
+    found = doc.form
     if found is not None:
         raise InvalidConfig(f"{safe(doc.source)} is a native Vertex config already (a {found}): "
                             "convert takes an AI Platform config",

@@ -17,16 +17,9 @@ from gpujob.commands.packages import Prepared
 from gpujob.commands.prepare import Remote, prepare_job, stage
 from gpujob.commands.submit_settings import SubmitSettings
 from gpujob.console import CONSOLE
-from gpujob.errors import UsageError
 
 if TYPE_CHECKING:
     from gpujob.services.base import Service
-
-
-def _check_local_flags(settings: SubmitSettings) -> None:
-    if settings.local and settings.dry_run:
-        raise UsageError("--dry-run and --local do not go together",
-                         "--dry-run prints the request for the cloud; --local runs the job here")
 
 
 def run_local(settings: SubmitSettings, service: Service, prepared: Prepared) -> int:
@@ -51,7 +44,6 @@ def execute(settings: SubmitSettings) -> int:
     from gpujob import services
     from gpujob.services.base import check_flags
 
-    _check_local_flags(settings)
     service = services.get(settings.service)  # a local run reads only its flags
     check_flags(service, settings.given_flags)
     with tempfile.TemporaryDirectory(prefix="gpujob-build-") as workdir:

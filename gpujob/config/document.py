@@ -1,4 +1,4 @@
-"""A loaded config: its data, and where each value (and each key) was written."""
+"""A loaded config: its data, its format, and where each value (and each key) was written."""
 
 from __future__ import annotations
 
@@ -26,6 +26,19 @@ class Document:
         self.values = values if values is not None else {}
         self.keys = keys if keys is not None else {}
         self.texts = texts if texts is not None else {}
+        self._form: str | None = None
+        self._form_read = False
+
+    @property
+    def form(self) -> str | None:
+        """The config's format, read from its keys once: the kind of a native Vertex config
+        (``CustomJobSpec``, ``CustomJob``, ``HyperparameterTuningJob``: ``native_form.kind``),
+        None for an AI Platform Job, the form every service reads."""
+        if not self._form_read:
+            from gpujob.config.native_form import kind
+
+            self._form, self._form_read = kind(self.data), True
+        return self._form
 
     def locate(self, path: JsonPath, *, key: bool = False) -> Location:
         """The origin of ``path`` (its key with ``key=True``), else of its nearest ancestor's key,

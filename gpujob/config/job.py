@@ -6,7 +6,7 @@ The view reads a config defensively: a value of the wrong type reads as None (th
 reports it), so whatever reads the view never meets a surprise. Each replica carries the JSON
 paths of its fields, so a finding can point at what the user wrote.
 NamedTuples, not dataclasses: ``gpujob validate`` makes one view per file (and annotations
-that are not strings: see ``catalog/records.py``).
+that are not strings: see ``services/ai_platform/records.py``).
 """
 
 from collections.abc import Mapping

@@ -22,9 +22,6 @@ KEY_VARIABLE = "GPUJOB_BILLING_API_KEY"
 SERVICE = "cloudbilling.googleapis.com"
 PAGE_SIZE = 5000  # the API's default and most
 MAX_PAGES = 20
-# Billing's service ids (services.list): they do not change
-VERTEX_AI = "services/C7E2-9256-1C43"
-COMPUTE_ENGINE = "services/6F81-5844-456A"
 
 
 class KeySession(Session):

@@ -268,6 +268,9 @@ class Service(Protocol):
     catalog: ModuleType  # its catalog module (``gpujob.catalog.files`` reads its data file)
     # whether a submit may give ordered choices of region and strategy (``placement``)
     fails_over: bool
+    # ``gpujob catalog refresh``: the module reading its catalog's live parts from Google
+    # (``refresh``, ``NAMES``, ``overlay_document``); None: a catalog that is data only
+    refresh: ModuleType | None
 
     # -- checking: the engine calls these with the loaded config -------------------------------
 

@@ -195,9 +195,9 @@ def test_a_vertex_catalog_offers_its_own_names():
     """Once --service vertex loads the Vertex catalog (the catalog rework), its names are
     offered: Vertex's machine types, and the AI Platform ones a config may still name."""
     from gpujob import services
-    from gpujob.services.vertex import catalog as vertex_data
+    from gpujob.catalog import load
 
-    offer = services.get("vertex").completions(vertex_data.load())
+    offer = services.get("vertex").completions(load("vertex"))
     l4 = next(a for a in offer.accelerators if a.api_name == "NVIDIA_L4")
     assert (l4.gcloud_name, l4.counts) == ("nvidia-l4", (1, 2, 4, 8))
     assert offer.counts("g2-standard-4", "NVIDIA_L4") == (1,)

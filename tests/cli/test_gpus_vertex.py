@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from gpujob.services.vertex import catalog as vertex_data
+from gpujob import catalog
 
 VERTEX = ("--service", "vertex")
 WIDE = {"COLUMNS": "100"}
@@ -155,7 +155,7 @@ def test_a_name_of_two_words(cli, name):
 def test_region_narrows_to_its_zones(cli):
     data = report(cli, "--gpu", "t4", "--region", "europe-west4")
     assert {o["machine_type"] for o in data["offerings"]} == set(
-        vertex_data.load().machines_for("NVIDIA_TESLA_T4"))
+        catalog.load("vertex").machines_for("NVIDIA_TESLA_T4"))
     assert {tuple(o["zones"]) for o in data["offerings"]} == {
         ("europe-west4-a", "europe-west4-b", "europe-west4-c")}
     table = cli("gpus", *VERTEX, "--gpu", "t4", "--region", "europe-west4", env=WIDE).out
@@ -288,11 +288,11 @@ def test_the_service_from_the_environment(cli):
 def test_export_catalog_prints_the_vertex_catalog(cli):
     result = cli("gpus", *VERTEX, "--export-catalog")
     assert result.code == 0
-    assert result.out == vertex_data.BUILT_IN.read_text(encoding="utf-8")
+    assert result.out == catalog.data_file("vertex").read_text(encoding="utf-8")
 
 
 def test_a_catalog_file_answers(cli, tmp_path):
-    data = json.loads(vertex_data.BUILT_IN.read_text(encoding="utf-8"))
+    data = json.loads(catalog.data_file("vertex").read_text(encoding="utf-8"))
     data["machine_types"]["types"]["a3-highgpu-8g"]["accelerators"]["NVIDIA_H100_80GB"] = [8, 16]
     data["zones"]["source"]["as_of"] = "2027-01-02"
     path = tmp_path / "newer.json"

@@ -203,12 +203,12 @@ def test_the_fakes_answer_is_the_discovery_documents_shape(google):
 
 def test_the_regions_whose_limit_would_do_offer_the_gpu(cli, google, key, write, vertex,
                                                         preflight):
-    from gpujob.services.vertex import catalog as vertex_data
+    from gpujob.catalog import load
 
     google.quota.set(T4, {REGION: 16}, default=100)  # every other region: 100
     result = cli("preflight", write(FORTY_T4), *VERTEX, "--format", "json")
     assert result.code == 1
-    catalog = vertex_data.load()
+    catalog = load("vertex")
     zones = catalog.gpu_zones["NVIDIA_TESLA_T4"][1]
     offering = [r for r in catalog.training_regions
                 if r != REGION and any(z.startswith(r + "-") for z in zones)]

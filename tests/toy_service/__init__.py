@@ -26,6 +26,7 @@ class Toy:
     unsupported_flags: ClassVar[dict[str, str]] = {"--strategy": "toy jobs are never preempted"}
     flags = ()
     fails_over = False
+    refresh = None
 
     @property
     def catalog(self) -> ModuleType:

@@ -58,6 +58,7 @@ class AiPlatform:
     }
     flags = ()
     fails_over = False  # one region per job: no choices, no quota preflight
+    refresh = None  # its catalog is data only
 
     @property
     def catalog(self) -> ModuleType:
@@ -68,9 +69,7 @@ class AiPlatform:
     def read(self, doc: Document, cat: Any, options: CheckOptions) -> Checked | None:
         """A native Vertex config is refused (one error); anything else is an AI Platform
         config."""
-        from gpujob.services.vertex.native.shapes import kind
-
-        found = kind(doc.data)
+        found = doc.form
         if found is None:
             return None
         from gpujob.checks.engine import Checked

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from gpujob.catalog.records import Cap, Catalog, GpuType, MachineType, ScaleTier, schema_choices
+from gpujob.services.ai_platform.records import (
+    Cap,
+    Catalog,
+    GpuType,
+    MachineType,
+    ScaleTier,
+    schema_choices,
+)
 
 SERVICE = "ai-platform"
 LIVE = False  # nothing of it is refreshed: the service is shut down

@@ -9,12 +9,12 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gpujob.catalog import Catalog
 from gpujob.config.document import Document
 from gpujob.config.job import TI
 from gpujob.config.job import Replica as ConfigReplica
 from gpujob.config.job import view as job_view
 from gpujob.local.cluster import HOST, NAMES, Group, LocalCluster, LocalOptions, Replica
+from gpujob.services.ai_platform.records import Catalog
 
 # the config's replica kinds (as the job view names them) -> the service's task names
 _TASKS = {"master": "master", "worker": "worker", "parameterServer": "ps",

@@ -11,11 +11,11 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from gpujob.catalog import Catalog, GpuType
 from gpujob.catalog.offer import Accelerator, Offer, size
 from gpujob.console import CONSOLE, dumps
 from gpujob.errors import InvalidConfig
 from gpujob.services.ai_platform import vertex_only
+from gpujob.services.ai_platform.records import Catalog, GpuType
 from gpujob.services.offerings import Filters, report_miss, table_width, with_one_filter_fewer
 from gpujob.suggest import describe_list, did_you_mean, same_name
 

@@ -11,18 +11,25 @@ from gpujob.findings import Finding, value_at
 from gpujob.suggest import same_name
 
 MACHINE_KEYS = ("masterType", "workerType", "parameterServerType", "evaluatorType")
-USE_VERTEX = "use --service vertex"
+VERTEX = "vertex"  # the registry's name of the service that has them
+USE_VERTEX = f"use --service {VERTEX}"
 
 
 def _key(name: str) -> str:
     return name.replace(" ", "").replace("_", "").replace("-", "").lower()
 
 
+def _vertex() -> Any:
+    """Vertex AI's catalog, found through the registry (``gpujob.catalog.load``): its facts,
+    none of its code."""
+    from gpujob.catalog import load
+
+    return load(VERTEX)
+
+
 def machine_hint(name: str) -> str | None:
     """The hint for an AI Platform machine type that Vertex AI offers; None if it does not."""
-    from gpujob.services.vertex import catalog as vertex_data
-
-    if name not in vertex_data.load().machine_types:
+    if name not in _vertex().machine_types:
         return None
     return f"{name} is a Vertex AI machine type, which AI Platform Training does not offer: " \
            + USE_VERTEX
@@ -32,10 +39,8 @@ def accelerator_hint(name: str, known: Collection[str]) -> str | None:
     """The hint for an accelerator, as users write one (NVIDIA_L4, nvidia-l4, L4), that Vertex
     AI offers and AI Platform does not (``known``: AI Platform's API names); None otherwise
     (T4 is AI Platform's NVIDIA_TESLA_T4 misspelt)."""
-    from gpujob.services.vertex import catalog as vertex_data
-
     wanted = _key(name)
-    found = next((a for a in vertex_data.load().accelerators.values()
+    found = next((a for a in _vertex().accelerators.values()
                   if wanted in (_key(a.api_name), _key(a.name))), None)
     if found is None or found.api_name in known:
         return None

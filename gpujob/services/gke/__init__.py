@@ -67,6 +67,7 @@ class Gke(JobsInModule):
                     "one; KUBECONFIG names the files).", "GPUJOB_GKE_CONTEXT", "CONTEXT"),
     )
     fails_over = False  # one cluster, whose queue (Kueue) decides: no choices, no quota preflight
+    refresh = None  # its catalog is data only
 
     @property
     def catalog(self) -> ModuleType:
@@ -77,9 +78,7 @@ class Gke(JobsInModule):
     def read(self, doc: Document, cat: Any, options: CheckOptions) -> Checked | None:
         """A native Vertex config (a CustomJobSpec or CustomJob file), read as for Vertex AI
         and checked and translated as the AI Platform config it describes (``native``)."""
-        from gpujob.services.vertex.native.shapes import kind
-
-        found = kind(doc.data)
+        found = doc.form
         if found is None:
             return None
         from gpujob.services.gke import native

@@ -1,5 +1,5 @@
 """A native Vertex config (a CustomJobSpec or CustomJob file) for GKE: read as gcloud reads it
-(``gpujob.services.vertex.native``), with the command line applied as for Vertex AI, checked
+(``gpujob.config.native_reading``), with the command line applied as for Vertex AI, checked
 against its schema, then seen as the AI Platform config it describes (worker pool 0 the master,
 1 the workers, 2 the parameter servers, 3 the evaluators) and checked and translated as one
 (``rules``), each finding at the native file's own line. A HyperparameterTuningJob is refused:
@@ -110,17 +110,17 @@ def check(doc: Document, cat: GkeCatalog, options: CheckOptions, found: str) -> 
     from gpujob.checks import schema
     from gpujob.checks.engine import Checked
     from gpujob.config.merge import generate_job_id
+    from gpujob.config.native_flags import apply_flags
+    from gpujob.config.native_form import SCHEMAS, SPEC_PATHS
+    from gpujob.config.native_reading import read
     from gpujob.services.gke import rules
-    from gpujob.services.vertex.native import read
-    from gpujob.services.vertex.native.flags import apply_flags
-    from gpujob.services.vertex.native.shapes import SCHEMAS, SPEC_PATHS
 
     if found == "HyperparameterTuningJob":
         return Checked([error("gke.hyperparameters", "GKE has no hyperparameter tuning service",
                               (), doc.locate(()), "submit the study to Vertex AI (--service "
                               "vertex), or run one JobSet per trial")])
     line = options.command_line
-    read_doc, notes = read(doc)
+    read_doc, notes = read(doc, found, SCHEMAS[found])
     job = apply_flags(read_doc, list(line.overrides), line.user_args)
     found_schema = schema.check(job.doc, SCHEMAS[found])
     if any(f.is_error for f in found_schema):

@@ -131,8 +131,9 @@ def code(ctx: GkeContext) -> None:
                  "module", "set masterConfig.imageUri, or pythonModule and packageUris",
                  key=True)
         return
-    bad = [u for u in ti.get("packageUris") or [] if not (isinstance(u, str) and
-                                                           u.startswith("gs://"))]
+    uris = ti.get("packageUris")  # not a list: the schema refused it
+    bad = [u for u in uris if not (isinstance(u, str) and u.startswith("gs://"))] \
+        if isinstance(uris, list) else []
     if bad:
         ctx.emit((TI, "packageUris"), f"{bad[0]!r} is not a gs:// URI: a GKE pod mounts the "
                  "packages' buckets (Cloud Storage FUSE)", "stage the packages in Cloud Storage "

@@ -26,8 +26,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob.config.job import JobView, Replica, view
+from gpujob.config.native_form import display_name
 from gpujob.numbers import duration_seconds
-from gpujob.services.vertex.native.shapes import display_name
 
 if TYPE_CHECKING:
     from gpujob.config.document import Document
@@ -168,7 +168,8 @@ def _packages(ti: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     """The buckets a package job mounts (Cloud Storage FUSE, at ``/gcs/BUCKET`` as on Vertex)
     and the packages' paths there."""
     buckets, paths = [], []
-    for uri in ti.get("packageUris") or []:
+    uris = ti.get("packageUris")  # not a list: the schema refused it
+    for uri in uris if isinstance(uris, list) else []:
         if isinstance(uri, str) and uri.startswith("gs://") and "/" in uri[5:]:
             bucket, _, rest = uri[5:].partition("/")
             if bucket not in buckets:

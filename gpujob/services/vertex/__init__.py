@@ -49,10 +49,15 @@ class Vertex(JobsInModule):
 
         return catalog
 
-    def read(self, doc: Document, cat: Any, options: CheckOptions) -> Checked | None:
-        from gpujob.services.vertex.native.shapes import kind
+    @property
+    def refresh(self) -> ModuleType:
+        """Its zones, images and prices, read from Google's APIs (``refresh.run``)."""
+        from gpujob.services.vertex.refresh import run
 
-        if kind(doc.data) is None:
+        return run
+
+    def read(self, doc: Document, cat: Any, options: CheckOptions) -> Checked | None:
+        if doc.form is None:
             return None
         from gpujob.services.vertex.native import job
 

@@ -149,12 +149,12 @@ def check_region(settings: GcpSettings, region: str) -> None:
     ``--api-endpoint`` stands in for it): nothing could be sent there."""
     if settings.api_endpoint or "aiplatform" in settings.endpoints or region in regions():
         return
-    from gpujob.services.vertex import catalog as vertex_data
+    from gpujob.catalog import load
     from gpujob.suggest import did_you_mean
 
     # a guess among the regions that train, not among the addresses: us-centrall is not
     # us-central2 (an address where Vertex AI runs no training)
-    near = did_you_mean(region, vertex_data.load().training_regions)
+    near = did_you_mean(region, load("vertex").training_regions)
     hint = f"did you mean {near}? " if near else ""
     raise RemoteError(f"Vertex AI has no endpoint in region '{region}' "
                       f"({ENDPOINT.format(region=region)} is not one of its addresses)",

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import date
-from pathlib import Path
 from typing import Any, NamedTuple
 
 from gpujob.services.vertex.records import (
@@ -27,7 +26,6 @@ from gpujob.suggest import or_list
 SERVICE = "vertex"
 LIVE = True  # ``gpujob catalog refresh`` reads its zones and images from Google (``overlay``)
 DATA_FILE = "catalog.json"
-BUILT_IN = Path(__file__).resolve().parent / DATA_FILE
 SCHEMA = "vertex-catalog.schema.json"
 NOUN = "Vertex catalog"
 EXPORT = "gpujob gpus --service vertex --export-catalog"
@@ -293,13 +291,3 @@ def integrity(data: dict[str, Any]) -> list[str]:
         problems += [f"scheduling: unknown accelerator type {a}" for a in named
                      if a not in cat.accelerators]
     return problems
-
-
-def load(path: str | None = None) -> VertexCatalog:
-    """``gpujob.catalog.load("vertex", path)``: the built-in Vertex catalog (read once), or the
-    one at ``path`` (YAML or JSON), checked against ``schemas/vertex-catalog.schema.json``. A
-    bad file raises ``UsageError``."""
-    from gpujob.catalog import files
-    from gpujob.services.vertex import catalog as vertex_data
-
-    return files.load(vertex_data, path)  # type: ignore[no-any-return]

@@ -100,11 +100,11 @@ def translate_here(doc: Document, job_dir: str, package_path: str | None = None,
     ``--executor-image-uri`` and ``--strategy``), with ``job_dir`` as its jobDir and, when it
     has no packageUris, the package ``submit --package-path`` would build; ``Refused`` when the
     cluster itself cannot be translated."""
-    from gpujob.services.vertex import catalog as vertex_data
+    from gpujob.catalog import load
     from gpujob.services.vertex.translate.job import translate
     from gpujob.settings import JobOptions
 
-    cat = cat if cat is not None else vertex_data.load()
+    cat = cat if cat is not None else load("vertex")
     translation = translate(_as_submitted(doc, job_dir, package_path), cat,
                             date.today(), JobOptions(
                                 executor_image_uri=executor_image_uri, strategy=strategy))

@@ -92,9 +92,9 @@ def _flex(raw: dict[str, Any], scheduling: dict[str, Any], wanted: str) -> str:
     if wait == 0:
         return f"{queue}, without a deadline (maxWaitDuration 0s)"
     if wait is None:  # the default: the Vertex catalog's (dated, with its source)
-        from gpujob.services.vertex import catalog as vertex_data
+        from gpujob.catalog import load
 
-        facts = vertex_data.load().scheduling
+        facts = load("vertex").scheduling
         wait = float(facts.flex_default_wait_s) if facts is not None else None
         given = "maxWaitDuration's default"
     else:

@@ -20,12 +20,12 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from gpujob.checks import study, submission
 from gpujob.checks.context import Checking
 from gpujob.checks.registry import arrange, listed, rule
 from gpujob.checks.rules import run
 from gpujob.config.job import TI, JobView
 from gpujob.findings import Finding, JsonPath, Location, Severity
-from gpujob.services.ai_platform.rules import study, submission
 from gpujob.services.vertex.translate.notes import RULE as TRANSLATE
 from gpujob.services.vertex.translate.notes import RULES as TRANSLATION_RULES
 from gpujob.suggest import describe_list, did_you_mean
@@ -121,6 +121,47 @@ class VertexContext(Checking):
         without its *Count is dropped for want of the count, not for the tier's machines."""
         tier = self.catalog.scale_tiers.get(self.job.scale_tier or "CUSTOM")
         return tier is not None and tier.custom
+
+
+# -- a tuning study: what Vertex AI's API refuses (``gpujob.checks.study``: AI Platform's too) -----
+
+@rule("vertex.study-name", "Each tuned parameter has its own parameterName (Vertex AI's "
+      "parameterId is unique).", services=VERTEX)
+def study_name(ctx: Checking) -> None:
+    study.unique_name(ctx)
+
+
+@rule("vertex.study-grid", "GRID_SEARCH searches INTEGER, CATEGORICAL and DISCRETE parameters "
+      "only.", services=VERTEX)
+def study_grid(ctx: Checking) -> None:
+    study.grid_search(ctx)
+
+
+@rule("vertex.study-id", "A tuned parameter's name and the metric's tag hold no whitespace "
+      "(Vertex AI's parameterId and metricId must not contain any).", services=VERTEX)
+def study_id(ctx: Checking) -> None:
+    """Vertex's ``parameterId`` and ``metricId`` "must not contain whitespaces" (its discovery
+    document); AI Platform sets no such rule (``first-layer-size`` and ``Taxi Model Accuracy``
+    are its own samples' names)."""
+    hp = ctx.ti.get("hyperparameters")
+    if not isinstance(hp, dict):
+        return
+    tag = hp.get("hyperparameterMetricTag")
+    if isinstance(tag, str) and _spaced(tag):
+        ctx.emit((*study.HP, "hyperparameterMetricTag"), f"metric {tag!r} becomes Vertex AI's "
+                 "metricId, which must not contain whitespace", "report the metric under a "
+                 "name without spaces (cloudml-hypertune's hyperparameter_metric_tag) and set "
+                 "hyperparameterMetricTag to it")
+    for i, param in study.params(ctx):
+        name = param.get("parameterName")
+        if isinstance(name, str) and _spaced(name):
+            ctx.emit((*study.HP, "params", i, "parameterName"), f"parameterName {name!r} "
+                     "becomes Vertex AI's parameterId, which must not contain whitespace",
+                     "name the parameter as the trainer's flag, without spaces")
+
+
+def _spaced(text: str) -> bool:
+    return any(c.isspace() for c in text)
 
 
 # the translation's errors about the service's images, which a local run does not use
@@ -305,7 +346,7 @@ for _id, _severity, _doc in NATIVE_RULES:
     listed(_id, _doc, services=VERTEX, severity=_severity)
 
 
-arrange(study, sys.modules[__name__])  # after AI Platform's: the study's checks are shared
+arrange(sys.modules[__name__])
 
 
 def check(doc: Document, cat: VertexCatalog, refused: set[JsonPath],

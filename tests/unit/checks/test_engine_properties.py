@@ -13,7 +13,7 @@ from jobs import TRAINING_INPUT_KEYS
 
 from gpujob import services
 from gpujob.catalog import load
-from gpujob.checks.engine import CheckOptions, FileResult, check_document
+from gpujob.checks.engine import CheckOptions, FileResult, check_job
 from gpujob.checks.report import render_github, render_json, render_text
 from gpujob.checks.rules import RULES
 from gpujob.config.load import loads
@@ -53,7 +53,7 @@ def test_the_engine_never_crashes_and_always_says_where(document, opts):
     text = yaml.safe_dump(document, default_flow_style=False, allow_unicode=True)
     loaded = loads(text.encode("utf-8"), "random.yaml")
     assert loaded.document is not None, loaded.findings
-    findings = check_document(loaded.document, opts)
+    findings = check_job(loaded.document, opts).findings
     for f in findings:
         assert f.severity in ("error", "warning", "note")  # notes: the vertex translation's
         assert f.rule in KNOWN_RULES or f.rule.startswith(("schema.", "load.")), f.rule

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from gpujob.catalog import Catalog
-from gpujob.checks.context import Context
 from gpujob.checks.registry import arrange
 from gpujob.checks.rules import run
 from gpujob.config.job import JobView
 from gpujob.findings import Finding, JsonPath, Location
+from gpujob.services.ai_platform.records import Catalog
 from gpujob.services.ai_platform.rules import (
     accelerators,
     cluster,
@@ -21,6 +20,7 @@ from gpujob.services.ai_platform.rules import (
     tpu,
     where,
 )
+from gpujob.services.ai_platform.rules.context import Context
 
 arrange(cluster, accelerators, tpu, program, study, where, submission)
 

@@ -3,11 +3,11 @@ and GPUs built into machine types. They run replica by replica (pass ``gpu``).""
 
 from __future__ import annotations
 
-from gpujob.catalog import Catalog, GpuType, MachineType
-from gpujob.checks.context import Context
 from gpujob.checks.registry import rule
 from gpujob.config.job import Replica
 from gpujob.findings import JsonPath
+from gpujob.services.ai_platform.records import Catalog, GpuType, MachineType
+from gpujob.services.ai_platform.rules.context import AI_PLATFORM, Context
 from gpujob.suggest import describe_list, or_list
 
 
@@ -39,7 +39,7 @@ def _elsewhere(cat: Catalog, gpu: GpuType) -> str:
 
 
 @rule("gpu.a2-built-in", "A machine type with GPUs built in (a2) states them in "
-      "acceleratorConfig.", severity="warning", pass_="gpu")
+      "acceleratorConfig.", severity="warning", pass_="gpu", services=AI_PLATFORM)
 def built_in_unstated(ctx: Context, r: Replica) -> None:
     machine = ctx.catalog.machine_types.get(r.machine or "")
     if not ctx.custom or r.accel_type is not None or machine is None or r.count <= 0:
@@ -51,7 +51,8 @@ def built_in_unstated(ctx: Context, r: Replica) -> None:
                  f"add {r.kind}Config.acceleratorConfig {{count: {n}, type: {gpu}}}")
 
 
-@rule("gpu.legacy-machine", "Legacy machine types take no acceleratorConfig.", pass_="gpu")
+@rule("gpu.legacy-machine", "Legacy machine types take no acceleratorConfig.", pass_="gpu",
+      services=AI_PLATFORM)
 def legacy_machine(ctx: Context, r: Replica) -> None:
     found = attached(ctx, r)
     if found is None or found[0].category != "legacy":
@@ -65,7 +66,7 @@ def legacy_machine(ctx: Context, r: Replica) -> None:
 
 
 @rule("gpu.machine", "The machine type takes the GPU type (one with GPUs built in takes only "
-      "those).", pass_="gpu")
+      "those).", pass_="gpu", services=AI_PLATFORM)
 def gpu_machine(ctx: Context, r: Replica) -> None:
     found = attached(ctx, r)
     if found is None or found[0].category != "compute_engine":
@@ -92,7 +93,8 @@ def gpu_machine(ctx: Context, r: Replica) -> None:
                  f"{describe_list(takers, 6)} (`gpujob gpus --gpu {gpu.name}`)")
 
 
-@rule("gpu.count", "The machine type takes that many GPUs of the type.", pass_="gpu")
+@rule("gpu.count", "The machine type takes that many GPUs of the type.", pass_="gpu",
+      services=AI_PLATFORM)
 def gpu_count(ctx: Context, r: Replica) -> None:
     found, count = attached(ctx, r), r.accel_count
     if found is None or found[0].category != "compute_engine" or count is None:
@@ -129,7 +131,7 @@ def warn_deprecated(ctx: Context, gpu_name: str, path: JsonPath) -> None:
 
 
 @rule("gpu.deprecated", "A GPU type past its end of support draws a warning, once per job.",
-      severity="warning", pass_="gpu")
+      severity="warning", pass_="gpu", services=AI_PLATFORM)
 def deprecated_attached(ctx: Context, r: Replica) -> None:
     found = attached(ctx, r)
     if found is None or r.count <= 0:

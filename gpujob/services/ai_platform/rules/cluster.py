@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from gpujob.catalog import Catalog
-from gpujob.checks.context import Context
 from gpujob.checks.registry import rule
 from gpujob.config.job import TI, Replica
+from gpujob.services.ai_platform.records import Catalog
+from gpujob.services.ai_platform.rules.context import AI_PLATFORM, Context
 from gpujob.suggest import describe_list, did_you_mean, or_list
 
 
 @rule("tier.cluster-fields", "Machine types, counts and accelerators are set only with the "
-      "custom scale tier.")
+      "custom scale tier.", services=AI_PLATFORM)
 def cluster_fields(ctx: Context) -> None:
     if ctx.tier_name is None or ctx.custom:
         return
@@ -24,7 +24,7 @@ def cluster_fields(ctx: Context) -> None:
                          f"yourself, or remove {what}", key=True)
 
 
-@rule("tier.master-required", "The custom scale tier needs a masterType.")
+@rule("tier.master-required", "The custom scale tier needs a masterType.", services=AI_PLATFORM)
 def master_required(ctx: Context) -> None:
     if ctx.tier_name is None or not ctx.custom:
         return
@@ -35,7 +35,7 @@ def master_required(ctx: Context) -> None:
 
 
 @rule("replica.type-required", "Workers, parameter servers and evaluators need a machine type "
-      "when their count is above 0.", pass_="replicas")
+      "when their count is above 0.", pass_="replicas", services=AI_PLATFORM)
 def type_required(ctx: Context, r: Replica) -> None:
     if r.kind == "master" or ctx.tier_name is None or not ctx.custom:
         return
@@ -49,7 +49,7 @@ def type_required(ctx: Context, r: Replica) -> None:
 
 
 @rule("replica.unused", "Settings of a replica kind whose count is 0 have no effect.",
-      severity="warning", pass_="replicas")
+      severity="warning", pass_="replicas", services=AI_PLATFORM)
 def unused(ctx: Context, r: Replica) -> None:
     if r.kind == "master" or ctx.tier_name is None or not ctx.custom:
         return
@@ -63,7 +63,8 @@ def unused(ctx: Context, r: Replica) -> None:
              key=True)
 
 
-@rule("machine.unknown", "Machine types are those the service offers for training.")
+@rule("machine.unknown", "Machine types are those the service offers for training.",
+      services=AI_PLATFORM)
 def machine_unknown(ctx: Context) -> None:
     for r in ctx.replicas:
         if r.machine and r.machine not in ctx.catalog.machine_types:
@@ -97,7 +98,7 @@ _CATEGORY_NAMES = {"legacy": "a legacy type", "compute_engine": "a Compute Engin
 
 
 @rule("machine.mixed", "A job uses Compute Engine machine types throughout, or legacy types "
-      "throughout.")
+      "throughout.", services=AI_PLATFORM)
 def mixed(ctx: Context) -> None:
     cat = ctx.catalog
     m = cat.machine_types.get(ctx.replicas[0].machine or "")
@@ -111,7 +112,7 @@ def mixed(ctx: Context) -> None:
 
 
 @rule("machine.legacy", "Legacy machine types are superseded by Compute Engine machine types.",
-      severity="warning")
+      severity="warning", services=AI_PLATFORM)
 def legacy(ctx: Context) -> None:
     cat = ctx.catalog
     for r in ctx.active():

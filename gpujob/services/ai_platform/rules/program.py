@@ -3,15 +3,15 @@ arguments, the Python version, and scheduling limits."""
 
 from __future__ import annotations
 
-from gpujob.checks.context import Context
 from gpujob.checks.registry import rule
 from gpujob.config.job import TI, Replica
 from gpujob.numbers import duration_seconds, seconds_in_words
+from gpujob.services.ai_platform.rules.context import AI_PLATFORM, Context
 from gpujob.suggest import or_list
 
 
 @rule("container.image-and-runtime", "A custom container (masterConfig.imageUri) and "
-      "runtimeVersion exclude each other.")
+      "runtimeVersion exclude each other.", services=AI_PLATFORM)
 def image_and_runtime(ctx: Context) -> None:
     if ctx.replicas[0].image and ctx.ti.get("runtimeVersion") is not None:
         ctx.emit((TI, "runtimeVersion"), "runtimeVersion and masterConfig.imageUri exclude each "
@@ -19,7 +19,8 @@ def image_and_runtime(ctx: Context) -> None:
                  "the image, to run on an AI Platform runtime)", key=True)
 
 
-@rule("container.image-or-runtime", "A job needs a runtimeVersion or a custom container.")
+@rule("container.image-or-runtime", "A job needs a runtimeVersion or a custom container.",
+      services=AI_PLATFORM)
 def image_or_runtime(ctx: Context) -> None:
     if ctx.replicas[0].image or ctx.ti.get("runtimeVersion") is not None:
         return
@@ -32,7 +33,7 @@ def image_or_runtime(ctx: Context) -> None:
 
 
 @rule("container.worker-image", "Other replicas run custom containers only when the master "
-      "does.", pass_="containers")
+      "does.", pass_="containers", services=AI_PLATFORM)
 def worker_image(ctx: Context, r: Replica) -> None:
     if r.image and not ctx.replicas[0].image and r.kind != "master":
         ctx.emit((*r.config_path, "imageUri"), f"{r.kind}Config.imageUri needs "
@@ -41,7 +42,7 @@ def worker_image(ctx: Context, r: Replica) -> None:
 
 
 @rule("container.command-without-image", "containerCommand and containerArgs apply only to a "
-      "custom container.", pass_="containers")
+      "custom container.", pass_="containers", services=AI_PLATFORM)
 def command_without_image(ctx: Context, r: Replica) -> None:
     if r.image or ctx.replicas[0].image:
         return
@@ -53,7 +54,7 @@ def command_without_image(ctx: Context, r: Replica) -> None:
 
 
 @rule("container.command-with-args", "containerCommand and containerArgs exclude "
-      "trainingInput.args.", pass_="containers")
+      "trainingInput.args.", pass_="containers", services=AI_PLATFORM)
 def command_with_args(ctx: Context, r: Replica) -> None:
     if not (r.image or ctx.replicas[0].image) or "args" not in ctx.ti:
         return
@@ -68,7 +69,8 @@ def _runtime(ctx: Context) -> str | None:
     return None if version is None or ctx.broken((TI, "runtimeVersion")) else version
 
 
-@rule("runtime.unknown", "The runtime version is one the service offers for training.")
+@rule("runtime.unknown", "The runtime version is one the service offers for training.",
+      services=AI_PLATFORM)
 def runtime_unknown(ctx: Context) -> None:
     version, versions = _runtime(ctx), ctx.catalog.runtime_versions
     if version is not None and version not in versions:
@@ -76,7 +78,8 @@ def runtime_unknown(ctx: Context) -> None:
                  f"training", f"use one of {', '.join(versions)} (newest: {list(versions)[-1]})")
 
 
-@rule("runtime.python", "The Python version is one the runtime version offers.")
+@rule("runtime.python", "The Python version is one the runtime version offers.",
+      services=AI_PLATFORM)
 def runtime_python(ctx: Context) -> None:
     version, python = _runtime(ctx), ctx.job.python_version
     offered = ctx.catalog.runtime_versions.get(version or "")
@@ -85,7 +88,8 @@ def runtime_python(ctx: Context) -> None:
                  f"{version}", f"use pythonVersion {or_list(offered)}")
 
 
-@rule("scheduling.max-wait", "scheduling.maxWaitTime is at least the service's minimum.")
+@rule("scheduling.max-wait", "scheduling.maxWaitTime is at least the service's minimum.",
+      services=AI_PLATFORM)
 def max_wait(ctx: Context) -> None:
     minimum = ctx.catalog.max_wait_minimum_s
     sched = ctx.ti.get("scheduling")

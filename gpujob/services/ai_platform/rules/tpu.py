@@ -3,10 +3,10 @@ counts the catalog gives. They run replica by replica (pass ``tpu``)."""
 
 from __future__ import annotations
 
-from gpujob.catalog import GpuType, MachineType
-from gpujob.checks.context import Context
 from gpujob.checks.registry import rule
 from gpujob.config.job import Replica, as_str
+from gpujob.services.ai_platform.records import GpuType, MachineType
+from gpujob.services.ai_platform.rules.context import AI_PLATFORM, Context
 from gpujob.suggest import or_list
 
 
@@ -23,7 +23,8 @@ def tpu_worker(ctx: Context, r: Replica) -> tuple[MachineType, GpuType | None] |
     return machine, ctx.catalog.gpu_types.get(r.accel_type or "")
 
 
-@rule("tpu.worker-only", "Only the worker can be a Cloud TPU machine.", pass_="tpu")
+@rule("tpu.worker-only", "Only the worker can be a Cloud TPU machine.", pass_="tpu",
+      services=AI_PLATFORM)
 def worker_only(ctx: Context, r: Replica) -> None:
     machine = _tpu_machine(ctx, r)
     if machine is not None and r.kind != "worker":
@@ -32,7 +33,8 @@ def worker_only(ctx: Context, r: Replica) -> None:
                  f"{machine.name} and workerCount: 1")
 
 
-@rule("tpu.machine", "TPUs are attached only to the Cloud TPU worker.", pass_="tpu")
+@rule("tpu.machine", "TPUs are attached only to the Cloud TPU worker.", pass_="tpu",
+      services=AI_PLATFORM)
 def tpu_machine(ctx: Context, r: Replica) -> None:
     accel = ctx.catalog.gpu_types.get(r.accel_type or "")
     if _tpu_machine(ctx, r) is not None or not (accel and accel.kind == "tpu" and r.machine):
@@ -44,7 +46,8 @@ def tpu_machine(ctx: Context, r: Replica) -> None:
              "put the TPU in workerConfig.acceleratorConfig")
 
 
-@rule("tpu.worker-count", "A Cloud TPU job has exactly one TPU worker.", pass_="tpu")
+@rule("tpu.worker-count", "A Cloud TPU job has exactly one TPU worker.", pass_="tpu",
+      services=AI_PLATFORM)
 def worker_count(ctx: Context, r: Replica) -> None:
     found = tpu_worker(ctx, r)
     if found is None or r.count == 1 or ctx.broken(r.count_path):
@@ -54,7 +57,7 @@ def worker_count(ctx: Context, r: Replica) -> None:
              "set workerCount: 1")
 
 
-@rule("tpu.gpu", "A Cloud TPU worker takes no GPUs.", pass_="tpu")
+@rule("tpu.gpu", "A Cloud TPU worker takes no GPUs.", pass_="tpu", services=AI_PLATFORM)
 def tpu_gpu(ctx: Context, r: Replica) -> None:
     found = tpu_worker(ctx, r)
     if found is None or found[1] is None or found[1].kind != "gpu":
@@ -66,7 +69,8 @@ def tpu_gpu(ctx: Context, r: Replica) -> None:
              "leave acceleratorConfig out")
 
 
-@rule("tpu.type", "TPU types not offered for training (TPU Pods) are refused.", pass_="tpu")
+@rule("tpu.type", "TPU types not offered for training (TPU Pods) are refused.", pass_="tpu",
+      services=AI_PLATFORM)
 def tpu_type(ctx: Context, r: Replica) -> None:
     found = tpu_worker(ctx, r)
     accel = found[1] if found else None
@@ -74,7 +78,8 @@ def tpu_type(ctx: Context, r: Replica) -> None:
         ctx.emit((*r.accel_path, "type"), accel.not_for_training)
 
 
-@rule("tpu.count", "A Cloud TPU worker has the TPU type's number of cores.", pass_="tpu")
+@rule("tpu.count", "A Cloud TPU worker has the TPU type's number of cores.", pass_="tpu",
+      services=AI_PLATFORM)
 def tpu_count(ctx: Context, r: Replica) -> None:
     found = tpu_worker(ctx, r)
     accel = found[1] if found else None
@@ -86,7 +91,7 @@ def tpu_count(ctx: Context, r: Replica) -> None:
 
 
 @rule("tpu.tf-version", "A Cloud TPU worker running a custom container names its runtime "
-      "version (tpuTfVersion).", pass_="tpu")
+      "version (tpuTfVersion).", pass_="tpu", services=AI_PLATFORM)
 def tf_version(ctx: Context, r: Replica) -> None:
     found = tpu_worker(ctx, r)
     if found is None or not (r.image or ctx.replicas[0].image):

@@ -3,10 +3,10 @@ types, in one zone. Region rules: warnings with --no-region-check and for local 
 
 from __future__ import annotations
 
-from gpujob.checks.context import Context
 from gpujob.checks.registry import also, rule
 from gpujob.config.job import TI
 from gpujob.services.ai_platform.rules.accelerators import warn_deprecated
+from gpujob.services.ai_platform.rules.context import AI_PLATFORM, Context
 from gpujob.suggest import and_list, describe_list, did_you_mean
 
 
@@ -24,7 +24,8 @@ def _zone_letters(zones: list[str]) -> str:
     return f"zone{'s' if len(letters) > 1 else ''} {and_list(letters)}"
 
 
-@rule("region.unknown", "The region is one the service trains in.", region=True)
+@rule("region.unknown", "The region is one the service trains in.", region=True,
+      services=AI_PLATFORM)
 def region_unknown(ctx: Context) -> None:
     region, cat = ctx.region(), ctx.catalog
     if region is None or region in cat.regions:
@@ -48,7 +49,8 @@ def _offered(ctx: Context) -> set[str] | None:
     return ctx.catalog.region_gpus(region)
 
 
-@rule("region.no-gpus", "A job with GPUs runs in a region that offers GPUs.", region=True)
+@rule("region.no-gpus", "A job with GPUs runs in a region that offers GPUs.", region=True,
+      services=AI_PLATFORM)
 def no_gpus(ctx: Context) -> None:
     if _offered(ctx) != set():
         return
@@ -60,7 +62,8 @@ def no_gpus(ctx: Context) -> None:
              f": {describe_list(elsewhere, 6)}")
 
 
-@rule("region.gpu", "Every GPU type of the job is offered in its region.", region=True)
+@rule("region.gpu", "Every GPU type of the job is offered in its region.", region=True,
+      services=AI_PLATFORM)
 def region_gpu(ctx: Context) -> None:
     offered = _offered(ctx)
     if not offered:
@@ -75,7 +78,7 @@ def region_gpu(ctx: Context) -> None:
 
 
 @rule("zone.gpu-mix", "A job's GPU types are all offered by one zone of its region.",
-      region=True)
+      region=True, services=AI_PLATFORM)
 def gpu_mix(ctx: Context) -> None:
     offered = _offered(ctx)
     types = sorted({g for g, _, _ in ctx.gpus_in_use()})

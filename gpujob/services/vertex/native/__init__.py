@@ -15,27 +15,27 @@ import copy
 from datetime import date
 from typing import TYPE_CHECKING, Any, Literal
 
+from gpujob.config import native_form as shapes
 from gpujob.config.document import Document
+from gpujob.config.native_form import SCHEMAS, display_name, kind
 from gpujob.findings import Finding, Location, error, warning
-from gpujob.services.vertex.native import shapes
-from gpujob.services.vertex.native.shapes import SCHEMAS, display_name, kind
 from gpujob.services.vertex.paths import MAX_DISPLAY_NAME, SUBMISSION_LABEL
 from gpujob.suggest import camel
 
 if TYPE_CHECKING:
     from gpujob.services.vertex.catalog import VertexCatalog
 
-__all__ = ["SCHEMAS", "SUBMISSION_LABEL", "body", "check", "display_name", "kind", "read"]
+__all__ = ["body", "check", "read"]
 
 REGION_FLAG = Location("command line", flag="--region")
 Kind = Literal["CustomJob", "HyperparameterTuningJob"]
 
 
 def read(doc: Document) -> tuple[Document, list[Finding]]:
-    """``doc`` (a native config) as gcloud reads it (``vertex_native.reading``: nulls dropped, one
-    value of a list read as a one-item list, a custom job's snake_case keys as their names),
-    and the notes on what was read otherwise than written."""
-    from gpujob.services.vertex.native import reading
+    """``doc`` (a native config) as gcloud reads it (``gpujob.config.native_reading``: nulls
+    dropped, one value of a list read as a one-item list, a custom job's snake_case keys as
+    their names), and the notes on what was read otherwise than written."""
+    from gpujob.config import native_reading as reading
 
     found = kind(doc.data)
     if found is None:

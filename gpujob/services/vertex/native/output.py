@@ -14,9 +14,9 @@ import json
 import shlex
 from typing import Any, NamedTuple
 
+from gpujob.config import native_form as shapes
 from gpujob.config.document import Document
 from gpujob.findings import Finding, JsonPath, format_path, value_at, warning
-from gpujob.services.vertex.native import shapes
 from gpujob.services.vertex.native.writer import dump
 from gpujob.services.vertex.translate.job import Translation
 

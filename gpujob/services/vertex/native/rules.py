@@ -10,13 +10,13 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
+from gpujob.config import native_form as shapes
 from gpujob.config.document import Document
 from gpujob.config.job import as_str
 from gpujob.findings import Finding, JsonPath, Location
 from gpujob.numbers import as_count
 from gpujob.services.vertex import scheduling
 from gpujob.services.vertex.catalog import VertexCatalog
-from gpujob.services.vertex.native import shapes
 from gpujob.services.vertex.records import Image
 from gpujob.services.vertex.rules import gpus_unlisted, region_problem
 from gpujob.services.vertex.translate.notes import mapping

@@ -16,10 +16,10 @@ from datetime import date
 from typing import Any, Literal, NamedTuple
 
 from gpujob.config.document import Document
+from gpujob.config.native_form import display_name
 from gpujob.findings import Finding, JsonPath
 from gpujob.numbers import as_count
 from gpujob.services.vertex.catalog import VertexCatalog
-from gpujob.services.vertex.native.shapes import display_name
 from gpujob.services.vertex.paths import COLLECTIONS, layout
 from gpujob.services.vertex.translate import code as vertex_code
 from gpujob.services.vertex.translate import extras as vertex_extras

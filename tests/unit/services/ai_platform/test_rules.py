@@ -11,7 +11,7 @@ import pytest
 from jobs import ZONE_MIX
 
 from gpujob import services
-from gpujob.checks.engine import CheckOptions, check_document
+from gpujob.checks.engine import CheckOptions, check_job
 from gpujob.config.load import load_file
 
 # AI Platform's rules (Vertex AI's are tests/unit/services/vertex/test_vertex_rules.py's)
@@ -148,10 +148,10 @@ def test_no_region_check_leaves_other_errors_alone(cli, write):
 def test_local_runs_downgrade_region_checks_and_need_no_submission_fields():
     doc = load_file(str(ZONE_MIX)).document
     options = CheckOptions(services.get("ai-platform"), submit=True, local=True)
-    findings = check_document(doc, options)
+    findings = check_job(doc, options).findings
     assert [f.rule for f in findings if f.is_error] == []
     assert "zone.gpu-mix" in [f.rule for f in findings]
-    cloud = check_document(doc, CheckOptions(services.get("ai-platform"), submit=True))
+    cloud = check_job(doc, CheckOptions(services.get("ai-platform"), submit=True)).findings
     assert {"zone.gpu-mix", "submit.packages", "submit.module"} <= {
         f.rule for f in cloud if f.is_error}
 
@@ -159,7 +159,8 @@ def test_local_runs_downgrade_region_checks_and_need_no_submission_fields():
 def test_a_schema_mistake_is_reported_once():
     """The rules stay quiet about a value the schema refused."""
     doc = load_file(str(CASES / "invalid" / "wrong-enum-values.yaml")).document
-    rules = {f.rule for f in check_document(doc, CheckOptions(service=services.get("ai-platform")))}
+    checked = check_job(doc, CheckOptions(service=services.get("ai-platform")))
+    rules = {f.rule for f in checked.findings}
     assert rules == {"schema.enum"}
 
 

@@ -280,3 +280,14 @@ def test_a_submit_stages_no_package_for_gke(cli, write, tmp_path):
                  "--executor-image-uri", "python:3")
     assert result.code == 2
     assert "--package-path is not supported by the gke service for a submit" in result.err
+
+
+@pytest.mark.parametrize("uris", ["1", "{a: b}"])
+def test_package_uris_that_are_no_list_are_the_schemas_to_report(cli, write, uris):
+    """Not an internal error: GKE's rules and translation read a list only."""
+    path = write("trainingInput:\n  scaleTier: CUSTOM\n  masterType: n1-standard-8\n"
+                 f"  pythonModule: trainer.task\n  packageUris: {uris}\n")
+    result = cli("validate", "--service", "gke", path)
+    assert result.code == 1
+    assert "trainingInput.packageUris: expected a list, found " in result.out
+    assert "internal error" not in result.err

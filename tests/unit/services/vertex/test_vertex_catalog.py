@@ -12,13 +12,14 @@ import pytest
 from googleapiclient.discovery_cache import get_static_doc
 from jsonschema import Draft202012Validator
 
+from gpujob.catalog import data_file, load
 from gpujob.errors import UsageError
 from gpujob.resources import load_schema
 from gpujob.services.vertex import catalog as vertex_data
 from gpujob.services.vertex import records
 
-DATA = json.loads(vertex_data.BUILT_IN.read_text(encoding="utf-8"))
-CAT = vertex_data.load()
+DATA = json.loads(data_file("vertex").read_text(encoding="utf-8"))
+CAT = load("vertex")
 
 
 def test_the_shipped_catalog_holds_to_its_schema_and_cross_references():
@@ -225,12 +226,12 @@ def test_a_catalog_file_of_ones_own(tmp_path: Path):
     edited["machine_types"]["types"]["g2-standard-4"]["accelerators"]["NVIDIA_L4"] = [1, 2]
     good = tmp_path / "vertex.json"
     good.write_text(json.dumps(edited), encoding="utf-8")
-    assert vertex_data.load(str(good)).accepts("g2-standard-4", "NVIDIA_L4", 2)
+    assert load("vertex", str(good)).accepts("g2-standard-4", "NVIDIA_L4", 2)
     del edited["zones"]
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(edited), encoding="utf-8")
     with pytest.raises(UsageError) as caught:
-        vertex_data.load(str(bad))
+        load("vertex", str(bad))
     assert "is not a valid Vertex catalog" in caught.value.message
     assert caught.value.message.endswith("bad.json:1:1: missing required key 'zones' "
                                          "[schema.required]")

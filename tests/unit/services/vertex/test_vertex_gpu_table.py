@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpujob.services.vertex import catalog as vertex_data
+from gpujob.catalog import load
 
 # that table, accelerator-optimised types (one fixed GPU model, built in).
 BUILT_IN = """
@@ -86,7 +86,7 @@ MACHINES = sorted({m for m, _ in CELLS} | set(CPU_ONLY))
 
 def verdict(machine: str, gpu: str, count: int) -> bool:
     """Does Vertex take ``count`` × ``gpu`` on ``machine``? (The one place that asks gpujob.)"""
-    return vertex_data.load().accepts(machine, gpu, count)
+    return load("vertex").accepts(machine, gpu, count)
 
 
 def test_the_table_has_every_row_of_the_reference():
@@ -109,14 +109,14 @@ def test_n1_with_t4_takes_one_two_or_four():
 
 
 def test_the_catalog_offers_no_gpu_machine_the_table_lacks():
-    cat = vertex_data.load()
+    cat = load("vertex")
     with_gpus = {m.name for m in cat.machine_types.values()
                  if any(cat.accelerators[a].kind == "gpu" for a in m.accelerators)}
     assert with_gpus == {m for m, _ in CELLS}
 
 
 def test_a_refusal_says_what_the_machine_takes():
-    cat = vertex_data.load()
+    cat = load("vertex")
     assert cat.problem("n1-standard-32", "NVIDIA_TESLA_T4", 1) == (
         "n1-standard-32 takes 2 or 4 × NVIDIA_TESLA_T4, not 1")
     assert cat.problem("a3-highgpu-2g", "NVIDIA_H100_80GB", 8) == (
@@ -133,7 +133,7 @@ def test_a_refusal_says_what_the_machine_takes():
 
 
 def test_machines_without_accelerators_and_tpus():
-    cat = vertex_data.load()
+    cat = load("vertex")
     assert cat.accepts("n1-standard-4", None, None)
     assert not cat.accepts("a2-highgpu-1g", None, None)  # its A100 must be stated
     # that page's TPUs: cloud-tpu takes 8 TPU v2/v3 cores, or 32·n for a Pod slice

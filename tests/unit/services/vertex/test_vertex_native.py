@@ -21,6 +21,7 @@ from fakes.discovery import request_violations
 from vertex_native_configs import SPEC, TUNING
 from vertex_translation import CAT
 
+from gpujob.config import native_form
 from gpujob.config.load import loads
 from gpujob.findings import Location, finding_line
 from gpujob.services.vertex import native as vertex_native
@@ -71,7 +72,7 @@ def pool(machine: str, accel: str | None = None, count: int | None = None,
     ({"scaleTier": "BASIC", "network": "n"}, None),  # trainingInput's fields at the top
 ])
 def test_the_kind_of_file_is_told_by_its_top_level_keys(data, kind):
-    assert vertex_native.kind(data) == kind
+    assert native_form.kind(data) == kind
 
 
 def test_snake_case_keys_of_a_custom_job_are_read_as_their_fields_with_a_note():
@@ -113,7 +114,7 @@ def test_the_shipped_schemas_are_what_the_script_generates_from_the_bundled_docu
     gen = _generator()
     doc_ = gen.discovery()
     generated = gen.generate(doc_)
-    assert sorted(generated) == sorted(vertex_native.SCHEMAS.values())
+    assert sorted(generated) == sorted(native_form.SCHEMAS.values())
     for name, schema in generated.items():
         shipped = (ROOT / "schemas" / name).read_text(encoding="utf-8")
         if f"(revision {doc_['revision']})" in shipped:
@@ -381,11 +382,11 @@ def test_a_tuning_job_is_sent_as_written_with_int64_bounds_as_strings():
 def test_checking_and_building_a_body_import_no_google_client_library(tmp_path):
     path = tmp_path / "spec.yaml"
     path.write_text(SPEC, encoding="utf-8")
-    probe = ("import sys; from gpujob.services.vertex import catalog as vertex_data; "
+    probe = ("import sys; from gpujob.catalog import load; "
              "from gpujob.config.load import load_file; "
              "from gpujob.services.vertex import native as n; "
              f"d = load_file({str(path)!r}).document; "
-             "print(n.check(d, vertex_data.load()), n.body(d)[0], file=sys.stderr); "
+             "print(n.check(d, load('vertex')), n.body(d)[0], file=sys.stderr); "
              "print(sorted(m for m in sys.modules if m.split('.')[0] in "
              "('googleapiclient', 'google', 'httplib2')), file=sys.stderr)")
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
@@ -396,8 +397,8 @@ def test_checking_and_building_a_body_import_no_google_client_library(tmp_path):
 # -- the command line ---------------------------------------------------------------------------
 
 def test_submit_s_flags_mean_for_a_native_config_what_gcloud_s_mean():
+    from gpujob.config.native_flags import apply_flags
     from gpujob.config.overrides import Override, parse_set
-    from gpujob.services.vertex.native.flags import apply_flags
 
     def flag(path, value, name):
         return Override(path, value, Location("command line", flag=name))
@@ -431,9 +432,9 @@ def test_submit_s_flags_mean_for_a_native_config_what_gcloud_s_mean():
 
 
 def test_flags_that_set_ai_platform_s_cluster_are_refused_with_the_set_path_to_use():
+    from gpujob.config.native_flags import apply_flags
     from gpujob.config.overrides import Override, parse_set
     from gpujob.errors import UsageError
-    from gpujob.services.vertex.native.flags import apply_flags
 
     overrides = [Override(("trainingInput", "workerCount"), 3,
                           Location("command line", flag="--worker-count")),
@@ -450,9 +451,9 @@ def test_flags_that_set_ai_platform_s_cluster_are_refused_with_the_set_path_to_u
 @pytest.mark.parametrize("whole, where", [("", ""), ("job", "jobSpec."),
                                           ("tuning", "trialJobSpec.")])
 def test_a_refused_set_is_hinted_at_the_path_its_field_has_in_the_file(whole, where):
+    from gpujob.config.native_flags import apply_flags
     from gpujob.config.overrides import parse_set
     from gpujob.errors import UsageError
-    from gpujob.services.vertex.native.flags import apply_flags
 
     text = {"": SPEC, "tuning": TUNING, "job": "displayName: j\njobSpec:\n" + "\n".join(
         "  " + line for line in SPEC.splitlines()) + "\n"}[whole]

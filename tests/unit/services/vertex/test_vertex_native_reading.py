@@ -1,4 +1,4 @@
-"""Native Vertex configs read as gcloud reads them (``vertex_native.reading``): what a dry-run
+"""Native Vertex configs read as gcloud reads them (``config.native_reading``): what a dry-run
 sends for the shapes gcloud takes that the API's JSON does not (one value for a list, nulls,
 snake_case keys), and the names a whole job gets from the command line."""
 

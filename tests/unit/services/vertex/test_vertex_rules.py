@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from gpujob import services
-from gpujob.checks.engine import CheckOptions, check_document
+from gpujob.checks.engine import CheckOptions, check_job
 from gpujob.config.load import loads
 from gpujob.services.vertex import scheduling
 from gpujob.services.vertex.rules import NATIVE_RULES
@@ -95,7 +95,7 @@ def test_region_checks_off_and_local_runs_make_the_region_a_warning(cli, write):
             "training runs in [vertex.region]\n  hint: did you mean 'us-central1'?; (a warning: "
             "region checks are off)") in result.out
     doc = loads(container(region="us-centrall1").encode(), "job.yaml").document
-    local = check_document(doc, CheckOptions(services.get("vertex"), submit=True, local=True))
+    local = check_job(doc, CheckOptions(services.get("vertex"), submit=True, local=True)).findings
     assert [(f.severity, f.rule) for f in local] == [("warning", "vertex.region")]
 
 
@@ -112,7 +112,7 @@ def test_a_gpu_the_zone_proxy_does_not_list_in_the_region_is_a_dated_warning(cli
         "leaves this out)\n")
     assert validate(cli, write, container(region="europe-west6"), "--no-region-check").out == ""
     doc = loads(container(region="europe-west6").encode(), "job.yaml").document
-    assert check_document(doc, CheckOptions(local=True, service=services.get("vertex"))) == []
+    assert check_job(doc, CheckOptions(local=True, service=services.get("vertex"))).findings == []
 
 
 def test_a_machine_with_gpus_built_in_is_named_in_the_proxy_warning_once(cli, write):
@@ -308,8 +308,8 @@ def test_a_local_run_leaves_the_translation_to_the_run():
         "  runtimeVersion: '2.11'\n  packageUris: [gs://my-bucket/t.tar.gz]\n"
         "  pythonModule: trainer.task\n")
     doc = loads(text.encode(), "job.yaml").document
-    cloud = check_document(doc, CheckOptions(services.get("vertex"), submit=True))
-    local = check_document(doc, CheckOptions(services.get("vertex"), submit=True, local=True))
+    cloud = check_job(doc, CheckOptions(services.get("vertex"), submit=True)).findings
+    local = check_job(doc, CheckOptions(services.get("vertex"), submit=True, local=True)).findings
     assert [(f.severity, f.rule) for f in cloud] == [
         ("error", "vertex-translate.runtime-version")]
     assert local == []

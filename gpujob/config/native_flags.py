@@ -10,17 +10,14 @@ the translation of an AI Platform config uses (a native config names its image a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from gpujob.config.document import Document
 from gpujob.config.merge import apply
+from gpujob.config.native_form import MARKS, SPEC_PATHS, kind, pools
 from gpujob.config.overrides import Override
 from gpujob.errors import UsageError
-from gpujob.findings import Finding, JsonPath, Location, format_path
-from gpujob.services.vertex.native.shapes import MARKS, SCHEMAS, SPEC_PATHS, kind, pools
-
-if TYPE_CHECKING:
-    from gpujob.services.vertex.translate.extras import VertexExtras
+from gpujob.findings import JsonPath, Location, format_path
 
 TI = "trainingInput"
 _KINDS = {key for key, _ in MARKS}  # the keys kind() reads
@@ -53,7 +50,7 @@ class NativeJob(NamedTuple):
     name: str | None = None  # --display-name, or --job-id / gcloud's JOB
     labels: dict[str, str] | None = None
     kms_key: str | None = None
-    labels_origin: Location | None = None  # --labels of a CustomJobSpec, for check_labels
+    labels_origin: Location | None = None  # --labels of a CustomJobSpec, checked apart
 
 
 def _is_native_path(override: Override) -> bool:
@@ -63,10 +60,10 @@ def _is_native_path(override: Override) -> bool:
 
 def apply_flags(doc: Document, overrides: list[Override], user_args: list[str] | None,
                 display_name: str | None = None, *, executor_image_uri: str | None = None,
-                strategy: str | None = None, extras: VertexExtras | None = None) -> NativeJob:
+                strategy: str | None = None, extras: list[Override] | None = None) -> NativeJob:
     """``doc`` (a native config) with the command line applied; ``UsageError`` naming every
     flag that has no meaning for it (``executor_image_uri`` and ``strategy``, when given,
-    have none; ``extras``, Vertex's own flags, set the spec's fields they name)."""
+    have none; ``extras``: the spec's fields a service's own flags set, applied last)."""
     found = kind(doc.data)
     if found is None:
         raise ValueError("not a native Vertex config")
@@ -85,7 +82,7 @@ def apply_flags(doc: Document, overrides: list[Override], user_args: list[str] |
             job["region"], job["region_origin"] = override.value, override.origin
         elif path == ("labels",):
             job["labels"] = override.value
-            if found == "CustomJobSpec":  # a spec holds no labels: checked apart (check_labels)
+            if found == "CustomJobSpec":  # a spec holds no labels: checked apart
                 job["labels_origin"] = override.origin
             else:  # they replace the file's, and are checked where those were
                 native.append(override)
@@ -102,32 +99,13 @@ def apply_flags(doc: Document, overrides: list[Override], user_args: list[str] |
     refused += [(flag, _TRANSLATION[flag]) for flag, value in given.items() if value is not None]
     if refused:
         _refuse(refused, spec)
-    native += _extras(doc, spec, extras)
+    native += extras or []
     result = apply(doc, native)
     if kind(result.data) is None:
         _unmade(found, native)
     if user_args is not None:
         result = apply(result, _args(result, user_args))
     return NativeJob(result, **job)
-
-
-def _extras(doc: Document, spec: JsonPath, extras: VertexExtras | None) -> list[Override]:
-    """--reservation, --persistent-resource-id, … as overrides of the spec's own fields, each
-    located at its flag."""
-    if extras is None:
-        return []
-    from gpujob.services.vertex.translate.extras import apply
-
-    made: dict[str, Any] = {"workerPoolSpecs": [
-        {"machineSpec": {}} if isinstance(p, dict) and isinstance(p.get("machineSpec"), dict)
-        else {} for p in (pools(doc.data)[1] or [])]}
-    out = []
-    for path, flag in apply(made, extras):
-        node: Any = made
-        for key in path:
-            node = node[key]
-        out.append(Override((*spec, *path), node, Location(doc.source, flag=flag)))
-    return out
 
 
 def _unmade(found: str, native: list[Override]) -> None:
@@ -140,17 +118,6 @@ def _unmade(found: str, native: list[Override]) -> None:
         "known by its workerPoolSpecs, jobSpec or trialJobSpec), so there is nothing to submit",
         "--unset a field inside it instead (e.g. --unset "
         f"{''.join(f'{key}.' for key in SPEC_PATHS[found])}workerPoolSpecs[1]), or edit the file")
-
-
-def check_labels(labels: dict[str, str] | None, origin: Location | None) -> list[Finding]:
-    """--labels for a CustomJobSpec (which holds none), checked as labels written in a CustomJob
-    file are (the same schema, the same messages), located at the flag."""
-    from gpujob.checks import schema
-
-    if not labels or origin is None:
-        return []
-    flagged = apply(Document(origin.source, {}), [Override(("labels",), labels, origin)])
-    return [f for f in schema.check(flagged, SCHEMAS["CustomJob"]) if f.path[:1] == ("labels",)]
 
 
 def _args(doc: Document, user_args: list[str]) -> list[Override]:

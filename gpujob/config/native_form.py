@@ -1,15 +1,16 @@
-"""What a native Vertex config is shaped as: its kind (by its top-level keys), the schema of
-each kind, and the encodings the discovery document declares (``encoded``: int64 values as
-strings of digits)."""
+"""The native Vertex form, a config format beside the AI Platform Job (``job.py``) that Vertex
+AI and GKE read: what such a config is shaped as, its kind (by its top-level keys; a loaded
+``Document`` keeps it as its ``form``), the schema of each kind, and the encodings the discovery
+document declares (``encoded``: int64 values as strings of digits). ``native_reading`` reads
+one as gcloud does; ``native_flags`` applies the command line to it."""
 
 from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from gpujob import numbers
-from gpujob.config.document import Document
 from gpujob.findings import JsonPath
 from gpujob.resources import load_schema
 from gpujob.suggest import camel
@@ -23,7 +24,13 @@ SPEC_PATHS: dict[str, JsonPath] = {"CustomJobSpec": (), "CustomJob": ("jobSpec",
                                    "HyperparameterTuningJob": ("trialJobSpec",)}
 
 
-def display_name(doc: Document, given: str | None = None) -> str:
+class Sourced(Protocol):
+    """A loaded config (``document.Document``, which reads its form from here)."""
+
+    source: str
+
+
+def display_name(doc: Sourced, given: str | None = None) -> str:
     """The name a CustomJobSpec file is submitted under: ``given`` (--display-name), else the
     file's name without its suffix."""
     if given:

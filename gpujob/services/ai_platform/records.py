@@ -1,7 +1,7 @@
-"""The catalog's record types and the queries over them, the same for every service.
+"""AI Platform's catalog records and the queries over them.
 
-A service's data file is read into these records by that service's builder (``ai_platform.py``
-today); the rules and ``gpujob gpus`` read only the records. NamedTuples, not dataclasses:
+Its data file is read into these records by its builder (``catalog.py``); the rules and
+``gpujob gpus`` read only the records. NamedTuples, not dataclasses:
 ``gpujob validate`` builds them on every run, and a dataclass costs about a millisecond to
 create. No ``from __future__ import annotations`` in the modules that define NamedTuples:
 typing.NamedTuple compiles string annotations one by one, which start-up pays for.
