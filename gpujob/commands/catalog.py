@@ -12,9 +12,14 @@ if TYPE_CHECKING:
     from gpujob.gcp.settings import GcpSettings
 
 
-def execute(settings: GcpSettings, parts: tuple[str, ...]) -> int:
+def execute(settings: GcpSettings, parts: tuple[str, ...], service: str = "vertex") -> int:
     """Read each part; write the overlay with those read (the others keep what they had); exit
     0 when every part was read, 3 when one could not be (the others are still written)."""
+    from gpujob import services
+    from gpujob.services.capabilities import Capability
+
+    services.get(service).require(Capability.REFRESH,
+                                  f"gpujob catalog refresh --service {service}")
     from gpujob.catalog import files, overlay
     from gpujob.services.vertex import catalog as vertex_data
     from gpujob.services.vertex.refresh import run
