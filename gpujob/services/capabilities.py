@@ -190,3 +190,18 @@ def _has_it(capability: Capability) -> str:
         return f"no service of gpujob's has {capability.label}"
     names = ", ".join(having[:-1]) + " or " + having[-1] if len(having) > 1 else having[0]
     return f"use {capability.switch} {names}"
+
+
+def markdown() -> str:
+    """The table of what each registered service has (docs/getting-started.md shows it)."""
+    from gpujob import services
+
+    names = list(services.SERVICES)
+    lines = ["| Capability | What it is | Needed by | " + " | ".join(f"`{n}`" for n in names)
+             + " |", "|---" * (3 + len(names)) + "|"]
+    for capability in Capability:
+        cells = [f"no: {services.get(n).lacks[capability]}"
+                 if not services.get(n).supports(capability) else "yes" for n in names]
+        lines.append(f"| {capability.label} | {capability.does} | {capability.commands} | "
+                     + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"

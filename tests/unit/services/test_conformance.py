@@ -8,11 +8,15 @@ capability)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from gpujob import services
 from gpujob.errors import EXIT_INTERNAL, EXIT_USAGE
-from gpujob.services.capabilities import DEFAULT_LACKS, Capability, ServiceBase
+from gpujob.services.capabilities import DEFAULT_LACKS, Capability, ServiceBase, markdown
+
+ROOT = Path(__file__).resolve().parents[3]
 
 SMALL = """\
 trainingInput:
@@ -127,3 +131,10 @@ def test_a_service_that_writes_nothing_lacks_every_capability():
                                         "links", "commands", "offerings", "completions"}
     with pytest.raises(TypeError):
         Bare()  # type: ignore[abstract]  # what every service writes is not written
+
+
+def test_the_docs_show_what_each_service_has(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delitem(services.SERVICES, "toy")  # the registered services only
+    table = markdown()
+    assert table in (ROOT / "docs" / "getting-started.md").read_text(encoding="utf-8")
+    assert "| convert | writing an AI Platform config in the service's own form | " in table
