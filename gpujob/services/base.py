@@ -161,9 +161,14 @@ class Links:
 class JobClient(Protocol):
     """One project's jobs in one service, through an open session."""
 
-    project: str
-    clock: Clock
-    session: Session | None  # its Google session, which stages the packages (None: none)
+    @property
+    def project(self) -> str: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    @property
+    def session(self) -> Session | None: ...  # its Google session, for staging (None: none)
 
     def create(self, request: Request) -> Created:
         """Send ``request`` once; after a failure that leaves it unknown whether the job was
@@ -256,13 +261,21 @@ class Service(Protocol):
     these and never ask which service they hold. A service inherits the defaults of
     ``capabilities.ServiceBase`` and states what it lacks (``lacks``), with the reason."""
 
-    name: str  # as --service names it
-    title: str  # for people: "AI Platform Training"
-    # the flags of submit, local and convert this service cannot honour, with the reason
-    unsupported_flags: Mapping[str, str]
-    flags: tuple[ServiceFlag, ...]  # flags of its own
-    # the capabilities it lacks, with the reason (the command line refuses what needs them)
-    lacks: Mapping[Capability, str]
+    # (read-only: a service's own are class variables)
+    @property
+    def name(self) -> str: ...  # as --service names it
+
+    @property
+    def title(self) -> str: ...  # for people: "AI Platform Training"
+
+    @property
+    def unsupported_flags(self) -> Mapping[str, str]: ...  # with the reason for each
+
+    @property
+    def flags(self) -> tuple[ServiceFlag, ...]: ...  # flags of its own
+
+    @property
+    def lacks(self) -> Mapping[Capability, str]: ...  # capabilities, with the reason
 
     @property
     def catalog(self) -> ModuleType:

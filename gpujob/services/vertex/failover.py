@@ -36,7 +36,7 @@ class VertexPlacement:
 
     @property
     def vertex(self) -> VertexClient:
-        return self.client.vertex  # type: ignore[attr-defined, no-any-return]
+        return self.client.vertex  # type: ignore[attr-defined]  # (VertexJobs)
 
     def where(self, request: Request) -> tuple[str, str]:
         from gpujob.services.vertex.preflight import strategy_of

@@ -26,7 +26,7 @@ SKU_URL = "https://cloud.google.com/skus?currency=USD&filter={id}"
 
 def rules() -> dict[str, Any]:
     with RULES.open(encoding="utf-8") as fh:
-        return json.load(fh)  # type: ignore[no-any-return]
+        return json.load(fh)
 
 
 def hourly(sku: Mapping[str, Any]) -> tuple[float, str] | None:
