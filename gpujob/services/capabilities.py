@@ -4,10 +4,11 @@ and the base a service inherits (``ServiceBase``), whose defaults are a service 
 A service states what it lacks, with the reason, in ``ServiceBase.lacks``; the command line asks
 ``require`` before it starts a command that needs a capability, and a command for one the
 service lacks is a usage error (exit 2) that names it, with the reason and the services that
-have it. ``docs/architecture.md`` draws the table of what each service has.
+have it. ``docs/getting-started.md`` shows the table of what each service has (``markdown``).
 
-Nothing here imports a service: the services inherit this (as SkyPilot's clouds inherit
-``sky.clouds.Cloud`` and state their ``CloudImplementationFeatures`` with a reason).
+The services inherit this (as SkyPilot's clouds inherit ``sky.clouds.Cloud`` and state their
+``CloudImplementationFeatures`` with a reason); it reaches them only through the registry, to
+name those that have a capability.
 """
 
 from __future__ import annotations
