@@ -119,8 +119,8 @@ def capped(findings: Iterable[Finding], limit: int = MAX_OF_A_KIND) -> list[Find
     """One file's findings with at most ``limit`` of each kind; the others of a kind become one
     finding, at the first of them, that says how many were left out."""
     kept: list[Finding] = []
-    seen: dict[tuple[str, str], int] = {}
-    left_out: dict[tuple[str, str], tuple[int, Finding]] = {}
+    seen: dict[tuple[Severity, str], int] = {}
+    left_out: dict[tuple[Severity, str], tuple[int, Finding]] = {}
     for finding in findings:
         kind = (finding.severity, finding.rule)
         seen[kind] = seen.get(kind, 0) + 1

@@ -43,4 +43,5 @@ def schema_path(name: str) -> Path:
 @cache
 def load_schema(name: str) -> dict[str, Any]:
     with schema_path(name).open(encoding="utf-8") as fh:
-        return json.load(fh)
+        schema: dict[str, Any] = json.load(fh)
+    return schema

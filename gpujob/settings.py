@@ -11,7 +11,7 @@ default. The work is then ``execute(settings)``; nothing past this point reads f
 # creating each class cost ~25 ms on validate's start-up. SubmitSettings, which submit and local
 # alone need, is a dataclass in gpujob.commands.submit_settings.
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob.services import DEFAULT_SERVICE
 
@@ -43,7 +43,7 @@ class CheckSettings(NamedTuple):
     job and the scheduling strategy (``--strategy``, upper case)."""
 
     service: str = DEFAULT_SERVICE
-    catalog: object = None  # the service's catalog record
+    catalog: Any = None  # the service's catalog record (its type is the service's)
     region_check: bool = True
     executor_image_uri: str | None = None
     strategy: str | None = None
@@ -66,7 +66,7 @@ class ValidateSettings(NamedTuple):
 class GpusSettings(NamedTuple):
     gpu: str | None
     machine_type: str | None
-    count: int | None
+    count: int | None  # type: ignore[assignment]  # the field hides tuple.count
     region: str | None
     zone: str | None
     output_format: str

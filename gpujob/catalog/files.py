@@ -34,7 +34,7 @@ def load(spec: ModuleType, path: str | None) -> Any:
 def built_in_data(spec: ModuleType) -> dict[str, Any]:
     """A built-in catalog is package data: it cannot change while gpujob runs."""
     with data_path(spec).open(encoding="utf-8") as fh:
-        return json.load(fh)  # type: ignore[no-any-return]
+        return json.load(fh)
 
 
 @cache
@@ -123,7 +123,7 @@ def read_user_catalog(spec: ModuleType, path: str) -> dict[str, Any]:
             if problems:
                 raise UsageError(f"--catalog {path}: {problems[0]}" + (
                     f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""), hint)
-        return loaded.document.data  # type: ignore[no-any-return]
+        return loaded.document.data
     details = "\n".join(finding_line(f) for f in findings if f.is_error)
     raise UsageError(f"--catalog {path} is not a valid {spec.NOUN}:\n{details}",
                      f"start from gpujob's own (`{spec.EXPORT}` prints it) and keep its "

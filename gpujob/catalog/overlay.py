@@ -167,7 +167,8 @@ def problem(name: str, part: Any) -> str | None:
     if name == "prices":
         table = part.get("table")
         regions = table.get("regions") if isinstance(table, dict) else None
-        if not isinstance(regions, dict) or not isinstance(table.get("source_key", {}), dict) \
+        if not isinstance(table, dict) or not isinstance(regions, dict) \
+                or not isinstance(table.get("source_key", {}), dict) \
                 or not all(isinstance(r, dict) and all(isinstance(r.get(k, {}), dict) for k in (
                     "accelerators", "machine_types")) for r in regions.values()):
             return "prices.table: each region needs its accelerators and machine_types, by name"

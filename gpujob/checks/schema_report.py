@@ -214,7 +214,7 @@ class Reporter:
 
     def type(self, path: JsonPath, err: Any) -> None:
         wanted = err.validator_value
-        names = " or ".join(_TYPE_NAMES.get(t, t) for t in
+        names = " or ".join(_TYPE_NAMES.get(t, str(t)) for t in
                             (wanted if isinstance(wanted, list) else [wanted]))
         value = err.instance
         message = f"expected {names}, found {_describe(value)}"

@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
-from gpujob.cli.options import gcp_options, gcp_settings, project_option
+from gpujob.cli.options import gcp_options, gcp_settings, project_option, services_choice
 from gpujob.errors import UsageError
 
 PARTS = ("zones", "images", "prices")
@@ -35,9 +35,11 @@ def _parts(value: str) -> tuple[str, ...]:
 @click.option("--parts", default=",".join(PARTS), show_default=True, metavar="LIST",
               help="The parts to read, separated by commas: zones (Compute Engine), images "
                    "(Artifact Registry), prices (Cloud Billing, with GPUJOB_BILLING_API_KEY).")
+@click.option("--service", type=services_choice(), default="vertex", show_default=True,
+              help="The service whose catalog to refresh (Vertex AI's alone has live parts).")
 @project_option
 @gcp_options
-def refresh(parts: str, **params: Any) -> int:
+def refresh(parts: str, service: str, **params: Any) -> int:
     """Read the catalog's live parts from Google's APIs and keep them for every command.
 
     zones: where Compute Engine offers each GPU and GPU machine type, and the most GPUs per VM
@@ -56,4 +58,4 @@ def refresh(parts: str, **params: Any) -> int:
     """
     from gpujob.commands.catalog import execute
 
-    return execute(gcp_settings(params), _parts(parts))
+    return execute(gcp_settings(params), _parts(parts), service)

@@ -41,11 +41,11 @@ def take_choices(params: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...
         if problem:
             raise UsageError(f"--region: '{region}' is not a region: {problem}",
                              "give --region R1,R2: regions in the order to try them")
-    service = services.get(params["service"])
-    if (len(regions) > 1 or len(strategies) > 1) and not service.fails_over:
-        raise UsageError(f"--region and --strategy take a list only for a service that tries "
-                         f"choices in order, and {service.name} ({service.title}) does not",
-                         "add --service vertex, or give one region and one strategy")
+    if len(regions) > 1 or len(strategies) > 1:
+        from gpujob.services.capabilities import Capability
+
+        services.get(params["service"]).require(
+            Capability.PLACEMENT, "--region or --strategy with a list of choices")
     if regions:
         params["region"] = regions[0]
     if strategies:

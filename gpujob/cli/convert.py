@@ -73,7 +73,7 @@ def convert(ctx: click.Context, **params: Any) -> int:
 
     check = check_settings({**params, "service": params["to"]})
     options = check.job_options()._replace(display_name=params["display_name"])
-    tiers = list(check.catalog.scale_tiers)  # type: ignore[union-attr]  # check_settings loads it
+    tiers = list(check.catalog.scale_tiers)  # check_settings loads it
     return execute(ConvertSettings(
         config=params["config"], overrides=overrides(ctx, params, tiers),
         user_args=ctx.meta["user_args"], options=options, check=check,

@@ -214,7 +214,7 @@ def _usd(ctx: click.Context, param: click.Parameter, value: Any) -> float | None
 
     if value is not None and not math.isfinite(value):
         raise click.BadParameter(f"{value} is not an amount of US dollars", ctx, param)
-    return value  # type: ignore[no-any-return]
+    return value
 
 
 def budget_option_of(hidden: bool = False) -> Decorator:

@@ -13,25 +13,19 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from gpujob.gcp.settings import GcpSettings
-    from gpujob.services.base import Service
 
 
-def _refreshed() -> Service:
-    """The service whose catalog has live parts (Vertex AI's: the only one)."""
-    from gpujob import services
-
-    return next(s for s in map(services.get, services.SERVICES) if s.refresh is not None)
-
-
-def execute(settings: GcpSettings, parts: tuple[str, ...]) -> int:
+def execute(settings: GcpSettings, parts: tuple[str, ...], service: str = "vertex") -> int:
     """Read each part; write the overlay with those read (the others keep what they had); exit
     0 when every part was read, 3 when one could not be (the others are still written), 1
     when the cache directory cannot take the overlay."""
-    from gpujob import interrupts
+    from gpujob import interrupts, services
     from gpujob.catalog import files, overlay
+    from gpujob.services.capabilities import Capability
 
-    service = _refreshed()
-    spec, run = service.catalog, service.refresh
+    chosen = services.get(service)
+    chosen.require(Capability.REFRESH, f"gpujob catalog refresh --service {service}")
+    spec, run = chosen.catalog, chosen.refresh
     assert run is not None
     file = overlay.path(spec.SERVICE)
     why = overlay.unwritable(file.parent)

@@ -41,10 +41,12 @@ def execute(settings: ConvertSettings) -> int:
     from gpujob import services
     from gpujob.checks.engine import CheckOptions, check_job
     from gpujob.commands.prepare import merged
+    from gpujob.services.capabilities import Capability
 
+    service = services.get(settings.check.service)
+    service.require(Capability.CONVERT, f"gpujob convert --to {service.name}")
     if settings.output is not None:
         _check_output(settings.output, settings.config)
-    service = services.get(settings.check.service)
     loaded = load_file(settings.config)
     if loaded.document is None:
         _show(loaded.findings)

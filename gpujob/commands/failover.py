@@ -1,7 +1,8 @@
 """A submit over ordered choices of region and strategy, with one job at most.
 
 ``--region us-central1,us-east4`` and ``--strategy spot,standard`` make the choices: each region
-in order, and in each the strategies in order (for a service that ``fails_over``: Vertex AI).
+in order, and in each the strategies in order (for a service with ``Capability.PLACEMENT``:
+Vertex AI).
 gpujob passes over a choice that fails the offline checks or the quota preflight, then creates
 the job in the first one left; it moves on when the service refuses the create for quota or
 capacity, or (with ``--wait`` or ``--stream-logs``, which watch the job) when the job ends
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from gpujob.config.job import TI
 from gpujob.console import CONSOLE
 from gpujob.errors import InvalidConfig, UsageError
+from gpujob.services.capabilities import Capability
 
 if TYPE_CHECKING:
     from gpujob.commands.prepare import JobCheck, Remote
@@ -86,7 +88,7 @@ def choices(settings: SubmitSettings) -> list[Choice]:
 def applies(settings: SubmitSettings, service: Service) -> bool:
     """Whether the submit goes through here: a service that fails over, sent, with a quota
     preflight or more than one choice."""
-    return (service.fails_over and not (settings.dry_run or settings.local)
+    return (service.supports(Capability.PLACEMENT) and not (settings.dry_run or settings.local)
             and (settings.preflight or len(choices(settings)) > 1))
 
 
@@ -148,9 +150,9 @@ class Plan:
             else:
                 self.left.append(choice)
         if not self.left:  # each refused for its own sake: the first one's errors are reported
-            own = self._checked_region(self.checks[self.choices[0]])
+            first = self._checked_region(self.checks[self.choices[0]])
             for passed in self.passed[1:]:
-                CONSOLE.err(f"note: passed over {passed.choice.label(own)}: {passed.reason}")
+                CONSOLE.err(f"note: passed over {passed.choice.label(first)}: {passed.reason}")
             self.left = [self.choices[0]]
         return settings_for(self.settings, self.left[0])
 
@@ -165,9 +167,7 @@ class Plan:
 
     def placement(self) -> Placement:
         if self._placement is None:
-            placement = self.service.placement(self.remote.open())
-            assert placement is not None, "a service that fails over has a placement"
-            self._placement = placement
+            self._placement = self.service.placement(self.remote.open())
         return self._placement
 
     def request(self, choice: Choice, built: Request | None = None) -> Request:

@@ -274,28 +274,32 @@ def _open(service: Service, job: str, gcp: GcpSettings,
 
 # -- the commands: execute(settings) ------------------------------------------------------
 
-def _service(settings: JobSettings) -> Service:
+def _service(settings: JobSettings, command: str) -> Service:
+    """The service, which creates and follows jobs (else a usage error naming ``command``)."""
     from gpujob import services
+    from gpujob.services.capabilities import Capability
 
-    return services.get(settings.service)
+    service = services.get(settings.service)
+    service.require(Capability.JOBS, f"gpujob {command}")
+    return service
 
 
 def execute_describe(s: JobSettings) -> int:
-    return describe(_service(s), s.job or "", s.gcp, s.output_format, s.extra)
+    return describe(_service(s, "describe"), s.job or "", s.gcp, s.output_format, s.extra)
 
 
 def execute_list(s: JobSettings) -> int:
-    return list_jobs(_service(s), s.gcp, s.filter_, s.limit, s.output_format, s.extra)
+    return list_jobs(_service(s, "list"), s.gcp, s.filter_, s.limit, s.output_format, s.extra)
 
 
 def execute_cancel(s: JobSettings) -> int:
-    return cancel(_service(s), s.job or "", s.gcp, s.extra)
+    return cancel(_service(s, "cancel"), s.job or "", s.gcp, s.extra)
 
 
 def execute_wait(s: JobSettings) -> int:
-    return wait(_service(s), s.job or "", s.gcp, s.poll_interval, s.timeout, s.output_format,
-                s.extra)
+    return wait(_service(s, "wait"), s.job or "", s.gcp, s.poll_interval, s.timeout,
+                s.output_format, s.extra)
 
 
 def execute_logs(s: JobSettings) -> int:
-    return logs(_service(s), s.job or "", s.gcp, s.follow, s.poll_interval, s.extra)
+    return logs(_service(s, "logs"), s.job or "", s.gcp, s.follow, s.poll_interval, s.extra)

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gpujob.errors import UsageError
-
 if TYPE_CHECKING:
     from gpujob.commands.submit_settings import SubmitSettings
 
@@ -17,11 +15,9 @@ def execute(settings: SubmitSettings) -> int:
     from gpujob.commands.failover import check_only
     from gpujob.commands.prepare import Remote
     from gpujob.services.base import check_flags
+    from gpujob.services.capabilities import Capability
 
     service = services.get(settings.service)
-    if not service.fails_over:
-        raise UsageError(f"gpujob preflight reads the quota of a service that checks it before "
-                         f"a submit; {service.name} ({service.title}) does not",
-                         "add --service vertex (or set GPUJOB_SERVICE=vertex)")
+    service.require(Capability.PLACEMENT, "gpujob preflight")
     check_flags(service, settings.given_flags)
     return check_only(settings, service, Remote(settings, service))

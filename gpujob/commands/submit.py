@@ -4,7 +4,7 @@ the trainer's packages, then print the request (``--dry-run``), send it, or run 
 The service is chosen once (``--service``) and asked, never tested: whether the config is in a
 form of its own (``Service.read``), its checks (``checks.engine``), its request
 (``Service.request``), whether it checks quota and tries choices of region and strategy
-(``Service.fails_over``, ``commands.failover``), and what its replicas see in a local run
+(``Capability.PLACEMENT``, ``commands.failover``), and what its replicas see in a local run
 (``Service.local``)."""
 
 from __future__ import annotations
@@ -43,9 +43,14 @@ def execute(settings: SubmitSettings) -> int:
     """Check the job, then run it here, print its request (``--dry-run``), or send it."""
     from gpujob import services
     from gpujob.services.base import check_flags
+    from gpujob.services.capabilities import Capability
 
     service = services.get(settings.service)  # a local run reads only its flags
     check_flags(service, settings.given_flags)
+    if settings.local:
+        service.require(Capability.LOCAL, "a local run")
+    elif not settings.dry_run:
+        service.require(Capability.JOBS, "gpujob submit (without --dry-run)")
     with tempfile.TemporaryDirectory(prefix="gpujob-build-") as workdir:
         if settings.local:
             return run_local(settings, service, prepare_job(settings, service, Path(workdir)))

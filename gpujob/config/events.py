@@ -25,19 +25,24 @@ class PyParser(_Reader, _Scanner, _PyParser):
         _PyParser.__init__(self)
 
 
+Parser: "type[PyParser] | type[_CParser]"
 try:  # libyaml's parser: about ten times faster than the pure-Python one
-    from yaml._yaml import CParser as Parser
+    from yaml._yaml import CParser as _CParser
 
+    Parser = _CParser
     READER_COUNTS_BYTES = True  # its reader errors give a UTF-8 byte offset
 except ImportError:  # pragma: no cover - PyYAML built without libyaml
     READER_COUNTS_BYTES = False  # a character offset
-    Parser = PyParser  # type: ignore[misc]
+    Parser = PyParser
 
 
 MAX_DEPTH = 32
 MAX_ALIAS_VALUES = 10_000
 
 _TAG = "tag:yaml.org,2002:"
+# what a value of each tag a scalar may have (!!int 5) must be
+_TAGGED: "dict[str, Any]" = {
+    "int": int, "float": (int, float), "bool": bool, "null": type(None)}
 _NULL = re.compile(r"(?:~|null|Null|NULL|)\Z")
 _BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
 _INT = re.compile(r"[-+]?[0-9]+\Z")
@@ -162,7 +167,7 @@ class Builder:
         value = self.resolve_plain(text, loc)
         if len(self.findings) > found:  # a number too large or not finite: that finding says so
             return value
-        wanted = {"int": int, "float": (int, float), "bool": bool, "null": type(None)}.get(kind)
+        wanted = _TAGGED.get(kind)
         if wanted is None:
             raise self.fatal("load.tag", f"tag !!{kind} is not allowed", event.start_mark,
                              "only !!str, !!int, !!float, !!bool and !!null may tag a scalar")

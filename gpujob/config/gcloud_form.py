@@ -85,7 +85,7 @@ def _numbers_in_doubles(doc: Document) -> list[Finding]:
             value = holder.get(key) if isinstance(holder, dict) else holder[key]
             number = numbers.decimal(value) if isinstance(value, str) else None
             if number is not None:
-                whole = param.get("type") != "INTEGER" or _INTEGER.match(value)
+                whole = param.get("type") != "INTEGER" or _INTEGER.match(str(value))
                 if whole or key not in _DOUBLES:  # else the schema shows the text: '5.5'
                     holder[key] = number  # as gcloud sends it: the number, silently
                 continue

@@ -44,7 +44,7 @@ class Replica(NamedTuple):
     kind: str  # master, worker, parameterServer, evaluator
     label: str  # "parameter server"
     machine: str | None
-    count: int  # the master: 1 when its machine type is set
+    count: int  # type: ignore[assignment]  # the master: 1 when its machine type is set
     config: Mapping[str, Any]  # its ReplicaConfig ({} when absent)
     image: str | None  # its custom container image (config.imageUri), if it names one
     accel_type: str | None

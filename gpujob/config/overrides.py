@@ -162,7 +162,7 @@ def parse_path(text: str) -> JsonPath:
     while pos < len(text):
         match = _SEGMENT.match(text, pos)
         # a name is written with a leading dot exactly when it is not the first segment
-        dotted = bool(match) and match.group(0).startswith(".")
+        dotted = match is not None and match.group(0).startswith(".")
         if not match or (match.group(1) is not None and dotted != bool(path)):
             break
         if len(path) == MAX_DEPTH:

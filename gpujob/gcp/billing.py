@@ -44,7 +44,7 @@ class KeySession(Session):
         self.project = "-"
         self.key = key
         transport = httplib2.Http(timeout=settings.request_timeout)
-        transport.credentials = None  # type: ignore[attr-defined]  # none: the key is the auth
+        transport.credentials = None  # type: ignore[assignment]  # none: the key is the auth
         self.http = ClientHttp(DeadlineHttp(transport, settings.request_timeout),
                                echo if settings.verbose else None)
 

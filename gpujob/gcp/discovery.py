@@ -24,7 +24,7 @@ def document(api: str, version: str) -> dict[str, Any]:
     googleapiclient's build fills in a few method defaults, the same on every build."""
     from googleapiclient.discovery_cache import get_static_doc
 
-    return json.loads(get_static_doc(api, version) or "{}")  # type: ignore[no-any-return]
+    return json.loads(get_static_doc(api, version) or "{}")
 
 
 def service(api: str, version: str, http: Any, api_endpoint: str | None = None,

@@ -65,7 +65,7 @@ class ServiceError:
         return next((r for r in self.reasons if r.get("reason") == name), None)
 
 
-def _one_line(text: str) -> str:
+def _one_line(text: object) -> str:
     return " ".join(str(text).split())
 
 

@@ -108,7 +108,7 @@ def readable_error(status: int, content: Any) -> Any:
     error = data[0] if isinstance(data, list) and data else data
     error = error.get("error") if isinstance(error, dict) else None
     message = error.get("message") if isinstance(error, dict) else None
-    if message is None or isinstance(message, str):
+    if not isinstance(error, dict) or message is None or isinstance(message, str):
         return content
     error["message"] = json.dumps(message)
     return json.dumps(data).encode()
@@ -154,6 +154,7 @@ def authorized_http(auth: Auth, settings: GcpSettings, echo: Callable[[str], Non
     import google_auth_httplib2
     import httplib2
 
+    transport: httplib2.Http
     if single_send:
         from gpujob.gcp.once import SingleSendHttp
 

@@ -65,7 +65,7 @@ _CONNECTIONS = {"http": _Connection, "https": _SecureConnection}
 class SingleSendHttp(httplib2.Http):
     """``httplib2.Http`` whose requests are each sent once, on a connection of their own."""
 
-    def request(self, uri: str, method: str = "GET", body: Any = None,  # type: ignore[override]
+    def request(self, uri: str, method: str = "GET", body: Any = None,
                 headers: dict[str, str] | None = None,
                 redirections: int = httplib2.DEFAULT_MAX_REDIRECTS,
                 connection_type: Any = None) -> tuple[Any, bytes]:

@@ -27,7 +27,7 @@ def _is_default(value: Any, schema: dict[str, Any]) -> bool:
         return True
     # an enum's first value is its number 0, the proto3 default, whatever its name
     # (``scaleTier: BASIC`` is left out of answers as ``state: STATE_UNSPECIFIED`` is)
-    enum = schema.get("enum")
+    enum = schema.get("enum") or []
     return bool(enum) and value == enum[0]
 
 

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from gpujob.gcp.session import Session
     from gpujob.gcp.settings import GcpSettings
     from gpujob.local.cluster import LocalCluster, LocalOptions
+    from gpujob.services.capabilities import Capability
     from gpujob.settings import GpusSettings, JobOptions
 
 
@@ -161,9 +162,14 @@ class Links:
 class JobClient(Protocol):
     """One project's jobs in one service, through an open session."""
 
-    project: str
-    clock: Clock
-    session: Session | None  # its Google session, which stages the packages (None: none)
+    @property
+    def project(self) -> str: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    @property
+    def session(self) -> Session | None: ...  # its Google session, for staging (None: none)
 
     def create(self, request: Request) -> Created:
         """Send ``request`` once; after a failure that leaves it unknown whether the job was
@@ -215,7 +221,7 @@ class Room:
 
 class Placement(Protocol):
     """What a service that takes a job's region and strategy as ordered choices
-    (``Service.fails_over``: ``--region A,B``, ``--strategy X,Y``) tells a submit about them:
+    (``Capability.PLACEMENT``: ``--region A,B``, ``--strategy X,Y``) tells a submit about them:
     whether the project's quota holds a request (the preflight), whether a refused create or a
     failed job is one for room (another choice may do), and what a request's choice is."""
 
@@ -258,19 +264,43 @@ class Service(Protocol):
     """A training service: everything gpujob does that depends on where the job goes. Its
     package (``gpujob.services.NAME``) defines ``SERVICE``; the registry names the package.
     The engine (``gpujob.checks``), the local runner (``gpujob.local``) and the commands call
-    these and never ask which service they hold."""
+    these and never ask which service they hold. A service inherits the defaults of
+    ``capabilities.ServiceBase`` and states what it lacks (``lacks``), with the reason."""
 
-    name: str  # as --service names it
-    title: str  # for people: "AI Platform Training"
-    # the flags of submit, local and convert this service cannot honour, with the reason
-    unsupported_flags: Mapping[str, str]
-    flags: tuple[ServiceFlag, ...]  # flags of its own
-    catalog: ModuleType  # its catalog module (``gpujob.catalog.files`` reads its data file)
-    # whether a submit may give ordered choices of region and strategy (``placement``)
-    fails_over: bool
-    # ``gpujob catalog refresh``: the module reading its catalog's live parts from Google
-    # (``refresh``, ``NAMES``, ``overlay_document``); None: a catalog that is data only
-    refresh: ModuleType | None
+    # (read-only: a service's own are class variables)
+    @property
+    def name(self) -> str: ...  # as --service names it
+
+    @property
+    def title(self) -> str: ...  # for people: "AI Platform Training"
+
+    @property
+    def unsupported_flags(self) -> Mapping[str, str]: ...  # with the reason for each
+
+    @property
+    def flags(self) -> tuple[ServiceFlag, ...]: ...  # flags of its own
+
+    @property
+    def lacks(self) -> Mapping[Capability, str]: ...  # capabilities, with the reason
+
+    @property
+    def catalog(self) -> ModuleType:
+        """Its catalog module (``gpujob.catalog.files`` reads its data file)."""
+        ...
+
+    def supports(self, capability: Capability) -> bool: ...
+
+    def require(self, capability: Capability, subject: str) -> None:
+        """A usage error naming ``capability``, its reason and ``subject`` (what needs it)
+        when the service lacks it."""
+        ...
+
+    @property
+    def refresh(self) -> ModuleType | None:
+        """``gpujob catalog refresh``: the module reading its catalog's live parts from
+        Google (``refresh``, ``NAMES``, ``overlay_document``); None: a catalog that is data
+        only (``Capability.REFRESH``)."""
+        ...
 
     # -- checking: the engine calls these with the loaded config -------------------------------
 
@@ -322,9 +352,9 @@ class Service(Protocol):
         values of the service's own flags (``flags``)."""
         ...
 
-    def placement(self, client: JobClient) -> Placement | None:
+    def placement(self, client: JobClient) -> Placement:
         """How a submit through ``client`` checks the project's quota and moves between
-        choices of region and strategy; None: a service that has neither (the plain submit)."""
+        choices of region and strategy (``Capability.PLACEMENT``)."""
         ...
 
     def status(self, raw: dict[str, Any]) -> JobStatus: ...
@@ -366,11 +396,15 @@ def refuse_flags(flags: Iterable[str], why: str, hint: str) -> None:
 
 def check_flags(service: Service, given: Iterable[str]) -> None:
     """Refuse, all in one usage error, the flags of ``given`` that ``service`` does not
-    support, each with its reason."""
-    refused = [flag for flag in dict.fromkeys(given) if flag in service.unsupported_flags]
+    support, each with its reason: its ``unsupported_flags``, and the flags of the capabilities
+    it lacks (``Capability.flags``)."""
+    why = {flag: reason for capability, reason in service.lacks.items()
+           for flag in capability.flags}
+    why.update(service.unsupported_flags)
+    refused = [flag for flag in dict.fromkeys(given) if flag in why]
     if len(refused) == 1:
         raise UsageError(f"{refused[0]} is not supported by the {service.name} service "
-                         f"({service.title}): {service.unsupported_flags[refused[0]]}",
+                         f"({service.title}): {why[refused[0]]}",
                          "leave it out, or choose another service with --service")
     refuse_flags(refused, f"not supported by the {service.name} service ({service.title})",
                  "leave them out, or choose another service with --service")

@@ -4,7 +4,8 @@ refuses the flags it cannot honour in one usage error."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import pytest
 from jobs import CONTAINER_JOB
@@ -12,6 +13,7 @@ from jobs import CONTAINER_JOB
 from gpujob import services as backends
 from gpujob.errors import UsageError
 from gpujob.services.base import check_flags
+from gpujob.services.capabilities import Capability
 
 COMMANDS = ["submit", "local", "describe", "list", "cancel", "wait", "logs", "validate", "gpus"]
 
@@ -66,7 +68,9 @@ class _Service:
 
     name: str = "other"
     title: str = "Another Service"
-    unsupported_flags: frozenset[str] = frozenset({"--scale-tier", "--runtime-version"})
+    unsupported_flags: Mapping[str, str] = field(default_factory=lambda: dict.fromkeys(
+        ("--scale-tier", "--runtime-version"), "no tiers"))
+    lacks: Mapping[Capability, str] = field(default_factory=dict)  # has every capability
 
 
 def test_unsupported_flags_are_refused_together():
@@ -80,8 +84,9 @@ def test_unsupported_flags_are_refused_together():
 
 def test_ai_platform_honours_every_submit_flag_but_vertex_ones(cli):
     backend = backends.get("ai-platform")
-    assert set(backend.unsupported_flags) == {
-        "--executor-image-uri", "--strategy", "--display-name", "--max-hourly-cost"}
+    assert set(backend.unsupported_flags) == {"--executor-image-uri", "--strategy",
+                                              "--display-name"}
+    assert Capability.COSTS in backend.lacks  # --max-hourly-cost: refused for want of prices
     assert backend.name == "ai-platform"
 
 

@@ -335,8 +335,9 @@ def test_a_service_that_takes_one_region_refuses_a_list(cli, google, key, write,
     result = cli("submit", write(FORTY_T4), "--service", service, "--region",
                  f"{REGION},{EAST}")
     assert result.code == 2, result.err
-    assert (f"error: --region and --strategy take a list only for a service that tries choices "
-            f"in order, and {service} (") in result.err
+    assert (f"error: --region or --strategy with a list of choices: the {service} service (") \
+        in result.err
+    assert "lacks the capability 'placement'" in result.err
     assert google.requests == []
 
 

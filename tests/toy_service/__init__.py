@@ -13,29 +13,30 @@ from gpujob.catalog.offer import Accelerator, Offer
 from gpujob.checks.engine import Checked, CheckOptions
 from gpujob.config.document import Document
 from gpujob.console import CONSOLE
-from gpujob.errors import EXIT_INVALID, EXIT_OK, UsageError
+from gpujob.errors import EXIT_INVALID, EXIT_OK
 from gpujob.findings import Finding, JsonPath, error
-from gpujob.services.base import Commands, JobRef, JobStatus, Links, Request
+from gpujob.services.base import Commands, JobRef, JobStatus, Links, Request, Service
+from gpujob.services.capabilities import DEFAULT_LACKS, Capability, ServiceBase
 
 TI = "trainingInput"
 
 
-class Toy:
+class Toy(ServiceBase):
+    """Writes what every service writes, and no more: it lacks every capability (the base's
+    defaults), two of them with reasons of its own."""
+
     name = "toy"
     title = "Toy training"
     unsupported_flags: ClassVar[dict[str, str]] = {"--strategy": "toy jobs are never preempted"}
-    flags = ()
-    fails_over = False
-    refresh = None
+    lacks: ClassVar[dict[Capability, str]] = {
+        **DEFAULT_LACKS, Capability.JOBS: "it sends nothing (use --dry-run)",
+        Capability.LOCAL: "toy jobs do not run here"}
 
     @property
     def catalog(self) -> ModuleType:
         from toy_service import catalog
 
         return catalog
-
-    def read(self, doc: Document, cat: Any, options: CheckOptions) -> Checked | None:
-        return None  # AI Platform configs only
 
     def rules(self, doc: Document, cat: Any, refused: set[JsonPath],
               options: CheckOptions) -> Checked:
@@ -56,25 +57,10 @@ class Toy:
                                doc.locate((TI,)), "set trainingInput.region: toy-east1"))
         return Checked(found, None if found else doc.data)
 
-    def listed_rules(self) -> list[Any]:
-        return []
-
-    def describe_costs(self, costs: list[tuple[str | None, Any]]) -> list[str]:
-        return []
-
-    def explain(self, findings: list[Finding], doc: Document, cat: Any) -> list[Finding]:
-        return findings
-
     def request(self, job: dict[str, Any], gcp: Any, project: str | None,
                 options: Any) -> Request:
         return Request("POST", f"https://toy.example/v1/{project or 'PROJECT'}/jobs", job,
                        "ToyJob", job_id=job.get("jobId"))
-
-    def client(self, gcp: Any, session: Any = None, extra: Any = ()) -> Any:
-        raise UsageError("the toy service sends nothing", "use --dry-run")
-
-    def placement(self, client: Any) -> None:
-        return None
 
     def status(self, raw: dict[str, Any]) -> JobStatus:
         return JobStatus(raw.get("jobId", "?"), "DONE", True, True)
@@ -102,8 +88,4 @@ class Toy:
                      dict.fromkeys(cat.machines, "toy"), dict.fromkeys(cat.regions, "toy"), {},
                      lambda machine, accelerator: cat.machines.get(machine, ()))
 
-    def local(self, doc: Document, job_dir: str, options: Any) -> Any:
-        raise UsageError("toy jobs do not run here")
-
-
-SERVICE = Toy()
+SERVICE: Service = Toy()

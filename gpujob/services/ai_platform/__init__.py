@@ -12,6 +12,7 @@ import re
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from gpujob.errors import UsageError
+from gpujob.services.capabilities import Capability, ServiceBase
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -25,16 +26,7 @@ if TYPE_CHECKING:
     from gpujob.gcp.settings import GcpSettings
     from gpujob.local.cluster import LocalCluster, LocalOptions
     from gpujob.services.ai_platform.jobs import Jobs
-    from gpujob.services.base import (
-        Commands,
-        Converted,
-        JobClient,
-        JobRef,
-        JobStatus,
-        Links,
-        Placement,
-        Request,
-    )
+    from gpujob.services.base import Commands, JobRef, JobStatus, Links, Request, Service
     from gpujob.settings import GpusSettings, JobOptions
 
 _JOB_ID = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,127}")
@@ -42,7 +34,7 @@ _JOB_NAME = re.compile(r"projects/(?P<project>[^/]+)/jobs/(?P<job>[^/]+)")
 _VERTEX_ONLY = "submit to Vertex AI (--service vertex, the default)"
 
 
-class AiPlatform:
+class AiPlatform(ServiceBase):
     """``base.Service`` for AI Platform Training."""
 
     name = "ai-platform"
@@ -54,11 +46,16 @@ class AiPlatform:
         "--strategy": f"AI Platform has no scheduling strategy; {_VERTEX_ONLY}",
         "--display-name": "an AI Platform job is named by its jobId alone (letters, digits and "
                           f"underscores): use --job-id, or {_VERTEX_ONLY}",
-        "--max-hourly-cost": f"gpujob has no prices for AI Platform; {_VERTEX_ONLY}",
     }
-    flags = ()
-    fails_over = False  # one region per job: no choices, no quota preflight
-    refresh = None  # its catalog is data only
+    lacks: ClassVar[dict[Capability, str]] = {
+        Capability.NATIVE_FORM: f"a native Vertex AI config is Vertex AI's; {_VERTEX_ONLY}",
+        Capability.CONVERT: "an AI Platform config is in AI Platform's form already (check it "
+                            "with gpujob validate --service ai-platform)",
+        Capability.COSTS: f"gpujob has no prices for AI Platform; {_VERTEX_ONLY}",
+        Capability.PLACEMENT: "one region per job: no choices, no quota preflight",
+        Capability.REFRESH: "its catalog is fixed: the service takes no new jobs since "
+                            "2025-01-31",
+    }
 
     @property
     def catalog(self) -> ModuleType:
@@ -103,16 +100,6 @@ class AiPlatform:
 
         return vertex_only.explain(findings, doc.data, list(cat.machine_types), cat.gpu_types)
 
-    def describe_costs(self, costs: list[tuple[str | None, Any]]) -> list[str]:
-        return []  # gpujob has no prices for AI Platform (unsupported_flags: --max-hourly-cost)
-
-    def convert(self, doc: Document, checked: Checked, options: CheckOptions,
-                output: str | None, whole_job: bool) -> Converted:
-        raise UsageError("convert writes an AI Platform config in another service's form; "
-                         "for AI Platform it is the config itself",
-                         "check it with gpujob validate --service ai-platform, or convert it "
-                         "--to vertex or --to gke")
-
     def request(self, job: dict[str, Any], gcp: GcpSettings, project: str | None,
                 options: JobOptions) -> Request:
         """The config as it is: an AI Platform ``Job``."""
@@ -129,9 +116,6 @@ class AiPlatform:
         from gpujob.services.ai_platform.jobs import Jobs
 
         return Jobs(MlClient(session if session is not None else Session(gcp)))
-
-    def placement(self, client: JobClient) -> Placement | None:
-        return None
 
     def status(self, raw: dict[str, Any]) -> JobStatus:
         from gpujob.services.ai_platform.api import TERMINAL_STATES
@@ -176,7 +160,6 @@ class AiPlatform:
                         logs=command("logs"), follow_logs=command("logs", " --follow"),
                         cancel=command("cancel"))
 
-
     def offerings(self, settings: GpusSettings) -> int:
         from gpujob.services.ai_platform import offerings
         from gpujob.services.offerings import without_prices
@@ -198,4 +181,4 @@ class AiPlatform:
         return local_env.cluster(doc, job_dir, options)
 
 
-SERVICE = AiPlatform()
+SERVICE: Service = AiPlatform()

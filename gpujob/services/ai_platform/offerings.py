@@ -138,7 +138,7 @@ def _reasons(cat: Catalog, f: Filters) -> list[str]:
     out = []
     if region and not cat.region_gpus(region):
         out.append(f"{region} offers no GPUs for training")
-    elif gpu and f.zone and gpu.api_name not in cat.regions[region].get(f.zone, ()):
+    elif gpu and f.zone and region and gpu.api_name not in cat.regions[region].get(f.zone, ()):
         out.append(f"zone {f.zone} does not offer {gpu.name}")
     elif gpu and region and gpu.api_name not in cat.region_gpus(region):
         out.append(f"{region} does not offer {gpu.name} (regions with it: "

@@ -20,7 +20,7 @@ Category = Literal["compute_engine", "legacy", "tpu"]
 class Cap(NamedTuple):
     """An extra limit on a GPU count (8 × K80: at most 208 GB of machine memory)."""
 
-    count: int
+    count: int  # type: ignore[assignment]  # the field hides tuple.count
     max_vcpus: float | None
     max_memory_gb: float | None
     why: str

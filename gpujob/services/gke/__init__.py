@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from gpujob.services.capabilities import Capability, ServiceBase
 from gpujob.services.delegate import JobsInModule
 from gpujob.services.flags import ServiceFlag
 from gpujob.services.gke import names
@@ -23,18 +24,18 @@ if TYPE_CHECKING:
     from gpujob.checks.engine import Checked, CheckOptions
     from gpujob.checks.registry import Rule
     from gpujob.config.document import Document
-    from gpujob.findings import Finding, JsonPath
+    from gpujob.findings import JsonPath
     from gpujob.gcp.session import Session
     from gpujob.gcp.settings import GcpSettings
     from gpujob.local.cluster import LocalCluster, LocalOptions
-    from gpujob.services.base import Converted, JobClient, Placement, Request
+    from gpujob.services.base import Converted, JobClient, Request, Service
     from gpujob.services.gke.translate import Translation
     from gpujob.settings import GpusSettings, JobOptions
 
 _NO_GCP = "a GKE job runs on the cluster of your kubeconfig, not in a Google Cloud service"
 
 
-class Gke(JobsInModule):
+class Gke(JobsInModule, ServiceBase):
     """``base.Service`` for JobSets on GKE."""
 
     name = "gke"
@@ -53,8 +54,14 @@ class Gke(JobsInModule):
         "--impersonate-service-account": "the kubeconfig's user authenticates (--context)",
         "--credentials-file": "the kubeconfig's user authenticates (--context)",
         "--project": _NO_GCP + " (--context names the cluster)",
-        "--max-hourly-cost": "gpujob has no prices for a cluster's nodes (they are billed as "
-                             "Compute Engine VMs, whatever runs on them)",
+    }
+    lacks: ClassVar[dict[Capability, str]] = {
+        Capability.COSTS: "gpujob has no prices for a cluster's nodes (they are billed as "
+                          "Compute Engine VMs, whatever runs on them)",
+        # one cluster, whose queue (Kueue) decides
+        Capability.PLACEMENT: "a JobSet goes to one cluster, whose queue (Kueue) decides when "
+                              "and where it runs",
+        Capability.REFRESH: "its catalog's facts change with gpujob's releases",
     }
     flags = (
         ServiceFlag("--queue", "Kueue LocalQueue the JobSet waits in "
@@ -66,8 +73,6 @@ class Gke(JobsInModule):
         ServiceFlag("--context", "kubeconfig context of the cluster (default: the current "
                     "one; KUBECONFIG names the files).", "GPUJOB_GKE_CONTEXT", "CONTEXT"),
     )
-    fails_over = False  # one cluster, whose queue (Kueue) decides: no choices, no quota preflight
-    refresh = None  # its catalog is data only
 
     @property
     def catalog(self) -> ModuleType:
@@ -98,12 +103,6 @@ class Gke(JobsInModule):
 
         return service_rules(self.name)
 
-    def describe_costs(self, costs: list[tuple[str | None, Any]]) -> list[str]:
-        return []  # no prices (unsupported_flags: --max-hourly-cost)
-
-    def explain(self, findings: list[Finding], doc: Document, cat: Any) -> list[Finding]:
-        return findings
-
     def convert(self, doc: Document, checked: Checked, options: CheckOptions,
                 output: str | None, whole_job: bool) -> Converted:
         """The JobSet, as ``submit --dry-run`` prints it (``kubectl apply -f`` takes it)."""
@@ -132,9 +131,6 @@ class Gke(JobsInModule):
 
         return jobs.client(gcp, extra)
 
-    def placement(self, client: JobClient) -> Placement | None:
-        return None
-
     def offerings(self, settings: GpusSettings) -> int:
         from gpujob.services.gke import offerings
 
@@ -151,4 +147,4 @@ class Gke(JobsInModule):
         return local_env.cluster(doc, job_dir, options)
 
 
-SERVICE = Gke()
+SERVICE: Service = Gke()

@@ -154,7 +154,8 @@ class Api:
         self.timeout = (CONNECT_TIMEOUT, gcp.request_timeout)  # as _request_timeout takes it
         self.clock = clock or clocks.SYSTEM
         self.echo = echo
-        self.custom = client.CustomObjectsApi(conn.client)
+        # its methods answer the custom objects as JSON (dicts), typed there as object
+        self.custom: Any = client.CustomObjectsApi(conn.client)
         self.core = client.CoreV1Api(conn.client)
         self.host = conn.client.configuration.host
 

@@ -252,11 +252,13 @@ class Jobs:
                                  _request_timeout=self.api.timeout))
         entries: list[dict[str, Any]] = []
         for pod in pods.items:
+            if pod.metadata is None or pod.metadata.name is None:
+                continue  # (every pod the API lists has a name)
             meta = {"name": pod.metadata.name, "labels": pod.metadata.labels or {}}
 
             def read(name: str = pod.metadata.name) -> str | None:
                 try:
-                    return self.api.core.read_namespaced_pod_log(  # type: ignore[no-any-return]
+                    return self.api.core.read_namespaced_pod_log(
                         name, ns, container=translate.CONTAINER, timestamps=True,
                         _request_timeout=self.api.timeout)
                 except ApiException as exc:

@@ -31,8 +31,8 @@ class _Mapped:
     def set(self, path: JsonPath, value: Any, origin: JsonPath) -> None:
         node = self.data
         for key in path[:-1]:
-            node = node.setdefault(key, {})
-        node[path[-1]] = value
+            node = node.setdefault(str(key), {})
+        node[str(path[-1])] = value
         self.origins[path] = origin
 
     def native_path(self, path: JsonPath) -> JsonPath:
@@ -56,7 +56,7 @@ def _map(native: Document, spec_path: JsonPath) -> _Mapped:
     out = _Mapped(native, spec_path)
     spec: dict[str, Any] = native.data
     for key in spec_path:
-        spec = spec.get(key) or {}
+        spec = spec.get(str(key)) or {}
     for i, pool in enumerate((spec.get("workerPoolSpecs") or [])[:4]):
         if not isinstance(pool, dict) or not pool:
             continue

@@ -81,7 +81,7 @@ def replica(ctx: GkeContext) -> None:
     if ctx.tier is None or not ctx.tier.custom:
         return
     for r in ctx.job.replicas[1:]:
-        if r.count > 0 and not r.machine and not ctx.misspelt(r.type_path[-1]) \
+        if r.count > 0 and not r.machine and not ctx.misspelt(str(r.type_path[-1])) \
                 and not ctx.broken(r.type_path):
             ctx.emit(r.count_path, f"{r.count_path[-1]} {r.count} needs a {r.type_path[-1]}: "
                      "the JobSet's pods run on it", f"set trainingInput.{r.type_path[-1]}, e.g. "

@@ -266,7 +266,7 @@ def translate(doc: Document, cat: GkeCatalog, options: JobOptions) -> Translatio
     if isinstance(job_dir, str) and job_dir:  # as AI Platform passes it, and the Vertex service
         args += ["--job-dir", job_dir]
     origins: dict[JsonPath, JsonPath] = {("metadata", "name"): ("jobId",)}
-    replicated = []
+    replicated: list[dict[str, Any]] = []
     for replica in used(job):
         rjob = ROLES[replica.kind][0]
         index = len(replicated)

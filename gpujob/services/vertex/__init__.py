@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from gpujob.services.capabilities import Capability, ServiceBase
 from gpujob.services.delegate import JobsInModule
 from gpujob.services.vertex.translate import extras as vertex_extras
 
@@ -22,26 +23,26 @@ if TYPE_CHECKING:
     from gpujob.checks.engine import Checked, CheckOptions
     from gpujob.checks.registry import Rule
     from gpujob.config.document import Document
-    from gpujob.findings import Finding, JsonPath
+    from gpujob.findings import JsonPath
     from gpujob.gcp.session import Session
     from gpujob.gcp.settings import GcpSettings
     from gpujob.local.cluster import LocalCluster, LocalOptions
-    from gpujob.services.base import Converted, JobClient, Placement, Request
+    from gpujob.services.base import Converted, JobClient, Placement, Request, Service
     from gpujob.services.vertex.request import Job
     from gpujob.settings import GpusSettings, JobOptions
 
 
-class Vertex(JobsInModule):
+class Vertex(JobsInModule, ServiceBase):
     """``base.Service`` for Vertex AI custom training."""
 
     name = "vertex"
     title = "Vertex AI custom training"
     jobs_module = "gpujob.services.vertex.jobs"
     # every flag of submit is translated, or reported where it is dropped (a warning)
-    unsupported_flags: ClassVar[dict[str, str]] = {}
     flags = vertex_extras.SERVICE_FLAGS
-    # --region A,B and --strategy X,Y: tried in order, after the quota preflight (``failover``)
-    fails_over = True
+    # it has every capability: --region A,B and --strategy X,Y are tried in order, after the
+    # quota preflight (``failover``)
+    lacks: ClassVar[dict[Capability, str]] = {}
 
     @property
     def catalog(self) -> ModuleType:
@@ -79,9 +80,6 @@ class Vertex(JobsInModule):
 
         return service_rules(self.name)
 
-    def explain(self, findings: list[Finding], doc: Document, cat: Any) -> list[Finding]:
-        return findings
-
     def describe_costs(self, costs: list[tuple[str | None, Any]]) -> list[str]:
         from gpujob.services.vertex.cost_report import lines
 
@@ -105,7 +103,7 @@ class Vertex(JobsInModule):
 
         return jobs.client(gcp, session)
 
-    def placement(self, client: JobClient) -> Placement | None:
+    def placement(self, client: JobClient) -> Placement:
         from gpujob.services.vertex.failover import VertexPlacement
 
         return VertexPlacement(client)
@@ -138,4 +136,4 @@ class Vertex(JobsInModule):
         return local_env.cluster(doc, job_dir, options)
 
 
-SERVICE = Vertex()
+SERVICE: Service = Vertex()

@@ -232,7 +232,7 @@ class VertexClient:
         place = Place(name.project, name.location, name.collection)
         action = self.action(f"reading {WORDS[name.collection]} {name.id}", place, "get",
                              not_found_hint=self.not_found(place, name.id))
-        return self.session.execute(  # type: ignore[no-any-return]
+        return self.session.execute(
             action, lambda: self.collection(place).get(name=str(name)))
 
     def find(self, name: JobName) -> dict[str, Any] | None:
@@ -242,7 +242,7 @@ class VertexClient:
         place = Place(name.project, name.location, name.collection)
         action = self.action(f"reading {WORDS[name.collection]} {name.id}", place, "get")
         try:
-            return self.session.execute_raw(  # type: ignore[no-any-return]
+            return self.session.execute_raw(
                 action, lambda: self.collection(place).get(name=str(name)))
         except Exception as exc:
             if isinstance(exc, HttpError) and exc.resp.status == 404:
@@ -263,7 +263,7 @@ class VertexClient:
 
         def fetch(token: str | None) -> dict[str, Any]:
             size = min(100, limit - count) if limit is not None else 100
-            return self.session.execute(action, lambda: self.collection(place).list(  # type: ignore[no-any-return]
+            return self.session.execute(action, lambda: self.collection(place).list(
                 parent=place.parent, filter=filter_, pageSize=size, pageToken=token))
 
         for page in self.session.pages(action, fetch, place.collection,

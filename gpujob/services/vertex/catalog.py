@@ -129,7 +129,8 @@ class VertexCatalog(NamedTuple):
         if machine in self.machine_zones:
             return self.machine_zones[machine]
         m = self.machine_types.get(machine)
-        if m is not None and not m.built_in and accelerator in self.gpu_zones:
+        if m is not None and not m.built_in and accelerator is not None \
+                and accelerator in self.gpu_zones:
             return self.gpu_zones[accelerator][1]
         return None
 

@@ -27,7 +27,7 @@ NOT_COUNTED = ("committed-use and negotiated discounts", "boot disks and other s
 
 
 class PoolCost(NamedTuple):
-    index: int  # the pool's index in workerPoolSpecs
+    index: int  # type: ignore[assignment]  # the pool's index in workerPoolSpecs
     replicas: int
     machine_type: str
     accelerator_type: str | None
@@ -99,16 +99,19 @@ def estimate(body: dict[str, Any], region: str | None, table: PriceTable | None 
 
         table = prices.load()
     spec, parallel = spec_of(body)
-    scheduling = spec.get("scheduling") if isinstance(spec.get("scheduling"), dict) else {}
+    scheduling = found if isinstance(found := spec.get("scheduling"), dict) else {}
     named = scheduling.get("strategy")
     strategy = BILLED_AS.get(named) if isinstance(named, (str, type(None))) else None
-    pools, unknown, refs, dates = [], [], set(), set()
+    pools: list[PoolCost] = []
+    unknown: list[str] = []
+    refs: set[str] = set()
+    dates: set[str] = set()
     if region is None:
         unknown.append("the job's region is not known")
     for index, raw in enumerate(spec.get("workerPoolSpecs") or []):
         if not isinstance(raw, dict) or not raw:
             continue  # an empty pool is a skipped one
-        machine = raw.get("machineSpec") if isinstance(raw.get("machineSpec"), dict) else {}
+        machine = found if isinstance(found := raw.get("machineSpec"), dict) else {}
         name = str(machine.get("machineType") or "")
         gpu = machine.get("acceleratorType") or None
         count = count_of(machine.get("acceleratorCount"), 0) if gpu else 0
@@ -120,7 +123,7 @@ def estimate(body: dict[str, Any], region: str | None, table: PriceTable | None 
     for s in STRATEGIES:
         parts = [p.hourly[s] for p in pools]
         hourly[s] = (None if region is None or not pools or None in parts
-                     else parallel * sum(p.replicas * p.hourly[s] for p in pools))  # type: ignore
+                     else parallel * sum(p.replicas * p.hourly[s] for p in pools))  # type: ignore[misc, operator]
     if strategy is None:
         unknown.append(f"gpujob has no prices for strategy {scheduling.get('strategy')}")
     return Estimate(region, strategy, tuple(pools), parallel, hourly, tuple(unknown),
@@ -147,7 +150,7 @@ def _pool(table: PriceTable, region: str | None, index: int, replicas: int, name
     unpriced: dict[str, tuple[str, ...]] = {}
     for s in STRATEGIES:
         figures = [_figure(price, s, n) for _, price, n in parts]
-        hourly[s] = None if not parts or None in figures else sum(figures)  # type: ignore
+        hourly[s] = None if not parts or None in figures else sum(figures)  # type: ignore[arg-type]
         unpriced[s] = tuple(n for (n, _, _), f in zip(parts, figures, strict=True) if f is None)
     return PoolCost(index, replicas, name, gpu, count, hourly, tuple(missing), unpriced)
 

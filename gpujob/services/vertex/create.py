@@ -126,7 +126,7 @@ def _named(job: Any) -> dict[str, Any]:
     if not isinstance(name, str) or JobName.parse(name) is None:
         raise BadAnswer(f"the service's answer has name = {short(name)}, not a "
                         "job's resource name")
-    return job  # type: ignore[no-any-return]
+    return job
 
 
 def _no_job_made(exc: BaseException, action: Action) -> bool:

@@ -37,7 +37,7 @@ class VertexPlacement:
 
     @property
     def vertex(self) -> VertexClient:
-        return self.client.vertex  # type: ignore[attr-defined, no-any-return]
+        return self.client.vertex  # type: ignore[attr-defined]  # (VertexJobs)
 
     def where(self, request: Request) -> tuple[str, str]:
         from gpujob.services.vertex.preflight import strategy_of
@@ -157,8 +157,8 @@ class VertexPlacement:
             shown = json.dumps(raw if len(str(raw)) <= 300 else str(raw)[:300] + "…")
             raise RemoteError(
                 f"a job carrying this submission's label was made after all and is alive "
-                f"(state {printable(state)}), but the service names it {shown}, which is not a "
-                "job's resource name: gpujob could not cancel it",
+                f"(state {printable(str(state))}), but the service names it {shown}, which is "
+                "not a job's resource name: gpujob could not cancel it",
                 f"it is listed by: {look}; cancel it (gpujob cancel ID --service vertex "
                 "--region REGION, or in the console) before submitting again")
         cancel = f"gpujob cancel {name} --service vertex"
@@ -166,7 +166,7 @@ class VertexPlacement:
         try:
             ended = self.vertex.cancel(name)
         except RemoteError as exc:
-            raise RemoteError(f"{alive}, is alive (state {printable(state)}): {exc.message}",
+            raise RemoteError(f"{alive}, is alive (state {printable(str(state))}): {exc.message}",
                               f"cancel it before submitting again: {cancel}") from exc
         except KeyboardInterrupt as exc:
             raise CreateInterrupted(f"{alive[0].upper()}{alive[1:]}, may still be alive: "

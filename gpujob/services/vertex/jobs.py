@@ -50,7 +50,7 @@ def status(raw: dict[str, Any]) -> JobStatus:
 
     state = str(raw.get("state") or "JOB_STATE_UNSPECIFIED").removeprefix(PREFIX)
     name = JobName.parse(str(raw.get("name", "")))
-    error = raw.get("error") if isinstance(raw.get("error"), dict) else {}
+    error = found if isinstance(found := raw.get("error"), dict) else {}
     message = " ".join(str(error.get("message") or "").split())
     return JobStatus(id=name.id if name else "?", state=state, done=state in ENDED,
                      succeeded=state == "SUCCEEDED", message=message,

@@ -195,9 +195,9 @@ def _reasons(cat: VertexCatalog, f: Filters) -> list[str]:
                                     cat.machine_types[f.machine_type].accelerators):
         out.append(f"{f.machine_type} takes no GPUs")
     elif acc is not None and f.count is not None:
-        counts = sorted({n for o in query(cat, Filters(gpu=acc.api_name)) for n in o.counts})
-        if f.count not in counts:
-            out.append(f"{acc.name} GPUs come {or_list(counts)} per machine")
+        offered = sorted({n for o in query(cat, Filters(gpu=acc.api_name)) for n in o.counts})
+        if f.count not in offered:
+            out.append(f"{acc.name} GPUs come {or_list(offered)} per machine")
     return [line for line in out if line]
 
 

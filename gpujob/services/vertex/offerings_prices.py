@@ -54,7 +54,7 @@ def _money(values: list[float | None]) -> str:
 def rows(found: list[tuple[Offering, dict[int, Estimate]]]) -> list[tuple[str, ...]]:
     """MACHINE TYPE, GPUS, ON-DEMAND, SPOT: one row per offering, the prices in the order of
     the counts."""
-    out = []
+    out: list[tuple[str, ...]] = []
     for o, by_count in found:
         ests = list(by_count.values())
         out.append((o.machine_type, f"{', '.join(map(str, by_count))} × {o.name}",

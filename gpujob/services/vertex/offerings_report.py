@@ -197,7 +197,7 @@ def _price_table(offerings: Sequence[Offering], f: Filters, ask: PriceAsk) -> st
     if not found:  # nothing the zone proxy places
         return _notes([prices_table.unzoned_note(unzoned)]) if unzoned else ""
     rows: list[Row] = [prices_table.HEADER, *prices_table.cells(found)]
-    return ("\n" + "\n".join(_lines(rows, _fit(rows, len(rows[0]), []))) + "\n\n"
+    return ("\n" + "\n".join(_lines(rows, _fit(rows, len(prices_table.HEADER), []))) + "\n\n"
             + _notes(prices_table.notes(table, found, ask.sort, unzoned)))
 
 

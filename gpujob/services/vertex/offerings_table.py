@@ -49,7 +49,7 @@ class PriceRow(NamedTuple):
     machine_type: str
     gpu: str  # NVIDIA_L4
     name: str  # L4
-    count: int
+    count: int  # type: ignore[assignment]  # the field hides tuple.count
     estimate: Estimate
 
     @property
@@ -128,12 +128,12 @@ def _missing(table: PriceTable, rows: Sequence[PriceRow]) -> list[str]:
     for (s, name, why), regions in where.items():
         grouped.setdefault((name, why, tuple(sorted(regions))), []).append(NAMES[s])
     out = []
-    for (name, why, regions), strategies in grouped.items():
-        others = [r for r in shown if r not in regions]
-        place = describe_list(list(regions), 6)
+    for (name, why, covered), strategies in grouped.items():
+        others = [r for r in shown if r not in covered]
+        place = describe_list(list(covered), 6)
         if len(shown) > 1 and not others:
             place = f"any of the {len(shown)} regions shown"
-        elif len(regions) > 6 and len(others) <= 3:
+        elif len(covered) > 6 and len(others) <= 3:
             place = f"any region shown but {', '.join(others)}"
         out.append(f"no {'/'.join(strategies)} price for {name} in {place}"
                    + (f" ({why})" if why else ""))

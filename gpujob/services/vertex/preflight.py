@@ -131,7 +131,7 @@ def needs(body: dict[str, Any]) -> list[Need]:
     for pool in spec.get("workerPoolSpecs") or []:
         if not isinstance(pool, dict) or not pool:
             continue
-        machine = pool.get("machineSpec") if isinstance(pool.get("machineSpec"), dict) else {}
+        machine = found if isinstance(found := pool.get("machineSpec"), dict) else {}
         replicas = count_of(pool.get("replicaCount"), 1) * times
         machine_type = str(machine.get("machineType") or "")
         found = _draw(machine, machine_type, strategy)

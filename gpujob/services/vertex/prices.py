@@ -86,7 +86,7 @@ class PriceTable:
         entry = self.data.get("regions", {}).get(region, {}).get(section, {}).get(name)
         price = None
         if isinstance(entry, dict):
-            price = Price(*(entry.get(k) for k in (*STRATEGIES, "management_fee")),
+            price = Price(**{k: entry.get(k) for k in (*STRATEGIES, "management_fee")},
                           includes_accelerators=bool(entry.get("includes_accelerators")),
                           source=self._source(entry.get("source")))
         self._prices[key] = price

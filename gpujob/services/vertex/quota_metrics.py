@@ -18,7 +18,7 @@ class Draw(NamedTuple):
     metric known, and ``why``)."""
 
     key: str  # the accelerator type (NVIDIA_B200, TPU_V3) or the TPU kind (v5e)
-    count: int
+    count: int  # type: ignore[assignment]  # the field hides tuple.count
     what: str  # "NVIDIA_B200 GPUs", "TPU v5e chips"
     metric: str | None
     why: str = ""

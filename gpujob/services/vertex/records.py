@@ -35,7 +35,7 @@ class Machine(NamedTuple):
 
 class Accel(NamedTuple):
     type: str
-    count: int
+    count: int  # type: ignore[assignment]  # the field hides tuple.count
 
 
 class Legacy(NamedTuple):
@@ -53,7 +53,7 @@ class Legacy(NamedTuple):
 
 
 class TierPool(NamedTuple):
-    count: int
+    count: int  # type: ignore[assignment]  # the field hides tuple.count
     legacy_machine_type: str | None
     machine_type: str | None
     accelerator: Accel | None

@@ -53,7 +53,7 @@ class Translated(NamedTuple):
 class Pool(NamedTuple):
     """A worker pool of the body, with the config's paths its machine came from."""
 
-    index: int  # 0 master, 1 workers, 2 parameter servers, 3 evaluators
+    index: int  # type: ignore[assignment]  # 0 master, 1 workers, 2 parameter servers, 3 evaluators
     machine_type: str
     accelerator_type: str | None
     accelerator_count: int | None
@@ -268,7 +268,8 @@ def _unstated(machine: str, accelerators: Mapping[str, tuple[int, ...]],
     """The message and hint for a machine with GPUs built in whose config states none."""
     kind, counts = next(iter(accelerators.items()))
     built = f"{counts[-1]} × {kind}"
-    config = f"{path[-1].removesuffix('Type')}Config" if path[-1].endswith("Type") else "its config"
+    last = str(path[-1])
+    config = f"{last.removesuffix('Type')}Config" if last.endswith("Type") else "its config"
     return (f"{machine} has {built} built in, and Vertex AI wants them stated",
             f"add {config}.acceleratorConfig {{count: {counts[-1]}, type: {kind}}}")
 

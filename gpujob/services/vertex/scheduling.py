@@ -53,11 +53,11 @@ Place = Callable[[JsonPath], "tuple[JsonPath, Location] | None"]
 
 
 class _Machine(NamedTuple):
-    index: int
+    index: int  # type: ignore[assignment]  # the field hides tuple.index
     path: JsonPath  # the machineSpec's, in the request
     machine_type: str
     accelerator: str | None
-    count: int | None
+    count: int | None  # type: ignore[assignment]  # the field hides tuple.count
     partition: str | None
     affinity: Mapping[str, Any]
 
@@ -105,7 +105,7 @@ def check(spec: Mapping[str, Any], here: JsonPath, cat: VertexCatalog,
     if facts is None or not isinstance(spec, Mapping):
         return []
     out = _Out(place)
-    scheduling = spec.get("scheduling") if isinstance(spec.get("scheduling"), Mapping) else {}
+    scheduling = found if isinstance(found := spec.get("scheduling"), Mapping) else {}
     strategy = _text(scheduling.get("strategy"))
     machines = _machines(spec, here)
     sched_path = (*here, "scheduling")

@@ -33,12 +33,12 @@ def _short(value: Any) -> str:
 
 def best(job: dict[str, Any]) -> tuple[dict[str, Any], str, float] | None:
     """(the best trial, its metric's ID, its value), among trials with a final measurement."""
-    spec = job.get("studySpec") if isinstance(job.get("studySpec"), dict) else {}
-    metrics = spec.get("metrics") if isinstance(spec.get("metrics"), list) else []
+    spec = found if isinstance(found := job.get("studySpec"), dict) else {}
+    metrics = found if isinstance(found := spec.get("metrics"), list) else []
     first = metrics[0] if metrics and isinstance(metrics[0], dict) else {}
     metric_id = str(first.get("metricId", ""))
     lowest = first.get("goal") == "MINIMIZE"
-    trials = job.get("trials") if isinstance(job.get("trials"), list) else []
+    trials = found if isinstance(found := job.get("trials"), list) else []
     scored = [(value, trial) for trial in trials if isinstance(trial, dict)
               and trial.get("state") == "SUCCEEDED"
               and (value := _metric(trial, metric_id)) is not None]

@@ -37,7 +37,8 @@ class Context(Checking):
         scale tier's, those attached to Compute Engine machines, those built into legacy
         machine types."""
         if self._gpus is None:
-            cat, out = self.catalog, []
+            cat = self.catalog
+            out: list[tuple[str, JsonPath, str]] = []
             if self.tier and self.tier.gpu:
                 out.append((self.tier.gpu[0], (TI, "scaleTier"), f"scaleTier {self.tier_name}"))
             for r in self.active() if self.custom else []:

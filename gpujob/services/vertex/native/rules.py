@@ -66,7 +66,7 @@ def check(doc: Document, found: str, cat: VertexCatalog, today: date, refused: s
     spec_path = shapes.SPEC_PATHS[found]
     spec = doc.data
     for key in spec_path:
-        spec = mapping(spec.get(key))
+        spec = mapping(spec.get(str(key)))
     f.out += scheduling.check(mapping(spec), spec_path, cat, lambda path: None if any(
         path[:n] in refused for n in range(len(path) + 1)) else (path, doc.locate(path)),
         region)
@@ -124,7 +124,7 @@ def _machine(f: _Findings, machine: dict[str, Any], path: JsonPath, cat: VertexC
         f.add("error", "machine", (*path, where), problem,
               f"`gpujob gpus --service vertex --gpu {cat.accelerators[accel].name.lower()}` "
               "lists the machine types that take it and their counts"
-              if accel in cat.accelerators and takers else None)
+              if accel is not None and accel in cat.accelerators and takers else None)
         return
     info = cat.accelerators.get(accel or "")
     if info and info.end_of_support and today >= info.end_of_support:
@@ -253,7 +253,7 @@ def _study(f: _Findings, study: dict[str, Any], path: JsonPath) -> None:
     for extra in stopping[1:]:
         f.add("error", "study", (*path, extra), f"{extra} and {stopping[0]} are both set: a "
               "study takes at most one automated stopping rule", "remove one of them", key=True)
-    params = study.get("parameters") if isinstance(study.get("parameters"), list) else []
+    params = found if isinstance(found := study.get("parameters"), list) else []
     seen: set[str] = set()
     for i, param in enumerate(params):
         spec = mapping(param)

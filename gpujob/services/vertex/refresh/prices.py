@@ -27,7 +27,7 @@ SKU_URL = "https://cloud.google.com/skus?currency=USD&filter={id}"
 
 def rules() -> dict[str, Any]:
     with RULES.open(encoding="utf-8") as fh:
-        return json.load(fh)  # type: ignore[no-any-return]
+        return json.load(fh)
 
 
 _INTEGER = re.compile(r"-?[0-9]{1,19}")  # google.type.Money's units: an int64

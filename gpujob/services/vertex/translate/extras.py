@@ -161,8 +161,8 @@ def apply(spec: dict[str, Any], extras: VertexExtras | None) -> list[tuple[JsonP
     for path, (flag, value) in extras.spec_fields().items():
         node = spec
         for key in path[:-1]:
-            node = node.setdefault(key, {})
-        node[path[-1]] = value
+            node = node.setdefault(str(key), {})
+        node[str(path[-1])] = value
         written.append((path, flag))
     affinity = extras.affinity()
     pools = spec.get("workerPoolSpecs")

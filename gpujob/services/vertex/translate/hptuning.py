@@ -5,7 +5,7 @@ trials run the CustomJobSpec the rest of the translation builds."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeGuard
 
 from gpujob.findings import JsonPath
 from gpujob.numbers import as_count, decimal
@@ -151,5 +151,5 @@ def _number(value: Any) -> int | float | None:
     return decimal(value) if isinstance(value, str) else None
 
 
-def _whole(value: int | float | None) -> bool:
+def _whole(value: int | float | None) -> TypeGuard[int | float]:
     return value is not None and float(value).is_integer()

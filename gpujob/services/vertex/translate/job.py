@@ -65,7 +65,7 @@ def translate(doc: Document, cat: VertexCatalog, today: date,
     code = vertex_code.build(ti, pools, cat, today, options.executor_image_uri, region, args,
                              notes)
     hp = ti.get("hyperparameters")
-    spec_path: JsonPath = ("trialJobSpec",) if isinstance(hp, dict) else ("jobSpec",)
+    spec_path: tuple[str] = ("trialJobSpec",) if isinstance(hp, dict) else ("jobSpec",)
     spec = {"workerPoolSpecs": _worker_pools(ti, pools, code, spec_path, notes)}
     spec.update(_job_spec_fields(ti, options, job_dir, spec_path, notes))
     vertex_extras.apply(spec, vertex_extras.of(options.extra))

@@ -20,7 +20,8 @@ LABELS = {"master": "master", "worker": "workers", "parameterServer": "parameter
 
 
 class Pool(NamedTuple):
-    index: int  # Vertex worker pool: 0 master, 1 workers, 2 parameter servers, 3 evaluators
+    # Vertex worker pool: 0 master, 1 workers, 2 parameter servers, 3 evaluators
+    index: int  # type: ignore[assignment]  # the field hides tuple.index
     kind: str  # master, worker, parameterServer, evaluator
     machine_type: str
     accelerator: Accel | None
@@ -99,7 +100,7 @@ def _tier(ti: dict[str, Any], name: str, cat: VertexCatalog, today: date,
 def _not_used_with_tier(ti: dict[str, Any], kind: str, tier: str, notes: Notes) -> None:
     """Cluster fields that a scale tier other than CUSTOM overrides."""
     config = mapping(ti.get(f"{kind}Config"))
-    paths = [(TI, key) for key in (f"{kind}Type", f"{kind}Count") if key in ti]
+    paths: list[JsonPath] = [(TI, key) for key in (f"{kind}Type", f"{kind}Count") if key in ti]
     if "acceleratorConfig" in config:
         paths.append((TI, f"{kind}Config", "acceleratorConfig"))
     for path in paths:

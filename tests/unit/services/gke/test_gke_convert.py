@@ -41,8 +41,9 @@ def test_a_config_gke_refuses_writes_nothing(cli, write, tmp_path):
 def test_ai_platform_has_no_other_form(cli):
     result = cli("convert", T4, "--to", "ai-platform")
     assert result.code == 2
-    assert result.err.startswith("error: convert writes an AI Platform config in another "
-                                 "service's form")
+    assert result.err.startswith("error: gpujob convert --to ai-platform: the ai-platform service "
+                                 "(AI Platform Training) lacks the capability 'convert'")
+    assert "AI Platform config is in AI Platform's form already" in result.err
 
 
 def test_the_namespace_and_queue_flags_reach_the_written_jobset(cli):
