@@ -24,6 +24,7 @@ from gpujob.services.base import (
     Request,
     Service,
 )
+from gpujob.services.capabilities import Capability
 from gpujob.terminal import printable
 
 
@@ -120,8 +121,10 @@ def submit(service: Service, request: Request, client: JobClient, output_format:
     try:
         created = create_once(client, request, service)
     except RemoteError as exc:
+        if not service.supports(Capability.PLACEMENT):
+            raise  # no way to look for a job the refusal made after all
         placement = service.placement(client)
-        if placement is None or placement.refused_for_room(exc, request) is None:
+        if placement.refused_for_room(exc, request) is None:
             raise
         stopped = clean_up(placement, exc, request)
         if stopped is not None:
