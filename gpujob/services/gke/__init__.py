@@ -103,7 +103,9 @@ class Gke(JobsInModule):
         return []  # no prices (unsupported_flags: --max-hourly-cost)
 
     def explain(self, findings: list[Finding], doc: Document, cat: Any) -> list[Finding]:
-        return findings
+        from gpujob.services.gke import rules
+
+        return rules.relax_job_id(findings, doc)
 
     def convert(self, doc: Document, checked: Checked, options: CheckOptions,
                 output: str | None, whole_job: bool) -> Converted:

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from gpujob.services.gke.catalog import GkeCatalog
 
 GKE = ("gke",)
+KUBE_ID = re.compile(r"[A-Za-z][-A-Za-z0-9_]*")  # a jobId or a Kubernetes name
 LABEL_NAME = re.compile(r"([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?")
 EXAMPLE_MACHINE = "n1-standard-8"
 # AI Platform fields a JobSet has no place for, and what GKE does instead
@@ -255,10 +256,26 @@ def check_flags(options: CheckOptions) -> None:
                          "--service gke --package-path runs it here")
 
 
+def names_a_jobset(doc: Document) -> bool:
+    """Whether the jobId is a Kubernetes name AI Platform's pattern refuses (``nightly-run``):
+    on GKE it names the JobSet, and ``gke.name`` checks it as one."""
+    job_id = doc.data.get("jobId")
+    return isinstance(job_id, str) and "-" in job_id and bool(KUBE_ID.fullmatch(job_id))
+
+
+def relax_job_id(findings: list[Finding], doc: Document) -> list[Finding]:
+    """``findings`` without AI Platform's jobId pattern when the jobId names a JobSet."""
+    if not names_a_jobset(doc):
+        return findings
+    return [f for f in findings if not (f.rule == "schema.pattern" and f.path == ("jobId",))]
+
+
 def check(doc: Document, cat: GkeCatalog, refused: set[JsonPath],
           options: CheckOptions) -> tuple[list[Finding], translate.Translation | None]:
     """The findings of an AI Platform config for GKE, and its JobSet (None: it has errors)."""
     check_flags(options)
+    if names_a_jobset(doc):
+        refused = refused - {("jobId",)}
     t = translate.translate(doc, cat, options.job)
     ctx = GkeContext(view(doc.data), cat, doc.locate, refused, t, options)
     findings = run(ctx, "gke", submit=options.submit and not options.local)
