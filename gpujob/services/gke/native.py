@@ -69,6 +69,9 @@ def _map(native: Document, spec_path: JsonPath) -> _Mapped:
             out.set((TI, f"{kind}Count"), pool.get("replicaCount", 1), (*here, "replicaCount"))
         config = (TI, f"{kind}Config")
         out.origins[config] = here
+        if machine.get("tpuTopology"):  # a TPU slice (``tpu``)
+            out.set((*config, "tpuTopology"), machine["tpuTopology"],
+                    (*here, "machineSpec", "tpuTopology"))
         if machine.get("acceleratorType"):
             accel = {"type": machine["acceleratorType"],
                      "count": machine.get("acceleratorCount", 1)}

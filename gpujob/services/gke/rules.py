@@ -20,7 +20,7 @@ from gpujob.checks.rules import run
 from gpujob.config.job import TI, JobView, view
 from gpujob.errors import UsageError
 from gpujob.findings import Finding, JsonPath, Location
-from gpujob.services.gke import jobset, translate
+from gpujob.services.gke import jobset, tpu, translate
 from gpujob.services.gke.names import DNS_1035
 from gpujob.suggest import did_you_mean
 
@@ -97,9 +97,15 @@ def machine(ctx: GkeContext) -> None:
         return
     cat = ctx.catalog
     for r in ctx.job.active():
+        if r.machine in cat.tpus:  # a TPU slice: its topology is checked instead
+            found = tpu.problem(cat, r)
+            if found is not None:
+                at = (*r.config_path, "tpuTopology") if tpu.topology_of(r) else r.type_path
+                ctx.emit(at, *found)
+            continue
         m = cat.machine_types.get(r.machine or "")
         if m is None:
-            guess = did_you_mean(r.machine or "", list(cat.machine_types))
+            guess = did_you_mean(r.machine or "", [*cat.machine_types, *cat.tpus])
             ctx.emit(r.type_path, f"{r.machine} is not a Compute Engine machine type gpujob "
                      "knows for GKE nodes", f"did you mean {guess!r}?" if guess else
                      "GKE nodes are Compute Engine VMs: `gpujob gpus --service gke` lists the "
@@ -115,6 +121,18 @@ def machine(ctx: GkeContext) -> None:
         ctx.emit(where, problem, f"`gpujob gpus --service gke --gpu {gpu.name.lower()}` lists "
                  "the machine types that take it and their counts" if gpu else
                  "`gpujob gpus --service gke` lists the machine types and their GPUs")
+
+
+@rule("gke.tpu", "A TPU job is one slice: a single worker pool of one replica, as on Vertex "
+      "AI (its hosts are the slice's pods).", services=GKE)
+def tpu_slice(ctx: GkeContext) -> None:
+    active = ctx.job.active()
+    if not any(r.machine in ctx.catalog.tpus for r in active):
+        return
+    for r in active[1:]:
+        ctx.emit(r.count_path, f"a TPU job runs one slice, in one worker pool; this one also "
+                 f"runs {r.count} × {r.machine}", "remove the other worker pools (the slice's "
+                 "hosts are its pods: tpuTopology sets how many)")
 
 
 @rule("gke.code", "Every replica runs an image: its imageUri (or the master's), or, for a "
@@ -152,8 +170,8 @@ def name(ctx: GkeContext) -> None:
     if not isinstance(job_id, str) or ctx.broken(("jobId",)):
         return
     t = ctx.translation
-    limit = translate.budget(ctx.job)
-    suffix = translate.longest_suffix(ctx.job) - translate.POD_SUFFIX
+    limit = translate.budget(ctx.job, ctx.catalog)
+    suffix = translate.longest_suffix(ctx.job, ctx.catalog) - translate.POD_SUFFIX
     fixed = re.sub(r"-+", "-", t.name).strip("-")[:limit].rstrip("-") or "job"
     if not DNS_1035.fullmatch(t.name):
         ctx.emit(("jobId",), f"the JobSet would be named {t.name!r}, which is not a Kubernetes "
