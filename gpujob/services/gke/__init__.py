@@ -138,6 +138,14 @@ class Gke(JobsInModule):
     def placement(self, client: JobClient) -> Placement | None:
         return None
 
+    def preflight(self, job: Translation, gcp: GcpSettings, extra: tuple[tuple[str, str], ...],
+                  output_format: str) -> int:
+        """``gpujob preflight``: what the cluster lacks for the checked job's JobSet
+        (``preflight``)."""
+        from gpujob.services.gke import preflight
+
+        return preflight.run(job, gcp, dict(extra), output_format)
+
     def offerings(self, settings: GpusSettings) -> int:
         from gpujob.services.gke import offerings
 
