@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from gpujob.services.delegate import JobsInModule
 from gpujob.services.flags import ServiceFlag
-from gpujob.services.gke import names
+from gpujob.services.gke import names, scheduling
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -65,6 +65,14 @@ class Gke(JobsInModule):
                     "GPUJOB_GKE_NAMESPACE", "NAMESPACE", check=names.label("a namespace")),
         ServiceFlag("--context", "kubeconfig context of the cluster (default: the current "
                     "one; KUBECONFIG names the files).", "GPUJOB_GKE_CONTEXT", "CONTEXT"),
+        ServiceFlag("--priority", "PriorityClass of the JobSet's pods (priorityClassName; "
+                    "Kueue orders and preempts by it).", "GPUJOB_GKE_PRIORITY", "CLASS",
+                    scope="job", check=scheduling.check_subdomain("a PriorityClass")),
+        ServiceFlag("--topology", "With --queue: Kueue places the master and workers in one "
+                    "domain of this topology level, a node label (kubernetes.io/hostname, "
+                    "cloud.google.com/gce-topology-block); preferred, or required:LABEL.",
+                    "GPUJOB_GKE_TOPOLOGY", "LABEL", scope="job",
+                    check=scheduling.check_topology),
     )
     fails_over = False  # one cluster, whose queue (Kueue) decides: no choices, no quota preflight
 
@@ -105,7 +113,7 @@ class Gke(JobsInModule):
     def explain(self, findings: list[Finding], doc: Document, cat: Any) -> list[Finding]:
         from gpujob.services.gke import rules
 
-        return rules.relax_job_id(findings, doc)
+        return rules.relax(findings, doc)
 
     def convert(self, doc: Document, checked: Checked, options: CheckOptions,
                 output: str | None, whole_job: bool) -> Converted:

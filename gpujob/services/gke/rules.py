@@ -20,7 +20,7 @@ from gpujob.checks.rules import run
 from gpujob.config.job import TI, JobView, view
 from gpujob.errors import UsageError
 from gpujob.findings import Finding, JsonPath, Location
-from gpujob.services.gke import jobset, tpu, translate
+from gpujob.services.gke import jobset, scheduling, tpu, translate
 from gpujob.services.gke.names import DNS_1035
 from gpujob.suggest import did_you_mean
 
@@ -38,8 +38,6 @@ UNUSED = {
     "runtimeVersion": "the container image is what runs (--executor-image-uri for a package job)",
     "pythonVersion": "the container image's Python runs the trainer",
     "network": "pods use the cluster's network",
-    "serviceAccount": "pods run as the namespace's Kubernetes service account (Workload "
-                      "Identity maps it to a Google service account)",
     "encryptionConfig": "the cluster's disks are encrypted as the cluster is configured",
     "enableWebAccess": "use kubectl port-forward or exec to reach a pod",
     "useChiefInTfConfig": "TF_CONFIG names the master 'chief', as on Vertex AI",
@@ -241,6 +239,37 @@ def unused(ctx: GkeContext) -> None:
                      "queue decides when the job starts: --queue)", key=True)
 
 
+def _account(ctx: GkeContext) -> str | None:
+    """The config's serviceAccount when it is not a Kubernetes service account's name."""
+    value = ctx.ti.get("serviceAccount")
+    if not isinstance(value, str) or ctx.broken((TI, "serviceAccount")) or \
+            scheduling.service_account(ctx.ti):
+        return None
+    return value
+
+
+@rule("gke.service-account", "serviceAccount (--service-account) is the Kubernetes service "
+      "account the pods run as (serviceAccountName), or a Google one (see "
+      "gke.google-service-account).", services=GKE)
+def service_account(ctx: GkeContext) -> None:
+    value = _account(ctx)
+    if value is not None and not scheduling.EMAIL.fullmatch(value):
+        ctx.emit((TI, "serviceAccount"), f"serviceAccount {value!r} is not a Kubernetes service "
+                 "account name", "use lower-case letters, digits, '-' and '.'")
+
+
+@rule("gke.google-service-account", "A Google service account (an email) is not what a pod "
+      "runs as: Workload Identity maps a Kubernetes service account to it (a note).",
+      services=GKE, severity="note")
+def google_service_account(ctx: GkeContext) -> None:
+    value = _account(ctx)
+    if value is not None and scheduling.EMAIL.fullmatch(value):
+        ctx.emit((TI, "serviceAccount"), f"serviceAccount {value} is a Google service account: "
+                 "GKE pods run as a Kubernetes service account (here the namespace's "
+                 "default), which Workload Identity maps to a Google one",
+                 "give --service-account KSA, the Kubernetes service account bound to it")
+
+
 @rule("gke.jobset", "The JobSet holds what a JobSet requires: ReplicatedJobs with unique "
       "DNS-1035 names and whole replica counts, named containers with an image, whole GPU "
       "limits, pods that are not restarted in place.", services=GKE)
@@ -264,7 +293,13 @@ def _origin(origins: Mapping[JsonPath, JsonPath], path: JsonPath) -> JsonPath:
 
 def check_flags(options: CheckOptions) -> None:
     """A submit stages no package (its pods mount Cloud Storage; gpujob holds no Google
-    session for GKE), a local run does."""
+    session for GKE), a local run does; Kueue places by topology, so --topology needs
+    --queue."""
+    if translate.extra(options.job, "--topology") and not translate.extra(options.job,
+                                                                          "--queue"):
+        raise UsageError("--topology asks Kueue to place the pods, and a JobSet without "
+                         "--queue is not Kueue's", "give --queue LOCALQUEUE (its ClusterQueue's "
+                         "flavor needs a Topology for the level)")
     if options.command_line.package_path and options.submit and not options.local:
         raise UsageError("--package-path is not supported by the gke service for a submit: "
                          "gpujob stages packages with Google credentials, and a GKE job runs "
@@ -281,19 +316,29 @@ def names_a_jobset(doc: Document) -> bool:
     return isinstance(job_id, str) and "-" in job_id and bool(KUBE_ID.fullmatch(job_id))
 
 
-def relax_job_id(findings: list[Finding], doc: Document) -> list[Finding]:
-    """``findings`` without AI Platform's jobId pattern when the jobId names a JobSet."""
-    if not names_a_jobset(doc):
-        return findings
-    return [f for f in findings if not (f.rule == "schema.pattern" and f.path == ("jobId",))]
+def kubernetes_names(doc: Document) -> set[JsonPath]:
+    """The values AI Platform's patterns refuse that GKE takes as Kubernetes names: a jobId
+    that names the JobSet (``nightly-run``), a serviceAccount that names a Kubernetes service
+    account (``trainer``); ``gke.name`` and ``gke.service-account`` check them as such."""
+    ti = doc.data.get(TI)
+    paths: set[JsonPath] = {("jobId",)} if names_a_jobset(doc) else set()
+    if isinstance(ti, dict) and scheduling.service_account(ti):
+        paths.add((TI, "serviceAccount"))
+    return paths
+
+
+def relax(findings: list[Finding], doc: Document) -> list[Finding]:
+    """``findings`` without AI Platform's patterns for the values GKE takes as Kubernetes
+    names (``kubernetes_names``)."""
+    names_ = kubernetes_names(doc)
+    return [f for f in findings if not (f.rule == "schema.pattern" and f.path in names_)]
 
 
 def check(doc: Document, cat: GkeCatalog, refused: set[JsonPath],
           options: CheckOptions) -> tuple[list[Finding], translate.Translation | None]:
     """The findings of an AI Platform config for GKE, and its JobSet (None: it has errors)."""
     check_flags(options)
-    if names_a_jobset(doc):
-        refused = refused - {("jobId",)}
+    refused = refused - kubernetes_names(doc)
     t = translate.translate(doc, cat, options.job)
     ctx = GkeContext(view(doc.data), cat, doc.locate, refused, t, options)
     findings = run(ctx, "gke", submit=options.submit and not options.local)

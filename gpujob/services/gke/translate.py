@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob.config.job import JobView, Replica, view
 from gpujob.numbers import duration_seconds
-from gpujob.services.gke import tpu
+from gpujob.services.gke import scheduling, tpu
 from gpujob.services.vertex.native.shapes import display_name
 
 if TYPE_CHECKING:
@@ -244,6 +244,8 @@ def _pod(job: JobView, name: str, replica: Replica, cat: GkeCatalog,
             for i, b in enumerate(buckets)]
         container["volumeMounts"] = [{"name": f"gcs-{i}", "mountPath": f"/gcs/{b}",
                                       "readOnly": True} for i, b in enumerate(buckets)]
+    scheduling.place(pod, job.training_input, extra(options, "--priority"),
+                     scheduling.topology(extra(options, "--topology")), name)
     return pod
 
 
