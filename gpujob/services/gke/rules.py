@@ -89,7 +89,8 @@ def replica(ctx: GkeContext) -> None:
 
 @rule("gke.machine", "Each replica's machine type is a Compute Engine machine type that takes "
       "its GPU type and count (machine types with GPUs built in take exactly theirs), and GKE "
-      "names the GPU with a node label.", services=GKE)
+      "names the GPU with a node label; a TPU machine type names a slice topology GKE offers "
+      "on it (tpuTopology).", services=GKE)
 def machine(ctx: GkeContext) -> None:
     if ctx.tier is None or not ctx.tier.custom:
         return

@@ -6,8 +6,10 @@ One ReplicatedJob per replica kind the config uses (``master``, ``worker``, ``ps
 GPU recipes run them). A pod asks for its GPUs as ``nvidia.com/gpu`` and selects its node by
 the labels GKE puts on nodes: ``cloud.google.com/gke-accelerator`` (the GPU),
 ``node.kubernetes.io/instance-type`` (the machine type) and, with ``--strategy spot``,
-``cloud.google.com/gke-spot``. The job succeeds when the master does (AI Platform's rule:
-parameter servers never exit). Sources: docs/gke.md.
+``cloud.google.com/gke-spot``. A TPU machine type runs one slice, a pod per host (``tpu``);
+the pods' service account, priority class and Kueue topology are ``scheduling``'s. The job
+succeeds when the master does (AI Platform's rule: parameter servers never exit). Sources:
+docs/gke.md.
 
 What a replica sees is set as on Vertex AI: ``CLUSTER_SPEC`` and ``TF_CONFIG`` over the pods'
 DNS names (``<jobset>-<rjob>-<index>-0.<jobset>``, JobSet's headless service), its index read
