@@ -76,10 +76,12 @@ def pods_of(body: dict[str, Any]) -> list[Pods]:
 
 
 class Cluster:
-    """Reads of one cluster: (status, object), 403 and 404 answered, not raised."""
+    """Reads of one cluster: (status, object), 403 and 404 answered, not raised; what the
+    kubeconfig's user may not read is said in ``notes`` (not checked, not missing)."""
 
     def __init__(self, api: Api) -> None:
         self.api = api
+        self.notes: list[str] = []
 
     def get(self, path: str, **query: str) -> tuple[int, Any]:
         from kubernetes.client.exceptions import ApiException
@@ -101,7 +103,11 @@ class Cluster:
                 return response.status, found if isinstance(found, dict) else {}
             raise ApiException.from_response(http_resp=response, body=text, data=None)
 
-        return self.api.call(f"read {path}", read)
+        code, found = self.api.call(f"read {path}", read)
+        if code == 403:
+            self.notes.append(f"not checked: {path} (403 Forbidden: the kubeconfig's user may "
+                              "not read it)")
+        return code, found
 
 
 def _version(image: str) -> tuple[int, ...] | None:
@@ -109,7 +115,7 @@ def _version(image: str) -> tuple[int, ...] | None:
     return tuple(int(n) for n in found.groups()) if found else None
 
 
-def jobset(cluster: Cluster, notes: list[str]) -> Iterator[Gap]:
+def jobset(cluster: Cluster) -> Iterator[Gap]:
     code, _ = cluster.get(f"/apis/{translate.GROUP}/{translate.VERSION}")
     if code == 404:
         yield Gap(f"JobSet: the cluster does not serve {translate.GROUP}/{translate.VERSION} "
@@ -117,13 +123,13 @@ def jobset(cluster: Cluster, notes: list[str]) -> Iterator[Gap]:
         return
     code, deployment = cluster.get("/apis/apps/v1/namespaces/jobset-system/deployments/"
                                    "jobset-controller-manager")
-    containers = ((deployment.get("spec") or {}).get("template") or {}).get("spec", {}).get(
-        "containers") or [{}] if code == 200 else [{}]
-    image = str(containers[0].get("image") or "")
-    version = _version(image)
+    template = ((deployment.get("spec") or {}).get("template") or {}) if code == 200 else {}
+    containers = (template.get("spec") or {}).get("containers") or [{}]
+    version = _version(str(containers[0].get("image") or ""))
     if version is None:
-        notes.append("JobSet's version was not read (no jobset-controller-manager in "
-                     "jobset-system)")
+        if code != 403:  # (a 403 is said already)
+            cluster.notes.append("JobSet's version was not read (no jobset-controller-manager "
+                                 "with a versioned image in jobset-system)")
     elif version < JOBSET_MIN:
         need = ".".join(map(str, JOBSET_MIN))
         yield Gap(f"JobSet: v{'.'.join(map(str, version))} is installed; the JobSet needs "
@@ -146,6 +152,8 @@ def kueue(cluster: Cluster, queue: str, ns: str, pods: list[Pods]) -> Iterator[G
         return
     base = f"/apis/kueue.x-k8s.io/{version}"
     code, local = cluster.get(f"{base}/namespaces/{ns}/localqueues/{queue}")
+    if code == 403:
+        return
     if code != 200:
         _, listed = cluster.get(f"{base}/namespaces/{ns}/localqueues")
         names = [str(i["metadata"]["name"]) for i in (listed or {}).get("items") or []]
@@ -156,6 +164,8 @@ def kueue(cluster: Cluster, queue: str, ns: str, pods: list[Pods]) -> Iterator[G
         return
     cq_name = str((local.get("spec") or {}).get("clusterQueue") or "")
     code, cq = cluster.get(f"{base}/clusterqueues/{cq_name}")
+    if code == 403:  # a namespace's user often may not read cluster-scoped objects
+        return
     if code != 200:
         yield Gap(f"ClusterQueue {cq_name} (of LocalQueue {queue}): not in the cluster",
                   f"create ClusterQueue {cq_name} with a flavor for the job's nodes")
@@ -183,7 +193,7 @@ def _fits(cluster: Cluster, base: str, flavor: str, selector: dict[str, str]) ->
     """Whether Kueue may give the pods ``flavor``: its node labels agree with their selector."""
     code, found = cluster.get(f"{base}/resourceflavors/{flavor}")
     if code != 200:
-        return False
+        return code == 403  # not read: not said to be missing
     labels = (found.get("spec") or {}).get("nodeLabels") or {}
     return all(selector.get(k, v) == v for k, v in labels.items())
 
@@ -198,8 +208,6 @@ def nodes(cluster: Cluster, pods: list[Pods]) -> Iterator[Gap]:
                             if k != translate.SPOT_LABEL)
         code, listed = cluster.get("/api/v1/nodes", labelSelector=selector)
         if code == 403:
-            yield Gap("nodes: the kubeconfig's user may not list nodes", "ask for the "
-                      "ClusterRole to list nodes (or check gcloud container node-pools list)")
             return
         found = (listed or {}).get("items") or []
         if not found:
@@ -249,21 +257,20 @@ def run(job: translate.Translation, gcp: GcpSettings, extra: dict[str, str],
     cluster = Cluster(Api(conn, gcp))
     pods = pods_of(body)
     queue = (body["metadata"].get("labels") or {}).get(translate.QUEUE_LABEL)
-    notes: list[str] = []
-    gaps = [*jobset(cluster, notes),
+    gaps = [*jobset(cluster),
             *(kueue(cluster, queue, job.namespace, pods) if queue else ()),
             *nodes(cluster, pods), *fuse(cluster, body)]
     where = f"context {conn.context}, namespace {job.namespace}"
     if output_format == "json":
         CONSOLE.json({"version": 1, "service": "gke", "context": conn.context,
                       "namespace": job.namespace, "ready": not gaps,
-                      "missing": [g._asdict() for g in gaps], "notes": notes})
+                      "missing": [g._asdict() for g in gaps], "notes": cluster.notes})
     else:
         for gap in gaps:
             CONSOLE.line(f"missing: {gap.what}; fix: {gap.fix}")
         if not gaps:
             CONSOLE.line(f"ready: {where}: " + "; ".join(p.shown() for p in pods))
-    for note in notes:
+    for note in cluster.notes:
         CONSOLE.err(f"note: {note}")
     if gaps:
         CONSOLE.err(f"Preflight: {len(gaps)} missing piece{'s' if len(gaps) > 1 else ''} on "

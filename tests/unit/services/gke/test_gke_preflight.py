@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 from fakes import kube_cluster
-from fakes.kubernetes import FakeKubernetes
+from fakes.faults import Reply
+from fakes.kubernetes import FakeKubernetes, status
 
 from gpujob.gcp import clock as gpujob_clock
 
@@ -174,3 +175,17 @@ def test_an_invalid_config_is_reported_before_the_cluster_is_read(cluster, prefl
     assert result.code == 1
     assert "takes 1, 2, 4 × T4, not 3" in result.err
     assert cluster.calls == []
+
+
+def test_what_the_user_may_not_read_is_a_note_not_a_missing_piece(cluster, preflight):
+    kube_cluster.ready(cluster)
+    forbidden = Reply(403, status(403, "Forbidden", 'clusterqueues.kueue.x-k8s.io "cq" is '
+                                  'forbidden: User "dev" cannot get resource "clusterqueues"'))
+    cluster.inject(f"GET {kube_cluster.KUEUE}/clusterqueues/cq", forbidden)
+    cluster.inject("GET /api/v1/nodes", forbidden)
+    result = preflight("--queue", "team-a")
+    assert result.code == 0, result.out + result.err
+    assert lines(result.out)[0].startswith("ready: ")
+    assert f"note: not checked: {kube_cluster.KUEUE}/clusterqueues/cq (403 Forbidden: the " \
+           "kubeconfig's user may not read it)" in result.err
+    assert "note: not checked: /api/v1/nodes (403 Forbidden" in result.err
