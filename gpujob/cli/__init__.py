@@ -66,7 +66,7 @@ COMMANDS: dict[str, Entry] = {
     "schema": Entry("schemas:schema", "Print a JSON Schema gpujob checks files against, for "
                     "editors and other tools."),
     "preflight": Entry("preflight:preflight", "Check CONFIG as submit would, and the "
-                       "project's Vertex AI quota for it: send nothing."),
+                       "project's Vertex AI quota for it (gke: the cluster): send nothing."),
     "completion": Entry("completion:completion", "Print the shell completion script for bash, "
                         "zsh or fish."),
     "catalog": Entry("catalog:catalog", "The catalog gpujob checks jobs against: refresh its "

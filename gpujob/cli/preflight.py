@@ -39,13 +39,16 @@ def _command() -> click.Command:
         the job needs against the project's quota limit there (Service Usage) less what its
         running and pending jobs hold. Prints the choice submit would take; exit 1 when none
         would do, with the metric, the numbers and where to ask for more. Nothing is built,
-        uploaded or created: for CI.
+        uploaded or created: for CI. With --service gke: the cluster instead (JobSet, the
+        --queue's LocalQueue and ClusterQueue flavor, nodes with the GPU and its driver, Cloud
+        Storage FUSE), each missing piece one line with its fix; exit 1 when one is missing.
 
         \b
         Examples:
           gpujob preflight config.yaml --service vertex --project my-proj
           gpujob preflight config.yaml --service vertex --region us-central1,us-east4 \\
               --strategy spot,standard --format json
+          gpujob preflight config.yaml --service gke --queue team-a
         """
         from gpujob.cli.jobflags import submit_settings
         from gpujob.commands.preflight import execute

@@ -1,5 +1,7 @@
 """``gpujob preflight``: the checks of ``submit`` and the quota preflight of every choice of
-region and strategy, for CI; nothing is built, uploaded or created (``failover.check_only``)."""
+region and strategy, for CI; nothing is built, uploaded or created (``failover.check_only``).
+A service with a preflight of its own (``preflight(job, gcp, extra, output_format)``: GKE
+reads its cluster) runs that, on the checked job, instead."""
 
 from __future__ import annotations
 
@@ -18,6 +20,14 @@ def execute(settings: SubmitSettings) -> int:
     from gpujob.services.capabilities import Capability
 
     service = services.get(settings.service)
-    service.require(Capability.PLACEMENT, "gpujob preflight")
+    service.require(Capability.PREFLIGHT, "gpujob preflight")
+    if not service.supports(Capability.PLACEMENT):  # a preflight of its own (GKE: the cluster)
+        from gpujob.commands.prepare import check_config, report_or_fail
+
+        check_flags(service, settings.given_flags)
+        checked = check_config(settings, service)
+        report_or_fail(settings, checked.findings)
+        return service.preflight(checked.job, settings.gcp, settings.job_options().extra,
+                                 settings.output_format)
     check_flags(service, settings.given_flags)
     return check_only(settings, service, Remote(settings, service))

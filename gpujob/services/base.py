@@ -357,6 +357,12 @@ class Service(Protocol):
         choices of region and strategy (``Capability.PLACEMENT``)."""
         ...
 
+    def preflight(self, job: Any, gcp: GcpSettings, extra: tuple[tuple[str, str], ...],
+                  output_format: str) -> int:
+        """``gpujob preflight`` of a service whose preflight is its own, not the quota of
+        each choice (``Capability.PREFLIGHT`` without ``PLACEMENT``: GKE reads its cluster)."""
+        ...
+
     def status(self, raw: dict[str, Any]) -> JobStatus: ...
 
     def parse_ref(self, text: str) -> JobRef:

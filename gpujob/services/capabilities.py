@@ -59,7 +59,9 @@ class Capability(Enum):
     COSTS = ("costs", "knowing what a job costs an hour", "validate, submit, --max-hourly-cost",
              ("describe_costs",), ("--max-hourly-cost",))
     PLACEMENT = ("placement", "a quota preflight and ordered choices of region and strategy",
-                 "gpujob preflight, submit --region A,B --strategy X,Y", ("placement",))
+                 "gpujob preflight (quota), submit --region A,B --strategy X,Y", ("placement",))
+    PREFLIGHT = ("preflight", "saying before a submit whether the job can start: the quota of each "
+                 "choice (with placement), or the pieces a cluster needs", "gpujob preflight")
     JOBS = ("jobs", "creating and following jobs",
             "submit, describe, list, cancel, wait, logs", ("client",))
     LOCAL = ("local", "running a job here as the service's replicas would",
@@ -85,6 +87,7 @@ DEFAULT_LACKS: Mapping[Capability, str] = {
     Capability.COSTS: "gpujob has no prices for it",
     Capability.PLACEMENT: "it takes one region and one strategy per job, without a quota "
                           "preflight",
+    Capability.PREFLIGHT: "it has nothing to read before a submit",
     Capability.JOBS: "it creates no jobs",
     Capability.LOCAL: "it cannot say what its replicas see",
     Capability.REFRESH: "its catalog has no live parts",
@@ -182,6 +185,13 @@ class ServiceBase(ABC):
     def placement(self, client: JobClient) -> Placement:
         self.require(Capability.PLACEMENT, "a quota preflight or ordered choices")
         raise NotImplementedError(f"{type(self).__name__}.placement")
+
+    def preflight(self, job: Any, gcp: GcpSettings, extra: tuple[tuple[str, str], ...],
+                  output_format: str) -> int:
+        """``gpujob preflight`` of a service without ``placement`` (whose preflight is the
+        quota of each choice): what it reads before a submit, and the exit code."""
+        self.require(Capability.PREFLIGHT, "gpujob preflight")
+        raise NotImplementedError(f"{type(self).__name__}.preflight")
 
     def local(self, doc: Document, job_dir: str, options: LocalOptions) -> LocalCluster:
         self.require(Capability.LOCAL, "a local run")

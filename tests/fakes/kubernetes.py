@@ -36,6 +36,8 @@ SPEC_FIELDS = {"coordinator", "failurePolicy", "managedBy", "network", "replicat
                "startupPolicy", "successPolicy", "suspend", "ttlSecondsAfterFinished",
                "volumeClaimPolicies"}
 RJOB_FIELDS = {"dependsOn", "groupName", "name", "replicas", "template"}
+# the collections a preflight reads besides JobSets (objects: FakeKubernetes.objects)
+COLLECTIONS = {"localqueues", "clusterqueues", "resourceflavors", "csidrivers", "deployments"}
 
 
 def status(code: int, reason: str, message: str, **details: Any) -> dict[str, Any]:
@@ -132,6 +134,11 @@ class FakeKubernetes:
     faults: dict[str, deque[Any]] = field(default_factory=dict)
     scripts: dict[str, deque[dict[str, Any]]] = field(default_factory=dict)
     received: list[dict[str, Any]] = field(default_factory=list)  # every JobSet POSTed
+    # what a preflight reads (tests/fakes/kube_cluster.py arranges it): the API group versions
+    # served (discovery), objects by their API path, the nodes
+    served: set[str] = field(default_factory=lambda: {"jobset.x-k8s.io/v1alpha2"})
+    objects: dict[str, dict[str, Any]] = field(default_factory=dict)
+    nodes: list[dict[str, Any]] = field(default_factory=list)
 
     def __enter__(self) -> FakeKubernetes:
         fake = self
@@ -290,8 +297,33 @@ class _Handler(serving.Handler):
                               for p in fake.pods(ns, js["metadata"]["name"])
                               if _selected(p, c.query)]}, "application/json"))
             return ("GET log", lambda c: self._log(pod))
+        if method == "GET" and (found := self._read(path)) is not None:
+            return (f"GET {path}", lambda c: (200, found(c), "application/json"))
+        if method == "GET" and path.rsplit("/", 2)[-2] in COLLECTIONS:  # an object not there
+            kind, name = path.rsplit("/", 2)[1:]
+            return (f"GET {path}", lambda c: (404, status(404, "NotFound", f'{kind} "{name}" '
+                                                          "not found", name=name, kind=kind),
+                                              "application/json"))
         return ("?", lambda c: (404, status(404, "NotFound", "the server could not find the "
                                             "requested resource"), "application/json"))
+
+    def _read(self, path: str) -> Any:
+        """The answer to a GET of a served group version, an object, a collection of them,
+        the nodes (None: none of these)."""
+        fake = self.server_fake
+        if path == "/api/v1/nodes":
+            return lambda c: {"apiVersion": "v1", "kind": "NodeList", "metadata": {},
+                              "items": [n for n in fake.nodes if _selected(n, c.query)]}
+        if path.startswith("/apis/") and path[6:] in fake.served:
+            return lambda c: {"kind": "APIResourceList", "apiVersion": "v1",
+                              "groupVersion": path[6:], "resources": []}
+        if path in fake.objects:
+            return lambda c: fake.objects[path]
+        if path.rsplit("/", 1)[-1] in COLLECTIONS and any(
+                path.startswith(f"/apis/{v}/") for v in fake.served):
+            return lambda c: {"kind": "List", "apiVersion": "v1", "metadata": {}, "items": [
+                o for k, o in fake.objects.items() if k.rsplit("/", 1)[0] == path]}
+        return None
 
     def _log(self, pod: str) -> tuple[int, Any, str]:
         lines = self.server_fake.logs.get(pod)

@@ -53,6 +53,7 @@ class AiPlatform(ServiceBase):
                             "with gpujob validate --service ai-platform)",
         Capability.COSTS: f"gpujob has no prices for AI Platform; {_VERTEX_ONLY}",
         Capability.PLACEMENT: "one region per job: no choices, no quota preflight",
+        Capability.PREFLIGHT: f"gpujob reads no quota of AI Platform's; {_VERTEX_ONLY}",
         Capability.REFRESH: "its catalog is fixed: the service takes no new jobs since "
                             "2025-01-31",
     }

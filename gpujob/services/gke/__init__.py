@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from gpujob.services.capabilities import Capability, ServiceBase
 from gpujob.services.delegate import JobsInModule
 from gpujob.services.flags import ServiceFlag
-from gpujob.services.gke import names
+from gpujob.services.gke import names, scheduling
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from gpujob.checks.engine import Checked, CheckOptions
     from gpujob.checks.registry import Rule
     from gpujob.config.document import Document
-    from gpujob.findings import JsonPath
+    from gpujob.findings import Finding, JsonPath
     from gpujob.gcp.session import Session
     from gpujob.gcp.settings import GcpSettings
     from gpujob.local.cluster import LocalCluster, LocalOptions
@@ -72,6 +72,14 @@ class Gke(JobsInModule, ServiceBase):
                     "GPUJOB_GKE_NAMESPACE", "NAMESPACE", check=names.label("a namespace")),
         ServiceFlag("--context", "kubeconfig context of the cluster (default: the current "
                     "one; KUBECONFIG names the files).", "GPUJOB_GKE_CONTEXT", "CONTEXT"),
+        ServiceFlag("--priority", "PriorityClass of the JobSet's pods (priorityClassName; "
+                    "Kueue orders and preempts by it).", "GPUJOB_GKE_PRIORITY", "CLASS",
+                    scope="job", check=scheduling.check_subdomain("a PriorityClass")),
+        ServiceFlag("--topology", "With --queue: Kueue places the master and workers in one "
+                    "domain of this topology level, a node label (kubernetes.io/hostname, "
+                    "cloud.google.com/gce-topology-block); preferred, or required:LABEL.",
+                    "GPUJOB_GKE_TOPOLOGY", "LABEL", scope="job",
+                    check=scheduling.check_topology),
     )
 
     @property
@@ -103,6 +111,11 @@ class Gke(JobsInModule, ServiceBase):
 
         return service_rules(self.name)
 
+    def explain(self, findings: list[Finding], doc: Document, cat: Any) -> list[Finding]:
+        from gpujob.services.gke import rules
+
+        return rules.relax(findings, doc)
+
     def convert(self, doc: Document, checked: Checked, options: CheckOptions,
                 output: str | None, whole_job: bool) -> Converted:
         """The JobSet, as ``submit --dry-run`` prints it (``kubectl apply -f`` takes it)."""
@@ -130,6 +143,14 @@ class Gke(JobsInModule, ServiceBase):
         from gpujob.services.gke import jobs
 
         return jobs.client(gcp, extra)
+
+    def preflight(self, job: Any, gcp: GcpSettings, extra: tuple[tuple[str, str], ...],
+                  output_format: str) -> int:
+        """``gpujob preflight``: what the cluster lacks for the checked job's JobSet: JobSet,
+        Kueue's queues, nodes of the machine and GPU, drivers, the GCS FUSE driver."""
+        from gpujob.services.gke import preflight
+
+        return preflight.run(job, gcp, dict(extra), output_format)
 
     def offerings(self, settings: GpusSettings) -> int:
         from gpujob.services.gke import offerings

@@ -1,12 +1,16 @@
 """GKE's catalog file (``catalog.json`` beside it, described by
 ``schemas/catalog.gke.schema.json``): the GPUs GKE names by the node label
 ``cloud.google.com/gke-accelerator``, Compute Engine's machine type × GPU × count table (GKE's
-nodes are Compute Engine VMs) and the AI Platform scale tiers that translate (CUSTOM)."""
+nodes are Compute Engine VMs), the TPU machine types and the slice topologies GKE offers on them
+(``tpu``), and the AI Platform scale tiers that translate (CUSTOM)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any, NamedTuple
+
+from gpujob.services.gke import tpu
+from gpujob.services.gke.tpu import TpuMachine
 
 SERVICE = "gke"
 LIVE = False  # its facts change with gpujob's releases
@@ -45,6 +49,7 @@ class GkeCatalog(NamedTuple):
     sources: Mapping[str, Mapping[str, Any]]  # section -> {as_of, refs, notes}
     refreshed: Mapping[str, Mapping[str, Any]] = {}  # never refreshed: its file's data
     document: Mapping[str, Any] | None = None
+    tpus: Mapping[str, TpuMachine] = {}  # TPU machine type -> its slices (``tpu``)
 
     @property
     def service(self) -> str:
@@ -104,7 +109,7 @@ def build(data: dict[str, Any], path: str) -> GkeCatalog:
     tiers = {k: Tier(k, t.get("custom", False), t.get("refused"))
              for k, t in data["scale_tiers"]["tiers"].items()}
     sources = {k: v["source"] for k, v in data.items() if isinstance(v, dict) and "source" in v}
-    return GkeCatalog(path, gpus, machines, tiers, sources)
+    return GkeCatalog(path, gpus, machines, tiers, sources, tpus=tpu.read(data))
 
 
 def integrity(data: dict[str, Any]) -> list[str]:
@@ -117,4 +122,4 @@ def integrity(data: dict[str, Any]) -> list[str]:
     tiers = data["scale_tiers"]["tiers"].values()
     if sum(bool(t.get("custom")) for t in tiers) != 1:
         problems.append("scale_tiers.tiers: exactly one tier must be custom: true")
-    return problems
+    return problems + tpu.integrity(data)

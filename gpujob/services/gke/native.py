@@ -69,6 +69,9 @@ def _map(native: Document, spec_path: JsonPath) -> _Mapped:
             out.set((TI, f"{kind}Count"), pool.get("replicaCount", 1), (*here, "replicaCount"))
         config = (TI, f"{kind}Config")
         out.origins[config] = here
+        if machine.get("tpuTopology"):  # a TPU slice (``tpu``)
+            out.set((*config, "tpuTopology"), machine["tpuTopology"],
+                    (*here, "machineSpec", "tpuTopology"))
         if machine.get("acceleratorType"):
             accel = {"type": machine["acceleratorType"],
                      "count": machine.get("acceleratorCount", 1)}
@@ -90,6 +93,8 @@ def _map(native: Document, spec_path: JsonPath) -> _Mapped:
             out.set((TI, "packageUris"), package.get("packageUris"), (*at, "packageUris"))
             out.set((TI, "pythonModule"), package.get("pythonModule"), (*at, "pythonModule"))
             out.set((TI, "args"), list(package.get("args") or []), (*at, "args"))
+    if spec.get("serviceAccount"):  # the pods' service account (``scheduling``)
+        out.set((TI, "serviceAccount"), spec["serviceAccount"], (*spec_path, "serviceAccount"))
     output = (spec.get("baseOutputDirectory") or {}).get("outputUriPrefix")
     if output:
         out.set((TI, "jobDir"), output, (*spec_path, "baseOutputDirectory", "outputUriPrefix"))

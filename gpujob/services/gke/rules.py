@@ -20,7 +20,7 @@ from gpujob.checks.rules import run
 from gpujob.config.job import TI, JobView, view
 from gpujob.errors import UsageError
 from gpujob.findings import Finding, JsonPath, Location
-from gpujob.services.gke import jobset, translate
+from gpujob.services.gke import jobset, scheduling, tpu, translate
 from gpujob.services.gke.names import DNS_1035
 from gpujob.suggest import did_you_mean
 
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from gpujob.services.gke.catalog import GkeCatalog
 
 GKE = ("gke",)
+KUBE_ID = re.compile(r"[A-Za-z][-A-Za-z0-9_]*")  # a jobId or a Kubernetes name
 LABEL_NAME = re.compile(r"([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?")
 EXAMPLE_MACHINE = "n1-standard-8"
 # AI Platform fields a JobSet has no place for, and what GKE does instead
@@ -37,8 +38,6 @@ UNUSED = {
     "runtimeVersion": "the container image is what runs (--executor-image-uri for a package job)",
     "pythonVersion": "the container image's Python runs the trainer",
     "network": "pods use the cluster's network",
-    "serviceAccount": "pods run as the namespace's Kubernetes service account (Workload "
-                      "Identity maps it to a Google service account)",
     "encryptionConfig": "the cluster's disks are encrypted as the cluster is configured",
     "enableWebAccess": "use kubectl port-forward or exec to reach a pod",
     "useChiefInTfConfig": "TF_CONFIG names the master 'chief', as on Vertex AI",
@@ -90,15 +89,22 @@ def replica(ctx: GkeContext) -> None:
 
 @rule("gke.machine", "Each replica's machine type is a Compute Engine machine type that takes "
       "its GPU type and count (machine types with GPUs built in take exactly theirs), and GKE "
-      "names the GPU with a node label.", services=GKE)
+      "names the GPU with a node label; a TPU machine type names a slice topology GKE offers "
+      "on it (tpuTopology).", services=GKE)
 def machine(ctx: GkeContext) -> None:
     if ctx.tier is None or not ctx.tier.custom:
         return
     cat = ctx.catalog
     for r in ctx.job.active():
+        if r.machine in cat.tpus:  # a TPU slice: its topology is checked instead
+            found = tpu.problem(cat, r)
+            if found is not None:
+                at = (*r.config_path, "tpuTopology") if tpu.topology_of(r) else r.type_path
+                ctx.emit(at, *found)
+            continue
         m = cat.machine_types.get(r.machine or "")
         if m is None:
-            guess = did_you_mean(r.machine or "", list(cat.machine_types))
+            guess = did_you_mean(r.machine or "", [*cat.machine_types, *cat.tpus])
             ctx.emit(r.type_path, f"{r.machine} is not a Compute Engine machine type gpujob "
                      "knows for GKE nodes", f"did you mean {guess!r}?" if guess else
                      "GKE nodes are Compute Engine VMs: `gpujob gpus --service gke` lists the "
@@ -114,6 +120,18 @@ def machine(ctx: GkeContext) -> None:
         ctx.emit(where, problem, f"`gpujob gpus --service gke --gpu {gpu.name.lower()}` lists "
                  "the machine types that take it and their counts" if gpu else
                  "`gpujob gpus --service gke` lists the machine types and their GPUs")
+
+
+@rule("gke.tpu", "A TPU job is one slice: a single worker pool of one replica, as on Vertex "
+      "AI (its hosts are the slice's pods).", services=GKE)
+def tpu_slice(ctx: GkeContext) -> None:
+    active = ctx.job.active()
+    if not any(r.machine in ctx.catalog.tpus for r in active):
+        return
+    for r in active[1:]:
+        ctx.emit(r.count_path, f"a TPU job runs one slice, in one worker pool; this one also "
+                 f"runs {r.count} × {r.machine}", "remove the other worker pools (the slice's "
+                 "hosts are its pods: tpuTopology sets how many)")
 
 
 @rule("gke.code", "Every replica runs an image: its imageUri (or the master's), or, for a "
@@ -152,8 +170,8 @@ def name(ctx: GkeContext) -> None:
     if not isinstance(job_id, str) or ctx.broken(("jobId",)):
         return
     t = ctx.translation
-    limit = translate.budget(ctx.job)
-    suffix = translate.longest_suffix(ctx.job) - translate.POD_SUFFIX
+    limit = translate.budget(ctx.job, ctx.catalog)
+    suffix = translate.longest_suffix(ctx.job, ctx.catalog) - translate.POD_SUFFIX
     fixed = re.sub(r"-+", "-", t.name).strip("-")[:limit].rstrip("-") or "job"
     if not DNS_1035.fullmatch(t.name):
         ctx.emit(("jobId",), f"the JobSet would be named {t.name!r}, which is not a Kubernetes "
@@ -223,6 +241,37 @@ def unused(ctx: GkeContext) -> None:
                      "queue decides when the job starts: --queue)", key=True)
 
 
+def _account(ctx: GkeContext) -> str | None:
+    """The config's serviceAccount when it is not a Kubernetes service account's name."""
+    value = ctx.ti.get("serviceAccount")
+    if not isinstance(value, str) or ctx.broken((TI, "serviceAccount")) or \
+            scheduling.service_account(ctx.ti):
+        return None
+    return value
+
+
+@rule("gke.service-account", "serviceAccount (--service-account) is the Kubernetes service "
+      "account the pods run as (serviceAccountName), or a Google one (see "
+      "gke.google-service-account).", services=GKE)
+def service_account(ctx: GkeContext) -> None:
+    value = _account(ctx)
+    if value is not None and not scheduling.EMAIL.fullmatch(value):
+        ctx.emit((TI, "serviceAccount"), f"serviceAccount {value!r} is not a Kubernetes service "
+                 "account name", "use lower-case letters, digits, '-' and '.'")
+
+
+@rule("gke.google-service-account", "A Google service account (an email) is not what a pod "
+      "runs as: Workload Identity maps a Kubernetes service account to it (a note).",
+      services=GKE, severity="note")
+def google_service_account(ctx: GkeContext) -> None:
+    value = _account(ctx)
+    if value is not None and scheduling.EMAIL.fullmatch(value):
+        ctx.emit((TI, "serviceAccount"), f"serviceAccount {value} is a Google service account: "
+                 "GKE pods run as a Kubernetes service account (here the namespace's "
+                 "default), which Workload Identity maps to a Google one",
+                 "give --service-account KSA, the Kubernetes service account bound to it")
+
+
 @rule("gke.jobset", "The JobSet holds what a JobSet requires: ReplicatedJobs with unique "
       "DNS-1035 names and whole replica counts, named containers with an image, whole GPU "
       "limits, pods that are not restarted in place.", services=GKE)
@@ -246,7 +295,13 @@ def _origin(origins: Mapping[JsonPath, JsonPath], path: JsonPath) -> JsonPath:
 
 def check_flags(options: CheckOptions) -> None:
     """A submit stages no package (its pods mount Cloud Storage; gpujob holds no Google
-    session for GKE), a local run does."""
+    session for GKE), a local run does; Kueue places by topology, so --topology needs
+    --queue."""
+    if translate.extra(options.job, "--topology") and not translate.extra(options.job,
+                                                                          "--queue"):
+        raise UsageError("--topology asks Kueue to place the pods, and a JobSet without "
+                         "--queue is not Kueue's", "give --queue LOCALQUEUE (its ClusterQueue's "
+                         "flavor needs a Topology for the level)")
     if options.command_line.package_path and options.submit and not options.local:
         raise UsageError("--package-path is not supported by the gke service for a submit: "
                          "gpujob stages packages with Google credentials, and a GKE job runs "
@@ -256,10 +311,36 @@ def check_flags(options: CheckOptions) -> None:
                          "--service gke --package-path runs it here")
 
 
+def names_a_jobset(doc: Document) -> bool:
+    """Whether the jobId is a Kubernetes name AI Platform's pattern refuses (``nightly-run``):
+    on GKE it names the JobSet, and ``gke.name`` checks it as one."""
+    job_id = doc.data.get("jobId")
+    return isinstance(job_id, str) and "-" in job_id and bool(KUBE_ID.fullmatch(job_id))
+
+
+def kubernetes_names(doc: Document) -> set[JsonPath]:
+    """The values AI Platform's patterns refuse that GKE takes as Kubernetes names: a jobId
+    that names the JobSet (``nightly-run``), a serviceAccount that names a Kubernetes service
+    account (``trainer``); ``gke.name`` and ``gke.service-account`` check them as such."""
+    ti = doc.data.get(TI)
+    paths: set[JsonPath] = {("jobId",)} if names_a_jobset(doc) else set()
+    if isinstance(ti, dict) and scheduling.service_account(ti):
+        paths.add((TI, "serviceAccount"))
+    return paths
+
+
+def relax(findings: list[Finding], doc: Document) -> list[Finding]:
+    """``findings`` without AI Platform's patterns for the values GKE takes as Kubernetes
+    names (``kubernetes_names``)."""
+    names_ = kubernetes_names(doc)
+    return [f for f in findings if not (f.rule == "schema.pattern" and f.path in names_)]
+
+
 def check(doc: Document, cat: GkeCatalog, refused: set[JsonPath],
           options: CheckOptions) -> tuple[list[Finding], translate.Translation | None]:
     """The findings of an AI Platform config for GKE, and its JobSet (None: it has errors)."""
     check_flags(options)
+    refused = refused - kubernetes_names(doc)
     t = translate.translate(doc, cat, options.job)
     ctx = GkeContext(view(doc.data), cat, doc.locate, refused, t, options)
     findings = run(ctx, "gke", submit=options.submit and not options.local)

@@ -6,8 +6,10 @@ One ReplicatedJob per replica kind the config uses (``master``, ``worker``, ``ps
 GPU recipes run them). A pod asks for its GPUs as ``nvidia.com/gpu`` and selects its node by
 the labels GKE puts on nodes: ``cloud.google.com/gke-accelerator`` (the GPU),
 ``node.kubernetes.io/instance-type`` (the machine type) and, with ``--strategy spot``,
-``cloud.google.com/gke-spot``. The job succeeds when the master does (AI Platform's rule:
-parameter servers never exit). Sources: docs/gke.md.
+``cloud.google.com/gke-spot``. A TPU machine type runs one slice, a pod per host (``tpu``);
+the pods' service account, priority class and Kueue topology are ``scheduling``'s. The job
+succeeds when the master does (AI Platform's rule: parameter servers never exit). Sources:
+docs/gke.md.
 
 What a replica sees is set as on Vertex AI: ``CLUSTER_SPEC`` and ``TF_CONFIG`` over the pods'
 DNS names (``<jobset>-<rjob>-<index>-0.<jobset>``, JobSet's headless service), its index read
@@ -28,6 +30,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from gpujob.config.job import JobView, Replica, view
 from gpujob.config.native_form import display_name
 from gpujob.numbers import duration_seconds
+from gpujob.services.gke import scheduling, tpu
 
 if TYPE_CHECKING:
     from gpujob.config.document import Document
@@ -79,16 +82,19 @@ def used(job: JobView) -> list[Replica]:
     return job.active()
 
 
-def longest_suffix(job: JobView) -> int:
+def longest_suffix(job: JobView, cat: GkeCatalog | None = None) -> int:
     """The characters JobSet adds to its name in the longest pod name:
-    ``-<rjob>-<replicas-1>-0-abcde``."""
-    return max((len(f"-{ROLES[r.kind][0]}-{r.count - 1}-0") + POD_SUFFIX for r in used(job)),
-               default=len("-master-0-0") + POD_SUFFIX)
+    ``-<rjob>-<replicas-1>-<pods-1>-abcde`` (a Job runs one pod, or a TPU slice's hosts)."""
+    def pods(r: Replica) -> int:
+        return tpu.hosts(cat, r) if cat is not None else 1
+
+    return max((len(f"-{ROLES[r.kind][0]}-{r.count - 1}-{pods(r) - 1}") + POD_SUFFIX
+                for r in used(job)), default=len("-master-0-0") + POD_SUFFIX)
 
 
-def budget(job: JobView) -> int:
+def budget(job: JobView, cat: GkeCatalog | None = None) -> int:
     """The longest JobSet name whose pods' names stay within 63 characters."""
-    return 63 - longest_suffix(job)
+    return 63 - longest_suffix(job, cat)
 
 
 def jobset_name(job_id: str, generated: bool, limit: int) -> str:
@@ -220,14 +226,17 @@ def _pod(job: JobView, name: str, replica: Replica, cat: GkeCatalog,
         kind, counts = next(iter(machine.gpus.items()))
         gpu, count = cat.gpus.get(kind), counts[-1]
     spec: dict[str, Any] = {"restartPolicy": "Never", "subdomain": name}
-    if gpu is not None and count:
+    found = tpu.slice_of(cat, replica)
+    if found is not None:
+        tpu.place(found, spec, container)
+    elif gpu is not None and count:
         selector[ACCELERATOR_LABEL] = gpu.label
         container["resources"] = {"limits": {GPU_RESOURCE: str(count)}}
         spec["tolerations"] = [{"key": GPU_RESOURCE, "operator": "Exists",
                                 "effect": "NoSchedule"}]
     if (options.strategy or "").upper() == "SPOT":
         selector[SPOT_LABEL] = "true"
-    spec["nodeSelector"] = selector
+    spec["nodeSelector"] = {**selector, **spec.get("nodeSelector", {})}
     spec["containers"] = [container]
     pod: dict[str, Any] = {"spec": spec}
     if buckets:  # Cloud Storage FUSE's sidecar is injected for this annotation
@@ -238,6 +247,8 @@ def _pod(job: JobView, name: str, replica: Replica, cat: GkeCatalog,
             for i, b in enumerate(buckets)]
         container["volumeMounts"] = [{"name": f"gcs-{i}", "mountPath": f"/gcs/{b}",
                                       "readOnly": True} for i, b in enumerate(buckets)]
+    scheduling.place(pod, job.training_input, extra(options, "--priority"),
+                     scheduling.topology(extra(options, "--topology")), name)
     return pod
 
 
@@ -258,7 +269,7 @@ def translate(doc: Document, cat: GkeCatalog, options: JobOptions) -> Translatio
     # without a jobId (convert, which generates none): the file's name, as Vertex names its job
     job_id = str(doc.data.get("jobId") or display_name(doc))
     generated = doc.locate(("jobId",)).flag == "file name and time"
-    name = jobset_name(job_id, generated, budget(job))
+    name = jobset_name(job_id, generated, budget(job, cat))
     namespace, queue = namespace_of(options), extra(options, "--queue")
     given = ti.get("args")
     args = [str(a) for a in given] if isinstance(given, list) else []
@@ -273,7 +284,8 @@ def translate(doc: Document, cat: GkeCatalog, options: JobOptions) -> Translatio
         here: JsonPath = ("spec", "replicatedJobs", index)
         origins[(*here, "replicas")] = replica.count_path
         origins[(*here, "template")] = replica.type_path
-        template = {"spec": {"parallelism": 1, "completions": 1, "backoffLimit": 0,
+        pods = tpu.hosts(cat, replica)  # a Job runs one pod, or one per TPU host
+        template = {"spec": {"parallelism": pods, "completions": pods, "backoffLimit": 0,
                              "completionMode": "Indexed",
                              "template": _pod(job, name, replica, cat, options, args)}}
         deadline = duration_seconds((ti.get("scheduling") or {}).get("maxRunningTime")

@@ -54,7 +54,7 @@ COMMANDS: list[tuple[str, Capability | None, tuple[str, ...]]] = [
     *((verb, Capability.JOBS, (verb, "j1", "--service", "NAME", "PLACE"))
       for verb in ("describe", "cancel", "wait", "logs")),
     ("list", Capability.JOBS, ("list", "--service", "NAME", "PLACE")),
-    ("preflight", Capability.PLACEMENT, ("preflight", "CONFIG", "--service", "NAME", "PLACE")),
+    ("preflight", Capability.PREFLIGHT, ("preflight", "CONFIG", "--service", "NAME", "PLACE")),
     ("submit --strategy A,B", Capability.PLACEMENT, (
         "submit", "CONFIG", "--service", "NAME", "--dry-run", "--strategy", "spot,standard")),
     ("catalog refresh", Capability.REFRESH, ("catalog", "refresh", "--service", "NAME",

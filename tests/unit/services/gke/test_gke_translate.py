@@ -136,6 +136,21 @@ def test_a_job_id_kubernetes_cannot_take_is_refused_with_a_fix(cli, write, job_i
     assert "config.yaml:1:8: jobId:" in result.out
 
 
+def test_a_kubernetes_name_given_as_job_id_names_the_jobset(cli, write):
+    body, _ = dry_run(cli, write(config()), "--job-id", "nightly-run")
+    assert body["metadata"]["name"] == "nightly-run"
+    # one AI Platform's pattern alone refuses still is, and one Kubernetes refuses says why
+    assert "is not a valid jobId" in cli("submit", write(config()), "--service", "gke",
+                                         "--dry-run", "--job-id", "night.run").err
+    result = cli("submit", write(config()), "--service", "gke", "--dry-run", "--job-id",
+                 "nightly-")
+    assert result.code == 1
+    assert "the JobSet would be named 'nightly-', which is not a Kubernetes name" in result.err
+    # Vertex AI and AI Platform keep their pattern
+    assert cli("submit", write(config()), "--service", "vertex", "--dry-run", "--job-id",
+               "nightly-run").code == 1
+
+
 @pytest.mark.parametrize(("edit", "message", "where"), [
     ({"count": 3}, "n1-standard-8 takes 1, 2, 4 × T4, not 3", "masterConfig.acceleratorConfig"),
     ({"machine": "a2-highgpu-1g", "gpu": "NVIDIA_TESLA_T4"},

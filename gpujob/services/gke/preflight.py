@@ -1,0 +1,280 @@
+"""``gpujob preflight --service gke``: with the config checked as submit checks it, the cluster
+of the kubeconfig's context read (nothing is changed) for what the JobSet needs to run rather
+than wait for ever: JobSet installed and new enough, with ``--queue`` Kueue's LocalQueue and a
+ClusterQueue flavor that covers the accelerator, nodes of the machine type with the GPU (or TPU
+slice) and their drivers ready (allocatable ``nvidia.com/gpu``), the Cloud Storage FUSE CSI
+driver for a job that mounts a bucket. Every missing piece is one line with its fix (stdout),
+exit 1. What is read: ``docs/gke.md``; sources: the Kubernetes, Kueue and JobSet APIs, GKE's
+GPU, TPU and Cloud Storage FUSE pages.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from gpujob.console import CONSOLE
+from gpujob.services.gke import tpu, translate
+
+if TYPE_CHECKING:
+    from gpujob.gcp.settings import GcpSettings
+    from gpujob.services.gke.api import Api
+
+# JobSet writes the jobset.sigs.k8s.io/job-global-index annotation RANK is read from from
+# v0.6.0 (kubernetes-sigs/jobset release notes; GKE-RUNS.md §10)
+JOBSET_MIN = (0, 6, 0)
+JOBSET_INSTALL = ("kubectl apply --server-side -f https://github.com/kubernetes-sigs/jobset/"
+                  "releases/download/v0.10.1/manifests.yaml")
+KUEUE_INSTALL = ("kubectl apply --server-side -f https://github.com/kubernetes-sigs/kueue/"
+                 "releases/download/v0.17.1/manifests.yaml")
+DRIVER_INSTALL = ("kubectl apply -f https://raw.githubusercontent.com/GoogleCloudPlatform/"
+                  "container-engine-accelerators/master/nvidia-driver-installer/cos/"
+                  "daemonset-preloaded.yaml")
+FUSE_DRIVER = "gcsfuse.csi.storage.gke.io"
+KUEUE_VERSIONS = ("v1beta2", "v1beta1")
+
+
+class Gap(NamedTuple):
+    what: str
+    fix: str
+
+
+class Pods(NamedTuple):
+    """What one ReplicatedJob's pods ask of the nodes."""
+
+    rjob: str
+    selector: dict[str, str]
+    resource: str | None  # nvidia.com/gpu, google.com/tpu
+    count: int  # type: ignore[assignment]  # the field hides tuple.count
+
+    @property
+    def machine(self) -> str:
+        return self.selector.get(translate.MACHINE_LABEL, "?")
+
+    @property
+    def accelerator(self) -> str | None:
+        return self.selector.get(translate.ACCELERATOR_LABEL) or \
+            self.selector.get(tpu.ACCELERATOR_LABEL)
+
+    def shown(self) -> str:
+        topology = self.selector.get(tpu.TOPOLOGY_LABEL)
+        what = f" with {self.accelerator}" if self.accelerator else ""
+        return self.machine + what + (f" ({topology})" if topology else "")
+
+
+def pods_of(body: dict[str, Any]) -> list[Pods]:
+    out = []
+    for rjob in body["spec"]["replicatedJobs"]:
+        spec = rjob["template"]["spec"]["template"]["spec"]
+        limits = spec["containers"][0].get("resources", {}).get("limits", {})
+        resource = next(iter(limits), None)
+        out.append(Pods(rjob["name"], dict(spec.get("nodeSelector") or {}), resource,
+                        int(limits[resource]) if resource else 0))
+    return out
+
+
+class Cluster:
+    """Reads of one cluster: (status, object), 403 and 404 answered, not raised; what the
+    kubeconfig's user may not read is said in ``notes`` (not checked, not missing)."""
+
+    def __init__(self, api: Api) -> None:
+        self.api = api
+        self.notes: list[str] = []
+
+    def get(self, path: str, **query: str) -> tuple[int, Any]:
+        from kubernetes.client.exceptions import ApiException
+
+        client = self.api.conn.client
+
+        def read() -> tuple[int, Any]:
+            request = client.param_serialize("GET", path, query_params=list(query.items()),
+                                             header_params={"Accept": "application/json"},
+                                             auth_settings=["BearerToken"])
+            response = client.call_api(*request, _request_timeout=self.api.timeout)
+            response.read()
+            text = (response.data or b"").decode("utf-8", "replace")
+            if 200 <= response.status <= 299 or response.status in (403, 404):
+                try:
+                    found = json.loads(text or "{}")
+                except ValueError:
+                    found = {}
+                return response.status, found if isinstance(found, dict) else {}
+            raise ApiException.from_response(http_resp=response, body=text, data=None)
+
+        code, found = self.api.call(f"read {path}", read)
+        if code == 403:
+            self.notes.append(f"not checked: {path} (403 Forbidden: the kubeconfig's user may "
+                              "not read it)")
+        return code, found
+
+
+def _version(image: str) -> tuple[int, ...] | None:
+    found = re.search(r":v?(\d+)\.(\d+)\.(\d+)", image)
+    return tuple(int(n) for n in found.groups()) if found else None
+
+
+def jobset(cluster: Cluster) -> Iterator[Gap]:
+    code, _ = cluster.get(f"/apis/{translate.GROUP}/{translate.VERSION}")
+    if code == 404:
+        yield Gap(f"JobSet: the cluster does not serve {translate.GROUP}/{translate.VERSION} "
+                  "(JobSet is not installed)", JOBSET_INSTALL)
+        return
+    code, deployment = cluster.get("/apis/apps/v1/namespaces/jobset-system/deployments/"
+                                   "jobset-controller-manager")
+    template = ((deployment.get("spec") or {}).get("template") or {}) if code == 200 else {}
+    containers = (template.get("spec") or {}).get("containers") or [{}]
+    version = _version(str(containers[0].get("image") or ""))
+    if version is None:
+        if code != 403:  # (a 403 is said already)
+            cluster.notes.append("JobSet's version was not read (no jobset-controller-manager "
+                                 "with a versioned image in jobset-system)")
+    elif version < JOBSET_MIN:
+        need = ".".join(map(str, JOBSET_MIN))
+        yield Gap(f"JobSet: v{'.'.join(map(str, version))} is installed; the JobSet needs "
+                  f"v{need} or newer (RANK is read from its job-global-index annotation)",
+                  JOBSET_INSTALL)
+
+
+def _kueue_version(cluster: Cluster) -> str | None:
+    for version in KUEUE_VERSIONS:
+        if cluster.get(f"/apis/kueue.x-k8s.io/{version}")[0] == 200:
+            return version
+    return None
+
+
+def kueue(cluster: Cluster, queue: str, ns: str, pods: list[Pods]) -> Iterator[Gap]:
+    version = _kueue_version(cluster)
+    if version is None:
+        yield Gap(f"Kueue: the cluster does not serve kueue.x-k8s.io, so a JobSet queued in "
+                  f"{queue} stays suspended", f"{KUEUE_INSTALL} (or submit without --queue)")
+        return
+    base = f"/apis/kueue.x-k8s.io/{version}"
+    code, local = cluster.get(f"{base}/namespaces/{ns}/localqueues/{queue}")
+    if code == 403:
+        return
+    if code != 200:
+        _, listed = cluster.get(f"{base}/namespaces/{ns}/localqueues")
+        names = [str(i["metadata"]["name"]) for i in (listed or {}).get("items") or []]
+        others = f", or give --queue {' or '.join(names)}" if names else ""
+        yield Gap(f"LocalQueue {queue}: not in namespace {ns}",
+                  f"create it (kind LocalQueue, namespace {ns}, spec.clusterQueue naming a "
+                  f"ClusterQueue){others}")
+        return
+    cq_name = str((local.get("spec") or {}).get("clusterQueue") or "")
+    code, cq = cluster.get(f"{base}/clusterqueues/{cq_name}")
+    if code == 403:  # a namespace's user often may not read cluster-scoped objects
+        return
+    if code != 200:
+        yield Gap(f"ClusterQueue {cq_name} (of LocalQueue {queue}): not in the cluster",
+                  f"create ClusterQueue {cq_name} with a flavor for the job's nodes")
+        return
+    groups = (cq.get("spec") or {}).get("resourceGroups") or []
+    for wanted in {p.resource: p for p in pods if p.resource}.values():
+        covering = [g for g in groups if wanted.resource in (g.get("coveredResources") or [])]
+        if not covering:
+            yield Gap(f"ClusterQueue {cq_name}: covers no {wanted.resource}, so the job is "
+                      "never admitted", f"add {wanted.resource} to a resourceGroup's "
+                      "coveredResources with a flavor for "
+                      f"{wanted.accelerator or wanted.machine} nodes and its nominalQuota")
+            continue
+        flavors = [str(f.get("name")) for g in covering for f in g.get("flavors") or []]
+        if not any(_fits(cluster, base, f, wanted.selector) for f in flavors):
+            label = translate.ACCELERATOR_LABEL if wanted.resource == translate.GPU_RESOURCE \
+                else tpu.ACCELERATOR_LABEL
+            yield Gap(f"ClusterQueue {cq_name}: no flavor for {wanted.resource} matches "
+                      f"{wanted.shown()} nodes (flavors: {', '.join(flavors) or 'none'})",
+                      f"add a ResourceFlavor with nodeLabels {label}: {wanted.accelerator} "
+                      f"to its {wanted.resource} resourceGroup")
+
+
+def _fits(cluster: Cluster, base: str, flavor: str, selector: dict[str, str]) -> bool:
+    """Whether Kueue may give the pods ``flavor``: its node labels agree with their selector."""
+    code, found = cluster.get(f"{base}/resourceflavors/{flavor}")
+    if code != 200:
+        return code == 403  # not read: not said to be missing
+    labels = (found.get("spec") or {}).get("nodeLabels") or {}
+    return all(selector.get(k, v) == v for k, v in labels.items())
+
+
+def nodes(cluster: Cluster, pods: list[Pods]) -> Iterator[Gap]:
+    seen: set[str] = set()
+    for p in pods:
+        if p.shown() in seen:
+            continue
+        seen.add(p.shown())
+        selector = ",".join(f"{k}={v}" for k, v in p.selector.items()
+                            if k != translate.SPOT_LABEL)
+        code, listed = cluster.get("/api/v1/nodes", labelSelector=selector)
+        if code == 403:
+            return
+        found = (listed or {}).get("items") or []
+        if not found:
+            yield Gap(f"node pool: no node is a {p.shown()} (a pool at zero nodes or node "
+                      "auto-provisioning shows no node: check gcloud container node-pools "
+                      "list)", _pool_fix(p))
+            continue
+        if p.resource and not any(int(str((n.get("status") or {}).get("allocatable", {}).get(
+                p.resource, "0")) or 0) >= p.count for n in found):
+            yield Gap(f"drivers: no {p.shown()} node has {p.count} allocatable {p.resource} "
+                      f"({len(found)} node{'s' if len(found) != 1 else ''}): its driver or "
+                      "device plugin is not ready",
+                      DRIVER_INSTALL if p.resource == translate.GPU_RESOURCE else
+                      "check the node pool's TPU device plugin (kubectl describe node)")
+
+
+def _pool_fix(p: Pods) -> str:
+    fix = (f"gcloud container node-pools create POOL --cluster CLUSTER --location LOCATION "
+           f"--machine-type {p.machine}")
+    topology = p.selector.get(tpu.TOPOLOGY_LABEL)
+    if topology:
+        return f"{fix} --tpu-topology {topology}"
+    if p.resource == translate.GPU_RESOURCE:
+        return f"{fix} --accelerator type={p.accelerator},count={p.count}," \
+               "gpu-driver-version=latest"
+    return fix
+
+
+def fuse(cluster: Cluster, body: dict[str, Any]) -> Iterator[Gap]:
+    mounts = any((((r["template"]["spec"]["template"].get("metadata") or {}).get(
+        "annotations") or {}).get("gke-gcsfuse/volumes")) for r in body["spec"][
+        "replicatedJobs"])
+    if mounts and cluster.get(f"/apis/storage.k8s.io/v1/csidrivers/{FUSE_DRIVER}")[0] == 404:
+        yield Gap("Cloud Storage FUSE: the CSI driver is not enabled (the job mounts its "
+                  "packages' bucket with it)", "gcloud container clusters update CLUSTER "
+                  "--location LOCATION --update-addons GcsFuseCsiDriver=ENABLED (the pods' "
+                  "service account needs Workload Identity access to the bucket)")
+
+
+def run(job: translate.Translation, gcp: GcpSettings, extra: dict[str, str],
+        output_format: str = "text") -> int:
+    """Read the cluster for what ``job`` (checked) needs; 0 when nothing is missing, else 1."""
+    from gpujob.services.gke.api import Api, connect
+
+    body = job.body
+    conn = connect(extra.get("--context"))
+    cluster = Cluster(Api(conn, gcp))
+    pods = pods_of(body)
+    queue = (body["metadata"].get("labels") or {}).get(translate.QUEUE_LABEL)
+    gaps = [*jobset(cluster),
+            *(kueue(cluster, queue, job.namespace, pods) if queue else ()),
+            *nodes(cluster, pods), *fuse(cluster, body)]
+    where = f"context {conn.context}, namespace {job.namespace}"
+    if output_format == "json":
+        CONSOLE.json({"version": 1, "service": "gke", "context": conn.context,
+                      "namespace": job.namespace, "ready": not gaps,
+                      "missing": [g._asdict() for g in gaps], "notes": cluster.notes})
+    else:
+        for gap in gaps:
+            CONSOLE.line(f"missing: {gap.what}; fix: {gap.fix}")
+        if not gaps:
+            CONSOLE.line(f"ready: {where}: " + "; ".join(p.shown() for p in pods))
+    for note in cluster.notes:
+        CONSOLE.err(f"note: {note}")
+    if gaps:
+        CONSOLE.err(f"Preflight: {len(gaps)} missing piece{'s' if len(gaps) > 1 else ''} on "
+                    f"{where}: the JobSet would wait; nothing was sent")
+        return 1
+    CONSOLE.err(f"Preflight: the cluster ({where}) has what the JobSet needs; nothing was sent")
+    return 0

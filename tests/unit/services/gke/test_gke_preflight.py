@@ -1,0 +1,191 @@
+"""``gpujob preflight --service gke``: the config checked as submit checks it, then the fake
+cluster on 127.0.0.1 read through the ``kubernetes`` client: every piece the JobSet would wait
+for is one line with its fix, exit 1; a cluster that has them all, exit 0; nothing is sent."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fakes import kube_cluster
+from fakes.faults import Reply
+from fakes.kubernetes import FakeKubernetes, status
+
+from gpujob.gcp import clock as gpujob_clock
+
+CONTEXT = "gke_proj_us-central1_train"
+CONFIG = """\
+jobId: run_1
+trainingInput:
+  scaleTier: CUSTOM
+  masterType: n1-standard-8
+  masterConfig:
+    imageUri: us-docker.pkg.dev/p/r/trainer:1
+    acceleratorConfig: {count: 2, type: NVIDIA_TESLA_T4}
+  workerCount: 2
+  workerType: n1-standard-8
+  workerConfig:
+    acceleratorConfig: {count: 2, type: NVIDIA_TESLA_T4}
+"""
+
+
+@pytest.fixture
+def cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeKubernetes]:
+    import yaml
+    from fakes.clock import FakeClock
+
+    monkeypatch.setattr(gpujob_clock, "SYSTEM", FakeClock())
+    with FakeKubernetes() as fake:
+        path = tmp_path / "kubeconfig"
+        path.write_text(yaml.safe_dump({
+            "apiVersion": "v1", "kind": "Config", "current-context": CONTEXT,
+            "clusters": [{"name": CONTEXT, "cluster": {"server": fake.url}}],
+            "users": [{"name": CONTEXT, "user": {"token": fake.token}}],
+            "contexts": [{"name": CONTEXT, "context": {"cluster": CONTEXT, "user": CONTEXT}}]}))
+        monkeypatch.setenv("KUBECONFIG", str(path))
+        yield fake
+
+
+@pytest.fixture
+def preflight(cli, write):
+    def run(*flags: str, config: str = CONFIG):
+        return cli("preflight", write(config), "--service", "gke", *flags)
+
+    return run
+
+
+def lines(out: str) -> list[str]:
+    return [line for line in out.splitlines() if line]
+
+
+def test_a_cluster_with_everything_is_ready(cluster, preflight):
+    kube_cluster.ready(cluster)
+    result = preflight("--queue", "team-a")
+    assert result.code == 0, result.out + result.err
+    assert lines(result.out) == [f"ready: context {CONTEXT}, namespace default: "
+                                 "n1-standard-8 with nvidia-tesla-t4; "
+                                 "n1-standard-8 with nvidia-tesla-t4"]
+    assert "nothing was sent" in result.err
+    assert not cluster.route_calls("POST", "jobsets") and not cluster.jobsets
+
+
+def test_every_missing_piece_is_one_line_with_its_fix(cluster, preflight):
+    kube_cluster.no_jobset(cluster)
+    kube_cluster.queue(cluster, "team-b")  # Kueue is there, the job's LocalQueue is not
+    result = preflight("--queue", "team-a")
+    assert result.code == 1
+    assert lines(result.out) == [
+        "missing: JobSet: the cluster does not serve jobset.x-k8s.io/v1alpha2 (JobSet is not "
+        "installed); fix: kubectl apply --server-side -f https://github.com/kubernetes-sigs/"
+        "jobset/releases/download/v0.10.1/manifests.yaml",
+        "missing: LocalQueue team-a: not in namespace default; fix: create it (kind "
+        "LocalQueue, namespace default, spec.clusterQueue naming a ClusterQueue), or give "
+        "--queue team-b",
+        "missing: node pool: no node is a n1-standard-8 with nvidia-tesla-t4 (a pool at zero "
+        "nodes or node auto-provisioning shows no node: check gcloud container node-pools "
+        "list); fix: gcloud container node-pools create POOL --cluster CLUSTER --location "
+        "LOCATION --machine-type n1-standard-8 --accelerator type=nvidia-tesla-t4,count=2,"
+        "gpu-driver-version=latest",
+    ]
+    assert f"Preflight: 3 missing pieces on context {CONTEXT}, namespace default: the JobSet " \
+           "would wait; nothing was sent" in result.err
+    assert not cluster.route_calls("POST", "jobsets")
+
+
+def test_gpus_without_their_driver_and_a_queue_without_their_flavor(cluster, preflight):
+    kube_cluster.jobset(cluster)
+    kube_cluster.node(cluster, "gke-t4-0", "n1-standard-8", "nvidia-tesla-t4", 2, ready=False)
+    kube_cluster.queue(cluster, "team-a", gpu="nvidia-l4")
+    result = preflight("--queue", "team-a")
+    assert result.code == 1
+    out = lines(result.out)
+    assert out[0] == ("missing: ClusterQueue cq: no flavor for nvidia.com/gpu matches "
+                      "n1-standard-8 with nvidia-tesla-t4 nodes (flavors: nvidia-l4-flavor); "
+                      "fix: add a ResourceFlavor with nodeLabels cloud.google.com/"
+                      "gke-accelerator: nvidia-tesla-t4 to its nvidia.com/gpu resourceGroup")
+    assert out[1].startswith("missing: drivers: no n1-standard-8 with nvidia-tesla-t4 node has "
+                             "2 allocatable nvidia.com/gpu (1 node): its driver or device "
+                             "plugin is not ready; fix: kubectl apply -f https://raw."
+                             "githubusercontent.com/GoogleCloudPlatform/container-engine-"
+                             "accelerators/")
+    assert len(out) == 2
+
+
+def test_an_old_jobset_and_no_kueue(cluster, preflight):
+    kube_cluster.ready(cluster, with_queue=None)
+    kube_cluster.jobset(cluster, "v0.5.2")
+    result = preflight("--queue", "team-a")
+    assert result.code == 1
+    assert lines(result.out) == [
+        "missing: JobSet: v0.5.2 is installed; the JobSet needs v0.6.0 or newer (RANK is read "
+        "from its job-global-index annotation); fix: kubectl apply --server-side -f "
+        "https://github.com/kubernetes-sigs/jobset/releases/download/v0.10.1/manifests.yaml",
+        "missing: Kueue: the cluster does not serve kueue.x-k8s.io, so a JobSet queued in "
+        "team-a stays suspended; fix: kubectl apply --server-side -f https://github.com/"
+        "kubernetes-sigs/kueue/releases/download/v0.17.1/manifests.yaml (or submit without "
+        "--queue)"]
+
+
+def test_a_package_job_needs_the_cloud_storage_fuse_driver(cluster, preflight):
+    kube_cluster.ready(cluster, with_queue=None)
+    del cluster.objects[kube_cluster.FUSE]
+    config = CONFIG.replace("    imageUri: us-docker.pkg.dev/p/r/trainer:1\n", "").replace(
+        "  scaleTier: CUSTOM\n", "  scaleTier: CUSTOM\n  pythonModule: trainer.task\n"
+        "  packageUris: [gs://bucket/trainer-0.1.tar.gz]\n")
+    result = preflight("--executor-image-uri", "us-docker.pkg.dev/p/r/py:1", config=config)
+    assert result.code == 1, result.err
+    assert lines(result.out) == [
+        "missing: Cloud Storage FUSE: the CSI driver is not enabled (the job mounts its "
+        "packages' bucket with it); fix: gcloud container clusters update CLUSTER --location "
+        "LOCATION --update-addons GcsFuseCsiDriver=ENABLED (the pods' service account needs "
+        "Workload Identity access to the bucket)"]
+
+
+def test_a_tpu_slice_needs_nodes_of_its_topology(cluster, preflight):
+    kube_cluster.ready(cluster, with_queue=None)
+    config = """\
+workerPoolSpecs:
+  - machineSpec: {machineType: ct5lp-hightpu-4t, tpuTopology: 2x4}
+    replicaCount: 1
+    containerSpec: {imageUri: us-docker.pkg.dev/p/r/trainer:1}
+"""
+    result = preflight(config=config)
+    assert result.code == 1
+    assert lines(result.out) == [
+        "missing: node pool: no node is a ct5lp-hightpu-4t with tpu-v5-lite-podslice (2x4) (a "
+        "pool at zero nodes or node auto-provisioning shows no node: check gcloud container "
+        "node-pools list); fix: gcloud container node-pools create POOL --cluster CLUSTER "
+        "--location LOCATION --machine-type ct5lp-hightpu-4t --tpu-topology 2x4"]
+
+
+def test_json_lists_what_is_missing(cluster, preflight):
+    kube_cluster.ready(cluster)
+    kube_cluster.no_jobset(cluster)
+    result = preflight("--queue", "team-a", "--format", "json")
+    assert result.code == 1
+    answer = json.loads(result.out)
+    assert answer["ready"] is False and answer["context"] == CONTEXT
+    assert [m["what"].split(":")[0] for m in answer["missing"]] == ["JobSet"]
+
+
+def test_an_invalid_config_is_reported_before_the_cluster_is_read(cluster, preflight):
+    result = preflight(config=CONFIG.replace("count: 2, type", "count: 3, type"))
+    assert result.code == 1
+    assert "takes 1, 2, 4 × T4, not 3" in result.err
+    assert cluster.calls == []
+
+
+def test_what_the_user_may_not_read_is_a_note_not_a_missing_piece(cluster, preflight):
+    kube_cluster.ready(cluster)
+    forbidden = Reply(403, status(403, "Forbidden", 'clusterqueues.kueue.x-k8s.io "cq" is '
+                                  'forbidden: User "dev" cannot get resource "clusterqueues"'))
+    cluster.inject(f"GET {kube_cluster.KUEUE}/clusterqueues/cq", forbidden)
+    cluster.inject("GET /api/v1/nodes", forbidden)
+    result = preflight("--queue", "team-a")
+    assert result.code == 0, result.out + result.err
+    assert lines(result.out)[0].startswith("ready: ")
+    assert f"note: not checked: {kube_cluster.KUEUE}/clusterqueues/cq (403 Forbidden: the " \
+           "kubeconfig's user may not read it)" in result.err
+    assert "note: not checked: /api/v1/nodes (403 Forbidden" in result.err
