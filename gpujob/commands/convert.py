@@ -64,7 +64,7 @@ def execute(settings: ConvertSettings) -> int:
                                        settings.staging_bucket, settings.gcp)
     if packages is not None:  # converted first with stand-ins: nothing is built for an error
         _converted(service, loaded, convert_packages.stand_ins(doc, packages[0]), options,
-                   settings, show=False)
+                   settings, show=False, words=packages[0].words())
         doc = convert_packages.stage(doc, *packages)
     converted, checked = _converted(service, loaded, doc, options, settings)
     for line in converted.notes:
@@ -77,13 +77,17 @@ def execute(settings: ConvertSettings) -> int:
 
 
 def _converted(service: Service, loaded: Loaded, doc: Document, options: CheckOptions,
-               settings: ConvertSettings, show: bool = True) -> tuple[Converted, Checked]:
+               settings: ConvertSettings, show: bool = True,
+               words: dict[str, str] | None = None) -> tuple[Converted, Checked]:
     """``doc`` checked and converted; its findings shown (``show``; those of errors always),
-    ``InvalidConfig`` with an error."""
+    ``InvalidConfig`` with an error. ``words``: what the packages' stand-ins are."""
+    from gpujob.commands.packages import plain
+
     checked = check_job(doc, options)
     converted = service.convert(doc, checked, options, settings.output, settings.whole_job)
     findings = sorted([*combine(loaded.findings, checked.findings), *converted.findings],
                       key=position_key)
+    findings = plain(findings, words or {})
     errors = sum(f.is_error for f in findings)
     if show or errors or converted.text is None:
         _show(findings)
