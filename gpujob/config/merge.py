@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import re
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,7 @@ from typing import Any
 from gpujob.config.document import Document
 from gpujob.config.overrides import Override
 from gpujob.errors import UsageError
-from gpujob.findings import format_path
+from gpujob.findings import JsonPath, format_path
 
 
 def _set(data: dict[str, Any], override: Override) -> list[tuple[Any, ...]]:
@@ -91,9 +91,19 @@ def apply(doc: Document, overrides: Iterable[Override]) -> Document:
         merged.forget(override.path)
         for path in created:  # mappings the override made: theirs too, not the file's
             merged.values[path] = merged.keys[path] = override.origin
-        merged.values[override.path] = override.origin
-        merged.keys[override.path] = override.origin
+        for path in (override.path, *_inside(override.value, override.path)):
+            merged.values[path] = merged.keys[path] = override.origin
     return merged
+
+
+def _inside(value: Any, path: JsonPath) -> Iterator[JsonPath]:
+    """The paths within a value an override sets (``--master-accelerator``'s count and type):
+    a finding about one of them names the flag, as for a value the flag set alone."""
+    items = value.items() if isinstance(value, dict) else \
+        enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        yield (*path, key)
+        yield from _inside(item, (*path, key))
 
 
 _JOB_ID_BAD = re.compile(r"[^A-Za-z0-9_]+")
