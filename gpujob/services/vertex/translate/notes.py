@@ -21,7 +21,7 @@ RULES: dict[str, tuple[Severity, str]] = {
              "replica count its machine type."),
     "machine-type": ("note", "A legacy machine type becomes a Compute Engine machine type with "
                      "its GPUs (a note says which, and why a GPU Vertex no longer has was "
-                     "replaced)."),
+                     "replaced; a warning when each replica gets fewer GPUs than it had)."),
     "accelerator": ("error", "GPUs and TPUs Vertex AI no longer has (K80, TPU Pods) are refused "
                     "with the type to use; one past its end of support draws a warning."),
     "tpu-cluster": ("error", "A master plus Cloud TPU workers cannot run on Vertex AI: a TPU "

@@ -449,3 +449,26 @@ def test_a_study_vertex_refuses_is_refused_at_its_lines(cli, write):
     ai_platform = cli("validate", "--service", "ai-platform", write(STUDY))
     assert "[study.grid-search]" in ai_platform.out and "[study.unique-name]" in ai_platform.out
     assert "whitespace" not in ai_platform.out  # AI Platform sets no such rule
+
+
+def test_a_legacy_type_that_halves_the_gpus_is_a_warning_that_says_so(cli, write):
+    """complex_model_l_gpu had 8 K80s; its translation has 4 T4s: a trainer written for 8
+    GPUs gets 4, which a note would let pass unseen."""
+    text = ("trainingInput:\n  scaleTier: CUSTOM\n  region: us-central1\n"
+            "  masterType: complex_model_l_gpu\n  masterConfig:\n    imageUri: gcr.io/p/t:1\n"
+            "  workerCount: 1\n  workerType: complex_model_m_gpu\n")
+    result = validate(cli, write, text)
+    assert result.code == 0
+    lines = result.out.splitlines()
+    assert lines[0].startswith("config.yaml:4:15: trainingInput.masterType: warning: "
+                               "complex_model_l_gpu became n1-standard-32 with 4 × "
+                               "NVIDIA_TESLA_T4 instead of 8 × NVIDIA_TESLA_K80")
+    assert lines[1].startswith("  hint: each master gets 4 GPUs, not 8: check what the trainer "
+                               "assumes (its device count, batch size), or set masterType to a "
+                               "Compute Engine machine type and masterConfig.acceleratorConfig "
+                               "to the GPUs you want; unverified: ")
+    # 4 K80s became 4 T4s: the same count, a note
+    assert lines[2].startswith("config.yaml:8:15: trainingInput.workerType: note: "
+                               "complex_model_m_gpu became n1-standard-16 with 4 × "
+                               "NVIDIA_TESLA_T4 instead of 4 × NVIDIA_TESLA_K80")
+    assert "1 warning" in result.err
