@@ -77,7 +77,9 @@ def package_options(func: Any) -> Any:
                    "reads.")
 @check_options
 @service_flags
-@click.option("--to", "to", type=services_choice(), default="vertex", show_default=True,
+# ai-platform is the form convert reads: there is nothing to convert it to
+@click.option("--to", "to", type=services_choice(exclude=("ai-platform",)), default="vertex",
+              show_default=True,
               help="The service whose form to write: vertex (a native Vertex config), gke (a "
                    "JobSet that kubectl apply -f takes).")
 @click.pass_context

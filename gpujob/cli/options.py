@@ -46,23 +46,26 @@ def given_flags(ctx: click.Context) -> tuple[str, ...]:
 # -- options shared by several commands --------------------------------------------------------
 
 class _Services(click.Choice):
-    """--service's choices: the registry's names as they are when the command line is read."""
+    """--service's choices: the registry's names as they are when the command line is read
+    (but ``exclude``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, exclude: tuple[str, ...] = ()) -> None:
+        self.exclude = exclude
         super().__init__([])
 
     @property  # type: ignore[override]
     def choices(self) -> list[str]:
-        return sorted(SERVICES)
+        return sorted(name for name in SERVICES if name not in self.exclude)
 
     @choices.setter
     def choices(self, value: Any) -> None:
         pass  # click.Choice sets them; they are the registry's
 
 
-def services_choice() -> click.Choice:
-    """The registry's service names, as they are when the command line is read."""
-    return _Services()
+def services_choice(exclude: tuple[str, ...] = ()) -> click.Choice:
+    """The registry's service names, as they are when the command line is read, but
+    ``exclude``."""
+    return _Services(exclude)
 
 
 def service_option_of(text: str) -> Decorator:
