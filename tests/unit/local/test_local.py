@@ -520,8 +520,23 @@ def test_without_package_path_a_module_not_found_is_refused_before_any_replica_s
     assert result.code == 2
     assert ("error: no module named recorder.tsk here, so python -m recorder.tsk would fail in "
             "every replica") in result.err
-    assert ("  hint: check the module's name (--module-name or trainingInput.pythonModule)\n"
-            ) in result.err
+    assert ("  hint: did you mean recorder.task? check the module's name (--module-name or "
+            "trainingInput.pythonModule)\n") in result.err
+
+
+def test_with_package_path_a_misspelt_module_is_refused_before_any_replica_starts(
+        cli, job, tmp_path, monkeypatch):
+    config, job_dir = job(ALONE)
+    monkeypatch.chdir(tmp_path)
+    result = cli("local", config, "--job-dir", job_dir, "--package-path", RECORDER,
+                 "--module-name", "recorder.tsk", env={"GPUJOB_LOCAL_GPUS": ""})
+    assert result.code == 2
+    assert result.err.splitlines()[-2:] == [
+        "error: no module named recorder.tsk here, so python -m recorder.tsk would fail in "
+        f"every replica (they run from {RECORDER.parent})",
+        "  hint: did you mean recorder.task? check the module's name (--module-name or "
+        "trainingInput.pythonModule)"]
+    assert not (job_dir / "seen").exists()
 
 
 def test_without_package_path_the_runs_pythonpath_finds_the_module(cli, job, tmp_path,
