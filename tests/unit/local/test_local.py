@@ -817,3 +817,17 @@ def test_local_runs_need_no_google_libraries(job):
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                             env={**os.environ, "GPUJOB_LOCAL_GPUS": ""}, timeout=120)
     assert result.stderr.strip().endswith("0 []"), result.stderr
+
+
+@pytest.mark.parametrize("service", ["ai-platform", "vertex"])
+def test_a_local_run_needs_no_runtime_version_on_either_service(cli, job, tmp_path, service):
+    """gcloud ai-platform local train needs none: the runtime is this machine's Python. The
+    cloud's refusal is said as a warning, and the job runs."""
+    fields = {k: v for k, v in ALONE.items() if k != "runtimeVersion"}
+    config, job_dir = job(fields)
+    result = cli("local", config, "--package-path", RECORDER, "--service", service,
+                 "--job-dir", job_dir, env={"GPUJOB_LOCAL_GPUS": ""})
+    assert result.code == 0, result.err
+    (warning,) = [line for line in result.err.splitlines() if ": warning: " in line]
+    assert "a local run does not need it" in warning
+    assert seen(job_dir)
