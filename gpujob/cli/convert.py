@@ -28,7 +28,8 @@ def vertex_options(func: Any) -> Any:
     return stack(
         click.option("--display-name", metavar="NAME",
                      help="The job's display name, which may hold hyphens and spaces "
-                          "(default: the config's jobId, else the config file's name)."),
+                          "(default: the config's jobId, else the config file's name, or its "
+                          "directory's for a name such as config.yaml)."),
     )(func)
 
 

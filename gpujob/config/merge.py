@@ -109,11 +109,35 @@ def _inside(value: Any, path: JsonPath) -> Iterator[JsonPath]:
 _JOB_ID_BAD = re.compile(r"[^A-Za-z0-9_]+")
 
 
+# file names any job's config may have: a job named after one is named like every other
+GENERIC_NAMES = frozenset({"config", "configs", "cfg", "job", "jobs", "training", "train",
+                           "trainer", "spec", "default", "main", "vertex", "hptuning",
+                           "hptuning_config", "custom_job", "customjob", "jobset", "gke"})
+
+
+def _generic(name: str) -> bool:
+    return not name or name.split(".")[0].lower().replace("-", "_") in GENERIC_NAMES
+
+
+def source_name(source: str) -> str:
+    """The name a job takes from its config file: the file's name without its suffix, or, for
+    a name any config may have (``config.yaml``, ``job.vertex.yaml``), its directory's
+    (``taxi/config.yaml``: ``taxi``). "" for standard input."""
+    if source in ("<stdin>", "-", ""):
+        return ""
+    path = Path(source)
+    if not _generic(path.stem):
+        return path.stem
+    folder = path.resolve().parent.name if path.is_absolute() or path.exists() else \
+        path.parent.name
+    return folder if not _generic(folder) else path.stem
+
+
 def generate_job_id(source: str, now: datetime | None = None) -> str:
     """``my-config.yaml`` at 2026-11-21 22:52:00.123 UTC -> ``my_config_20261121_225200_123_c0ffee``
     (the time to the millisecond, then six random hex digits), so that submits started together
     (a sweep, a script run in parallel) get different IDs and each creates its own job."""
-    stem = Path(source).stem if source != "<stdin>" else "job"
+    stem = source_name(source) or "job"
     stem = _JOB_ID_BAD.sub("_", stem).strip("_") or "job"
     if not stem[0].isalpha():
         stem = f"job_{stem}"

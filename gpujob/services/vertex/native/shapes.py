@@ -5,7 +5,6 @@ strings of digits)."""
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from gpujob import numbers
@@ -25,11 +24,12 @@ SPEC_PATHS: dict[str, JsonPath] = {"CustomJobSpec": (), "CustomJob": ("jobSpec",
 
 def display_name(doc: Document, given: str | None = None) -> str:
     """The name a CustomJobSpec file is submitted under: ``given`` (--display-name), else the
-    file's name without its suffix."""
+    file's name without its suffix (its directory's, for ``config.yaml``: ``source_name``)."""
+    from gpujob.config.merge import source_name
+
     if given:
         return given
-    stem = Path(doc.source).stem if doc.source != "<stdin>" else ""
-    return stem or "job"
+    return source_name(doc.source) or "job"
 
 
 # the top-level key that makes a file of each kind, first the one that wins
