@@ -115,16 +115,25 @@ def finding_line(finding: Finding) -> str:
 MAX_OF_A_KIND = 50
 
 
-def capped(findings: Iterable[Finding], limit: int = MAX_OF_A_KIND) -> list[Finding]:
+def capped(findings: Iterable[Finding], limit: int = MAX_OF_A_KIND,
+           every_hint: bool = False) -> list[Finding]:
     """One file's findings with at most ``limit`` of each kind; the others of a kind become one
-    finding, at the first of them, that says how many were left out."""
+    finding, at the first of them, that says how many were left out. A note's hint said
+    already for the file is not said again (a legacy machine type's "unverified" paragraph,
+    once per translated type), unless ``every_hint`` (JSON: each finding whole); errors and
+    warnings keep theirs, which say how to fix that value."""
     kept: list[Finding] = []
     seen: dict[tuple[Severity, str], int] = {}
+    hints: set[str] = set()
     left_out: dict[tuple[Severity, str], tuple[int, Finding]] = {}
     for finding in findings:
         kind = (finding.severity, finding.rule)
         seen[kind] = seen.get(kind, 0) + 1
         if seen[kind] <= limit:
+            if finding.hint and not every_hint:
+                if finding.hint in hints and finding.severity == "note":
+                    finding = finding._replace(hint=None)
+                hints.add(finding.hint or "")
             kept.append(finding)
         else:
             count, first = left_out.get(kind, (0, finding))

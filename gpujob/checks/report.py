@@ -44,11 +44,11 @@ def _file_json(r: FileResult) -> dict[str, object]:
     entry: dict[str, object] = {
         "path": r.path,
         "valid": r.valid,
-        "errors": [f.as_dict() for f in capped(r.errors)],
-        "warnings": [f.as_dict() for f in capped(r.warnings)],
+        "errors": [f.as_dict() for f in capped(r.errors, every_hint=True)],
+        "warnings": [f.as_dict() for f in capped(r.warnings, every_hint=True)],
     }
     if r.notes:
-        entry["notes"] = [f.as_dict() for f in capped(r.notes)]
+        entry["notes"] = [f.as_dict() for f in capped(r.notes, every_hint=True)]
     if r.cost is not None:  # the job's $/hour, where its service knows it
         entry["cost"] = r.cost.as_dict()
     return entry

@@ -13,11 +13,14 @@ from gpujob.cli.jobflags import field_options, override_options, overrides
 from gpujob.cli.options import (
     check_options,
     check_settings,
+    gcp_settings,
     service_flags,
     services_choice,
     stack,
 )
+from gpujob.cli.params import Project
 from gpujob.cli.submit import UserArgsCommand
+from gpujob.services.capabilities import Capability
 
 
 def vertex_options(func: Any) -> Any:
@@ -26,7 +29,36 @@ def vertex_options(func: Any) -> Any:
     return stack(
         click.option("--display-name", metavar="NAME",
                      help="The job's display name, which may hold hyphens and spaces "
-                          "(default: the config's jobId, else the config file's name)."),
+                          "(default: the config's jobId, else the config file's name, or its "
+                          "directory's for a name such as config.yaml)."),
+    )(func)
+
+
+def package_options(func: Any) -> Any:
+    """The trainer's package, built and staged as gpujob submit does, and how to reach Cloud
+    Storage to stage it."""
+    return stack(
+        click.option("--package-path", metavar="DIR",
+                     help="The trainer's Python package (a directory holding __init__.py): "
+                          "built as gpujob submit builds it, uploaded to the staging location "
+                          "and named in the config at its gs:// address."),
+        click.option("--staging-bucket", metavar="gs://BUCKET", envvar="GPUJOB_STAGING_BUCKET",
+                     show_envvar=True,
+                     help="Where --package-path and local --packages files are uploaded: "
+                          "gs://BUCKET/packages/SHA256/NAME (default: the job directory's "
+                          "packages/), the address gpujob submit would use."),
+        click.option("--project", type=Project(), envvar=["GPUJOB_PROJECT",
+                     "GOOGLE_CLOUD_PROJECT", "CLOUDSDK_CORE_PROJECT"], show_envvar=True,
+                     help="Google Cloud project of the upload (default: the credentials')."),
+        click.option("--credentials-file", metavar="FILE",
+                     type=ExistingFile("a credentials file"),
+                     help="Service account key or credentials file for the upload instead of "
+                          "Application Default Credentials."),
+        click.option("--impersonate-service-account", metavar="EMAIL",
+                     envvar="GPUJOB_IMPERSONATE_SERVICE_ACCOUNT", show_envvar=True,
+                     help="Upload as this service account."),
+        click.option("--verbose", is_flag=True,
+                     help="Show each HTTP request of the upload (never the tokens)."),
     )(func)
 
 
@@ -37,6 +69,7 @@ def vertex_options(func: Any) -> Any:
 @field_options()
 @override_options()
 @vertex_options
+@package_options
 @click.option("-o", "--output", metavar="FILE",
               help="Write the Vertex config to FILE (default: standard output). Nothing is "
                    "written when the config cannot be converted.")
@@ -46,7 +79,9 @@ def vertex_options(func: Any) -> Any:
                    "reads.")
 @check_options
 @service_flags
-@click.option("--to", "to", type=services_choice(), default="vertex", show_default=True,
+# ai-platform is the form convert reads: there is nothing to convert it to
+@click.option("--to", "to", type=services_choice(having=Capability.CONVERT), default="vertex",
+              show_default=True,
               help="The service whose form to write: vertex (a native Vertex config), gke (a "
                    "JobSet that kubectl apply -f takes).")
 @click.pass_context
@@ -60,7 +95,9 @@ def convert(ctx: click.Context, **params: Any) -> int:
     gcloud ai custom-jobs create --config reads (the header gives the job's name, labels and
     key as flags); a job with hyperparameters as a HyperparameterTuningJob, the file
     gcloud ai hp-tuning-jobs create --config reads. gpujob submit --service vertex and gpujob
-    validate read both.
+    validate read both. A local trainer package (--package-path, local files in --packages) is
+    built and uploaded to the address gpujob submit would stage it at, which the config names:
+    the one thing convert sends to Google.
 
     \b
     Examples:
@@ -68,13 +105,18 @@ def convert(ctx: click.Context, **params: Any) -> int:
       gpujob convert package.yaml --executor-image-uri tensorflow/tensorflow:2.17.0-gpu
       gpujob convert config.yaml --whole-job --region europe-west4 -- --epochs 10
       gpujob convert configs/t4-compute-engine.yaml --to gke -o t4.jobset.yaml
+      gpujob convert config.yaml --package-path trainer --module-name trainer.task \\
+          --executor-image-uri tensorflow/tensorflow:2.17.0-gpu --job-dir gs://my-bucket/run1
     """
     from gpujob.commands.convert import ConvertSettings, execute
 
     check = check_settings({**params, "service": params["to"]})
     options = check.job_options()._replace(display_name=params["display_name"])
     tiers = list(check.catalog.scale_tiers)  # check_settings loads it
+    gcp = gcp_settings({"api_endpoint": None, "request_timeout": 60.0, "max_attempts": 5,
+                        "retry_deadline": 120.0, **params})
     return execute(ConvertSettings(
         config=params["config"], overrides=overrides(ctx, params, tiers),
         user_args=ctx.meta["user_args"], options=options, check=check,
-        output=params["output"], whole_job=params["whole_job"]))
+        output=params["output"], whole_job=params["whole_job"],
+        package_path=params["package_path"], staging_bucket=params["staging_bucket"], gcp=gcp))

@@ -78,7 +78,14 @@ class ExistingFile(click.ParamType):
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None
                 ) -> str:
-        return require(str(value), what=self.what)
+        """The path; a problem with a flag's file names the flag (``--credentials-file: no
+        such file: key.json``), as a command's own argument needs not."""
+        try:
+            return require(str(value), what=self.what)
+        except UsageError as exc:
+            if isinstance(param, click.Option) and param.opts:
+                exc.message = f"{param.opts[0]}: {exc.message}"
+            raise
 
     def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str
                        ) -> list[Any]:

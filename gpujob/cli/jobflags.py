@@ -77,7 +77,8 @@ _FIELD_FLAGS: list[tuple[str, tuple[str, ...], str, str | None, str]] = [
     ("--use-chief-in-tf-config", (_TI, "useChiefInTfConfig"), "bool", None,
      "Name the primary 'chief' in TF_CONFIG (true or false; alone means true)."),
     ("--job-id", ("jobId",), "str", None,
-     "The job's ID (default: the file's jobId, else FILE-STEM_YYYYMMDD_HHMMSS_MMM_RANDOM, UTC)."),
+     "The job's ID (default: the file's jobId, else FILE-STEM_YYYYMMDD_HHMMSS_MMM_RANDOM, UTC; "
+     "the directory's name for a FILE-STEM such as config)."),
 ]
 
 

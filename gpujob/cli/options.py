@@ -16,6 +16,7 @@ from click.core import ParameterSource
 from gpujob.cli.files import ExistingFile
 from gpujob.cli.params import Count, Project, Region, Seconds
 from gpujob.services import DEFAULT_SERVICE, SERVICES
+from gpujob.services.capabilities import Capability
 from gpujob.settings import CheckSettings, JobSettings
 
 if TYPE_CHECKING:
@@ -46,23 +47,38 @@ def given_flags(ctx: click.Context) -> tuple[str, ...]:
 # -- options shared by several commands --------------------------------------------------------
 
 class _Services(click.Choice):
-    """--service's choices: the registry's names as they are when the command line is read."""
+    """--service's choices: the registry's names as they are when the command line is read;
+    with ``having``, those offered are the services that have it, and another service's name
+    is left to the command, which says what it lacks (``ServiceBase.require``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, having: Capability | None = None) -> None:
+        self.having = having
         super().__init__([])
 
     @property  # type: ignore[override]
     def choices(self) -> list[str]:
-        return sorted(SERVICES)
+        if self.having is None:
+            return sorted(SERVICES)
+        from gpujob import services
+
+        having = self.having
+        return sorted(name for name in SERVICES if services.get(name).supports(having))
 
     @choices.setter
     def choices(self, value: Any) -> None:
         pass  # click.Choice sets them; they are the registry's
 
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        if self.having is not None and value in SERVICES:
+            return value
+        return super().convert(value, param, ctx)
 
-def services_choice() -> click.Choice:
-    """The registry's service names, as they are when the command line is read."""
-    return _Services()
+
+def services_choice(having: Capability | None = None) -> click.Choice:
+    """The registry's service names, as they are when the command line is read; with
+    ``having``, those of the services that have it are offered."""
+    return _Services(having)
 
 
 def service_option_of(text: str) -> Decorator:

@@ -11,10 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from gpujob.checks.engine import combine
+from gpujob.checks.engine import Checked, check_job, combine
 from gpujob.checks.schema import position_key
 from gpujob.config.document import Document
-from gpujob.config.load import load_file
+from gpujob.config.load import Loaded, load_file
 from gpujob.config.overrides import Override
 from gpujob.console import CONSOLE, safe
 from gpujob.errors import InvalidConfig, UsageError
@@ -23,6 +23,9 @@ from gpujob.outfile import write_text
 from gpujob.settings import JobOptions
 
 if TYPE_CHECKING:
+    from gpujob.checks.engine import CheckOptions
+    from gpujob.gcp.settings import GcpSettings
+    from gpujob.services.base import Converted, Service
     from gpujob.settings import CheckSettings
 
 
@@ -34,12 +37,16 @@ class ConvertSettings(NamedTuple):
     check: CheckSettings  # the service (--to), its catalog, whether region findings are errors
     output: str | None = None  # -o FILE; None: standard output
     whole_job: bool = False  # a whole CustomJob rather than the CustomJobSpec gcloud reads
+    package_path: str | None = None  # --package-path: built and staged (``convert_packages``)
+    staging_bucket: str | None = None  # --staging-bucket gs://BUCKET
+    gcp: GcpSettings | None = None  # how to reach Cloud Storage, to stage the packages
 
 
 def execute(settings: ConvertSettings) -> int:
     """Convert, report, and write the config (nothing is written with an error)."""
     from gpujob import services
-    from gpujob.checks.engine import CheckOptions, check_job
+    from gpujob.checks.engine import CheckOptions
+    from gpujob.commands import convert_packages
     from gpujob.commands.prepare import merged
     from gpujob.services.capabilities import Capability
 
@@ -55,22 +62,41 @@ def execute(settings: ConvertSettings) -> int:
     doc = merged(loaded.document, settings.overrides, settings.user_args)
     options = CheckOptions(service, catalog=settings.check.catalog,
                            region_check=settings.check.region_check, job=settings.options)
-    checked = check_job(doc, options)
-    converted = service.convert(doc, checked, options, settings.output, settings.whole_job)
-    findings = sorted([*combine(loaded.findings, checked.findings), *converted.findings],
-                      key=position_key)
-    _show(findings)
-    errors = sum(f.is_error for f in findings)
-    if errors or converted.text is None:
-        raise InvalidConfig(f"{settings.config}: {errors} problem{'s' if errors != 1 else ''}; "
-                            "nothing was written")
+    packages = convert_packages.wanted(doc, settings.config, settings.package_path,
+                                       settings.staging_bucket, settings.gcp)
+    if packages is not None:  # converted first with stand-ins: nothing is built for an error
+        _converted(service, loaded, convert_packages.stand_ins(doc, packages[0]), options,
+                   settings, show=False, words=packages[0].words())
+        doc = convert_packages.stage(doc, *packages)
+    converted, checked = _converted(service, loaded, doc, options, settings)
     for line in converted.notes:
         CONSOLE.err(line)
-    _write(converted.text, settings.output)
+    _write(converted.text or "", settings.output)
     if checked.cost is not None:  # (after the write, which may be refused)
         for line in service.describe_costs([(None, checked.cost)]):
             CONSOLE.err(line)
     return 0
+
+
+def _converted(service: Service, loaded: Loaded, doc: Document, options: CheckOptions,
+               settings: ConvertSettings, show: bool = True,
+               words: dict[str, str] | None = None) -> tuple[Converted, Checked]:
+    """``doc`` checked and converted; its findings shown (``show``; those of errors always),
+    ``InvalidConfig`` with an error. ``words``: what the packages' stand-ins are."""
+    from gpujob.commands.packages import plain
+
+    checked = check_job(doc, options)
+    converted = service.convert(doc, checked, options, settings.output, settings.whole_job)
+    findings = sorted([*combine(loaded.findings, checked.findings), *converted.findings],
+                      key=position_key)
+    findings = plain(findings, words or {})
+    errors = sum(f.is_error for f in findings)
+    if show or errors or converted.text is None:
+        _show(findings)
+    if errors or converted.text is None:
+        raise InvalidConfig(f"{settings.config}: {errors} problem{'s' if errors != 1 else ''}; "
+                            "nothing was written")
+    return converted, checked
 
 
 def _not_native(doc: Document) -> None:

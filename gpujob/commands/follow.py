@@ -13,6 +13,8 @@ from gpujob.console import CONSOLE
 from gpujob.errors import EXIT_INTERRUPTED, EXIT_OK, JobFailed, RemoteError
 from gpujob.services.base import JobClient, JobRef, Service
 
+DRAIN_READS = 6  # reads of the log after the job ended, at most (a minute at the default poll)
+
 
 def outcome(service: Service, raw: dict[str, Any], project: str) -> int:
     """Exit 0 for a job that succeeded; ``JobFailed`` (exit 4) for one that failed or was
@@ -69,7 +71,8 @@ def stream(service: Service, client: JobClient, ref: JobRef, raw: dict[str, Any]
            poll_interval: float) -> dict[str, Any]:
     """Print the job's log as it grows, from its creation on; the job as it ended. Once the job
     has ended, keep reading until a read brings nothing new (lines reach the log with a
-    delay); a job that had ended before is read once."""
+    delay), at most ``DRAIN_READS`` times (a log that keeps giving lines, as one that ignores
+    the time filter does, is not read forever); a job that had ended before is read once."""
     from gpujob.gcp.logs import Tail, format_entry
 
     status = service.status(raw)
@@ -77,12 +80,20 @@ def stream(service: Service, client: JobClient, ref: JobRef, raw: dict[str, Any]
     ended = raw if status.done else None
     read_once = ended is not None
     state = status.state
+    drained = 0  # reads since the job ended
     while True:
         new = tail.poll()
         for entry in new:
             CONSOLE.line(format_entry(entry))
         if ended is not None and (read_once or not new):
             return ended
+        if ended is not None:
+            drained += 1
+            if drained >= DRAIN_READS:
+                CONSOLE.err(f"note: job {ref.id} ended {DRAIN_READS} reads ago and its log "
+                            "still gives new lines; stopped reading it (gpujob logs "
+                            f"{ref.id} prints the whole log)")
+                return ended
         client.clock.sleep(poll_interval)
         if ended is None:
             raw = client.get(ref)

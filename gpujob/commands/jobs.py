@@ -189,7 +189,8 @@ def describe(service: Service, job: str, gcp: GcpSettings, output_format: str = 
     else:
         import yaml
 
-        CONSOLE.out(yaml.safe_dump(found, sort_keys=False, allow_unicode=True, width=100))
+        CONSOLE.out(yaml.safe_dump(_shown(found), sort_keys=False, allow_unicode=True,
+                                   width=100))
     status = service.status(found)
     _links(service, ref.id, client.project, status.location or ref.location)
     for line in status.summary:
@@ -197,6 +198,15 @@ def describe(service: Service, job: str, gcp: GcpSettings, output_format: str = 
     if status.waiting:
         CONSOLE.err(status.waiting)
     return EXIT_OK
+
+
+def _shown(job: dict[str, Any]) -> dict[str, Any]:
+    """The job as ``describe`` prints it: its state without Vertex's ``JOB_STATE_`` prefix, as
+    every state gpujob shows (the JSON envelope's ``raw`` keeps the API's word)."""
+    state = job.get("state")
+    if isinstance(state, str) and state.startswith("JOB_STATE_"):
+        return {**job, "state": state.removeprefix("JOB_STATE_")}
+    return job
 
 
 def list_jobs(service: Service, gcp: GcpSettings, filter_: str | None, limit: int | None,

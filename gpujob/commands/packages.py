@@ -97,6 +97,16 @@ class Wanted:
             names.append(f"{self.package_dir.name}.tar.gz")
         return [f"{STAND_IN}{name}" for name in names]
 
+    def words(self) -> dict[str, str]:
+        """What each stand-in URI is, for the checks' messages (the address is not known
+        before the build)."""
+        names = [path.name for path in self.files]
+        what = [f"the staged {name}" for name in names]
+        if self.package_dir is not None:
+            what.append(f"the package built from {self.package_dir.name}/")
+        return {stand_in.removeprefix("gs://"): text
+                for stand_in, text in zip(self._staged_stand_ins(), what, strict=True)}
+
     def location(self, doc: Document, settings: SubmitSettings) -> StagingLocation:
         """Where the packages would be staged: --staging-bucket, else under the job's jobDir;
         ``UsageError`` (exit 2) when neither is given."""
@@ -166,7 +176,24 @@ class LocalWanted:
     def __bool__(self) -> bool:
         return bool(self.files)
 
+    def words(self) -> dict[str, str]:
+        """What each stand-in URI is, for the checks' messages: the local file."""
+        return {f"to-be-installed/{path.name}": str(path) for path in self.files}
+
     def for_check(self) -> Override:
         """packageUris as the checks see it: each file as a gs:// URI (as for the cloud)."""
         return Override(PACKAGE_URIS, [f"gs://to-be-installed/{p.name}" for p in self.files],
                         self.origin)
+
+
+def plain(findings: list[Finding], words: dict[str, str]) -> list[Finding]:
+    """``findings`` with each stand-in URI (``gs://to-be-staged/NAME``, or the ``/gcs/`` path
+    a command installs it from) named by what it is (``words``, as ``Wanted.words`` gives)."""
+    def swap(text: str | None) -> str | None:
+        if text is None:
+            return None
+        for stand_in, what in words.items():
+            text = text.replace(f"gs://{stand_in}", what).replace(f"/gcs/{stand_in}", what)
+        return text
+
+    return [f._replace(message=swap(f.message) or "", hint=swap(f.hint)) for f in findings]

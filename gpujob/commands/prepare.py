@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpujob.checks.engine import FileResult, check_job, combine
 from gpujob.checks.report import REPORTERS, finding_line
-from gpujob.commands.packages import LocalWanted, Prepared, Wanted
+from gpujob.commands.packages import LocalWanted, Prepared, Wanted, plain
 from gpujob.commands.submit_settings import SubmitSettings
 from gpujob.config.document import Document
 from gpujob.config.load import Loaded, load_file
@@ -116,8 +116,8 @@ def check_config(settings: SubmitSettings, service: Service, job_id: str | None 
     wanted = LocalWanted(doc, settings) if settings.local else Wanted(doc, settings, notes)
     checked_doc = apply(doc, [wanted.for_check()]) if wanted else doc
     checked = check_job(checked_doc, options)
-    return JobCheck(combine(loaded.findings, checked.findings), checked.job, checked.cost, doc,
-                    wanted)
+    findings = plain(checked.findings, wanted.words()) if wanted else checked.findings
+    return JobCheck(combine(loaded.findings, findings), checked.job, checked.cost, doc, wanted)
 
 
 def prepare_job(settings: SubmitSettings, service: Service, workdir: Path,

@@ -11,15 +11,15 @@ from __future__ import annotations
 import copy
 import re
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
 from gpujob.config.document import Document
+from gpujob.config.names import source_name
 from gpujob.config.overrides import Override
 from gpujob.errors import UsageError
-from gpujob.findings import format_path
+from gpujob.findings import JsonPath, format_path
 
 
 def _set(data: dict[str, Any], override: Override) -> list[tuple[Any, ...]]:
@@ -91,9 +91,19 @@ def apply(doc: Document, overrides: Iterable[Override]) -> Document:
         merged.forget(override.path)
         for path in created:  # mappings the override made: theirs too, not the file's
             merged.values[path] = merged.keys[path] = override.origin
-        merged.values[override.path] = override.origin
-        merged.keys[override.path] = override.origin
+        for path in (override.path, *_inside(override.value, override.path)):
+            merged.values[path] = merged.keys[path] = override.origin
     return merged
+
+
+def _inside(value: Any, path: JsonPath) -> Iterator[JsonPath]:
+    """The paths within a value an override sets (``--master-accelerator``'s count and type):
+    a finding about one of them names the flag, as for a value the flag set alone."""
+    items = value.items() if isinstance(value, dict) else \
+        enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        yield (*path, key)
+        yield from _inside(item, (*path, key))
 
 
 _JOB_ID_BAD = re.compile(r"[^A-Za-z0-9_]+")
@@ -103,7 +113,7 @@ def generate_job_id(source: str, now: datetime | None = None) -> str:
     """``my-config.yaml`` at 2026-11-21 22:52:00.123 UTC -> ``my_config_20261121_225200_123_c0ffee``
     (the time to the millisecond, then six random hex digits), so that submits started together
     (a sweep, a script run in parallel) get different IDs and each creates its own job."""
-    stem = Path(source).stem if source != "<stdin>" else "job"
+    stem = source_name(source) or "job"
     stem = _JOB_ID_BAD.sub("_", stem).strip("_") or "job"
     if not stem[0].isalpha():
         stem = f"job_{stem}"

@@ -7,7 +7,6 @@ one as gcloud does; ``native_flags`` applies the command line to it."""
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 from typing import Any, Protocol
 
 from gpujob import numbers
@@ -32,11 +31,12 @@ class Sourced(Protocol):
 
 def display_name(doc: Sourced, given: str | None = None) -> str:
     """The name a CustomJobSpec file is submitted under: ``given`` (--display-name), else the
-    file's name without its suffix."""
+    file's name without its suffix (its directory's, for ``config.yaml``: ``source_name``)."""
+    from gpujob.config.names import source_name  # (lazily: kept out of a validate)
+
     if given:
         return given
-    stem = Path(doc.source).stem if doc.source != "<stdin>" else ""
-    return stem or "job"
+    return source_name(doc.source) or "job"
 
 
 # the top-level key that makes a file of each kind, first the one that wins

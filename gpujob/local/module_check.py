@@ -1,11 +1,12 @@
 """Before a local run: would ``python -m MODULE`` find the trainer where the replicas run?
 
-Without ``--package-path`` the replicas run from the current directory, and a module that is not
-there (nor on the run's ``PYTHONPATH``, nor installed) would fail in every replica with
-``ModuleNotFoundError``. The check asks the interpreter the replicas use, with their environment
-and directory, as ``python -m`` would look: the top-level package through the whole import system
-(installed and editable packages included), the rest through the package's ``__path__``. Nothing
-of the trainer is imported, so none of its code runs.
+The replicas run from the parent of ``--package-path`` (else the current directory), and a
+module that is not there (nor on the run's ``PYTHONPATH``, nor installed) would fail in every
+replica with ``ModuleNotFoundError``; a misspelt one gets a did-you-mean from its package. The
+check asks the interpreter the replicas use, with their environment and directory, as
+``python -m`` would look: the top-level package through the whole import system (installed and
+editable packages included), the rest through the package's ``__path__``. Nothing of the
+trainer is imported, so none of its code runs.
 """
 
 from __future__ import annotations
@@ -53,9 +54,29 @@ def check_module(module: str, cwd: Path, env: Mapping[str, str]) -> None:
     if missing is None:
         return
     top = module.split(".")[0]
+    near = _near(missing, cwd)
     hint = (f"give --package-path PATH/TO/{top} (the directory with the package's "
             f"__init__.py), or run gpujob from the directory that holds {top}/"
             if missing == top else
+            (f"did you mean {near}? " if near else "") +
             "check the module's name (--module-name or trainingInput.pythonModule)")
     raise UsageError(f"no module named {missing} here, so python -m {module} would fail in "
                      f"every replica (they run from {cwd})", hint)
+
+
+def _near(missing: str, cwd: Path) -> str | None:
+    """A module beside the missing one, in its package's directory under ``cwd``, spelt like it
+    (``trainer.tsk``: ``trainer.task``)."""
+    from gpujob.suggest import did_you_mean
+
+    *package, name = missing.split(".")
+    where = cwd.joinpath(*package)
+    if not package or not where.is_dir():
+        return None
+    try:
+        names = [p.stem if p.suffix == ".py" else p.name for p in where.iterdir()
+                 if p.suffix == ".py" or (p / "__init__.py").is_file()]
+    except OSError:
+        return None
+    found = did_you_mean(name, [n for n in names if n != "__init__"])
+    return ".".join([*package, found]) if found else None

@@ -130,8 +130,10 @@ def _run(doc: Document, options: LocalOptions, base: dict[str, str]) -> int:
     ended; ``base``: the environment they share."""
     job_id = str(doc.data.get("jobId", "job"))
     module = doc.data["trainingInput"].get("pythonModule")
-    if options.package_path is None and module:
-        check_module(module, Path.cwd(), base)
+    if module:  # from where the replicas run: the package's parent, else here
+        root, elsewhere = _package_root(options.package_path, module)
+        if elsewhere is None:  # (a module outside --package-path's package: plan warns)
+            check_module(module, root, base)
     try:
         the_plan = plan(doc, options)
     except InvalidConfig as exc:

@@ -3,6 +3,7 @@ D23, and "a missing file is no such file from every command")."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import subprocess
@@ -28,7 +29,9 @@ def test_a_missing_file_is_no_such_file_from_every_command(cli, write, tmp_path,
         args.append(missing)
     result = cli(*args)
     assert result.code == 2
-    assert result.err.splitlines() == [f"error: no such file: {missing}", NO_SUCH_HINT]
+    # a file a flag names is named with its flag (--credentials-file: no such file: …)
+    flag = next((f"{a}: " for a, b in itertools.pairwise(command) if b == "{missing}"), "")
+    assert result.err.splitlines() == [f"error: {flag}no such file: {missing}", NO_SUCH_HINT]
 
 
 def test_an_empty_directory_is_not_called_missing(cli, tmp_path):

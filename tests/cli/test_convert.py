@@ -316,3 +316,28 @@ def test_the_config_is_translated_once(cli, translations):
     differ)."""
     assert cli("convert", T4, "--executor-image-uri", PYTORCH).code == 0
     assert translations == [T4]
+
+
+def test_the_unverified_hint_is_said_once_per_file_not_after_each_legacy_type(cli, tmp_path):
+    configs = ROOT / "configs"
+    converted = cli("convert", str(configs / "legacy-complex-model-m-gpu.yaml"), "-o",
+                    str(tmp_path / "out.yaml"))
+    assert converted.code == 0, converted.err
+    notes = [line for line in converted.err.splitlines() if "[vertex-translate.machine-type]"
+             in line]
+    assert len(notes) == 3
+    assert converted.err.count("hint: unverified:") == 1
+    # validate, per file: in text and in GitHub's annotations; JSON keeps every finding whole
+    copy = tmp_path / "configs"
+    copy.mkdir()
+    for name in ("legacy-complex-model-m-gpu.yaml", "t4-compute-engine.yaml"):
+        (copy / name).write_bytes((configs / name).read_bytes())
+    text = cli("validate", str(copy), "--service", "vertex")
+    assert text.code == 0, text.err
+    assert (text.out + text.err).count("unverified:") == 1
+    github = cli("validate", str(copy), "--service", "vertex", "--format", "github")
+    assert github.out.count("unverified:") == 1
+    data = json.loads(cli("validate", str(copy), "--service", "vertex", "--format", "json").out)
+    hints = [note["hint"] for entry in data["files"] for note in entry.get("notes", [])
+             if note["rule"] == "vertex-translate.machine-type"]
+    assert len(hints) == 3 and all(hint.startswith("unverified:") for hint in hints)

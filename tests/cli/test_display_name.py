@@ -6,6 +6,7 @@ AI Platform, which names a job by its jobId alone, refuses it."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -96,3 +97,21 @@ def test_the_longest_name_vertex_takes_is_sent(cli, write):
     result = cli("submit", write(CONFIG), "--display-name", "x" * 128, "--dry-run")
     assert result.code == 0, result.err
     assert json.loads(result.out)["displayName"] == "x" * 128
+
+
+def test_a_config_named_like_every_config_lends_its_directorys_name(cli, tmp_path):
+    """config.yaml: every job would be "config"; taxi/config.yaml names its jobs taxi."""
+    folder = tmp_path / "taxi"
+    folder.mkdir()
+    config = folder / "config.yaml"
+    config.write_text(CONFIG.replace("jobId: nightly_1\n", ""))
+    dry = cli("submit", config, "--dry-run", "--service", "vertex")
+    assert dry.code == 0, dry.err
+    assert re.fullmatch(r"taxi_\d{8}_\d{6}_\d{3}_[0-9a-f]{6}", json.loads(dry.out)["displayName"])
+    converted = cli("convert", config)
+    assert converted.code == 0, converted.err
+    assert "--display-name taxi\n" in converted.out
+    own = folder / "t4-job.yaml"
+    own.write_text(CONFIG.replace("jobId: nightly_1\n", ""))
+    named = cli("submit", own, "--dry-run", "--service", "vertex")
+    assert json.loads(named.out)["displayName"].startswith("t4_job_")  # a name of its own

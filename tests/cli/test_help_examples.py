@@ -77,6 +77,8 @@ def needs_service(line: str) -> bool:
     words = line.split()
     if words[1] in REMOTE:
         return True
+    if words[1] == "convert":  # it uploads a local package, as submit stages it
+        return "--package-path" in words
     return words[1] == "submit" and not {"--dry-run", "--local"} & set(words)
 
 

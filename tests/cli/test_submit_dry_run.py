@@ -393,3 +393,17 @@ def test_the_body_is_what_gcloud_sends_for_empty_keys_and_booleans(dry_run):
     assert ("params[0].discreteValues: note: discreteValues is empty (null): it is not sent, "
             "as gcloud leaves an empty value out [load.null]") in err
     assert "warning: false is sent as the number 0.0" in err
+
+
+@pytest.mark.parametrize("service", ["vertex", "ai-platform"])
+def test_a_count_set_by_an_accelerator_flag_is_blamed_on_the_flag(cli, write, service):
+    """--master-accelerator sets the whole acceleratorConfig: a finding about its count (or
+    type) names the flag, as one about a value --set set does (docs/overrides.md)."""
+    result = cli("submit", write(BASE), "--dry-run", "--job-id", "j1", "--service", service,
+                 "--master-machine-type", "n1-standard-8",
+                 "--master-accelerator", "count=8,type=nvidia-tesla-t4")
+    assert result.code == 1
+    (finding,) = [line for line in result.err.splitlines() if " 8" in line and "[" in line]
+    assert finding.startswith("command line (--master-accelerator): "
+                              "trainingInput.masterConfig.acceleratorConfig.count: ")
+    assert "config.yaml" not in finding

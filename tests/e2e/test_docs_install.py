@@ -83,3 +83,29 @@ def test_the_github_actions_example_runs_its_checks(tmp_path: Path):
                                 capture_output=True, text=True, timeout=300)
         # validate: the example configs have warnings but no errors; dry-run: every one builds
         assert result.returncode == 0, (name, result.stdout, result.stderr)
+
+
+def test_the_github_actions_dry_run_passes_each_jobs_flags(tmp_path: Path):
+    """A config that leaves its region to its command line validates, and the dry-run step
+    passes it the flags in the file beside it (NAME.flags); without them it would fail."""
+    workflow = yaml.safe_load((ROOT / "docs" / "examples" / "github-actions.yml").read_text())
+    steps = {s["name"]: s["run"] for s in workflow["jobs"]["check"]["steps"] if "name" in s}
+    configs = tmp_path / "configs"
+    configs.mkdir()
+    (configs / "taxi.yaml").write_text(
+        "trainingInput:\n  scaleTier: CUSTOM\n  masterType: n1-standard-8\n"
+        "  masterConfig: {imageUri: 'gcr.io/p/t:1'}\n")
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env = {k: v for k, v in env.items() if not k.startswith("GPUJOB_")}
+
+    def run(name: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["bash", "-euc", steps[name]], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=300)
+
+    assert run("Validate").returncode == 0
+    without = run("Dry-run")
+    assert without.returncode == 1
+    assert "no region for the job" in without.stderr
+    (configs / "taxi.flags").write_text("--region us-central1 --labels team=vision\n")
+    passed = run("Dry-run")
+    assert passed.returncode == 0, passed.stderr

@@ -121,7 +121,8 @@ def test_a_credentials_file_too_large_to_be_one(cli, google, write):
 def test_a_directory_is_not_a_credentials_file(cli, google, tmp_path):
     result = cli("list", "--credentials-file", tmp_path)
     assert result.code == 2
-    assert result.err == f"error: {tmp_path} is a directory, not a credentials file\n"
+    assert result.err == (f"error: --credentials-file: {tmp_path} is a directory, not a "
+                          "credentials file\n")
 
 
 def test_a_key_the_token_endpoint_refuses(cli, google, tmp_path, monkeypatch):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
+from fakes.faults import Reply
 from fakes.times import parse_time
 
 LINE = re.compile(r"\d{4}-\d\d-\d\dT[\d:.]+Z (\w+) ([\w-]+): (.*)")
@@ -201,3 +202,25 @@ def test_an_entry_indexed_late_is_shown_within_30_seconds_of_the_newest():
                    {"insertId": "too-late", "timestamp": "2025-01-01T00:00:09Z"}]
     assert [e["insertId"] for e in tail.poll()] == ["b"]
     assert tail.poll() == []
+
+
+def test_the_drain_after_the_job_ended_is_bounded(cli, google, key, config, clock):
+    """A Logging endpoint that ignores the time filter, answering each read with one old entry
+    and no insertId: the entry is new again on each read (the tail forgets entries older than
+    its window), so the reads after the job's end stop after a few, saying so."""
+    from gpujob.commands.follow import DRAIN_READS
+
+    google.script("j1", ("RUNNING", []), ("SUCCEEDED", []))
+    old = {"textPayload": "stale", "timestamp": "2026-11-23T00:00:00Z", "severity": "INFO",
+           "resource": {"type": "ml_job",
+                        "labels": {"job_id": "j1", "task_name": "master-replica-0"}},
+           "labels": {"ml.googleapis.com/task_name": "master-replica-0"}}
+    google.inject("entries.list", *[Reply(200, {"entries": [old]})] * 40)
+    result = cli("submit", config, "--job-id", "j1", "--stream-logs", "--poll-interval", "10")
+    assert result.code == 0, result.err
+    reads = len(google.calls("entries.list"))
+    assert reads < 12  # not the 40 the endpoint would go on giving
+    assert result.out.count("stale") == reads
+    assert result.err.splitlines()[-1] == (
+        f"note: job j1 ended {DRAIN_READS} reads ago and its log still gives new lines; stopped "
+        "reading it (gpujob logs j1 prints the whole log)")

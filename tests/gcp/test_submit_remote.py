@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from fakes.faults import Stall
@@ -100,7 +101,9 @@ def test_a_generated_job_id_is_sent(cli, google, key, config):
     assert result.code == 0, result.err
     (create,) = google.calls("jobs.create")
     assert result.out.strip() == create.body["jobId"]
-    assert create.body["jobId"].startswith("config_")
+    # config.yaml, a name any config has: the job is named after its directory
+    folder = Path(config).parent.name
+    assert create.body["jobId"].startswith(f"{folder}_2")
 
 
 def test_identical_submits_started_together_each_create_their_job(google, key, config):

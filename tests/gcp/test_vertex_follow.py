@@ -145,3 +145,19 @@ def test_list_in_a_misspelt_region_guesses_a_region_that_trains(cli, google, key
         "  hint: did you mean us-central1? check the region (trainingInput.region, or --region); "
         "gpujob gpus --service vertex lists the regions that train"]
     assert [r.route for r in google.requests if r.route != "token"] == []
+
+
+def test_a_misspelt_region_is_guessed_with_an_endpoint_override_too(cli, google, key):
+    """GPUJOB_API_ENDPOINT (set here: the fake) stands in for the region's address, but the
+    region is still in every request's path: a typo is refused before anything is sent."""
+    result = cli("list", *VERTEX, "--region", "us-centrall")
+    assert result.code == 3
+    assert result.err.splitlines()[:2] == [
+        "error: Vertex AI has no region 'us-centrall'",
+        "  hint: did you mean us-central1? check the region (trainingInput.region, or --region); "
+        "gpujob gpus --service vertex lists the regions that train"]
+    assert [r.route for r in google.requests if r.route != "token"] == []
+    # a region gpujob does not know, and nothing like one: sent, for the endpoint to judge
+    unknown = cli("list", *VERTEX, "--region", "mars-north9")
+    assert "does not offer training in mars-north9" in unknown.err  # the fake's answer
+    assert any("/locations/mars-north9/" in r.path for r in google.requests)

@@ -70,3 +70,14 @@ def _checkpoints(directory: Path) -> list[tuple[int, Path]]:
     if not directory.is_dir():
         return []
     return [(int(m.group(1)), p) for p in directory.iterdir() if (m := _NAME.match(p.name))]
+
+
+def why_not_loaded(exc: BaseException) -> str:
+    """The first line of why a checkpoint did not load, whole: torch's "Error(s) in loading
+    state_dict for MLP:" ends with a colon, the reason on the line after it."""
+    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
+    if not lines:
+        return type(exc).__name__
+    if lines[0].endswith(":") and len(lines) > 1:
+        return f"{lines[0]} {lines[1]}"
+    return lines[0]

@@ -91,7 +91,7 @@ def resume(directory: Path, model: nn.Module, optimizer: torch.optim.Optimizer,
     except Exception as exc:  # another model's (--hidden), or not a checkpoint of this trainer
         if dist.get_rank() != 0:
             raise SystemExit(1) from None  # rank 0 says why
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        first = checkpoints.why_not_loaded(exc)
         raise SystemExit(f"cannot resume from {path}, which an earlier run left in --job-dir: "
                          f"not a checkpoint of this model ({first}); give another --job-dir, "
                          f"or delete {directory}, to start afresh") from None

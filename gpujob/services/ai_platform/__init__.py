@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 _JOB_ID = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,127}")
 _JOB_NAME = re.compile(r"projects/(?P<project>[^/]+)/jobs/(?P<job>[^/]+)")
 _VERTEX_ONLY = "submit to Vertex AI (--service vertex, the default)"
+# errors about what only the cloud needs: a local run goes on with a warning, as on Vertex
+LOCAL_NEEDS_NOT = frozenset({"container.image-or-runtime"})
 
 
 class AiPlatform(ServiceBase):
@@ -87,6 +89,10 @@ class AiPlatform(ServiceBase):
         findings = rules.check(view(doc.data), cat, doc.locate, refused,
                                submit=options.submit and not options.local,
                                relax_region=options.local or not options.region_check)
+        if options.local:  # the runtime is this machine's Python, as gcloud's local train has
+            findings = [f._replace(severity="warning", message=f"{f.message} (AI Platform "
+                                   "would refuse the job; a local run does not need it)")
+                        if f.is_error and f.rule in LOCAL_NEEDS_NOT else f for f in findings]
         return Checked(findings, doc.data)
 
     def listed_rules(self) -> list[Rule]:

@@ -145,9 +145,11 @@ def advice(region: str | None) -> Any:
 
 
 def check_region(settings: GcpSettings, region: str) -> None:
-    """``RemoteError`` (exit 3) when Vertex AI has no address for ``region`` (and no
-    ``--api-endpoint`` stands in for it): nothing could be sent there."""
-    if settings.api_endpoint or "aiplatform" in settings.endpoints or region in regions():
+    """``RemoteError`` (exit 3) when Vertex AI has no address for ``region``: nothing could be
+    sent there. With ``--api-endpoint`` (or GPUJOB_AIPLATFORM_ENDPOINT) standing in for the
+    address, the region is still a path in every request: one spelt like a region that trains
+    is refused as a typo, another (one newer than gpujob's list) is sent."""
+    if region in regions():
         return
     from gpujob.catalog import load
     from gpujob.suggest import did_you_mean
@@ -155,6 +157,12 @@ def check_region(settings: GcpSettings, region: str) -> None:
     # a guess among the regions that train, not among the addresses: us-centrall is not
     # us-central2 (an address where Vertex AI runs no training)
     near = did_you_mean(region, load("vertex").training_regions)
+    if settings.api_endpoint or "aiplatform" in settings.endpoints:
+        if near is None:
+            return
+        raise RemoteError(f"Vertex AI has no region '{region}'",
+                          f"did you mean {near}? check the region (trainingInput.region, or "
+                          "--region); gpujob gpus --service vertex lists the regions that train")
     hint = f"did you mean {near}? " if near else ""
     raise RemoteError(f"Vertex AI has no endpoint in region '{region}' "
                       f"({ENDPOINT.format(region=region)} is not one of its addresses)",

@@ -258,9 +258,38 @@ def machine(ctx: VertexContext) -> None:
         elif pool.accelerator_type is None:
             ctx.emit(pool.machine_path, *_unstated(m.name, m.accelerators, pool.machine_path))
         elif cat.counts(m.name, pool.accelerator_type) or m.tpu is not None:
-            ctx.emit(pool.count_path, problem, _gpus_hint(cat, pool.accelerator_type))
+            ctx.emit(pool.count_path, problem,
+                     _count_hint(cat, m.name, pool.accelerator_type, pool.accelerator_count))
         else:
-            ctx.emit(pool.type_path, problem, _gpus_hint(cat, pool.accelerator_type))
+            ctx.emit(pool.type_path, problem, _type_hint(cat, m.name, pool.accelerator_type))
+
+
+def _family(machine: str) -> str:
+    return machine.split("-", 1)[0]
+
+
+def _count_hint(cat: VertexCatalog, machine: str, accelerator: str, count: Any) -> str:
+    """The machine types that take ``count`` × ``accelerator`` (its own family's first): the
+    fix when the machine takes that GPU in other counts (g2-standard-8 with 2 × L4)."""
+    takers = [name for name in cat.machines_for(accelerator) if count in cat.counts(name,
+                                                                                    accelerator)]
+    own = [name for name in takers if _family(name) == _family(machine)]
+    if not takers:
+        return _gpus_hint(cat, accelerator)
+    allowed = " or ".join(map(str, cat.counts(machine, accelerator)))
+    return (f"for {count} × {accelerator} use {describe_list(own or takers, 4)}, or keep "
+            f"{machine} with {allowed} × {accelerator}; {_gpus_hint(cat, accelerator)}")
+
+
+def _type_hint(cat: VertexCatalog, machine: str, accelerator: str) -> str:
+    """A machine with its GPUs built in (a2-highgpu-1g with T4): it comes with its own."""
+    m = cat.machine_types[machine]
+    if not m.built_in or not m.accelerators:
+        return _gpus_hint(cat, accelerator)
+    kind, counts = next(iter(m.accelerators.items()))
+    return (f"{machine} comes with {counts[-1]} × {kind}: set acceleratorType {kind} and "
+            f"acceleratorCount {counts[-1]}, or, for {accelerator}, a machine type that takes "
+            f"it; {_gpus_hint(cat, accelerator)}")
 
 
 def _unstated(machine: str, accelerators: Mapping[str, tuple[int, ...]],

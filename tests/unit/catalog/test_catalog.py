@@ -194,7 +194,7 @@ def test_a_catalog_of_another_service_is_refused(cli, user_catalog):
 def test_a_missing_catalog_file_is_a_usage_error(cli, tmp_path):
     result = cli("validate", "--catalog", tmp_path / "none.json", ZONE_MIX)
     assert result.code == 2
-    assert result.err.startswith(f"error: no such file: {tmp_path / 'none.json'}\n")
+    assert result.err.startswith(f"error: --catalog: no such file: {tmp_path / 'none.json'}\n")
 
 
 # -- a catalog owns the names a config may use ---------------------------------------------------

@@ -178,7 +178,7 @@ def test_usage_errors(cli, write, args, message):
                           "  hint: gcloud's form names the file with --config: gpujob submit "
                           "training j1 --config CONFIG"]),
     (["j1", "--config", "missing.yaml"],
-     ["error: no such file: missing.yaml",
+     ["error: --config: no such file: missing.yaml",
       "  hint: check the paths (a quoted glob is not expanded by the shell)"]),
 ])
 def test_a_missing_file_is_no_such_file_in_gcloud_form_too(cli, args, lines):

@@ -520,8 +520,23 @@ def test_without_package_path_a_module_not_found_is_refused_before_any_replica_s
     assert result.code == 2
     assert ("error: no module named recorder.tsk here, so python -m recorder.tsk would fail in "
             "every replica") in result.err
-    assert ("  hint: check the module's name (--module-name or trainingInput.pythonModule)\n"
-            ) in result.err
+    assert ("  hint: did you mean recorder.task? check the module's name (--module-name or "
+            "trainingInput.pythonModule)\n") in result.err
+
+
+def test_with_package_path_a_misspelt_module_is_refused_before_any_replica_starts(
+        cli, job, tmp_path, monkeypatch):
+    config, job_dir = job(ALONE)
+    monkeypatch.chdir(tmp_path)
+    result = cli("local", config, "--job-dir", job_dir, "--package-path", RECORDER,
+                 "--module-name", "recorder.tsk", env={"GPUJOB_LOCAL_GPUS": ""})
+    assert result.code == 2
+    assert result.err.splitlines()[-2:] == [
+        "error: no module named recorder.tsk here, so python -m recorder.tsk would fail in "
+        f"every replica (they run from {RECORDER.parent})",
+        "  hint: did you mean recorder.task? check the module's name (--module-name or "
+        "trainingInput.pythonModule)"]
+    assert not (job_dir / "seen").exists()
 
 
 def test_without_package_path_the_runs_pythonpath_finds_the_module(cli, job, tmp_path,
@@ -802,3 +817,17 @@ def test_local_runs_need_no_google_libraries(job):
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                             env={**os.environ, "GPUJOB_LOCAL_GPUS": ""}, timeout=120)
     assert result.stderr.strip().endswith("0 []"), result.stderr
+
+
+@pytest.mark.parametrize("service", ["ai-platform", "vertex"])
+def test_a_local_run_needs_no_runtime_version_on_either_service(cli, job, tmp_path, service):
+    """gcloud ai-platform local train needs none: the runtime is this machine's Python. The
+    cloud's refusal is said as a warning, and the job runs."""
+    fields = {k: v for k, v in ALONE.items() if k != "runtimeVersion"}
+    config, job_dir = job(fields)
+    result = cli("local", config, "--package-path", RECORDER, "--service", service,
+                 "--job-dir", job_dir, env={"GPUJOB_LOCAL_GPUS": ""})
+    assert result.code == 0, result.err
+    (warning,) = [line for line in result.err.splitlines() if ": warning: " in line]
+    assert "a local run does not need it" in warning
+    assert seen(job_dir)

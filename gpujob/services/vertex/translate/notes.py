@@ -20,8 +20,8 @@ RULES: dict[str, tuple[Severity, str]] = {
     "pool": ("error", "The cluster translates into worker pools: CUSTOM needs masterType, and a "
              "replica count its machine type."),
     "machine-type": ("note", "A legacy machine type becomes a Compute Engine machine type with "
-                     "its GPUs (a note says which, and why a GPU Vertex no longer has was "
-                     "replaced)."),
+                     "its GPUs (which, and why a GPU was replaced; a warning when there are "
+                     "fewer)."),
     "accelerator": ("error", "GPUs and TPUs Vertex AI no longer has (K80, TPU Pods) are refused "
                     "with the type to use; one past its end of support draws a warning."),
     "tpu-cluster": ("error", "A master plus Cloud TPU workers cannot run on Vertex AI: a TPU "

@@ -165,8 +165,16 @@ def _machine(name: str, config: dict[str, Any], kind: str, cat: VertexCatalog, t
                     f"{legacy.legacy_accelerator.type}")
     if why:
         message += f": {why}"
-    notes.note("machine-type", type_path, message, _unverified_hint(
-        [legacy.unverified] if legacy.unverified else []))
+    hint = _unverified_hint([legacy.unverified] if legacy.unverified else [])
+    was = legacy.legacy_accelerator
+    if was and accel and accel.count < was.count:  # a trainer written for 8 GPUs gets 4
+        fewer = (f"each {LABELS[kind].rstrip('s')} gets {accel.count} GPUs, not {was.count}: "
+                 f"check what the trainer assumes (its device count, batch size), or set "
+                 f"{kind}Type to a Compute Engine machine type and {kind}Config."
+                 "acceleratorConfig to the GPUs you want")
+        notes.warn("machine-type", type_path, message, f"{fewer}; {hint}" if hint else fewer)
+    else:
+        notes.note("machine-type", type_path, message, hint)
     return machine, accel
 
 

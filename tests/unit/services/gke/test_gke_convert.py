@@ -38,7 +38,12 @@ def test_a_config_gke_refuses_writes_nothing(cli, write, tmp_path):
     assert not out.exists()
 
 
-def test_ai_platform_has_no_other_form(cli):
+def test_ai_platform_is_not_offered_as_a_form_to_convert_to(cli):
+    """convert reads AI Platform configs: --to offers the forms it writes, and no other."""
+    assert "--to [gke|vertex]" in cli("convert", "--help").out
+    result = cli("convert", T4, "--to", "ai-platform")
+    assert result.code == 2
+    assert "--to [gke|vertex]" in cli("convert", "--help").out
     result = cli("convert", T4, "--to", "ai-platform")
     assert result.code == 2
     assert result.err.startswith("error: gpujob convert --to ai-platform: the ai-platform service "

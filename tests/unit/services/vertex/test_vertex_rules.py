@@ -135,14 +135,36 @@ def test_a_machine_with_gpus_built_in_is_named_in_the_proxy_warning_once(cli, wr
      "g2-standard-8, g2-standard-12, g2-standard-16, g2-standard-24, g2-standard-32 …)",
      "`gpujob gpus --service vertex --gpu l4` lists the machine types that take it and their "
      "counts"),
+    # the hint names the machine that takes that count (its own family's first)
     ("g2-standard-4", 2, "NVIDIA_L4", "7:32: trainingInput.masterConfig.acceleratorConfig.count",
      "g2-standard-4 takes 1 × NVIDIA_L4, not 2",
+     "for 2 × NVIDIA_L4 use g2-standard-24, or keep g2-standard-4 with 1 × NVIDIA_L4; "
+     "`gpujob gpus --service vertex --gpu l4` lists the machine types that take it and their "
+     "counts"),
+    ("g2-standard-8", 2, "NVIDIA_L4", "7:32: trainingInput.masterConfig.acceleratorConfig.count",
+     "g2-standard-8 takes 1 × NVIDIA_L4, not 2",
+     "for 2 × NVIDIA_L4 use g2-standard-24, or keep g2-standard-8 with 1 × NVIDIA_L4; "
      "`gpujob gpus --service vertex --gpu l4` lists the machine types that take it and their "
      "counts"),
     ("a3-highgpu-8g", 4, "NVIDIA_H100_80GB",
      "7:32: trainingInput.masterConfig.acceleratorConfig.count",
      "a3-highgpu-8g takes 8 × NVIDIA_H100_80GB, not 4",
-     "`gpujob gpus --service vertex --gpu h100` lists the machine types that take it and their "
+     "for 4 × NVIDIA_H100_80GB use a3-highgpu-4g, or keep a3-highgpu-8g with 8 × "
+     "NVIDIA_H100_80GB; `gpujob gpus --service vertex --gpu h100` lists the machine types that "
+     "take it and their counts"),
+    # a machine with its GPUs built in, given another GPU: what it comes with
+    ("a2-highgpu-1g", 1, "NVIDIA_TESLA_T4",
+     "7:41: trainingInput.masterConfig.acceleratorConfig.type",
+     "a2-highgpu-1g does not take NVIDIA_TESLA_T4 (machine types that do: n1-standard-4, "
+     "n1-standard-8, n1-standard-16, n1-standard-32, n1-standard-64, n1-standard-96 …)",
+     "a2-highgpu-1g comes with 1 × NVIDIA_TESLA_A100: set acceleratorType NVIDIA_TESLA_A100 and "
+     "acceleratorCount 1, or, for NVIDIA_TESLA_T4, a machine type that takes it; `gpujob gpus "
+     "--service vertex --gpu t4` lists the machine types that take it and their counts"),
+    # no machine takes 8 T4: where to look
+    ("n1-standard-8", 8, "NVIDIA_TESLA_T4",
+     "7:32: trainingInput.masterConfig.acceleratorConfig.count",
+     "n1-standard-8 takes 1, 2 or 4 × NVIDIA_TESLA_T4, not 8",
+     "`gpujob gpus --service vertex --gpu t4` lists the machine types that take it and their "
      "counts"),
     ("n1-standard-7", 1, "NVIDIA_TESLA_T4", "4:15: trainingInput.masterType",
      "n1-standard-7 is not a machine type Vertex AI custom training offers",
@@ -427,3 +449,26 @@ def test_a_study_vertex_refuses_is_refused_at_its_lines(cli, write):
     ai_platform = cli("validate", "--service", "ai-platform", write(STUDY))
     assert "[study.grid-search]" in ai_platform.out and "[study.unique-name]" in ai_platform.out
     assert "whitespace" not in ai_platform.out  # AI Platform sets no such rule
+
+
+def test_a_legacy_type_that_halves_the_gpus_is_a_warning_that_says_so(cli, write):
+    """complex_model_l_gpu had 8 K80s; its translation has 4 T4s: a trainer written for 8
+    GPUs gets 4, which a note would let pass unseen."""
+    text = ("trainingInput:\n  scaleTier: CUSTOM\n  region: us-central1\n"
+            "  masterType: complex_model_l_gpu\n  masterConfig:\n    imageUri: gcr.io/p/t:1\n"
+            "  workerCount: 1\n  workerType: complex_model_m_gpu\n")
+    result = validate(cli, write, text)
+    assert result.code == 0
+    lines = result.out.splitlines()
+    assert lines[0].startswith("config.yaml:4:15: trainingInput.masterType: warning: "
+                               "complex_model_l_gpu became n1-standard-32 with 4 × "
+                               "NVIDIA_TESLA_T4 instead of 8 × NVIDIA_TESLA_K80")
+    assert lines[1].startswith("  hint: each master gets 4 GPUs, not 8: check what the trainer "
+                               "assumes (its device count, batch size), or set masterType to a "
+                               "Compute Engine machine type and masterConfig.acceleratorConfig "
+                               "to the GPUs you want; unverified: ")
+    # 4 K80s became 4 T4s: the same count, a note
+    assert lines[2].startswith("config.yaml:8:15: trainingInput.workerType: note: "
+                               "complex_model_m_gpu became n1-standard-16 with 4 × "
+                               "NVIDIA_TESLA_T4 instead of 4 × NVIDIA_TESLA_K80")
+    assert "1 warning" in result.err
