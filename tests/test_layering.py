@@ -144,7 +144,8 @@ def test_the_catalog_imports_no_stage():
 
 def test_the_schema_checker_takes_the_catalogs_lists_as_data():
     assert closure("gpujob.checks.schema") <= FOUNDATION | {"gpujob.config.document",
-                                                            "gpujob.config.native_form", "gpujob.config.names",
+                                                            "gpujob.config.native_form",
+                                                            "gpujob.config.names",
                                                             "gpujob.checks.schema_accept",
                                                             "gpujob.checks.schema_report"}
     # a schema and a value: no more
