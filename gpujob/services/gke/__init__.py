@@ -31,6 +31,18 @@ if TYPE_CHECKING:
     from gpujob.services.gke.translate import Translation
     from gpujob.settings import GpusSettings, JobOptions
 
+def _gpudirect_mode(value: str) -> tuple[str, str] | None:
+    from gpujob.services.gke.pods import check_mode
+
+    return check_mode(value)
+
+
+def _max_restarts(value: str) -> tuple[str, str] | None:
+    from gpujob.services.gke.capacity import check_restarts
+
+    return check_restarts(value)
+
+
 _NO_GCP = "a GKE job runs on the cluster of your kubeconfig, not in a Google Cloud service"
 
 
@@ -65,6 +77,13 @@ class Gke(JobsInModule):
                     "GPUJOB_GKE_NAMESPACE", "NAMESPACE", check=names.label("a namespace")),
         ServiceFlag("--context", "kubeconfig context of the cluster (default: the current "
                     "one; KUBECONFIG names the files).", "GPUJOB_GKE_CONTEXT", "CONTEXT"),
+        ServiceFlag("--gpudirect", "GPUDirect (TCPX, TCPXO, RDMA) for a job on A3/A4 machines: "
+                    "auto (on for 2 or more nodes), on or off [default: auto].",
+                    "GPUJOB_GKE_GPUDIRECT", "auto|on|off", scope="checks",
+                    check=_gpudirect_mode),
+        ServiceFlag("--max-restarts", "How often a failed JobSet is restarted (a Spot "
+                    "preemption does not count) [default: 0].", "GPUJOB_GKE_MAX_RESTARTS", "N",
+                    scope="checks", check=_max_restarts),
     )
     fails_over = False  # one cluster, whose queue (Kueue) decides: no choices, no quota preflight
 

@@ -215,6 +215,11 @@ def unused(ctx: GkeContext) -> None:
     for key, why in UNUSED.items():
         if key in ctx.ti and not ctx.broken((TI, key)):
             ctx.emit((TI, key), f"{key} is not used on GKE: {why}", key=True)
+    for r in ctx.job.replicas:  # what a replica's config holds that a pod has no place for
+        for key in ("diskConfig", "tpuTfVersion"):
+            if key in r.config and not ctx.broken((*r.config_path, key)):
+                ctx.emit((*r.config_path, key), f"{key} is not used on GKE: "
+                         f"{fields.AP[f'trainingInput.masterConfig.{key}'][1]}", key=True)
     scheduling = ctx.ti.get("scheduling")
     if isinstance(scheduling, dict):
         for key in sorted(set(scheduling) - {"maxRunningTime"}):
@@ -263,3 +268,6 @@ def check(doc: Document, cat: GkeCatalog, refused: set[JsonPath],
     ctx = GkeContext(view(doc.data), cat, doc.locate, refused, t, options)
     findings = run(ctx, "gke", submit=options.submit and not options.local)
     return findings, None if any(f.is_error for f in findings) else t
+
+
+from gpujob.services.gke import fields, run_rules  # noqa: E402, F401  (they register rules)

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob.config.job import JobView, Replica, view
 from gpujob.numbers import duration_seconds
+from gpujob.services.gke import capacity, launchers, pods
 from gpujob.services.vertex.native.shapes import display_name
 
 if TYPE_CHECKING:
@@ -40,7 +41,6 @@ GROUP, VERSION, PLURAL = "jobset.x-k8s.io", "v1alpha2", "jobsets"
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 SUBMISSION_LABEL = "gpujob-submission"
 ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
-SPOT_LABEL = "cloud.google.com/gke-spot"
 MACHINE_LABEL = "node.kubernetes.io/instance-type"
 GPU_RESOURCE = "nvidia.com/gpu"
 PORT = 2222  # AI Platform's and Vertex's TF_CONFIG port
@@ -126,8 +126,8 @@ def listing_bytes(job: JobView, name: str) -> int:
     return 2 * len(used(job)) * one
 
 
-def _environment(job: JobView, name: str, replica: Replica,
-                 listed: bool = True) -> list[dict[str, Any]]:
+def _environment(job: JobView, name: str, replica: Replica, listed: bool = True,
+                 gpus: int = 0) -> list[dict[str, Any]]:
     """What the replica sees, as on Vertex AI; its index comes from its pod's annotations.
     ``listed=False``: without the cluster's addresses (a JobSet too large to send)."""
     replicas = used(job) if listed else []
@@ -147,16 +147,17 @@ def _environment(job: JobView, name: str, replica: Replica,
     def annotation(key: str) -> dict[str, Any]:
         return {"fieldRef": {"fieldPath": f"metadata.annotations['jobset.sigs.k8s.io/{key}']"}}
 
+    master = f"{name}-master-0-0.{name}"
     env: list[dict[str, Any]] = [
         {"name": INDEX_ENV, "valueFrom": annotation("job-index")},
-        {"name": "RANK", "valueFrom": annotation("job-global-index")},
         {"name": "CLUSTER_SPEC", "value": spec},
         {"name": "TF_CONFIG", "value": tf},
-        {"name": "MASTER_ADDR", "value": f"{name}-master-0-0.{name}"},
+        {"name": "MASTER_ADDR", "value": master},
         {"name": "MASTER_PORT", "value": str(PORT)},
-        {"name": "WORLD_SIZE", "value": str(sum(r.count for r in used(job)))},
         {"name": "CLOUD_ML_JOB_ID", "value": name},
     ]
+    env += launchers.variables(job, replica, master, PORT, annotation("job-global-index"),
+                               gpus)
     job_dir = job.training_input.get("jobDir")
     if isinstance(job_dir, str) and job_dir:
         base = job_dir.rstrip("/")
@@ -205,39 +206,62 @@ def _code(job: JobView, replica: Replica, options: JobOptions,
     return container, buckets
 
 
-def _pod(job: JobView, name: str, replica: Replica, cat: GkeCatalog,
-         options: JobOptions, args: list[str]) -> dict[str, Any]:
-    container, buckets = _code(job, replica, options, args)
-    container["env"] = _environment(job, name, replica,
-                                    listed=listing_bytes(job, name) <= MAX_BYTES)
-    container["ports"] = [{"containerPort": PORT, "name": "cluster"}]
-    selector = {MACHINE_LABEL: replica.machine}
+def gpus_of(replica: Replica, cat: GkeCatalog) -> tuple[Any, int]:
+    """The replica's GPU (the catalog's record) and count: its acceleratorConfig, else its
+    machine type's built-in GPUs; (None, 0) for a CPU replica."""
     gpu = cat.gpus.get(replica.accel_type or "")
     machine = cat.machine_types.get(replica.machine or "")
     count = replica.accel_count
     if gpu is None and machine is not None and machine.built_in and machine.gpus:
         kind, counts = next(iter(machine.gpus.items()))
         gpu, count = cat.gpus.get(kind), counts[-1]
+    return (gpu, int(count)) if gpu is not None and count else (None, 0)
+
+
+def _user_env(container: dict[str, Any], given: Any) -> None:
+    """The config's own variables (a native config's env), after gpujob's: each replaces one of
+    gpujob's of its name, as the last of a name is the one a container sees."""
+    if not isinstance(given, list):
+        return
+    env = container.setdefault("env", [])
+    for item in given:
+        if isinstance(item, dict) and isinstance(item.get("name"), str):
+            env[:] = [e for e in env if e.get("name") != item["name"]]
+            env.append({"name": item["name"], "value": str(item.get("value", ""))})
+
+
+def _pod(job: JobView, name: str, replica: Replica, cat: GkeCatalog,
+         options: JobOptions, args: list[str], choice: pods.Choice | None = None,
+         queue: str | None = None) -> dict[str, Any]:
+    container, buckets = _code(job, replica, options, args)
+    gpu, count = gpus_of(replica, cat)
+    container["env"] = _environment(job, name, replica,
+                                    listed=listing_bytes(job, name) <= MAX_BYTES, gpus=count)
+    container["ports"] = [{"containerPort": PORT, "name": "cluster"}]
+    selector = {MACHINE_LABEL: replica.machine}
     spec: dict[str, Any] = {"restartPolicy": "Never", "subdomain": name}
-    if gpu is not None and count:
+    if gpu is not None:
         selector[ACCELERATOR_LABEL] = gpu.label
         container["resources"] = {"limits": {GPU_RESOURCE: str(count)}}
         spec["tolerations"] = [{"key": GPU_RESOURCE, "operator": "Exists",
                                 "effect": "NoSchedule"}]
-    if (options.strategy or "").upper() == "SPOT":
-        selector[SPOT_LABEL] = "true"
     spec["nodeSelector"] = selector
+    capacity.pod(spec, options, queue, replica.config)
     spec["containers"] = [container]
     pod: dict[str, Any] = {"spec": spec}
+    pods.apply(pod, replica, cat, count, choice)
+    _user_env(container, replica.config.get("env"))
     if buckets:  # Cloud Storage FUSE's sidecar is injected for this annotation
-        pod = {"metadata": {"annotations": {"gke-gcsfuse/volumes": "true"}}, "spec": spec}
-        spec["volumes"] = [{"name": f"gcs-{i}", "csi": {
+        pod.setdefault("metadata", {}).setdefault("annotations", {})[
+            "gke-gcsfuse/volumes"] = "true"
+        spec["volumes"] = spec.get("volumes", []) + [{"name": f"gcs-{i}", "csi": {
             "driver": "gcsfuse.csi.storage.gke.io", "readOnly": True,
             "volumeAttributes": {"bucketName": b, "mountOptions": "implicit-dirs"}}}
             for i, b in enumerate(buckets)]
-        container["volumeMounts"] = [{"name": f"gcs-{i}", "mountPath": f"/gcs/{b}",
-                                      "readOnly": True} for i, b in enumerate(buckets)]
-    return pod
+        container["volumeMounts"] = container.get("volumeMounts", []) + [
+            {"name": f"gcs-{i}", "mountPath": f"/gcs/{b}", "readOnly": True}
+            for i, b in enumerate(buckets)]
+    return {key: pod[key] for key in ("metadata", "spec") if key in pod}
 
 
 def _labels(job: JobView, queue: str | None) -> dict[str, str]:
@@ -266,6 +290,10 @@ def translate(doc: Document, cat: GkeCatalog, options: JobOptions) -> Translatio
         args += ["--job-dir", job_dir]
     origins: dict[JsonPath, JsonPath] = {("metadata", "name"): ("jobId",)}
     replicated = []
+    choice = pods.decide(job, cat, options)
+    scheduling = ti.get("scheduling")
+    deadline = duration_seconds(scheduling.get("maxRunningTime")
+                                if isinstance(scheduling, dict) else None)
     for replica in used(job):
         rjob = ROLES[replica.kind][0]
         index = len(replicated)
@@ -274,9 +302,9 @@ def translate(doc: Document, cat: GkeCatalog, options: JobOptions) -> Translatio
         origins[(*here, "template")] = replica.type_path
         template = {"spec": {"parallelism": 1, "completions": 1, "backoffLimit": 0,
                              "completionMode": "Indexed",
-                             "template": _pod(job, name, replica, cat, options, args)}}
-        deadline = duration_seconds((ti.get("scheduling") or {}).get("maxRunningTime")
-                                    if isinstance(ti.get("scheduling"), dict) else None)
+                             "template": _pod(job, name, replica, cat, options, args,
+                                              choice, queue)}}
+        capacity.job(template["spec"], options)
         if deadline:  # Kubernetes takes whole seconds, at least 1
             template["spec"]["activeDeadlineSeconds"] = max(int(deadline), 1)
         replicated.append({"name": rjob, "replicas": replica.count, "template": template})
@@ -291,6 +319,7 @@ def translate(doc: Document, cat: GkeCatalog, options: JobOptions) -> Translatio
             "metadata": {"name": name, "namespace": namespace,
                          "labels": _labels(job, queue)},
             "spec": spec}
+    capacity.jobset(body, options, queue, deadline)
     return Translation(body, name, namespace, origins)
 
 
