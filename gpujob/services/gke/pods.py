@@ -102,13 +102,21 @@ def apply(pod: dict[str, Any], replica: Replica, cat: GkeCatalog, gpus: int,
     shm: dict[str, Any] = {"medium": "Memory"}
     if size:
         shm["sizeLimit"] = size
-    _add(spec.setdefault("volumes", []), [{"name": SHM, "emptyDir": shm}])
-    _add(container.setdefault("volumeMounts", []), [{"name": SHM, "mountPath": "/dev/shm"}])
     _add_tolerations(spec, own.get("tolerations") or [])
     spec.setdefault("nodeSelector", {}).update(own.get("node_selector") or {})
-    if choice is None or not choice.on or replica.machine != choice.machine:
-        return
-    p = choice.settings
+    volumes = spec.setdefault("volumes", [])
+    mounts = container.setdefault("volumeMounts", [])
+    if choice is not None and choice.on and replica.machine == choice.machine:
+        _gpudirect(pod, container, choice.settings)
+    # last, as xpk adds it: the pod's /dev/shm
+    _add(volumes, [{"name": SHM, "emptyDir": shm}])
+    _add(mounts, [{"name": SHM, "mountPath": "/dev/shm"}], "mountPath")
+
+
+def _gpudirect(pod: dict[str, Any], container: dict[str, Any], p: Mapping[str, Any]) -> None:
+    """The GPUDirect profile ``p`` in the pod: interfaces, volumes, daemon or plugin
+    installer, the trainer's mounts and NCCL environment, and the recipes' launch."""
+    spec = pod["spec"]
     pod.setdefault("metadata", {}).setdefault("annotations", {}).update(p["annotations"])
     _add(spec["volumes"], p["volumes"])
     if p["init_containers"]:
