@@ -20,9 +20,22 @@ def test_every_replica_sees_what_its_pod_would(cli, write, tmp_path: Path):
     records = {p.stem: json.loads(p.read_text()) for p in (job_dir / "seen").glob("*.json")}
     assert sorted(records) == ["chief-0", "evaluator-0", "ps-0", "worker-0", "worker-1"]
     env = {name: r["env"] for name, r in records.items()}
-    assert [env[n]["RANK"] for n in ("chief-0", "worker-0", "worker-1", "ps-0",
-                                     "evaluator-0")] == ["0", "1", "2", "3", "4"]
-    assert {e["WORLD_SIZE"] for e in env.values()} == {"5"}
+    # the PyTorch world is the master and the workers, as JobSet's global index ranks them
+    assert [env[n]["RANK"] for n in ("chief-0", "worker-0", "worker-1")] == ["0", "1", "2"]
+    assert env["ps-0"].get("RANK") is None and env["evaluator-0"].get("RANK") is None
+    assert {e["WORLD_SIZE"] for e in env.values()} == {"3"}
+    # what torchrun and JAX read, as the JobSet sets them, with this machine's address
+    master_port = env["chief-0"]["MASTER_PORT"]
+    for n, rank in (("chief-0", "0"), ("worker-0", "1"), ("worker-1", "2")):
+        assert {k: env[n][k] for k in ("PET_NNODES", "PET_NODE_RANK", "PET_MASTER_ADDR",
+                                       "PET_MASTER_PORT", "JAX_NUM_PROCESSES",
+                                       "JAX_PROCESS_ID", "JAX_COORDINATOR_ADDRESS")} == {
+            "PET_NNODES": "3", "PET_NODE_RANK": rank, "PET_MASTER_ADDR": "localhost",
+            "PET_MASTER_PORT": master_port, "JAX_NUM_PROCESSES": "3", "JAX_PROCESS_ID": rank,
+            "JAX_COORDINATOR_ADDRESS": f"localhost:{master_port}"}
+    assert [env[n]["PET_NPROC_PER_NODE"] for n in ("chief-0", "worker-0", "worker-1")] == \
+        ["2", "1", "1"]  # each one's GPUs
+    assert env["ps-0"].get("PET_NNODES") is None
     spec = json.loads(env["worker-1"]["CLUSTER_SPEC"])
     assert spec["task"] == {"type": "workerpool1", "index": 1}
     assert sorted(spec["cluster"]) == ["workerpool0", "workerpool1", "workerpool2",
