@@ -98,9 +98,23 @@ SPEC: dict[str, tuple[Kind, str]] = {
     "workerPoolSpecs[].pythonPackageSpec.pythonModule": ("mapped", "python3 -m MODULE"),
     "workerPoolSpecs[].pythonPackageSpec.args": ("mapped", "the container's args"),
     "workerPoolSpecs[].pythonPackageSpec.env": ("mapped", "the container's env"),
+    "workerPoolSpecs[].containerSpec.env[].name": ("mapped", "the variable's name"),
+    "workerPoolSpecs[].containerSpec.env[].value": ("mapped", "its value"),
+    "workerPoolSpecs[].pythonPackageSpec.env[].name": ("mapped", "the variable's name"),
+    "workerPoolSpecs[].pythonPackageSpec.env[].value": ("mapped", "its value"),
+    "workerPoolSpecs[].machineSpec.reservationAffinity.reservationAffinityType": (
+        "mapped", "SPECIFIC_RESERVATION: the node selector; ANY_RESERVATION: the node pools' "
+                  "own reservation affinity decides"),
+    "workerPoolSpecs[].machineSpec.reservationAffinity.key": (
+        "mapped", "compute.googleapis.com/reservation-name, the selector's subject"),
+    "workerPoolSpecs[].machineSpec.reservationAffinity.values": (
+        "mapped", "the reservation's short name"),
     "workerPoolSpecs[].diskSpec": ("noted", _BOOT),
-    "workerPoolSpecs[].nfsMounts": ("noted", "mount the share with a PersistentVolume (NFS or "
-                                             "Filestore CSI) in the cluster"),
+    "workerPoolSpecs[].nfsMounts": ("mapped", "nfs volumes mounted at /mnt/nfs/MOUNT_POINT, as "
+                                              "on Vertex AI"),
+    "workerPoolSpecs[].nfsMounts[].server": ("mapped", "the nfs volume's server"),
+    "workerPoolSpecs[].nfsMounts[].path": ("mapped", "the nfs volume's path"),
+    "workerPoolSpecs[].nfsMounts[].mountPoint": ("mapped", "/mnt/nfs/MOUNT_POINT"),
     "workerPoolSpecs[].lustreMounts": ("noted", "mount the file system with a PersistentVolume "
                                                 "(Managed Lustre CSI) in the cluster"),
     "scheduling": ("mapped", "strategy, timeout"),
@@ -147,7 +161,7 @@ def entry(table: dict[str, tuple[Kind, str]], path: str) -> tuple[Kind, str] | N
         return table[path]
     parts = path.split(".")
     for n in range(len(parts) - 1, 0, -1):
-        found = table.get(".".join(parts[:n]))
+        found = table.get(".".join(parts[:n]).removesuffix("[]"))
         if found is not None and found[0] != "mapped":
             return found
     return None

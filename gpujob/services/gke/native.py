@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from gpujob.config.document import Document
 from gpujob.config.job import TI
 from gpujob.findings import Finding, JsonPath, Location, error
-from gpujob.services.gke import capacity, fields
+from gpujob.services.gke import capacity, fields, volumes
 
 if TYPE_CHECKING:
     from gpujob.checks.engine import Checked, CheckOptions
@@ -82,6 +82,8 @@ def _map(native: Document, spec_path: JsonPath) -> _Mapped:
         if reservation:
             out.set((*config, capacity.RESERVATION_KEY), reservation,
                     (*here, "machineSpec", "reservationAffinity"))
+        if volumes.shares(pool.get("nfsMounts")):
+            out.set((*config, volumes.KEY), pool["nfsMounts"], (*here, "nfsMounts"))
         container = pool.get("containerSpec")
         package = pool.get("pythonPackageSpec")
         for at_key, code in (("containerSpec", container), ("pythonPackageSpec", package)):

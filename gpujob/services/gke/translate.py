@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob.config.job import JobView, Replica, view
 from gpujob.numbers import duration_seconds
-from gpujob.services.gke import capacity, launchers, pods
+from gpujob.services.gke import capacity, launchers, pods, volumes
 from gpujob.services.vertex.native.shapes import display_name
 
 if TYPE_CHECKING:
@@ -250,6 +250,7 @@ def _pod(job: JobView, name: str, replica: Replica, cat: GkeCatalog,
     spec["containers"] = [container]
     pod: dict[str, Any] = {"spec": spec}
     pods.apply(pod, replica, cat, count, choice)
+    volumes.add(spec, container, replica.config.get(volumes.KEY))
     _user_env(container, replica.config.get("env"))
     if buckets:  # Cloud Storage FUSE's sidecar is injected for this annotation
         pod.setdefault("metadata", {}).setdefault("annotations", {})[
