@@ -37,6 +37,12 @@ def _gpudirect_mode(value: str) -> tuple[str, str] | None:
     return check_mode(value)
 
 
+def _reservation(value: str) -> tuple[str, str] | None:
+    from gpujob.services.gke.capacity import check_reservation
+
+    return check_reservation(value)
+
+
 def _max_restarts(value: str) -> tuple[str, str] | None:
     from gpujob.services.gke.capacity import check_restarts
 
@@ -81,6 +87,11 @@ class Gke(JobsInModule):
                     "auto (on for 2 or more nodes), on or off [default: auto].",
                     "GPUJOB_GKE_GPUDIRECT", "auto|on|off", scope="checks",
                     check=_gpudirect_mode),
+        ServiceFlag("--reservation", "Run on the nodes of this Compute Engine reservation "
+                    "(NAME or projects/P/zones/Z/reservations/NAME): the pods select "
+                    "cloud.google.com/reservation-name; any: what GKE nodes do anyway.",
+                    "GPUJOB_GKE_RESERVATION", "NAME|any",
+                    scope="checks", check=_reservation),
         ServiceFlag("--max-restarts", "How often a failed JobSet is restarted (a Spot "
                     "preemption does not count) [default: 0].", "GPUJOB_GKE_MAX_RESTARTS", "N",
                     scope="checks", check=_max_restarts),

@@ -1,4 +1,7 @@
-"""Capacity as GKE gives it (sources: ../shared/reference/GKE-RUNS.md §8, §9; docs/gke.md):
+"""Capacity as GKE gives it (sources: https://cloud.google.com/kubernetes-engine/docs/concepts/spot-vms,
+https://cloud.google.com/kubernetes-engine/docs/concepts/dws, JobSet's failure policy
+https://jobset.sigs.k8s.io/docs/concepts/, Kueue's provisioning request admission check
+https://kueue.sigs.k8s.io/docs/admission-check-controllers/provisioning/; docs/gke.md):
 
 - ``--strategy spot``: the Spot node selector, tolerations of the Spot taint GKE's docs suggest
   for Spot pools and of ``cloud.google.com/impending-node-termination`` (the recipes'), and a
@@ -11,13 +14,14 @@
   ``--queue`` Kueue's ProvisioningRequest route, whose ``maxRunDurationSeconds`` Kueue reads from
   the JobSet's own annotations (not the pod template's);
 - ``--max-restarts N``: the restarts a failure gets (``failurePolicy.maxRestarts``, default 0);
-- a reservation (a native config's ``reservationAffinity``): the node selector
-  ``cloud.google.com/reservation-name``.
+- a reservation (``--reservation``, or a native config's ``reservationAffinity`` of one named
+  reservation): the node selector ``cloud.google.com/reservation-name``.
 """
 
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +33,8 @@ FLEX_LABEL = "cloud.google.com/gke-flex-start"
 RESERVATION_LABEL = "cloud.google.com/reservation-name"
 MAX_RUN = "provreq.kueue.x-k8s.io/maxRunDurationSeconds"
 FLEX_LIMIT = 7 * 24 * 3600  # flex-start's longest run (GKE-FLEX), and Vertex's for FLEX_START
-VERTEX_SPOT_RETRIES = 6  # Vertex AI retries a preempted Spot job up to six times (VERTEX.md)
+VERTEX_SPOT_RETRIES = 6  # Vertex AI retries a preempted Spot job up to six times
+# (https://cloud.google.com/vertex-ai/docs/training/use-spot-vms)
 RESTARTS_FLAG = "--max-restarts"
 RESERVATION_KEY = "gpujobReservation"  # in a replica's config: the reservation's short name
 SPOT_TOLERATIONS = [
@@ -57,6 +62,25 @@ def check_restarts(value: str) -> tuple[str, str] | None:
             "e.g. --max-restarts 2: a failed JobSet is restarted twice before it fails")
 
 
+_RESERVATION = re.compile(r"(projects/[^/]+/zones/[^/]+/reservations/)?"
+                          r"(?P<name>[a-z]([-a-z0-9]{0,61}[a-z0-9])?)")
+
+
+def check_reservation(value: str) -> tuple[str, str] | None:
+    """The ServiceFlag check of --reservation: a reservation's name, or its full name."""
+    if _RESERVATION.fullmatch(value):
+        return None
+    return ("is not a reservation's name (NAME or projects/P/zones/Z/reservations/NAME)",
+            "e.g. --reservation team-a100")
+
+
+def reservation_flag(options: JobOptions) -> str | None:
+    """--reservation's short name, or None."""
+    given = next((v for n, v in options.extra if n == "--reservation"), None)
+    found = _RESERVATION.fullmatch(given) if given and given.lower() != "any" else None
+    return found["name"] if found else None
+
+
 def max_restarts(options: JobOptions) -> int:
     given = next((v for n, v in options.extra if n == RESTARTS_FLAG), None)
     return int(given) if given and given.isdigit() else 0
@@ -73,7 +97,7 @@ def pod(spec: dict[str, Any], options: JobOptions, queue: str | None,
         tolerations += [copy.deepcopy(t) for t in SPOT_TOLERATIONS if t not in tolerations]
     elif chosen == "FLEX_START" and not queue:
         selector[FLEX_LABEL] = "true"
-    reservation = config.get(RESERVATION_KEY)
+    reservation = reservation_flag(options) or config.get(RESERVATION_KEY)
     if isinstance(reservation, str) and reservation:
         selector[RESERVATION_LABEL] = reservation
 

@@ -1,5 +1,6 @@
-"""What launchers read, besides Vertex's variables (sources: ../shared/reference/GKE-RUNS.md §10,
-Kubeflow Trainer v2's torch and jax plugins, torchrun's ``PET_<ARG>`` defaults):
+"""What launchers read, besides Vertex's variables (sources: Kubeflow Trainer v2's torch and jax
+plugins, kubeflow/trainer ``pkg/runtime/framework/plugins/{torch,jax}``; torchrun's ``PET_<ARG>``
+defaults, ``torch/distributed/argparse_util.py``):
 
 - ``WORLD_SIZE`` and ``RANK``: a PyTorch job's replicas, the master (0) and the workers (1…N),
   as gpujob's local runs count them; parameter servers and evaluators get no ``RANK``;

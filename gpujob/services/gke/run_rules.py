@@ -125,6 +125,24 @@ def capacity_note(ctx: GkeContext) -> None:
                  key=True)
 
 
+@rule("gke.reservation", "Says how a JobSet reaches a reservation: its pods select "
+      "cloud.google.com/reservation-name; --reservation any is what GKE nodes do anyway.",
+      services=GKE, severity="note")
+def reservation(ctx: GkeContext) -> None:
+    given = next((v for n, v in ctx.options.job.extra if n == "--reservation"), None)
+    name = capacity.reservation_flag(ctx.options.job) or next(
+        (r.config.get(capacity.RESERVATION_KEY) for r in ctx.job.active()
+         if r.config.get(capacity.RESERVATION_KEY)), None)
+    if name:
+        ctx.emit((TI,), f"the pods select the reservation {name} (node label "
+                 "cloud.google.com/reservation-name): Autopilot and node auto-provisioning make "
+                 "nodes from it", "a Standard node pool consumes it when created with "
+                 f"--reservation-affinity=specific --reservation={name}", key=True)
+    elif given is not None and given.lower() == "any":
+        ctx.emit((TI,), "--reservation any: GKE nodes draw on any matching reservation as "
+                 "their node pool's reservation affinity says (the default: any)", key=True)
+
+
 @rule("gke.flex-limit", "A flex-start job's timeout is at most 7 days.", services=GKE,
       severity="warning")
 def flex_limit(ctx: GkeContext) -> None:

@@ -1,6 +1,6 @@
 """A native config's NFS shares (``nfsMounts``) as Kubernetes ``nfs`` volumes, mounted where
-Vertex AI mounts them: ``/mnt/nfs/MOUNT_POINT`` (VERTEX.md: NfsMount ``server``, ``path``,
-``mountPoint``)."""
+Vertex AI mounts them: ``/mnt/nfs/MOUNT_POINT`` (NfsMount ``server``, ``path``, ``mountPoint``:
+https://cloud.google.com/vertex-ai/docs/training/train-nfs-share)."""
 
 from __future__ import annotations
 

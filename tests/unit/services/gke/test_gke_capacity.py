@@ -124,3 +124,23 @@ def test_a_native_configs_reservation_strategy_and_timeout_reach_the_jobset(cli,
     assert body["spec"]["failurePolicy"]["rules"][0]["action"] == \
         "RestartJobSetAndIgnoreMaxRestarts"
     assert body["spec"]["replicatedJobs"][0]["template"]["spec"]["activeDeadlineSeconds"] == 3600
+
+
+def test_reservation_selects_the_reservations_nodes_and_is_a_flag_of_gke_and_vertex(cli, write):
+    body, err = dry_run(cli, write, "--reservation",
+                        "projects/p/zones/us-central1-a/reservations/team-a100")
+    assert all(p["nodeSelector"]["cloud.google.com/reservation-name"] == "team-a100"
+               for p in pods(body))
+    assert "note: the pods select the reservation team-a100 (node label " \
+           "cloud.google.com/reservation-name)" in err
+    body, err = dry_run(cli, write, "--reservation", "any")
+    assert all("cloud.google.com/reservation-name" not in p["nodeSelector"] for p in pods(body))
+    assert "--reservation any: GKE nodes draw on any matching reservation" in err
+    result = cli("submit", write(CONFIG.format(scheduling="")), "--service", "ai-platform",
+                 "--dry-run", "--reservation", "x")
+    assert result.code == 2
+    assert "--reservation (a flag of the gke and vertex services): not a flag of the " \
+           "ai-platform service" in result.err
+    result = cli("submit", write(CONFIG.format(scheduling="")), "--service", "gke",
+                 "--dry-run", "--reservation", "Team_A")
+    assert result.code == 2 and "--reservation Team_A: is not a reservation's name" in result.err
