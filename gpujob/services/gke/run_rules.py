@@ -4,7 +4,7 @@ and what Spot and flex-start do (``capacity``). Registered when ``rules`` is imp
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from gpujob.checks.registry import rule
 from gpujob.config.job import TI
@@ -12,10 +12,8 @@ from gpujob.numbers import duration_seconds
 from gpujob.services.gke import capacity, pods
 from gpujob.services.gke.translate import extra
 
-if TYPE_CHECKING:
-    from gpujob.services.gke.rules import GkeContext
-
 GKE = ("gke",)
+GkeContext = Any  # rules.GkeContext, which imports this module (its rules register here)
 
 
 def _choice(ctx: GkeContext) -> pods.Choice | None:
