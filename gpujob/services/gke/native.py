@@ -155,6 +155,10 @@ def check(doc: Document, cat: GkeCatalog, options: CheckOptions, found: str) -> 
     findings, translation = rules.check(as_ap, cat, set(), opts)
     findings = [f._replace(path=mapped.native_path(f.path)) for f in findings]
     unused = fields.native_notes(job.doc, found)
+    if job.region:  # --region: where a Vertex job runs; a JobSet runs where its cluster is
+        unused.append(Finding("note", "gke.unused", f"--region {job.region} is not used on GKE: "
+                              f"{fields.AP['trainingInput.region'][1]}", (),
+                              job.region_origin or Location(doc.source, flag="--region")))
     return Checked(sorted([*notes, *found_schema, *unused, *findings], key=_position),
                    translation)
 

@@ -131,3 +131,11 @@ def test_nfs_mounts_become_nfs_volumes_where_vertex_mounts_them(cli, write):
     assert {"name": "nfs-0-data", "mountPath": "/mnt/nfs/data"} in \
         pod["containers"][0]["volumeMounts"]
     assert "nfsMounts" not in result.err
+
+
+def test_region_given_to_a_native_config_is_noted(cli, write):
+    result = cli("submit", write(NATIVE), "--service", "gke", "--dry-run", "--region",
+                 "us-east5")
+    assert result.code == 0, result.err
+    assert "(--region): note: --region us-east5 is not used on GKE: the cluster's location " \
+           "is where the job runs (--context) [gke.unused]" in result.err
