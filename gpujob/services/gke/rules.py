@@ -212,7 +212,10 @@ def hyperparameters(ctx: GkeContext) -> None:
 @rule("gke.unused", "Fields a JobSet has no place for are said to be left out (a note).",
       services=GKE, severity="note")
 def unused(ctx: GkeContext) -> None:
-    for key, why in UNUSED.items():
+    # every noted field of trainingInput but region (its note says where it came from)
+    noted = {path.split(".")[1]: why for path, (kind, why) in fields.AP.items()
+             if kind == "noted" and path.count(".") == 1 and path != "trainingInput.region"}
+    for key, why in {**noted, **UNUSED}.items():
         if key in ctx.ti and not ctx.broken((TI, key)):
             ctx.emit((TI, key), f"{key} is not used on GKE: {why}", key=True)
     for r in ctx.job.replicas:  # what a replica's config holds that a pod has no place for
