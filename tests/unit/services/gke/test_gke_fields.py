@@ -139,3 +139,24 @@ def test_region_given_to_a_native_config_is_noted(cli, write):
     assert result.code == 0, result.err
     assert "(--region): note: --region us-east5 is not used on GKE: the cluster's location " \
            "is where the job runs (--context) [gke.unused]" in result.err
+
+
+def test_every_noted_field_of_an_ai_platform_config_gets_its_note(cli, write):
+    config = {"jobId": "ap_1", "trainingInput": {
+        "scaleTier": "CUSTOM", "masterType": "n1-standard-8",
+        "masterConfig": {"imageUri": "us-docker.pkg.dev/p/r/t:1",
+                         "diskConfig": {"bootDiskType": "pd-ssd", "bootDiskSizeGb": 100},
+                         "tpuTfVersion": "2.12"},
+        "runtimeVersion": "2.11", "pythonVersion": "3.7", "network": "projects/1/global/"
+        "networks/n", "serviceAccount": "a@p.iam.gserviceaccount.com",
+        "encryptionConfig": {"kmsKeyName": "projects/p/locations/l/keyRings/r/cryptoKeys/k"},
+        "enableWebAccess": True, "useChiefInTfConfig": True,
+        "scheduling": {"maxWaitTime": "3600s", "priority": 5}}}
+    result = cli("validate", "--service", "gke", write(json.dumps(config), "ap.json"))
+    noted = [p for p, (kind, _) in fields.AP.items() if kind == "noted"
+             and p != "trainingInput.region" and not p.startswith(
+                 ("trainingInput.workerConfig", "trainingInput.parameterServerConfig",
+                  "trainingInput.evaluatorConfig"))]
+    for path in noted:
+        key = path.split(".")[-1]
+        assert f"{path}: note: " in result.out or f"{key} is not used on GKE" in result.out, path
