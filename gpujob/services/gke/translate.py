@@ -5,15 +5,16 @@ One ReplicatedJob per replica kind the config uses (``master``, ``worker``, ``ps
 (``parallelism = completions = 1``, ``backoffLimit: 0``, ``restartPolicy: Never``, as Google's
 GPU recipes run them). A pod asks for its GPUs as ``nvidia.com/gpu`` and selects its node by
 the labels GKE puts on nodes: ``cloud.google.com/gke-accelerator`` (the GPU),
-``node.kubernetes.io/instance-type`` (the machine type) and, with ``--strategy spot``,
-``cloud.google.com/gke-spot``. The job succeeds when the master does (AI Platform's rule:
-parameter servers never exit). Sources: docs/gke.md.
+``node.kubernetes.io/instance-type`` (the machine type). The job succeeds when the master does
+(AI Platform's rule: parameter servers never exit). What the machine's pods get (/dev/shm,
+Arm, GPUDirect) is ``pods``', what Spot, flex-start, reservations and restarts need is
+``capacity``'s, a native config's NFS shares ``volumes``'. Sources: docs/gke.md.
 
 What a replica sees is set as on Vertex AI: ``CLUSTER_SPEC`` and ``TF_CONFIG`` over the pods'
 DNS names (``<jobset>-<rjob>-<index>-0.<jobset>``, JobSet's headless service), its index read
 from the annotation JobSet puts on the pod (Kubernetes expands ``$(VAR)`` in later values),
-``MASTER_ADDR``/``MASTER_PORT``, ``WORLD_SIZE``, ``RANK`` (JobSet's global index), and the job
-dir's ``AIP_*`` directories; the trainer's arguments get ``--job-dir DIR``, as AI Platform
+``MASTER_ADDR``/``MASTER_PORT``, what launchers read (``launchers``: ``WORLD_SIZE``, ``RANK``,
+``PET_*``, ``JAX_*``), a native config's own ``env``, and the job dir's ``AIP_*`` directories; the trainer's arguments get ``--job-dir DIR``, as AI Platform
 passed them.
 """
 
