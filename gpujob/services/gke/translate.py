@@ -14,8 +14,8 @@ What a replica sees is set as on Vertex AI: ``CLUSTER_SPEC`` and ``TF_CONFIG`` o
 DNS names (``<jobset>-<rjob>-<index>-0.<jobset>``, JobSet's headless service), its index read
 from the annotation JobSet puts on the pod (Kubernetes expands ``$(VAR)`` in later values),
 ``MASTER_ADDR``/``MASTER_PORT``, what launchers read (``launchers``: ``WORLD_SIZE``, ``RANK``,
-``PET_*``, ``JAX_*``), a native config's own ``env``, and the job dir's ``AIP_*`` directories; the trainer's arguments get ``--job-dir DIR``, as AI Platform
-passed them.
+``PET_*``, ``JAX_*``), a native config's own ``env``, and the job dir's ``AIP_*``
+directories; the trainer's arguments get ``--job-dir DIR``, as AI Platform passed them.
 """
 
 from __future__ import annotations
