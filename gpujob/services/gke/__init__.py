@@ -90,7 +90,7 @@ class Gke(JobsInModule):
         ServiceFlag("--reservation", "Run on the nodes of this Compute Engine reservation "
                     "(NAME or projects/P/zones/Z/reservations/NAME): the pods select "
                     "cloud.google.com/reservation-name; any: what GKE nodes do anyway.",
-                    "GPUJOB_GKE_RESERVATION", "NAME|any",
+                    None, "NAME|any",
                     scope="checks", check=_reservation),
         ServiceFlag("--max-restarts", "How often a failed JobSet is restarted (a Spot "
                     "preemption does not count) [default: 0].", "GPUJOB_GKE_MAX_RESTARTS", "N",
