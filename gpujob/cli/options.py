@@ -86,9 +86,10 @@ def service_option_of(text: str) -> Decorator:
                         show_default=True, envvar="GPUJOB_SERVICE", show_envvar=True, help=text)
 
 
-# the flags of the services' own that a command of this run takes: parameter name -> (service,
-# flag); filled as ``service_flags_of`` decorates the commands
-SERVICE_FLAGS: dict[str, tuple[str, ServiceFlag]] = {}
+# the flags of the services' own that a command of this run takes: parameter name -> {service:
+# flag} (two services may each have a flag of one name: --reservation); filled as
+# ``service_flags_of`` decorates the commands
+SERVICE_FLAGS: dict[str, dict[str, ServiceFlag]] = {}
 
 
 def service_flags_of(commands: str) -> Decorator:
@@ -102,13 +103,18 @@ def service_flags_of(commands: str) -> Decorator:
 
         taken = [(name, flag) for name in sorted(SERVICES) for flag in services.get(name).flags
                  if flag.scope in TAKEN_BY[commands]]
+        owners: dict[str, dict[str, ServiceFlag]] = {}
         for name, flag in taken:  # in --help's order
-            SERVICE_FLAGS[flag.name.lstrip("-").replace("-", "_")] = (name, flag)
-        for name, flag in reversed(taken):  # click lists the last decorator first
+            owners.setdefault(flag.name.lstrip("-").replace("-", "_"), {})[name] = flag
+        for param, by_service in owners.items():
+            SERVICE_FLAGS.setdefault(param, {}).update(by_service)
+        for by_service in reversed(owners.values()):  # click lists the last decorator first
+            flag = next(iter(by_service.values()))
             func = click.option(flag.name, metavar=None if flag.switch else flag.metavar,
                                 is_flag=flag.switch, default=None, envvar=flag.envvar,
                                 show_envvar=flag.envvar is not None,
-                                help=f"{name}: {flag.help}")(func)
+                                help=" ".join(f"{name}: {f.help}"
+                                              for name, f in by_service.items()))(func)
         return func
 
     return add
@@ -125,13 +131,17 @@ def extra(params: dict[str, Any]) -> tuple[tuple[str, str], ...]:
 
     chosen = params["service"]
     out, refused = [], []
-    for key, (name, flag) in SERVICE_FLAGS.items():
+    for key, by_service in SERVICE_FLAGS.items():
         value = params.get(key)
         if value is None or value is False:
             continue
-        if name != chosen:
-            refused.append(f"{flag.name} (a flag of the {name} service)")
+        if chosen not in by_service:
+            flag = next(iter(by_service.values()))
+            owners = " and ".join(by_service)
+            refused.append(f"{flag.name} (a flag of the {owners} "
+                           f"service{'s' if len(by_service) > 1 else ''})")
             continue
+        flag = by_service[chosen]
         text = "true" if value is True else str(value)
         problem = flag.check(text) if flag.check is not None else None
         if problem:

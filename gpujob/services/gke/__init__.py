@@ -32,6 +32,24 @@ if TYPE_CHECKING:
     from gpujob.services.gke.translate import Translation
     from gpujob.settings import GpusSettings, JobOptions
 
+def _gpudirect_mode(value: str) -> tuple[str, str] | None:
+    from gpujob.services.gke.pods import check_mode
+
+    return check_mode(value)
+
+
+def _reservation(value: str) -> tuple[str, str] | None:
+    from gpujob.services.gke.capacity import check_reservation
+
+    return check_reservation(value)
+
+
+def _max_restarts(value: str) -> tuple[str, str] | None:
+    from gpujob.services.gke.capacity import check_restarts
+
+    return check_restarts(value)
+
+
 _NO_GCP = "a GKE job runs on the cluster of your kubeconfig, not in a Google Cloud service"
 
 
@@ -80,6 +98,18 @@ class Gke(JobsInModule, ServiceBase):
                     "cloud.google.com/gce-topology-block); preferred, or required:LABEL.",
                     "GPUJOB_GKE_TOPOLOGY", "LABEL", scope="job",
                     check=scheduling.check_topology),
+        ServiceFlag("--gpudirect", "GPUDirect (TCPX, TCPXO, RDMA) for a job on A3/A4 machines: "
+                    "auto (on for 2 or more nodes), on or off [default: auto].",
+                    "GPUJOB_GKE_GPUDIRECT", "auto|on|off", scope="checks",
+                    check=_gpudirect_mode),
+        ServiceFlag("--reservation", "Run on the nodes of this Compute Engine reservation "
+                    "(NAME or projects/P/zones/Z/reservations/NAME): the pods select "
+                    "cloud.google.com/reservation-name; any: what GKE nodes do anyway.",
+                    None, "NAME|any",
+                    scope="checks", check=_reservation),
+        ServiceFlag("--max-restarts", "How often a failed JobSet is restarted (a Spot "
+                    "preemption does not count) [default: 0].", "GPUJOB_GKE_MAX_RESTARTS", "N",
+                    scope="checks", check=_max_restarts),
     )
 
     @property

@@ -50,6 +50,9 @@ class GkeCatalog(NamedTuple):
     refreshed: Mapping[str, Mapping[str, Any]] = {}  # never refreshed: its file's data
     document: Mapping[str, Any] | None = None
     tpus: Mapping[str, TpuMachine] = {}  # TPU machine type -> its slices (``tpu``)
+    # what each machine type's pods get, and the GPUDirect profiles (``pods``): the file's
+    # pod_settings ({}: a catalog without them)
+    pod_settings: Mapping[str, Any] = {}
 
     @property
     def service(self) -> str:
@@ -109,7 +112,8 @@ def build(data: dict[str, Any], path: str) -> GkeCatalog:
     tiers = {k: Tier(k, t.get("custom", False), t.get("refused"))
              for k, t in data["scale_tiers"]["tiers"].items()}
     sources = {k: v["source"] for k, v in data.items() if isinstance(v, dict) and "source" in v}
-    return GkeCatalog(path, gpus, machines, tiers, sources, tpus=tpu.read(data))
+    return GkeCatalog(path, gpus, machines, tiers, sources, tpus=tpu.read(data),
+                      pod_settings=data.get("pod_settings") or {})
 
 
 def integrity(data: dict[str, Any]) -> list[str]:
@@ -122,4 +126,11 @@ def integrity(data: dict[str, Any]) -> list[str]:
     tiers = data["scale_tiers"]["tiers"].values()
     if sum(bool(t.get("custom")) for t in tiers) != 1:
         problems.append("scale_tiers.tiers: exactly one tier must be custom: true")
+    pods = data.get("pod_settings") or {}
+    for name, m in (pods.get("machines") or {}).items():
+        if name not in data["machine_types"]["types"]:
+            problems.append(f"pod_settings.machines.{name}: not a machine type of machine_types")
+        if m.get("gpudirect") and m["gpudirect"] not in (pods.get("gpudirect") or {}):
+            problems.append(f"pod_settings.machines.{name}: unknown GPUDirect profile "
+                            f"{m['gpudirect']}")
     return problems + tpu.integrity(data)

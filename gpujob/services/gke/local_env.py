@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from gpujob.config.job import TI, view
 from gpujob.local.cluster import HOST, Group, LocalCluster, LocalOptions, Replica, output_dirs
+from gpujob.services.gke import launchers
 from gpujob.services.gke.translate import OUTPUT_DIRS, ROLES
 
 if TYPE_CHECKING:
@@ -36,19 +37,25 @@ def environments(replicas: Sequence[Replica], job_id: str, job_dir: str, ports: 
         pools.setdefault(f"workerpool{pool}", []).append(address[r.name])
         if r.task != "evaluator":
             tf_cluster.setdefault(tf_type, []).append(address[r.name])
+    members = [r for r in replicas if KIND_OF[r.task] in launchers.MEMBERS]
     common = {"MASTER_ADDR": HOST, "MASTER_PORT": str(ports[0]),
-              "WORLD_SIZE": str(len(replicas)), "CLOUD_ML_JOB_ID": job_id,
+              "WORLD_SIZE": str(len(members)), "CLOUD_ML_JOB_ID": job_id,
               **output_dirs(job_dir, OUTPUT_DIRS)}
     result = {}
-    for rank, r in enumerate(replicas):
+    for r in replicas:
         _, pool, tf_type = ROLES[KIND_OF[r.task]]
-        result[r.name] = {
+        env = {
             "CLUSTER_SPEC": _dumps({"cluster": pools, "environment": "cloud",
                                     "task": {"type": f"workerpool{pool}", "index": r.index}}),
             "TF_CONFIG": _dumps({"cluster": tf_cluster, "environment": "cloud",
                                  "task": {"type": tf_type, "index": r.index}}),
-            **common, "RANK": str(rank), "GPUJOB_REPLICA_INDEX": str(r.index),
+            **common, "GPUJOB_REPLICA_INDEX": str(r.index),
             "CUDA_VISIBLE_DEVICES": ",".join(gpus.get(r.name, []))}
+        if r in members:  # the master (0) and the workers (1...), as JobSet's global index
+            rank = str(members.index(r))
+            env.update(launchers.values(len(members), HOST, ports[0], len(gpus.get(r.name, []))))
+            env.update(dict.fromkeys(launchers.RANKED, rank))
+        result[r.name] = env
     return result
 
 

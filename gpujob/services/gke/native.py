@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from gpujob.config.document import Document
 from gpujob.config.job import TI
 from gpujob.findings import Finding, JsonPath, Location, error
+from gpujob.services.gke import capacity, fields, volumes
 
 if TYPE_CHECKING:
     from gpujob.checks.engine import Checked, CheckOptions
@@ -80,8 +81,17 @@ def _map(native: Document, spec_path: JsonPath) -> _Mapped:
                                                                    "acceleratorType")
             out.origins[(*config, "acceleratorConfig", "count")] = (*here, "machineSpec",
                                                                     "acceleratorCount")
+        reservation = capacity.reservation_name(machine.get("reservationAffinity"))
+        if reservation:
+            out.set((*config, capacity.RESERVATION_KEY), reservation,
+                    (*here, "machineSpec", "reservationAffinity"))
+        if volumes.shares(pool.get("nfsMounts")):
+            out.set((*config, volumes.KEY), pool["nfsMounts"], (*here, "nfsMounts"))
         container = pool.get("containerSpec")
         package = pool.get("pythonPackageSpec")
+        for at_key, code in (("containerSpec", container), ("pythonPackageSpec", package)):
+            if isinstance(code, dict) and isinstance(code.get("env"), list):
+                out.set((*config, "env"), list(code["env"]), (*here, at_key, "env"))
         if isinstance(container, dict):
             at = (*here, "containerSpec")
             out.set((*config, "imageUri"), container.get("imageUri"), (*at, "imageUri"))
@@ -95,6 +105,10 @@ def _map(native: Document, spec_path: JsonPath) -> _Mapped:
             out.set((TI, "args"), list(package.get("args") or []), (*at, "args"))
     if spec.get("serviceAccount"):  # the pods' service account (``scheduling``)
         out.set((TI, "serviceAccount"), spec["serviceAccount"], (*spec_path, "serviceAccount"))
+    scheduling = spec.get("scheduling")
+    if isinstance(scheduling, dict) and scheduling.get("timeout") is not None:
+        out.set((TI, "scheduling", "maxRunningTime"), scheduling["timeout"],
+                (*spec_path, "scheduling", "timeout"))
     output = (spec.get("baseOutputDirectory") or {}).get("outputUriPrefix")
     if output:
         out.set((TI, "jobDir"), output, (*spec_path, "baseOutputDirectory", "outputUriPrefix"))
@@ -141,11 +155,27 @@ def check(doc: Document, cat: GkeCatalog, options: CheckOptions, found: str) -> 
                                                 or doc.source))
     image = _executor_image(job.doc, SPEC_PATHS[found])
     opts = options._replace(job=options.job._replace(
-        executor_image_uri=options.job.executor_image_uri or image))
+        executor_image_uri=options.job.executor_image_uri or image,
+        strategy=options.job.strategy or _strategy(job.doc, SPEC_PATHS[found])))
     findings, translation = rules.check(as_ap, cat, set(), opts)
     findings = [f._replace(path=mapped.native_path(f.path)) for f in findings]
-    return Checked(sorted([*notes, *found_schema, *findings], key=_position),
+    unused = fields.native_notes(job.doc, found)
+    if job.region:  # --region: where a Vertex job runs; a JobSet runs where its cluster is
+        unused.append(Finding("note", "gke.unused", f"--region {job.region} is not used on GKE: "
+                              f"{fields.AP['trainingInput.region'][1]}", (),
+                              job.region_origin or Location(doc.source, flag="--region")))
+    return Checked(sorted([*notes, *found_schema, *unused, *findings], key=_position),
                    translation)
+
+
+def _strategy(native: Document, spec_path: JsonPath) -> str | None:
+    """The config's scheduling.strategy, as --strategy takes it (SPOT, FLEX_START); the
+    command line's --strategy comes before it."""
+    spec: Any = native.data
+    for key in (*spec_path, "scheduling", "strategy"):
+        spec = spec.get(key) if isinstance(spec, dict) else None
+    return spec.upper() if isinstance(spec, str) and spec.upper() in ("SPOT", "FLEX_START") \
+        else None
 
 
 def _position(finding: Finding) -> tuple[int, int]:

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob.console import CONSOLE
-from gpujob.services.gke import tpu, translate
+from gpujob.services.gke import capacity, tpu, translate
 
 if TYPE_CHECKING:
     from gpujob.gcp.settings import GcpSettings
@@ -205,7 +205,7 @@ def nodes(cluster: Cluster, pods: list[Pods]) -> Iterator[Gap]:
             continue
         seen.add(p.shown())
         selector = ",".join(f"{k}={v}" for k, v in p.selector.items()
-                            if k != translate.SPOT_LABEL)
+                            if k != capacity.SPOT_LABEL)
         code, listed = cluster.get("/api/v1/nodes", labelSelector=selector)
         if code == 403:
             return

@@ -231,9 +231,17 @@ def hyperparameters(ctx: GkeContext) -> None:
 @rule("gke.unused", "Fields a JobSet has no place for are said to be left out (a note).",
       services=GKE, severity="note")
 def unused(ctx: GkeContext) -> None:
-    for key, why in UNUSED.items():
+    # every noted field of trainingInput but region (its note says where it came from)
+    noted = {path.split(".")[1]: why for path, (kind, why) in fields.AP.items()
+             if kind == "noted" and path.count(".") == 1 and path != "trainingInput.region"}
+    for key, why in {**noted, **UNUSED}.items():
         if key in ctx.ti and not ctx.broken((TI, key)):
             ctx.emit((TI, key), f"{key} is not used on GKE: {why}", key=True)
+    for r in ctx.job.replicas:  # what a replica's config holds that a pod has no place for
+        for key in ("diskConfig", "tpuTfVersion"):
+            if key in r.config and not ctx.broken((*r.config_path, key)):
+                ctx.emit((*r.config_path, key), f"{key} is not used on GKE: "
+                         f"{fields.AP[f'trainingInput.masterConfig.{key}'][1]}", key=True)
     scheduling = ctx.ti.get("scheduling")
     if isinstance(scheduling, dict):
         for key in sorted(set(scheduling) - {"maxRunningTime"}):
@@ -345,3 +353,6 @@ def check(doc: Document, cat: GkeCatalog, refused: set[JsonPath],
     ctx = GkeContext(view(doc.data), cat, doc.locate, refused, t, options)
     findings = run(ctx, "gke", submit=options.submit and not options.local)
     return findings, None if any(f.is_error for f in findings) else t
+
+
+from gpujob.services.gke import fields, run_rules  # noqa: E402, F401  (they register rules)

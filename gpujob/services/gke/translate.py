@@ -5,18 +5,19 @@ One ReplicatedJob per replica kind the config uses (``master``, ``worker``, ``ps
 (``parallelism = completions = 1``, ``backoffLimit: 0``, ``restartPolicy: Never``, as Google's
 GPU recipes run them). A pod asks for its GPUs as ``nvidia.com/gpu`` and selects its node by
 the labels GKE puts on nodes: ``cloud.google.com/gke-accelerator`` (the GPU),
-``node.kubernetes.io/instance-type`` (the machine type) and, with ``--strategy spot``,
-``cloud.google.com/gke-spot``. A TPU machine type runs one slice, a pod per host (``tpu``);
-the pods' service account, priority class and Kueue topology are ``scheduling``'s. The job
-succeeds when the master does (AI Platform's rule: parameter servers never exit). Sources:
-docs/gke.md.
+``node.kubernetes.io/instance-type`` (the machine type). A TPU machine type runs one slice, a
+pod per host (``tpu``). The job succeeds when the master does (AI Platform's rule: parameter
+servers never exit). What the machine's pods get (/dev/shm, Arm, GPUDirect) is ``pods``', what
+Spot, flex-start, reservations and restarts need is ``capacity``'s, the pods' service account,
+priority class and Kueue topology are ``scheduling``'s, a native config's NFS shares
+``volumes``'. Sources: docs/gke.md.
 
 What a replica sees is set as on Vertex AI: ``CLUSTER_SPEC`` and ``TF_CONFIG`` over the pods'
 DNS names (``<jobset>-<rjob>-<index>-0.<jobset>``, JobSet's headless service), its index read
 from the annotation JobSet puts on the pod (Kubernetes expands ``$(VAR)`` in later values),
-``MASTER_ADDR``/``MASTER_PORT``, ``WORLD_SIZE``, ``RANK`` (JobSet's global index), and the job
-dir's ``AIP_*`` directories; the trainer's arguments get ``--job-dir DIR``, as AI Platform
-passed them.
+``MASTER_ADDR``/``MASTER_PORT``, what launchers read (``launchers``: ``WORLD_SIZE``, ``RANK``,
+``PET_*``, ``JAX_*``), a native config's own ``env``, and the job dir's ``AIP_*``
+directories; the trainer's arguments get ``--job-dir DIR``, as AI Platform passed them.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from gpujob.config.job import JobView, Replica, view
 from gpujob.config.native_form import display_name
 from gpujob.numbers import duration_seconds
-from gpujob.services.gke import scheduling, tpu
+from gpujob.services.gke import capacity, launchers, pods, scheduling, tpu, volumes
 
 if TYPE_CHECKING:
     from gpujob.config.document import Document
@@ -43,7 +44,6 @@ GROUP, VERSION, PLURAL = "jobset.x-k8s.io", "v1alpha2", "jobsets"
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 SUBMISSION_LABEL = "gpujob-submission"
 ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
-SPOT_LABEL = "cloud.google.com/gke-spot"
 MACHINE_LABEL = "node.kubernetes.io/instance-type"
 GPU_RESOURCE = "nvidia.com/gpu"
 PORT = 2222  # AI Platform's and Vertex's TF_CONFIG port
@@ -132,8 +132,8 @@ def listing_bytes(job: JobView, name: str) -> int:
     return 2 * len(used(job)) * one
 
 
-def _environment(job: JobView, name: str, replica: Replica,
-                 listed: bool = True) -> list[dict[str, Any]]:
+def _environment(job: JobView, name: str, replica: Replica, listed: bool = True,
+                 gpus: int = 0) -> list[dict[str, Any]]:
     """What the replica sees, as on Vertex AI; its index comes from its pod's annotations.
     ``listed=False``: without the cluster's addresses (a JobSet too large to send)."""
     replicas = used(job) if listed else []
@@ -153,16 +153,17 @@ def _environment(job: JobView, name: str, replica: Replica,
     def annotation(key: str) -> dict[str, Any]:
         return {"fieldRef": {"fieldPath": f"metadata.annotations['jobset.sigs.k8s.io/{key}']"}}
 
+    master = f"{name}-master-0-0.{name}"
     env: list[dict[str, Any]] = [
         {"name": INDEX_ENV, "valueFrom": annotation("job-index")},
-        {"name": "RANK", "valueFrom": annotation("job-global-index")},
         {"name": "CLUSTER_SPEC", "value": spec},
         {"name": "TF_CONFIG", "value": tf},
-        {"name": "MASTER_ADDR", "value": f"{name}-master-0-0.{name}"},
+        {"name": "MASTER_ADDR", "value": master},
         {"name": "MASTER_PORT", "value": str(PORT)},
-        {"name": "WORLD_SIZE", "value": str(sum(r.count for r in used(job)))},
         {"name": "CLOUD_ML_JOB_ID", "value": name},
     ]
+    env += launchers.variables(job, replica, master, PORT, annotation("job-global-index"),
+                               gpus)
     job_dir = job.training_input.get("jobDir")
     if isinstance(job_dir, str) and job_dir:
         base = job_dir.rstrip("/")
@@ -212,19 +213,39 @@ def _code(job: JobView, replica: Replica, options: JobOptions,
     return container, buckets
 
 
-def _pod(job: JobView, name: str, replica: Replica, cat: GkeCatalog,
-         options: JobOptions, args: list[str]) -> dict[str, Any]:
-    container, buckets = _code(job, replica, options, args)
-    container["env"] = _environment(job, name, replica,
-                                    listed=listing_bytes(job, name) <= MAX_BYTES)
-    container["ports"] = [{"containerPort": PORT, "name": "cluster"}]
-    selector = {MACHINE_LABEL: replica.machine}
+def gpus_of(replica: Replica, cat: GkeCatalog) -> tuple[Any, int]:
+    """The replica's GPU (the catalog's record) and count: its acceleratorConfig, else its
+    machine type's built-in GPUs; (None, 0) for a CPU replica."""
     gpu = cat.gpus.get(replica.accel_type or "")
     machine = cat.machine_types.get(replica.machine or "")
     count = replica.accel_count
     if gpu is None and machine is not None and machine.built_in and machine.gpus:
         kind, counts = next(iter(machine.gpus.items()))
         gpu, count = cat.gpus.get(kind), counts[-1]
+    return (gpu, int(count)) if gpu is not None and count else (None, 0)
+
+
+def _user_env(container: dict[str, Any], given: Any) -> None:
+    """The config's own variables (a native config's env), after gpujob's: each replaces one of
+    gpujob's of its name, as the last of a name is the one a container sees."""
+    if not isinstance(given, list):
+        return
+    env = container.setdefault("env", [])
+    for item in given:
+        if isinstance(item, dict) and isinstance(item.get("name"), str):
+            env[:] = [e for e in env if e.get("name") != item["name"]]
+            env.append({"name": item["name"], "value": str(item.get("value", ""))})
+
+
+def _pod(job: JobView, name: str, replica: Replica, cat: GkeCatalog,
+         options: JobOptions, args: list[str], choice: pods.Choice | None = None,
+         queue: str | None = None) -> dict[str, Any]:
+    container, buckets = _code(job, replica, options, args)
+    gpu, count = gpus_of(replica, cat)
+    container["env"] = _environment(job, name, replica,
+                                    listed=listing_bytes(job, name) <= MAX_BYTES, gpus=count)
+    container["ports"] = [{"containerPort": PORT, "name": "cluster"}]
+    selector = {MACHINE_LABEL: replica.machine}
     spec: dict[str, Any] = {"restartPolicy": "Never", "subdomain": name}
     found = tpu.slice_of(cat, replica)
     if found is not None:
@@ -234,22 +255,26 @@ def _pod(job: JobView, name: str, replica: Replica, cat: GkeCatalog,
         container["resources"] = {"limits": {GPU_RESOURCE: str(count)}}
         spec["tolerations"] = [{"key": GPU_RESOURCE, "operator": "Exists",
                                 "effect": "NoSchedule"}]
-    if (options.strategy or "").upper() == "SPOT":
-        selector[SPOT_LABEL] = "true"
     spec["nodeSelector"] = {**selector, **spec.get("nodeSelector", {})}
+    capacity.pod(spec, options, queue, replica.config)
     spec["containers"] = [container]
     pod: dict[str, Any] = {"spec": spec}
+    pods.apply(pod, replica, cat, count, choice)
+    volumes.add(spec, container, replica.config.get(volumes.KEY))
+    _user_env(container, replica.config.get("env"))
     if buckets:  # Cloud Storage FUSE's sidecar is injected for this annotation
-        pod = {"metadata": {"annotations": {"gke-gcsfuse/volumes": "true"}}, "spec": spec}
-        spec["volumes"] = [{"name": f"gcs-{i}", "csi": {
+        pod.setdefault("metadata", {}).setdefault("annotations", {})[
+            "gke-gcsfuse/volumes"] = "true"
+        spec["volumes"] = spec.get("volumes", []) + [{"name": f"gcs-{i}", "csi": {
             "driver": "gcsfuse.csi.storage.gke.io", "readOnly": True,
             "volumeAttributes": {"bucketName": b, "mountOptions": "implicit-dirs"}}}
             for i, b in enumerate(buckets)]
-        container["volumeMounts"] = [{"name": f"gcs-{i}", "mountPath": f"/gcs/{b}",
-                                      "readOnly": True} for i, b in enumerate(buckets)]
+        container["volumeMounts"] = container.get("volumeMounts", []) + [
+            {"name": f"gcs-{i}", "mountPath": f"/gcs/{b}", "readOnly": True}
+            for i, b in enumerate(buckets)]
     scheduling.place(pod, job.training_input, extra(options, "--priority"),
                      scheduling.topology(extra(options, "--topology")), name)
-    return pod
+    return {key: pod[key] for key in ("metadata", "spec") if key in pod}
 
 
 def _labels(job: JobView, queue: str | None) -> dict[str, str]:
@@ -278,18 +303,22 @@ def translate(doc: Document, cat: GkeCatalog, options: JobOptions) -> Translatio
         args += ["--job-dir", job_dir]
     origins: dict[JsonPath, JsonPath] = {("metadata", "name"): ("jobId",)}
     replicated: list[dict[str, Any]] = []
+    choice = pods.decide(job, cat, options)
+    given_scheduling = ti.get("scheduling")
+    deadline = duration_seconds(given_scheduling.get("maxRunningTime")
+                                if isinstance(given_scheduling, dict) else None)
     for replica in used(job):
         rjob = ROLES[replica.kind][0]
         index = len(replicated)
         here: JsonPath = ("spec", "replicatedJobs", index)
         origins[(*here, "replicas")] = replica.count_path
         origins[(*here, "template")] = replica.type_path
-        pods = tpu.hosts(cat, replica)  # a Job runs one pod, or one per TPU host
-        template = {"spec": {"parallelism": pods, "completions": pods, "backoffLimit": 0,
+        hosts = tpu.hosts(cat, replica)  # a Job runs one pod, or one per TPU host
+        template = {"spec": {"parallelism": hosts, "completions": hosts, "backoffLimit": 0,
                              "completionMode": "Indexed",
-                             "template": _pod(job, name, replica, cat, options, args)}}
-        deadline = duration_seconds((ti.get("scheduling") or {}).get("maxRunningTime")
-                                    if isinstance(ti.get("scheduling"), dict) else None)
+                             "template": _pod(job, name, replica, cat, options, args,
+                                              choice, queue)}}
+        capacity.job(template["spec"], options)
         if deadline:  # Kubernetes takes whole seconds, at least 1
             template["spec"]["activeDeadlineSeconds"] = max(int(deadline), 1)
         replicated.append({"name": rjob, "replicas": replica.count, "template": template})
@@ -304,6 +333,7 @@ def translate(doc: Document, cat: GkeCatalog, options: JobOptions) -> Translatio
             "metadata": {"name": name, "namespace": namespace,
                          "labels": _labels(job, queue)},
             "spec": spec}
+    capacity.jobset(body, options, queue, deadline)
     return Translation(body, name, namespace, origins)
 
 

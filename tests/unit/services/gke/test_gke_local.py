@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from jobs import CLUSTER, RECORDER
 
 
@@ -20,9 +21,22 @@ def test_every_replica_sees_what_its_pod_would(cli, write, tmp_path: Path):
     records = {p.stem: json.loads(p.read_text()) for p in (job_dir / "seen").glob("*.json")}
     assert sorted(records) == ["chief-0", "evaluator-0", "ps-0", "worker-0", "worker-1"]
     env = {name: r["env"] for name, r in records.items()}
-    assert [env[n]["RANK"] for n in ("chief-0", "worker-0", "worker-1", "ps-0",
-                                     "evaluator-0")] == ["0", "1", "2", "3", "4"]
-    assert {e["WORLD_SIZE"] for e in env.values()} == {"5"}
+    # the PyTorch world is the master and the workers, as JobSet's global index ranks them
+    assert [env[n]["RANK"] for n in ("chief-0", "worker-0", "worker-1")] == ["0", "1", "2"]
+    assert env["ps-0"].get("RANK") is None and env["evaluator-0"].get("RANK") is None
+    assert {e["WORLD_SIZE"] for e in env.values()} == {"3"}
+    # what torchrun and JAX read, as the JobSet sets them, with this machine's address
+    master_port = env["chief-0"]["MASTER_PORT"]
+    for n, rank in (("chief-0", "0"), ("worker-0", "1"), ("worker-1", "2")):
+        assert {k: env[n][k] for k in ("PET_NNODES", "PET_NODE_RANK", "PET_MASTER_ADDR",
+                                       "PET_MASTER_PORT", "JAX_NUM_PROCESSES",
+                                       "JAX_PROCESS_ID", "JAX_COORDINATOR_ADDRESS")} == {
+            "PET_NNODES": "3", "PET_NODE_RANK": rank, "PET_MASTER_ADDR": "localhost",
+            "PET_MASTER_PORT": master_port, "JAX_NUM_PROCESSES": "3", "JAX_PROCESS_ID": rank,
+            "JAX_COORDINATOR_ADDRESS": f"localhost:{master_port}"}
+    assert [env[n]["PET_NPROC_PER_NODE"] for n in ("chief-0", "worker-0", "worker-1")] == \
+        ["2", "1", "1"]  # each one's GPUs
+    assert env["ps-0"].get("PET_NNODES") is None
     spec = json.loads(env["worker-1"]["CLUSTER_SPEC"])
     assert spec["task"] == {"type": "workerpool1", "index": 1}
     assert sorted(spec["cluster"]) == ["workerpool0", "workerpool1", "workerpool2",
@@ -31,3 +45,30 @@ def test_every_replica_sees_what_its_pod_would(cli, write, tmp_path: Path):
     assert env["chief-0"]["AIP_MODEL_DIR"] == f"{job_dir}/model/"
     assert all((job_dir / d).is_dir() for d in ("model", "checkpoints", "logs"))  # as Vertex's
     assert records["chief-0"]["argv"][-2:] == ["--job-dir", str(job_dir)]
+
+
+TORCHRUN = Path(RECORDER).parent / "torchrun_world"
+
+
+@pytest.mark.slow
+def test_a_plain_torchrun_on_each_replica_forms_one_world_split_evenly(cli, write,
+                                                                        tmp_path: Path):
+    """Two replicas with 2 GPUs each run ``torchrun -m worker`` with no flags: torchrun reads
+    PET_NNODES, PET_NODE_RANK, PET_MASTER_ADDR/PORT and PET_NPROC_PER_NODE, so the 4 processes
+    are one world, ranks 0-1 on the master and 2-3 on the worker."""
+    two = {"scaleTier": "CUSTOM", "masterType": "n1-standard-8",
+           "masterConfig": {"acceleratorConfig": {"count": 2, "type": "NVIDIA_TESLA_T4"}},
+           "workerCount": 1, "workerType": "n1-standard-8",
+           "workerConfig": {"acceleratorConfig": {"count": 2, "type": "NVIDIA_TESLA_T4"}},
+           "pythonModule": "torchrun_world.task"}
+    config = write(json.dumps({"jobId": "torchrun_job", "trainingInput": two}))
+    job_dir = tmp_path / "job-dir"
+    result = cli("local", config, "--service", "gke", "--package-path", str(TORCHRUN),
+                 "--job-dir", str(job_dir), env={"GPUJOB_LOCAL_GPUS": "0,1,2,3"})
+    assert result.code == 0, result.out + result.err
+    seen = sorted((json.loads(p.read_text()) for p in (job_dir / "world").glob("*.json")),
+                  key=lambda r: r["rank"])
+    assert [(r["rank"], r["node_rank"], r["local_rank"]) for r in seen] == \
+        [(0, 0, 0), (1, 0, 1), (2, 1, 0), (3, 1, 1)]
+    assert {r["world_size"] for r in seen} == {4}
+    assert {r["sum"] for r in seen} == {0 + 1 + 2 + 3}  # one all-reduce over both replicas

@@ -96,6 +96,28 @@ def test_a_replica_sees_what_it_would_on_vertex(cli, write):
     assert names.index("GPUJOB_REPLICA_INDEX") < names.index("TF_CONFIG")
 
 
+def test_launchers_find_one_world_of_the_pytorch_replicas(cli, write):
+    """torchrun reads PET_* (every argument defaults from PET_<ARG>), JAX its coordinator
+    variables (Kubeflow Trainer v2's torch and jax plugins): the master and workers are the
+    world, counted as gpujob's local runs count them; parameter servers have no rank."""
+    text = config(workers=2) + "  parameterServerType: n1-highmem-8\n  parameterServerCount: 3\n"
+    body, _ = dry_run(cli, write(text))
+    rank = {"fieldRef": {"fieldPath":
+                         "metadata.annotations['jobset.sigs.k8s.io/job-global-index']"}}
+    for name in ("master", "worker"):
+        env = env_of(pods(body)[name])
+        assert {k: env[k] for k in ("WORLD_SIZE", "PET_NNODES", "PET_MASTER_ADDR",
+                                    "PET_MASTER_PORT", "PET_NPROC_PER_NODE",
+                                    "JAX_COORDINATOR_ADDRESS", "JAX_NUM_PROCESSES")} == {
+            "WORLD_SIZE": "3", "PET_NNODES": "3", "PET_MASTER_ADDR": "run-1-master-0-0.run-1",
+            "PET_MASTER_PORT": "2222", "PET_NPROC_PER_NODE": "2",
+            "JAX_COORDINATOR_ADDRESS": "run-1-master-0-0.run-1:2222", "JAX_NUM_PROCESSES": "3"}
+        assert env["RANK"] == env["PET_NODE_RANK"] == env["JAX_PROCESS_ID"] == rank
+    ps = env_of(pods(body)["ps"])
+    assert ps["WORLD_SIZE"] == "3"
+    assert not {"RANK", "PET_NODE_RANK", "PET_NNODES", "JAX_PROCESS_ID"} & set(ps)
+
+
 def test_queue_namespace_and_spot_reach_the_jobset(cli, write):
     body, err = dry_run(cli, write(config()), "--queue", "team-a", "--namespace", "ml",
                         "--strategy", "spot")
@@ -198,7 +220,11 @@ def test_configs_that_do_not_translate_say_why(cli):
     assert "GKE has no hyperparameter tuning service" in result.out
     assert "8 files checked: 5 valid, 3 invalid" in result.err
     for ok in ("t4-compute-engine.yaml", "custom-container.yaml", "a100-single-node.yaml"):
-        assert f"{ok}:" not in result.out
+        said = [line for line in result.out.splitlines() if f"{ok}:" in line]
+        assert all(": note: " in line for line in said), said
+    # a replica's boot disk is the node pool's on GKE: a note says so
+    assert "trainingInput.masterConfig.diskConfig: note: diskConfig is not used on GKE: a " \
+           "pod has no boot disk of its own" in result.out
 
 
 def test_flags_gke_cannot_honour_are_refused(cli, write):

@@ -163,8 +163,9 @@ def test_tensorboard_and_experiment_take_resource_names(cli, write):
 def test_ai_platform_refuses_the_vertex_flags(cli, write, flags):
     result = cli("submit", write(AI_PLATFORM), "--dry-run", "--service", "ai-platform", *flags)
     assert result.code == 2
+    owners = "gke and vertex services" if flags[0] == "--reservation" else "vertex service"
     assert result.err.splitlines() == [
-        f"error: {flags[0]} (a flag of the vertex service): not a flag of the ai-platform service",
+        f"error: {flags[0]} (a flag of the {owners}): not a flag of the ai-platform service",
         "  hint: leave it out, or choose its service with --service"]
 
 
