@@ -81,7 +81,8 @@ def test_unsupported_flags_are_refused_together():
 def test_ai_platform_honours_every_submit_flag_but_vertex_ones(cli):
     backend = backends.get("ai-platform")
     assert set(backend.unsupported_flags) == {
-        "--executor-image-uri", "--strategy", "--display-name", "--max-hourly-cost"}
+        "--executor-image-uri", "--strategy", "--display-name", "--max-hourly-cost",
+        "--max-cost"}
     assert backend.name == "ai-platform"
 
 

@@ -55,6 +55,7 @@ class AiPlatform:
         "--display-name": "an AI Platform job is named by its jobId alone (letters, digits and "
                           f"underscores): use --job-id, or {_VERTEX_ONLY}",
         "--max-hourly-cost": f"gpujob has no prices for AI Platform; {_VERTEX_ONLY}",
+        "--max-cost": f"gpujob has no prices for AI Platform; {_VERTEX_ONLY}",
     }
     flags = ()
     fails_over = False  # one region per job: no choices, no quota preflight

@@ -55,6 +55,8 @@ class Gke(JobsInModule):
         "--project": _NO_GCP + " (--context names the cluster)",
         "--max-hourly-cost": "gpujob has no prices for a cluster's nodes (they are billed as "
                              "Compute Engine VMs, whatever runs on them)",
+        "--max-cost": "gpujob has no prices for a cluster's nodes (they are billed as "
+                      "Compute Engine VMs, whatever runs on them)",
     }
     flags = (
         ServiceFlag("--queue", "Kueue LocalQueue the JobSet waits in "

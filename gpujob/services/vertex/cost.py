@@ -50,11 +50,27 @@ class Estimate(NamedTuple):
     refs: tuple[str, ...]
     as_of: str  # the oldest date of the figures used
     table: PriceTable
+    timeout_s: float | None = None  # the longest one run lasts (``with_timeout``); None: unknown
+    timeout_default: bool = False  # the timeout is Vertex AI's default: the job sets none
+    trials: int = 1  # the runs of the spec at most (a tuning job's maxTrialCount)
 
     @property
     def total(self) -> float | None:
         """The job's $/hour at its own strategy."""
         return self.hourly.get(self.strategy) if self.strategy else None
+
+    @property
+    def runs(self) -> float:
+        """How many times over the job's hourly figure runs its timeout at worst: 1 for a
+        custom job; a tuning job's trials over the ones that run at once."""
+        return max(self.trials, 1) / max(self.parallel, 1) if self.trials > 1 else 1.0
+
+    @property
+    def worst(self) -> float | None:
+        """The most the job costs: its $/hour for its whole timeout (each trial's)."""
+        if self.total is None or self.timeout_s is None:
+            return None
+        return self.total * self.timeout_s / 3600 * self.runs
 
     def as_dict(self) -> dict[str, Any]:
         """The figures for ``--format json``."""
@@ -69,6 +85,8 @@ class Estimate(NamedTuple):
                        "hourly_per_replica": {s: money(v) for s, v in p.hourly.items()}}
                       for p in self.pools],
             "unknown": list(self.unknown),
+            "timeout_s": self.timeout_s, "timeout_is_default": self.timeout_default,
+            "worst_case": money(self.worst),
             "prices": prices_dict(self.table, self.refs, self.as_of),
             "not_counted": list(NOT_COUNTED),
         }
@@ -125,6 +143,24 @@ def estimate(body: dict[str, Any], region: str | None, table: PriceTable | None 
         unknown.append(f"gpujob has no prices for strategy {scheduling.get('strategy')}")
     return Estimate(region, strategy, tuple(pools), parallel, hourly, tuple(unknown),
                     tuple(sorted(refs)), min(dates) if dates else "", table)
+
+
+def with_timeout(est: Estimate, body: dict[str, Any]) -> Estimate:
+    """``est`` with the job's timeout (``scheduling.timeout``, else Vertex AI's default from
+    the catalog) and its trials, for the worst case."""
+    from gpujob.numbers import as_count, duration_seconds
+
+    spec, _ = spec_of(body)
+    scheduling = spec.get("scheduling") if isinstance(spec.get("scheduling"), dict) else {}
+    timeout = duration_seconds(scheduling.get("timeout"))
+    default = timeout is None
+    if default:
+        from gpujob.services.vertex import catalog as vertex_data
+
+        facts = vertex_data.load().scheduling
+        timeout = float(facts.default_timeout_s) if facts and facts.default_timeout_s else None
+    trials = as_count(body.get("maxTrialCount")) if "trialJobSpec" in body else 1
+    return est._replace(timeout_s=timeout, timeout_default=default, trials=trials or 1)
 
 
 def _pool(table: PriceTable, region: str | None, index: int, replicas: int, name: str,

@@ -113,6 +113,7 @@ class Scheduling(NamedTuple):
     rdma: tuple[str, ...]  # GPUs whose machines have GPUDirect-RDMA
     rdma_setup: str  # what to run before the training command on them
     reservation_name: str  # the pattern of a reservation's resource name
+    default_timeout_s: int | None = None  # how long a job without scheduling.timeout runs at most
 
 
 def scheduling(data: Mapping[str, Any] | None) -> Scheduling | None:
@@ -122,7 +123,7 @@ def scheduling(data: Mapping[str, Any] | None) -> Scheduling | None:
     return Scheduling(flex["strategy"], tuple(flex["accelerators"]), flex["max_timeout_s"],
                       flex["default_max_wait_s"], tuple(data["reservation_only"]),
                       tuple(data["reservation_or_spot"]), tuple(rdma["accelerators"]),
-                      rdma["setup"], affinity["name_pattern"])
+                      rdma["setup"], affinity["name_pattern"], data.get("default_timeout_s"))
 
 
 def accel(value: Mapping[str, Any] | None) -> Accel | None:
