@@ -112,12 +112,14 @@ class JobStatus:
     summary: tuple[str, ...] = ()  # lines worth telling beside the state (a tuning job's trials)
     hint: str = ""  # what to do about how it ended, when the service's message says
     waiting: str = ""  # what a job that has not started (or started again) waits for
+    cost: dict[str, Any] | None = None  # what it cost so far, an estimate (Vertex AI)
 
     def as_dict(self) -> dict[str, Any]:
         """The ``job`` of the JSON envelope (``output.envelope``)."""
         return {"id": self.id, "state": self.state, "done": self.done,
                 "succeeded": self.succeeded, "message": self.message,
-                "createTime": self.created, **({"waiting": self.waiting} if self.waiting else {})}
+                "createTime": self.created, **({"waiting": self.waiting} if self.waiting else {}),
+                **({"cost": self.cost} if self.cost is not None else {})}
 
 
 @dataclass(frozen=True)

@@ -51,13 +51,18 @@ class Estimate(NamedTuple):
     as_of: str  # the oldest date of the figures used
     table: PriceTable
     timeout_s: float | None = None  # the longest one run lasts (``with_timeout``); None: unknown
-    timeout_default: bool = False  # the timeout is Vertex AI's default: the job sets none
+    timeout_from: str = "job"  # whose timeout: the job's, Vertex AI's "default", "--max-cost"
     trials: int = 1  # the runs of the spec at most (a tuning job's maxTrialCount)
 
     @property
     def total(self) -> float | None:
         """The job's $/hour at its own strategy."""
         return self.hourly.get(self.strategy) if self.strategy else None
+
+    @property
+    def timeout_default(self) -> bool:
+        """The timeout is Vertex AI's default: the job sets none."""
+        return self.timeout_from == "default"
 
     @property
     def runs(self) -> float:
@@ -85,7 +90,7 @@ class Estimate(NamedTuple):
                        "hourly_per_replica": {s: money(v) for s, v in p.hourly.items()}}
                       for p in self.pools],
             "unknown": list(self.unknown),
-            "timeout_s": self.timeout_s, "timeout_is_default": self.timeout_default,
+            "timeout_s": self.timeout_s, "timeout_from": self.timeout_from,
             "worst_case": money(self.worst),
             "prices": prices_dict(self.table, self.refs, self.as_of),
             "not_counted": list(NOT_COUNTED),
@@ -160,7 +165,8 @@ def with_timeout(est: Estimate, body: dict[str, Any]) -> Estimate:
         facts = vertex_data.load().scheduling
         timeout = float(facts.default_timeout_s) if facts and facts.default_timeout_s else None
     trials = as_count(body.get("maxTrialCount")) if "trialJobSpec" in body else 1
-    return est._replace(timeout_s=timeout, timeout_default=default, trials=trials or 1)
+    return est._replace(timeout_s=timeout, timeout_from="default" if default else "job",
+                        trials=trials or 1)
 
 
 def _pool(table: PriceTable, region: str | None, index: int, replicas: int, name: str,
@@ -204,12 +210,7 @@ def describe(est: Estimate) -> str:
     """One line: the job's $/hour at its strategy, the other strategies', and what is not
     priced. ``$12.34/hour on-demand in us-central1 (1 × a2-highgpu-1g); Spot $3.10/hour, …``"""
     where = f" in {est.region}" if est.region else ""
-    pools = " + ".join(f"{p.replicas} × {p.machine_type}"
-                       + (f" with {p.accelerator_count} × {p.accelerator_type}"
-                          if p.accelerator_type else "") for p in est.pools)
-    if est.parallel > 1:
-        pools = f"{est.parallel} parallel trials × " + (
-            f"({pools})" if len(est.pools) > 1 else pools)
+    pools = machines(est)
     shown = f" ({pools})" if pools else ""
     if not est.pools:
         return "no worker pool to price"
@@ -223,11 +224,23 @@ def describe(est: Estimate) -> str:
               for s, v in est.hourly.items() if s != est.strategy]
     if any(v is not None for v in est.hourly.values()):
         head += "; " + ", ".join(others)
-    why = list(est.unknown) or _unpriced(est)
+    why = list(est.unknown) or unpriced(est)
     return head + (f": {'; '.join(why)}" if why and est.total is None else "")
 
 
-def _unpriced(est: Estimate) -> list[str]:
+def machines(est: Estimate, parallel: bool = True) -> str:
+    """What the job's pools run: ``1 × a2-highgpu-1g with 1 × NVIDIA_TESLA_A100``, a tuning
+    job's ``4 parallel trials × …`` (``parallel``)."""
+    pools = " + ".join(f"{p.replicas} × {p.machine_type}"
+                       + (f" with {p.accelerator_count} × {p.accelerator_type}"
+                          if p.accelerator_type else "") for p in est.pools)
+    if parallel and est.parallel > 1:
+        pools = f"{est.parallel} parallel trials × " + (
+            f"({pools})" if len(est.pools) > 1 else pools)
+    return pools
+
+
+def unpriced(est: Estimate) -> list[str]:
     if est.strategy is None:
         return []
     names = sorted({n for p in est.pools for n in p.unpriced.get(est.strategy, ())})

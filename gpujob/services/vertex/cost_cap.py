@@ -40,11 +40,12 @@ def span(seconds: float) -> str:
     return " ".join(shown[:2]) or "0 seconds"
 
 
-def _timeout_words(est: Estimate) -> str:
-    """``timeout of 7 days (Vertex AI's default: the job sets none)``."""
+def _timeout_words(est: Estimate, more: str = "") -> str:
+    """``timeout of 7 days (Vertex AI's default: the job sets none; MORE)``."""
     assert est.timeout_s is not None
-    why = " (Vertex AI's default: the job sets none)" if est.timeout_default else ""
-    return f"timeout of {span(est.timeout_s)}{why}"
+    said = [s for s in ("Vertex AI's default: the job sets none" if est.timeout_default
+                        else "", more) if s]
+    return f"timeout of {span(est.timeout_s)}" + (f" ({'; '.join(said)})" if said else "")
 
 
 def _runs_to_timeout(est: Estimate) -> str:
@@ -69,14 +70,14 @@ def cap(job: Job, est: Estimate, max_cost: float | None, location: Location
     that keeps it under (a note; its request's ``scheduling.timeout``), or an error when its
     own timeout is longer, or when its worst case cannot be told. The estimate with the
     timeout the job ends up with."""
-    from gpujob.services.vertex.cost import NAMES, dollars
+    from gpujob.services.vertex.cost import NAMES, dollars, unpriced
 
     if max_cost is None:
         return est, []
     flag = f"{CAP_FLAG} {dollars(max_cost)}"
     if est.total is None or est.timeout_s is None or est.strategy is None:
-        why = "; ".join(est.unknown) or ("no price for its strategy" if est.total is None
-                                         else "its timeout is not known")
+        why = "; ".join(est.unknown or unpriced(est)) or (
+            "no price for its strategy" if est.total is None else "its timeout is not known")
         return est, [error("cost.unknown", f"what the job can cost cannot be told ({why}), so "
                            f"{flag} cannot be held", (), location,
                            f"leave out {CAP_FLAG} (and {CAP_ENV}) to send it unpriced, or choose "
@@ -99,7 +100,7 @@ def cap(job: Job, est: Estimate, max_cost: float | None, location: Location
                            f"{CAP_FLAG} ({CAP_ENV})")]
     scheduling = spec.setdefault("scheduling", {})
     scheduling["timeout"] = f"{seconds}s"
-    capped = est._replace(timeout_s=float(seconds), timeout_default=False)
+    capped = est._replace(timeout_s=float(seconds), timeout_from=CAP_FLAG)
     assert capped.worst is not None
     return capped, [Finding(
         "note", "cost.max-cost", f"{flag}: the job's timeout is set to {seconds}s "
@@ -139,12 +140,13 @@ def risks(job: Job, est: Estimate, location: Location) -> list[Finding]:
     from gpujob.services.vertex import catalog as vertex_data
 
     facts = vertex_data.load().scheduling
-    most = (f" (flex-start allows at most {seconds_in_words(facts.flex_max_timeout_s)})"
+    most = (f"flex-start allows at most {seconds_in_words(facts.flex_max_timeout_s)}"
             if facts is not None else "")
-    limit = _timeout_words(est) if est.timeout_s is not None else "timeout"
+    limit = (_timeout_words(est, most) if est.timeout_s is not None
+             else "timeout" + (f" ({most})" if most else ""))
     lost = (f": up to {dollars(est.worst)} paid for a run that does not finish"
             if est.worst is not None else "")
     return [warning("cost.no-resume", f"{nowhere}: a flex-start job runs at most until its "
-                    f"{limit}{most}, and a run that needs longer "
+                    f"{limit}, and a run that needs longer "
                     f"ends unfinished, to start again from scratch ({hourly}{lost})", (),
                     location, hint)]
