@@ -200,8 +200,8 @@ def test_spot_without_a_job_dir_is_warned_of_what_a_preemption_costs(cli, write)
 
 def test_flex_start_without_a_job_dir_is_warned_of_its_run_limit(cli, write):
     spec = write(SPEC.replace("a2-highgpu-1g", "a3-highgpu-8g")
-                 .replace("NVIDIA_TESLA_A100, acceleratorCount: 1",
-                          "NVIDIA_H100_80GB, acceleratorCount: 8"), "spec.yaml")
+                 .replace("NVIDIA_TESLA_A100", "NVIDIA_H100_80GB")
+                 .replace("acceleratorCount: 1", "acceleratorCount: 8"), "spec.yaml")
     result = cli("submit", spec, *VERTEX, "--dry-run", "--set",
                  "scheduling.strategy=FLEX_START")
     assert result.code == 0, result.err
