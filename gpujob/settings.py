@@ -78,6 +78,15 @@ class GpusSettings(NamedTuple):
     sort: str | None = None  # the price table's order (--sort); None: cheapest first
 
 
+class CostSettings(NamedTuple):
+    """``cost``: the jobs, where, and the Cloud Billing export table (PROJECT.DATASET.TABLE)."""
+
+    gcp: "GcpSettings"
+    jobs: tuple[str, ...]
+    table: str
+    output_format: str = "text"
+
+
 class JobSettings(NamedTuple):
     """``describe``, ``list``, ``cancel``, ``wait`` and ``logs``: which job, where, and how."""
 
