@@ -76,6 +76,13 @@ def test_a_spot_job_is_priced_at_spot_and_queued_time_is_free(cli, google, key, 
     assert result.err.splitlines()[-2].startswith(
         "cost: nothing yet: the job has not run, and time queued or pending is not billed; "
         f"${_price('a2-highgpu-1g'):,.2f}/hour on-demand in {REGION}")
+    assert cli("describe", spot, *VERTEX).err.splitlines()[-1].endswith(
+        "list prices as of 2026-07-30; time its Spot VMs were preempted, which is not billed, "
+        "is counted")
+    stocked_out = _job(vertex, "JOB_STATE_FAILED", A100, started=None)  # it never ran
+    assert cli("describe", stocked_out, *VERTEX).err.splitlines()[-1] == (
+        "cost: nothing: the job ended without having run (no startTime), and time queued or "
+        "pending is not billed")
 
 
 def test_wait_ends_with_the_cost(cli, google, key, vertex, clock):

@@ -74,6 +74,9 @@ def _line(est: Estimate, seconds: float | None, amount: float | None,
     from gpujob.services.vertex.cost import NAMES, describe, dollars, machines, unpriced
     from gpujob.services.vertex.cost_cap import span
 
+    if seconds is None and ended:
+        return ("cost: nothing: the job ended without having run (no startTime), and time "
+                "queued or pending is not billed")
     if seconds is None:
         return (f"cost: nothing yet: the job has not run, and time queued or pending is not "
                 f"billed; {describe(est).split(';')[0]}")
@@ -86,5 +89,7 @@ def _line(est: Estimate, seconds: float | None, amount: float | None,
     dated = f"list prices as of {est.as_of}" if est.as_of else "list prices"
     where = f" in {est.region}" if est.region else ""
     each = f"{' per trial' if by_trials else ''} {strategy}{where}"
+    preempted = ("; time its Spot VMs were preempted, which is not billed, is counted"
+                 if est.strategy == "spot" and not by_trials else "")
     return (f"cost: about {dollars(amount)}, an estimate: {took} × {dollars(per_run)}/hour"
-            f"{each} ({machines(est, parallel=not by_trials)}), {dated}")
+            f"{each} ({machines(est, parallel=not by_trials)}), {dated}{preempted}")
