@@ -219,3 +219,26 @@ def test_flex_start_without_a_job_dir_is_warned_of_its_run_limit(cli, write):
             "and a run that needs longer ends unfinished, to start again from scratch "
             f"(${flex:,.2f} an hour: up to ${flex * 168:,.2f} paid for a run that does not "
             "finish) [cost.no-resume]") in result.err
+
+
+def test_a_tuning_job_counts_its_trials_own_run_times(cli, google, key, vertex):
+    from vertex_jobs import tuning_job
+
+    stored = vertex.add_job(PROJECT, REGION, tuning_job(), state="JOB_STATE_SUCCEEDED")
+    stored["startTime"], stored["endTime"] = STARTED, ENDED
+    stored["trials"] = [  # 1 hour and 30 minutes: not 2 parallel trials x the job's 2.6 hours
+        {"id": "1", "state": "SUCCEEDED", "startTime": "2026-11-26T10:00:00Z",
+         "endTime": "2026-11-26T11:00:00Z"},
+        {"id": "2", "state": "SUCCEEDED", "startTime": "2026-11-26T10:00:00Z",
+         "endTime": "2026-11-26T10:30:00Z"}]
+    job_id = stored["name"].rsplit("/", 1)[1]
+    cost = json.loads(cli("describe", job_id, *VERTEX, "--format", "json").out)["job"]["cost"]
+    per_trial = prices.built_in().machine(REGION, "n1-standard-4").on_demand \
+        + prices.built_in().accelerator(REGION, "NVIDIA_TESLA_T4").on_demand
+    assert cost["trials"] is True and cost["seconds"] == 5400
+    assert cost["amount"] == pytest.approx(1.5 * per_trial, abs=1e-5)
+    line = cli("describe", job_id, *VERTEX).err.splitlines()[-1]
+    assert line.startswith(f"cost: about ${1.5 * per_trial:,.2f}, an estimate: its trials ran "
+                           "1 hour 30 minutes in all × $")
+    assert "/hour per trial on-demand in us-central1 (1 × n1-standard-4 with 1 × " \
+        "NVIDIA_TESLA_T4)" in line
