@@ -84,12 +84,12 @@ def _links(service: Service, job_id: str, project: str, location: str | None,
 
 def submit(service: Service, request: Request, client: JobClient, output_format: str = "text",
            follow: Follow | None = None, warnings: list[dict[str, Any]] | None = None,
-           cost: dict[str, Any] | None = None) -> int:
+           cost: dict[str, Any] | None = None, cost_lines: list[str] | None = None) -> int:
     """Send ``request`` (the one the dry-run prints) with ``client`` and report the job; then
     follow it when asked (``follow``: wait for its end, or stream its logs; polling every
     ``poll_interval`` seconds). Exit 0, 3 (remote failure), 4 (``--wait``/``--stream-logs``: the
     job failed) or 130. ``warnings``: the checks' warnings, and ``cost`` the job's $/hour,
-    for the JSON envelope."""
+    for the JSON envelope (``cost_lines``: as the service says it, after the job's links)."""
     follow = follow or Follow()
     project = client.project
     created = create_once(client, request, service)
@@ -97,6 +97,8 @@ def submit(service: Service, request: Request, client: JobClient, output_format:
         return EXIT_INTERRUPTED
     status = service.status(created.raw)
     job_id = announce(service, status, request, project, created.recovered)
+    for line in cost_lines or []:
+        CONSOLE.err(f"  {line}")
     ref = client.resolve(JobRef(job_id))
     commands = service.commands(job_id, project, status.location)
     extra: dict[str, Any] = {"warnings": warnings or []}

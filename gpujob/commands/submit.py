@@ -104,6 +104,9 @@ def _send(settings: SubmitSettings, service: Service, prepared: Prepared,
     stage(client, prepared)
     assert prepared.request is not None, "a submit prepares a request"
     follow = jobs.Follow(settings.wait, settings.stream_logs, settings.poll_interval)
+    lines = (service.describe_costs([(None, prepared.cost)])
+             if prepared.cost is not None and settings.output_format == "text" else [])
     return jobs.submit(service, prepared.request, client, settings.output_format, follow,
                        warnings=[f.as_dict() for f in prepared.warnings],
-                       cost=prepared.cost.as_dict() if prepared.cost is not None else None)
+                       cost=prepared.cost.as_dict() if prepared.cost is not None else None,
+                       cost_lines=lines)

@@ -48,6 +48,7 @@ def test_submit_is_a_token_and_one_create_and_says_what_next(cli, google, key, c
         f"{job_id}/cpu?project={PROJECT}",
         "  logs:    https://console.cloud.google.com/logs/query;query=resource.type%3D%22ml_job"
         f"%22%0Aresource.labels.job_id%3D%22{job_id}%22?project={PROJECT}",
+        *[f"  {line}" for line in dry.err.splitlines()[1:]],  # its cost, as the dry-run said
         "Follow it with:",
         f"  gpujob describe {job_id} --service vertex --project {PROJECT} --region {REGION}",
         f"  gpujob wait {job_id} --service vertex --project {PROJECT} --region {REGION}",

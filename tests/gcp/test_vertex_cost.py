@@ -151,6 +151,8 @@ def test_max_cost_gives_a_job_without_a_timeout_one_and_sends_it(cli, google, ke
     assert f"so that it costs at most ${hourly * seconds / 3600:,.2f} at ${hourly:,.2f}/hour " \
         "on-demand; Vertex AI's default timeout of 7 days would allow " \
         f"${hourly * 168:,.2f}. Vertex AI stops the job then [cost.max-cost]" in result.err
+    assert f"  worst case: at most ${hourly * seconds / 3600:,.2f}, if it runs until its " \
+        "timeout of 4 hours 44 minutes" in result.err.splitlines()  # after the job's links
     again = cli("submit", spec, *VERTEX, "--max-cost", "20", "--format", "json")
     cost = json.loads(again.out)["cost"]  # the note is said by the figures
     assert cost["timeout_s"] == seconds and cost["timeout_from"] == "--max-cost"
