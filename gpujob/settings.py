@@ -26,14 +26,16 @@ class JobOptions(NamedTuple):
     service (each reads the fields it supports; ``unsupported_flags`` refuses the rest):
     ``--display-name`` (over the jobId), ``--executor-image-uri`` (the image a Python package
     job runs in), ``--strategy`` (upper case: STANDARD, SPOT, FLEX_START), the values of a
-    service's own flags (``extra``: name, value) and ``--max-hourly-cost``. (The flags that set
-    a field of the config, --region and --job-dir among them, are overrides of the config.)"""
+    service's own flags (``extra``: name, value), ``--max-hourly-cost`` and ``--max-cost``.
+    (The flags that set a field of the config, --region and --job-dir among them, are
+    overrides of the config.)"""
 
     display_name: str | None = None
     executor_image_uri: str | None = None
     strategy: str | None = None
     extra: tuple[tuple[str, str], ...] = ()
     max_hourly_cost: float | None = None  # --max-hourly-cost: USD an hour, else refused
+    max_cost: float | None = None  # --max-cost: USD for the whole job (a timeout, else refused)
 
 
 class CheckSettings(NamedTuple):
@@ -49,11 +51,12 @@ class CheckSettings(NamedTuple):
     strategy: str | None = None
     extra: tuple[tuple[str, str], ...] = ()  # the service's own flags given (name, value)
     max_hourly_cost: float | None = None  # --max-hourly-cost (validate, submit): USD
+    max_cost: float | None = None  # --max-cost (validate, submit): USD for the whole job
 
     def job_options(self) -> JobOptions:
         return JobOptions(executor_image_uri=self.executor_image_uri, strategy=self.strategy,
                           extra=self.extra,
-                          max_hourly_cost=self.max_hourly_cost)
+                          max_hourly_cost=self.max_hourly_cost, max_cost=self.max_cost)
 
 
 class ValidateSettings(NamedTuple):
@@ -73,6 +76,16 @@ class GpusSettings(NamedTuple):
     check: CheckSettings
     export_catalog: bool = False
     sort: str | None = None  # the price table's order (--sort); None: cheapest first
+
+
+class CostSettings(NamedTuple):
+    """``cost``: the jobs, where, and the Cloud Billing export table (PROJECT.DATASET.TABLE)."""
+
+    gcp: "GcpSettings"
+    jobs: tuple[str, ...]
+    table: str
+    output_format: str = "text"
+    service: str = ""  # "": the default service (Capability.COSTS)
 
 
 class JobSettings(NamedTuple):

@@ -17,7 +17,9 @@ Compute Engine on-demand; Spot and flex-start = the Compute Engine price + a man
 machine type; a GPU row of the other file is left out when its per-GPU price is below 0.6 x the
 highest per-GPU price of that GPU in a us-* region (those rows hold Dynamic Workload Scheduler or
 other discounted prices, not on-demand ones), and so are B200 rows (no on-demand row can be
-trusted) and Spot prices above on-demand ones.
+trusted) and Spot prices above on-demand ones. The B200 machine (a4-highgpu-8g) is priced from its
+GPU slice's Compute Engine SKU (third-party copies of the Billing Catalog, unverified) where that
+SKU applies, and flex-start (DWS) prices of A3 High machines from the DWS SKUs of one bill.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ DWS_FLOOR = 0.6  # a per-GPU price below this share of the US maximum is not an 
 CYC_DATE = "2026-07-30"
 ANY_DATE = "2026-05-20"
 ZENN_DATE = "2025-08-01"
+B200_DATE = "2026-07-07"
 SOURCE_KEY = {
     "CYC": {
         "title": "Compute Engine list prices per machine type and region (whole VM, GPUs and "
@@ -64,6 +67,15 @@ SOURCE_KEY = {
                  "(Aug 2025)",
         "url": "https://zenn.dev/google_cloud_jp/articles/dws-flex-new-skus",
         "as_of": ZENN_DATE},
+    "B200-SKU": {
+        "title": "Compute Engine SKU 'A4 Nvidia B200 (1 gpu slice) running in Americas', on "
+                 "demand: $16.11 per GPU-hour (the slice prices the VM's share: A4 has no core "
+                 "or RAM SKUs). Read from third-party copies of the Cloud Billing Catalog, not a "
+                 "Google page: a price fixture dated 2026-07-07 (public copy id 55513368414) and "
+                 "a Billing Catalog test fixture (public copy id 71654076656); unverified. The "
+                 "URL is Google's SKU search, where it can be checked",
+        "url": "https://cloud.google.com/skus/?currency=USD&filter=A4+Nvidia+B200",
+        "as_of": B200_DATE},
     "VERTEX-PRICING": {
         "title": "Vertex AI pricing: custom training is billed at the machine's and "
                  "accelerators' price; Spot VMs and reservations at the Compute Engine SKU plus "
@@ -83,10 +95,15 @@ SOURCES = {
                     "skus": {"flex_start": ["341A-49A5-0C07", "9A32-36B2-7FBC",
                                             "ED19-A584-4A84", "2303-1D6A-9C08"]},
                     "notes": "the whole VM, its built-in GPUs included; " + _SSD
-                             + "; flex-start from the DWS SKUs of one bill (Aug 2025)"},
+                             + "; flex-start from the DWS SKUs of one bill in us-central1 "
+                               "(\"Americas\" SKUs, Aug 2025), in a region whose machine "
+                               "prices are us-central1's"},
     "any-host": {"refs": ["ANY", "VERTEX-PRICING"], "as_of": ANY_DATE,
                  "notes": "vCPUs and RAM only; GPUs are priced per GPU"},
     "any-gpu": {"refs": ["ANY", "VERTEX-PRICING"], "as_of": ANY_DATE, "notes": "per GPU"},
+    "b200": {"refs": ["B200-SKU", "ANY", "VERTEX-PRICING"], "as_of": ANY_DATE,
+             "notes": "the whole VM: 8 B200 slices; on demand from the slice's SKU (B200-SKU, "
+                      "2026-07-07, unverified), Spot from the snapshot's B200 row (ANY)"},
     "any-gpu-dws": {"refs": ["ANY", "VERTEX-PRICING", "ZENN-DWS"], "as_of": ANY_DATE,
                     "skus": {"flex_start": ["341A-49A5-0C07"]},
                     "notes": "per GPU; flex-start from the DWS SKU of one bill (Aug 2025)"},
@@ -101,6 +118,12 @@ GPU_NAMES = {
 }
 UNTRUSTED_GPUS = {"B200": "no on-demand price in the snapshots can be trusted: their B200 rows "
                           "are 0.5x or 0.7x of the per-GPU price seen elsewhere"}
+
+# B200 (A4): the GPU slice SKU prices the whole VM share; the snapshot's B200 "on-demand" rows are
+# 0.7x or 0.5x of it (discounted prices), so on-demand comes from the SKU (B200-SKU), in the US
+# regions whose snapshot row is of the same 0.7x class as us-central1's (one "Americas" SKU)
+B200_SLICE = 16.11  # A4 Nvidia B200 (1 gpu slice) running in Americas, per GPU-hour
+B200_CLASS = 0.7  # the snapshot's B200 row / B200_SLICE in us-central1
 
 # flex-start (DWS) prices are in neither snapshot: the one bill seen (ZENN-DWS, us-central1,
 # "Americas" SKUs). Per GPU, and the A3 host per vCPU and per GB of RAM, and local SSD per GB.
@@ -172,7 +195,8 @@ def derive(cyc_path: str, any_path: str, generated_at: str) -> dict[str, Any]:
         entry["source"] = "any-gpu"
         out[region]["accelerators"][GPU_NAMES[gpu]] = entry
     for gpu, why in UNTRUSTED_GPUS.items():
-        omitted.append({"what": GPU_NAMES[gpu], "regions": ["*"], "why": why})
+        omitted.append({"what": GPU_NAMES[gpu], "regions": ["*"], "why": why + "; a4-highgpu-8g "
+                        "(8 x B200) is priced as a whole machine where its SKU is known"})
     for gpu, where in sorted(dropped.items()):
         omitted.append({"what": GPU_NAMES[gpu], "regions": where,
                         "why": f"the snapshot's per-GPU price there is below {DWS_FLOOR} x its "
@@ -189,11 +213,33 @@ def derive(cyc_path: str, any_path: str, generated_at: str) -> dict[str, Any]:
             entry["includes_accelerators"] = True
         ssd = float(row["local_ssd_gb"] or 0)
         entry["source"] = "cyc-ssd" if ssd else "cyc"
-        if name == "a3-highgpu-8g" and region == "us-central1":
-            entry["flex_start"] = money(8 * DWS_H100 + 208 * DWS_A3_CORE + 1872 * DWS_A3_RAM
-                                        + ssd * DWS_SSD)
-            entry["source"] = "cyc-ssd-dws"
         out[region]["machine_types"][name] = entry
+    central = {name: row["hour"] for (name, region), row in cyc.items()
+               if region == "us-central1"}
+    for (name, region), row in sorted(cyc.items()):
+        # flex-start of A3 High: the DWS SKUs of the bill (us-central1, "Americas" SKUs), where
+        # the machine costs what it costs in us-central1 (the same SKUs) and the DWS H100 price
+        # is the snapshot's there too
+        if (not name.startswith("a3-highgpu-") or name not in machine_types
+                or region not in regions or row["hour"] != central.get(name)
+                or abs(per_gpu.get(("H100", region), (0.0, None))[0] - DWS_H100) > 1e-5):
+            continue
+        entry = out[region]["machine_types"][name]
+        entry["flex_start"] = money(int(row["gpu_count"]) * DWS_H100
+                                    + float(row["vcpus"]) * DWS_A3_CORE
+                                    + float(row["ram_gb"]) * DWS_A3_RAM
+                                    + float(row["local_ssd_gb"] or 0) * DWS_SSD)
+        entry["source"] = "cyc-ssd-dws"
+    b200_regions = sorted(region for (gpu, region), (price, _) in per_gpu.items()
+                          if gpu == "B200" and region.startswith("us-")
+                          and abs(price - B200_CLASS * B200_SLICE) < 1e-3)
+    for region in b200_regions:
+        count = machine_types["a4-highgpu-8g"]["accelerators"]["NVIDIA_B200"][0]
+        spot = per_gpu[("B200", region)][1]
+        entry = figures(count * B200_SLICE, None if spot is None else count * spot)
+        entry["includes_accelerators"] = True
+        entry["source"] = "b200"
+        out[region]["machine_types"]["a4-highgpu-8g"] = entry
     for (name, region), (price, spot) in sorted(hosts.items()):
         if (name, region) in cyc:
             continue
@@ -207,11 +253,18 @@ def derive(cyc_path: str, any_path: str, generated_at: str) -> dict[str, Any]:
         h100["flex_start"] = DWS_H100
         h100["source"] = "any-gpu-dws"
     omitted.append({"what": "TPUs (cloud-tpu, ct5lp-*, ct6e-*, tpu7x-*), a4x-highgpu-4g "
-                            "(GB200), a4-highgpu-8g (B200)", "regions": ["*"],
+                            "(GB200)", "regions": ["*"],
                     "why": "no trustworthy list price in the snapshots"})
+    omitted.append({"what": "a4-highgpu-8g", "regions": sorted(
+        r for (g, r) in per_gpu if g == "B200" and r not in b200_regions),
+                    "why": "the on-demand price of its B200 slices there is not known: the one "
+                           "SKU seen (B200-SKU) is the Americas one, and the snapshot's row "
+                           "there is of another price class than us-central1's"})
     omitted.append({"what": "flex-start (Dynamic Workload Scheduler) prices", "regions": ["*"],
-                    "why": "in neither snapshot; known only for a3-highgpu-8g and H100 in "
-                           "us-central1, from one bill (ZENN-DWS)"})
+                    "why": "in neither snapshot; known only for a3-highgpu-* (H100) in the regions "
+                           "of the one bill's SKUs (ZENN-DWS); not for A100, L4, H100 Mega, H200 "
+                           "or B200 machines, whose DWS SKUs were not seen with a price and "
+                           "host rate"})
 
     return {
         "format": "1",

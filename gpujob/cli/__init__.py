@@ -58,6 +58,8 @@ COMMANDS: dict[str, Entry] = {
                   "those of --region, custom and tuning jobs, with their display names)."),
     "cancel": Entry("lifecycle:cancel", "Cancel a job: it stops and ends CANCELLED. JOB as for "
                     "describe."),
+    "cost": Entry("cost:cost", "What Vertex AI jobs were billed, from your Cloud Billing "
+                  "export to BigQuery."),
     "wait": Entry("lifecycle:wait", "Wait for a job to end, telling its state changes on "
                   "stderr."),
     "logs": Entry("lifecycle:logs", "Print a job's logs from Cloud Logging (TIMESTAMP SEVERITY "

@@ -247,7 +247,7 @@ def submit_settings(ctx: click.Context, params: dict[str, Any], *, local: bool) 
                  "wait": params["wait"], "stream_logs": params["stream_logs"],
                  "poll_interval": params["poll_interval"]}
     if local:  # a local run has no price (``modes`` noted the flag as unused)
-        params = {**params, "max_hourly_cost": None}
+        params = {**params, "max_hourly_cost": None, "max_cost": None}
     check = check_settings(params)
     tiers = list(check.catalog.scale_tiers) if check.catalog is not None else []
     return SubmitSettings(

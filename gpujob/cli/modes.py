@@ -34,7 +34,7 @@ GROUPS: dict[str, tuple[tuple[str, ...], dict[Mode, Use]]] = {
     # job unless asked, so it changes nothing (and is said nothing about) in the cloud modes
     "cloud output": (("--staging-bucket", "--format", "--async"),
                      {"submit": "applies", "dry-run": "applies", "local": "refused"}),
-    "budget": (("--max-hourly-cost",),
+    "budget": (("--max-hourly-cost", "--max-cost"),
                {"submit": "applies", "dry-run": "applies", "local": "unused"}),
     "address": (("--project", "--api-endpoint", "--verbose"),
                 {"submit": "applies", "dry-run": "applies", "local": "unused"}),

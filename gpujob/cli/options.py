@@ -222,8 +222,9 @@ def check_settings(params: dict[str, Any]) -> CheckSettings:
                          "gpujob submit and gpujob preflight try a list in order")
     given = [flag for flag, value in zip(VERTEX_FLAGS, (executor, strategy), strict=True)
              if value is not None]
-    budget = params.get("max_hourly_cost")
+    budget, max_cost = params.get("max_hourly_cost"), params.get("max_cost")
     given += ["--max-hourly-cost"] if budget is not None else []
+    given += ["--max-cost"] if max_cost is not None else []
     if given:
         from gpujob import services
         from gpujob.services.base import check_flags
@@ -232,7 +233,7 @@ def check_settings(params: dict[str, Any]) -> CheckSettings:
     return CheckSettings(service=service, catalog=load_catalog(service, params["catalog"]),
                          region_check=not params.get("no_region_check", False),
                          executor_image_uri=executor, strategy=strategy,
-                         max_hourly_cost=budget, extra=extra(params))
+                         max_hourly_cost=budget, max_cost=max_cost, extra=extra(params))
 
 
 def _usd(ctx: click.Context, param: click.Parameter, value: Any) -> float | None:
@@ -244,12 +245,22 @@ def _usd(ctx: click.Context, param: click.Parameter, value: Any) -> float | None
 
 
 def budget_option_of(hidden: bool = False) -> Decorator:
-    return click.option(
+    """--max-hourly-cost and --max-cost."""
+    hourly = click.option(
         "--max-hourly-cost", "max_hourly_cost", type=click.FloatRange(min=0), metavar="USD",
         envvar="GPUJOB_MAX_HOURLY_COST", show_envvar=True, callback=_usd, hidden=hidden,
         help="Vertex AI: refuse (exit 1) a job whose list price is over USD an hour, or "
              "cannot be told from gpujob's prices; checked before anything is uploaded or "
              "sent.")
+    whole = click.option(
+        "--max-cost", "max_cost", type=click.FloatRange(min=0), metavar="USD",
+        envvar="GPUJOB_MAX_COST", show_envvar=True, callback=_usd, hidden=hidden,
+        help="Vertex AI: cap the whole job at USD (its list price an hour x its timeout, "
+             "Vertex AI's default of 7 days when it sets none): a job that could cost more "
+             "gets a shorter timeout (a note), or is refused (exit 1) when its own timeout is "
+             "longer or its price is not known; before anything is uploaded or sent.")
+
+    return stack(hourly, whole)
 
 
 budget_option = budget_option_of()

@@ -97,6 +97,10 @@ def send(plan: Plan, settings: SubmitSettings, prepared: Prepared) -> int:
         if len(plan.choices) > 1:
             CONSOLE.err(f"Chose {choice.label(plan.own)}: {why}.")
             _tell_passed(plan, choice)
+        chosen = plan.checks[choice].cost if choice in plan.checks else prepared.cost
+        if chosen is not None and settings.output_format == "text":  # its $/hour, at most
+            for line in service.describe_costs([(None, chosen)]):
+                CONSOLE.err(f"  {line}")  # (after the job's links, as jobs.submit says it)
         commands = service.commands(job_id, client.project, status.location)
         extra = {"warnings": warnings, **cost, "failover": plan.summary(choice, why)}
         # the job's ID is the result: at once, unless a stockout may still replace the job

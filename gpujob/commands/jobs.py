@@ -115,7 +115,7 @@ def submit(service: Service, request: Request, client: JobClient, output_format:
     follow it when asked (``follow``: wait for its end, or stream its logs; polling every
     ``poll_interval`` seconds). Exit 0, 3 (remote failure), 4 (``--wait``/``--stream-logs``: the
     job failed) or 130. ``warnings``: the checks' warnings, and ``cost`` the job's $/hour,
-    for the JSON envelope."""
+    for the JSON envelope (the text says it before the create: ``submit._send``)."""
     follow = follow or Follow()
     project = client.project
     try:

@@ -6,7 +6,8 @@
 
 ``job`` is the normalised status (``base.JobStatus.as_dict``: id, state, done, succeeded, message,
 createTime; and ``waiting``, what a job that has not started waits for, where the service
-says: Vertex AI), the same for every service; ``raw`` is the service's own object, as it answered.
+says: Vertex AI; and ``cost``, what the job cost so far, an estimate: Vertex AI), the same for
+every service; ``raw`` is the service's own object, as it answered.
 ``list`` prints ``{"version": 1, "service", "project", "jobs": [ENVELOPE, …]}``.
 
 The output is strict JSON (``console.dumps``): a NaN or infinity in an answer, which JSON has no
@@ -40,16 +41,30 @@ def job_list(service: Service, project: str, jobs: list[dict[str, Any]]) -> dict
 
 
 def job_table(service: Service, jobs: list[dict[str, Any]]) -> str:
-    """``list``'s table: JOB_ID, STATE, CREATED, aligned; and NAME last when the service's
-    jobs have display names apart from their IDs (Vertex AI). Every cell is the service's
+    """``list``'s table: JOB_ID, STATE, CREATED, aligned; COST where the service estimates
+    what its jobs cost (Vertex AI: ``-`` for a job that has not run); and NAME last when the
+    service's jobs have display names apart from their IDs (Vertex AI). Every cell is the service's
     text (a display name, anyone's in the project): one line, control characters escaped."""
     statuses = [service.status(raw) for raw in jobs]
     named = any(s.display_name for s in statuses)
-    rows = [("JOB_ID", "STATE", "CREATED") + (("NAME",) if named else ())] + [
+    priced = any(s.cost is not None for s in statuses)
+    rows = [("JOB_ID", "STATE", "CREATED") + (("COST",) if priced else ())
+            + (("NAME",) if named else ())] + [
         tuple(printable(cell) for cell in (s.id, s.state, s.created or "-")
+              + ((_cost_cell(s.cost),) if priced else ())
               + ((s.display_name or "-",) if named else ()))
         for s in statuses]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
     return "".join("  ".join(f"{cell:<{width}}" for cell, width in zip(row[:-1], widths,
                                                                         strict=True))
                    + f"  {row[-1]}\n" for row in rows)
+
+
+def _cost_cell(cost: dict[str, Any] | None) -> str:
+    """``$12.34`` (an estimate), ``-`` (not run, or not priced by its service), ``no price``."""
+    if not cost or cost.get("seconds") is None:
+        return "-"
+    amount = cost.get("amount")
+    if amount is None:
+        return "no price"
+    return f"${amount:,.2f}"

@@ -99,9 +99,10 @@ def _send(settings: SubmitSettings, service: Service, prepared: Prepared,
 
     client = remote.open()
     if prepared.cost is not None and settings.output_format == "text":
-        # what the job will cost, said before money is spent (the JSON envelope has it too)
+        # what the job will cost an hour and at most, said before money is spent (the JSON
+        # envelope has it too; the dry-run's prices line, with its sources, is left out)
         for line in service.describe_costs([(None, prepared.cost)]):
-            if line.startswith("cost:"):
+            if line.startswith(("cost:", "worst case:")):
                 CONSOLE.err(line)
     stage(client, prepared)
     assert prepared.request is not None, "a submit prepares a request"

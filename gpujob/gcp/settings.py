@@ -26,6 +26,7 @@ ENDPOINTS: dict[str, str] = {
     "artifactregistry": "https://artifactregistry.googleapis.com/",
     "cloudbilling": "https://cloudbilling.googleapis.com/",
     "serviceusage": "https://serviceusage.googleapis.com/",
+    "bigquery": "https://bigquery.googleapis.com/",
     "logging": LOGGING_ENDPOINT,
     "storage": STORAGE_ENDPOINT,
     "iamcredentials": IAM_CREDENTIALS_ENDPOINT,

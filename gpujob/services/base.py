@@ -40,6 +40,11 @@ if TYPE_CHECKING:
     from gpujob.settings import GpusSettings, JobOptions
 
 
+# the label every service puts on the job a submit makes: one random token per submit, by which
+# a retried create finds the job it made, and a Cloud Billing export its lines
+SUBMISSION_LABEL = "gpujob-submission"
+
+
 @dataclass(frozen=True)
 class Request:
     """An HTTP request that creates a job: ``method`` ``url`` with the JSON ``body``.
@@ -113,12 +118,14 @@ class JobStatus:
     summary: tuple[str, ...] = ()  # lines worth telling beside the state (a tuning job's trials)
     hint: str = ""  # what to do about how it ended, when the service's message says
     waiting: str = ""  # what a job that has not started (or started again) waits for
+    cost: dict[str, Any] | None = None  # what it cost so far, an estimate (Vertex AI)
 
     def as_dict(self) -> dict[str, Any]:
         """The ``job`` of the JSON envelope (``output.envelope``)."""
         return {"id": self.id, "state": self.state, "done": self.done,
                 "succeeded": self.succeeded, "message": self.message,
-                "createTime": self.created, **({"waiting": self.waiting} if self.waiting else {})}
+                "createTime": self.created, **({"waiting": self.waiting} if self.waiting else {}),
+                **({"cost": self.cost} if self.cost is not None else {})}
 
 
 @dataclass(frozen=True)

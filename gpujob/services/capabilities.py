@@ -56,8 +56,9 @@ class Capability(Enum):
                    "validate, submit: a native Vertex config")
     CONVERT = ("convert", "writing an AI Platform config in the service's own form",
                "gpujob convert --to", ("convert",), (), "--to")
-    COSTS = ("costs", "knowing what a job costs an hour", "validate, submit, --max-hourly-cost",
-             ("describe_costs",), ("--max-hourly-cost",))
+    COSTS = ("costs", "knowing what a job costs an hour",
+             "validate, submit, --max-hourly-cost, --max-cost",
+             ("describe_costs",), ("--max-hourly-cost", "--max-cost"))
     PLACEMENT = ("placement", "a quota preflight and ordered choices of region and strategy",
                  "gpujob preflight (quota), submit --region A,B --strategy X,Y", ("placement",))
     PREFLIGHT = ("preflight", "saying before a submit whether the job can start: the quota of each "

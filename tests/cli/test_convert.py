@@ -134,9 +134,11 @@ def test_flags_and_trainer_arguments_apply_as_submit_applies_them(cli, write, tm
     assert result.out == ""
     assert result.err.splitlines()[0] == "note: --unset trainingInput.jobDir removed " \
         f"trainingInput.jobDir (set at {T4}:32:11)"
-    wrote, cost, prices = result.err.splitlines()[-3:]
+    wrote, cost, worst, prices = result.err.splitlines()[-4:]
     assert wrote == f"Wrote {out}"
     assert cost.startswith("cost: $") and " × NVIDIA_TESLA_T4" in cost  # the job's $/hour
+    assert worst.startswith("worst case: at most $") and worst.endswith(
+        "if it runs until its timeout of 1 hour")  # (maxRunningTime)
     assert prices.startswith("prices: Vertex AI list prices in USD as of ")
     text = out.read_text(encoding="utf-8")
     spec = both_readers(text)

@@ -51,13 +51,15 @@ def pools(body: dict) -> list[tuple]:
 def test_method_and_url_on_stderr_body_on_stdout(cli, write):
     result = dry_run(cli, write(CONTAINER_JOB), "--project", "proj-a", "--job-id", "j1")
     assert result.code == 0, result.err
-    first, cost, prices = result.err.splitlines()
+    first, cost, worst, prices = result.err.splitlines()
     assert first == (
         "Dry run: would POST this CustomJob to "
         + URL.format(region="us-central1", project="proj-a", what="customJobs")
         + " (nothing sent)")
     assert cost.startswith("cost: $2.26/hour on-demand in us-central1 (1 × n1-highcpu-16 with "
                            "4 × NVIDIA_TESLA_T4)")
+    assert worst == ("worst case: at most $379.98, if it runs until its timeout of 7 days "
+                     "(Vertex AI's default: the job sets none)")
     assert prices.startswith("prices: Vertex AI list prices in USD as of 2026-05-20 (")
     body = json.loads(result.out)
     assert body["displayName"] == "j1"

@@ -83,7 +83,8 @@ def test_describe_by_every_name(cli, service):
         shown = yaml.safe_load(result.out)
         assert shown["state"] in ("RUNNING", "JOB_STATE_RUNNING")
         assert shown["labels"] == {"team": "vision"}
-        console, logs = result.err.splitlines()
+        console, logs, *cost = result.err.splitlines()
+        assert len(cost) == (service.name == "vertex")  # what it cost so far (issue 31)
         assert console.startswith("console: https://console.cloud.google.com/") and job_id in \
             console and logs.startswith("logs:    https://console.cloud.google.com/logs")
         envelope = json.loads(service.run(cli, "describe", name, "--format", "json").out)
@@ -126,6 +127,7 @@ def test_wait_tells_each_state_and_exits_0(cli, service, clock):
     lines = result.err.splitlines()
     if service.name == "vertex":  # it says what a queued job waits for (test_vertex_pending.py)
         assert lines.pop(1).startswith("  waiting: Vertex AI has not begun processing the job")
+        assert lines.pop().startswith("cost: about $")  # and what it cost (test_vertex_cost.py)
     assert lines == [f"job {job_id}: QUEUED", f"job {job_id}: RUNNING",
                      f"job {job_id}: SUCCEEDED"]
     assert clock.sleeps == [30.0] * 3 and result.out == ""

@@ -41,9 +41,12 @@ def test_submit_is_a_token_and_one_create_and_says_what_next(cli, google, key, c
     job = _job(vertex)
     job_id = job["name"].rsplit("/", 1)[1]
     assert result.out == f"{job_id}\n"
+    # what it costs an hour and at most, before the create (as the dry-run says it)
+    said = [line for line in dry.err.splitlines() if line.startswith(("cost:", "worst case:"))]
+    assert said[0] == ("cost: $2.26/hour on-demand in us-central1 (1 × n1-highcpu-16 with 4 × "
+                       "NVIDIA_TESLA_T4); Spot $1.16/hour, flex-start no price")
     assert result.err.splitlines() == [
-        "cost: $2.26/hour on-demand in us-central1 (1 × n1-highcpu-16 with 4 × NVIDIA_TESLA_T4); "
-        "Spot $1.16/hour, flex-start no price",
+        *said,
         f"Job [{job_id}] (j1) submitted to project [{PROJECT}], region [{REGION}]; state: "
         "PENDING.",
         f"  console: https://console.cloud.google.com/vertex-ai/locations/{REGION}/training/"
@@ -162,7 +165,7 @@ def test_an_ai_platform_config_is_created_under_its_display_name(cli, google, ke
     (create,) = google.calls("customJobs.create")
     assert create.body["displayName"] == "nightly-run"
     assert _job(vertex)["displayName"] == "nightly-run"
-    assert "(nightly-run) submitted to project" in result.err.splitlines()[1]  # after the cost line
+    assert "(nightly-run) submitted to project" in result.err.splitlines()[2]  # after the cost lines
 
 
 def test_a_quota_is_one_line_naming_metric_and_region(cli, google, key, config, vertex, clock):

@@ -36,7 +36,8 @@ def test_every_command_takes_every_name(cli, google, key, vertex, vertex_job, cl
         f"  gpujob wait {job_id} --service vertex --project {project} --region {REGION}"]
     waited = cli("wait", name, *VERTEX, *region)
     assert waited.code == 4
-    assert waited.err.splitlines()[-3:] == [
+    assert waited.err.splitlines()[-3].startswith("cost: about $")  # (what it ran, issue 31)
+    assert [line for line in waited.err.splitlines() if not line.startswith("cost:")][-3:] == [
         f"job {job_id}: CANCELLED",
         f"error: job {job_id} ended CANCELLED: CANCELED",
         f"  hint: gpujob logs {job_id} --service vertex --project {project} --region {REGION} "
@@ -70,8 +71,8 @@ def test_list_shows_names_and_needs_a_region(cli, google, key, vertex_job):
     result = cli("list", *VERTEX, "--region", REGION)
     assert result.code == 0, result.err
     assert [line.split() for line in result.out.splitlines()] == [
-        ["JOB_ID", "STATE", "CREATED", "NAME"],
-        [_id(job), "SUCCEEDED", job["createTime"], "nightly"]]
+        ["JOB_ID", "STATE", "CREATED", "COST", "NAME"],
+        [_id(job), "SUCCEEDED", job["createTime"], "-", "nightly"]]  # (it never ran)
     assert cli("list", *VERTEX).code == 2
 
 
@@ -105,10 +106,11 @@ def test_a_tuning_job_shows_its_trials_and_the_best(cli, key, vertex, vertex_job
     job_id = _id(vertex_job("tune", tuning=True))
     vertex.script(job_id, "RUNNING", "SUCCEEDED")
     described = cli("describe", job_id, *VERTEX, "--region", REGION)
-    assert described.err.splitlines()[-1] == "trials: 2 of 4 (2 ACTIVE)"
+    assert described.err.splitlines()[-2] == "trials: 2 of 4 (2 ACTIVE)"
+    assert described.err.splitlines()[-1].startswith("cost: about $")  # its trials' run time
     waited = cli("wait", job_id, *VERTEX, "--region", REGION)
     assert waited.code == 0, waited.err
-    assert waited.err.splitlines()[-2:] == [
+    assert waited.err.splitlines()[-3:-1] == [
         "trials: 4 of 4 (4 SUCCEEDED)",
         "best trial: 4, accuracy=0.8 (lr=0.0802, batch=106, opt=sgd)"]
 

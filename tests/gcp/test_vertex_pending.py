@@ -77,7 +77,9 @@ def test_a_spot_job_preempted_is_waiting_to_run_again(cli, google, key, vertex, 
         f"  waiting to run again: it first ran at {started}, and its Spot VMs were preempted; "
         "Vertex AI restarts it when Spot capacity returns (1 × n1-standard-4 (1 × "
         "NVIDIA_TESLA_T4 each))",
-        f"job {job_id}: RUNNING", f"job {job_id}: SUCCEEDED"]
+        f"job {job_id}: RUNNING", f"job {job_id}: SUCCEEDED",
+        result.err.splitlines()[-1]]
+    assert result.err.splitlines()[-1].startswith("cost: about $")  # (issue 31)
 
 
 def test_a_queued_and_a_plain_pending_job(cli, google, key, vertex):

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from gpujob.config.job import JobView, Replica, view
 from gpujob.config.native_form import display_name
 from gpujob.numbers import duration_seconds
+from gpujob.services.base import SUBMISSION_LABEL as SUBMISSION_LABEL  # on every JobSet
 from gpujob.services.gke import capacity, launchers, pods, scheduling, tpu, volumes
 
 if TYPE_CHECKING:
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
 API_VERSION = "jobset.x-k8s.io/v1alpha2"
 GROUP, VERSION, PLURAL = "jobset.x-k8s.io", "v1alpha2", "jobsets"
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
-SUBMISSION_LABEL = "gpujob-submission"
 ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
 MACHINE_LABEL = "node.kubernetes.io/instance-type"
 GPU_RESOURCE = "nvidia.com/gpu"

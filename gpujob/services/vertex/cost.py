@@ -50,11 +50,32 @@ class Estimate(NamedTuple):
     refs: tuple[str, ...]
     as_of: str  # the oldest date of the figures used
     table: PriceTable
+    timeout_s: float | None = None  # the longest one run lasts (``with_timeout``); None: unknown
+    timeout_from: str = "job"  # whose timeout: the job's, Vertex AI's "default", "--max-cost"
+    trials: int = 1  # the runs of the spec at most (a tuning job's maxTrialCount)
 
     @property
     def total(self) -> float | None:
         """The job's $/hour at its own strategy."""
         return self.hourly.get(self.strategy) if self.strategy else None
+
+    @property
+    def timeout_default(self) -> bool:
+        """The timeout is Vertex AI's default: the job sets none."""
+        return self.timeout_from == "default"
+
+    @property
+    def runs(self) -> float:
+        """How many times over the job's hourly figure runs its timeout at worst: 1 for a
+        custom job; a tuning job's trials over the ones that run at once."""
+        return max(self.trials, 1) / max(self.parallel, 1) if self.trials > 1 else 1.0
+
+    @property
+    def worst(self) -> float | None:
+        """The most the job costs: its $/hour for its whole timeout (each trial's)."""
+        if self.total is None or self.timeout_s is None:
+            return None
+        return self.total * self.timeout_s / 3600 * self.runs
 
     def as_dict(self) -> dict[str, Any]:
         """The figures for ``--format json``."""
@@ -69,6 +90,8 @@ class Estimate(NamedTuple):
                        "hourly_per_replica": {s: money(v) for s, v in p.hourly.items()}}
                       for p in self.pools],
             "unknown": list(self.unknown),
+            "timeout_s": self.timeout_s, "timeout_from": self.timeout_from,
+            "worst_case": money(self.worst),
             "prices": prices_dict(self.table, self.refs, self.as_of),
             "not_counted": list(NOT_COUNTED),
         }
@@ -130,6 +153,26 @@ def estimate(body: dict[str, Any], region: str | None, table: PriceTable | None 
                     tuple(sorted(refs)), min(dates) if dates else "", table)
 
 
+def with_timeout(est: Estimate, body: dict[str, Any]) -> Estimate:
+    """``est`` with the job's timeout (``scheduling.timeout``, else Vertex AI's default from
+    the catalog) and its trials, for the worst case."""
+    from gpujob.numbers import as_count, duration_seconds
+
+    spec, _ = spec_of(body)
+    given = spec.get("scheduling")
+    scheduling = given if isinstance(given, dict) else {}
+    timeout = duration_seconds(scheduling.get("timeout"))
+    default = timeout is None
+    if default:
+        from gpujob.catalog import load
+
+        facts = load("vertex").scheduling
+        timeout = float(facts.default_timeout_s) if facts and facts.default_timeout_s else None
+    trials = as_count(body.get("maxTrialCount")) if "trialJobSpec" in body else 1
+    return est._replace(timeout_s=timeout, timeout_from="default" if default else "job",
+                        trials=trials or 1)
+
+
 def _pool(table: PriceTable, region: str | None, index: int, replicas: int, name: str,
           gpu: str | None, count: int, refs: set[str], dates: set[str]) -> PoolCost:
     missing: list[str] = []
@@ -171,12 +214,7 @@ def describe(est: Estimate) -> str:
     """One line: the job's $/hour at its strategy, the other strategies', and what is not
     priced. ``$12.34/hour on-demand in us-central1 (1 × a2-highgpu-1g); Spot $3.10/hour, …``"""
     where = f" in {est.region}" if est.region else ""
-    pools = " + ".join(f"{p.replicas} × {p.machine_type}"
-                       + (f" with {p.accelerator_count} × {p.accelerator_type}"
-                          if p.accelerator_type else "") for p in est.pools)
-    if est.parallel > 1:
-        pools = f"{est.parallel} parallel trials × " + (
-            f"({pools})" if len(est.pools) > 1 else pools)
+    pools = machines(est)
     shown = f" ({pools})" if pools else ""
     if not est.pools:
         return "no worker pool to price"
@@ -190,11 +228,23 @@ def describe(est: Estimate) -> str:
               for s, v in est.hourly.items() if s != est.strategy]
     if any(v is not None for v in est.hourly.values()):
         head += "; " + ", ".join(others)
-    why = list(est.unknown) or _unpriced(est)
+    why = list(est.unknown) or unpriced(est)
     return head + (f": {'; '.join(why)}" if why and est.total is None else "")
 
 
-def _unpriced(est: Estimate) -> list[str]:
+def machines(est: Estimate, parallel: bool = True) -> str:
+    """What the job's pools run: ``1 × a2-highgpu-1g with 1 × NVIDIA_TESLA_A100``, a tuning
+    job's ``4 parallel trials × …`` (``parallel``)."""
+    pools = " + ".join(f"{p.replicas} × {p.machine_type}"
+                       + (f" with {p.accelerator_count} × {p.accelerator_type}"
+                          if p.accelerator_type else "") for p in est.pools)
+    if parallel and est.parallel > 1:
+        pools = f"{est.parallel} parallel trials × " + (
+            f"({pools})" if len(est.pools) > 1 else pools)
+    return pools
+
+
+def unpriced(est: Estimate) -> list[str]:
     if est.strategy is None:
         return []
     names = sorted({n for p in est.pools for n in p.unpriced.get(est.strategy, ())})

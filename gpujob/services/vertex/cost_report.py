@@ -1,8 +1,9 @@
 """The job's $/hour as the commands show it (``validate``, ``submit --dry-run``, ``convert``):
-a line per job on stderr and one saying where the prices come from and what they leave out; the
-figures for ``--format json``; and ``--max-hourly-cost``, which refuses a job over budget (or
-one whose cost cannot be told) with an error finding, before anything is built, uploaded or
-sent.
+a line per job on stderr (and one with its worst case, over its timeout) and one saying where
+the prices come from and what they leave out; the figures for ``--format json``; and
+``--max-hourly-cost``, which refuses a job over budget (or one whose cost cannot be told) with
+an error finding, before anything is built, uploaded or sent (``--max-cost``, the cap on the
+whole job, is ``cost_cap``).
 
 Only Vertex AI jobs are priced: gpujob's table holds Vertex AI's prices."""
 
@@ -27,10 +28,10 @@ SCALE_MACHINES = 1024
 
 def estimate(body: dict[str, Any], region: str | None) -> Estimate:
     """The cost of the Vertex request ``body`` in ``region``, at the freshest prices gpujob
-    has (the table is read on the first call)."""
+    has (the table is read on the first call), with its timeout for the worst case."""
     from gpujob.services.vertex import cost
 
-    return cost.estimate(body, region)
+    return cost.with_timeout(cost.estimate(body, region), body)
 
 
 def lines(estimates: Sequence[tuple[str | None, Estimate]]) -> list[str]:
@@ -40,8 +41,15 @@ def lines(estimates: Sequence[tuple[str | None, Estimate]]) -> list[str]:
 
     if not estimates:
         return []
-    out = [f"cost: {printable(label) + ': ' if label else ''}{describe(est)}"
-           for label, est in estimates]
+    from gpujob.services.vertex.cost_cap import worst_line
+
+    out = []
+    for label, est in estimates:
+        named = printable(label) + ": " if label else ""
+        out.append(f"cost: {named}{describe(est)}")
+        worst = worst_line(est)
+        if worst is not None:
+            out.append(f"worst case: {named}{worst}")
     refs = sorted({r for _, est in estimates for r in est.refs})
     dates = [est.as_of for _, est in estimates if est.as_of]
     out.append(sources_line(estimates[0][1].table, refs, min(dates) if dates else ""))
@@ -49,17 +57,22 @@ def lines(estimates: Sequence[tuple[str | None, Estimate]]) -> list[str]:
 
 
 def priced(job: Job | None, findings: list[Finding], budget: float | None,
-           location: Location) -> Estimate | None:
-    """What the checked ``job`` costs an hour where it runs (None: it has errors, or no
-    region, which its request then asks for); over ``budget`` (or unpriced under one), an
-    error joins ``findings``, so that the job is refused before anything is built, uploaded
-    or sent."""
+           location: Location, max_cost: float | None = None) -> Estimate | None:
+    """What the checked ``job`` costs an hour where it runs, and at most (None: it has errors,
+    or no region, which its request then asks for); over ``budget`` (or unpriced under one),
+    an error joins ``findings``, so that the job is refused before anything is built, uploaded
+    or sent; ``max_cost`` (``--max-cost``) caps the whole job (``cost_cap.cap``: it may set the
+    job's timeout); a Spot or flex-start job with nowhere to checkpoint to is warned about."""
+    from gpujob.services.vertex import cost_cap
+
     if job is None or job.region is None or any(f.is_error for f in findings):
         return None
     est = estimate(job.body, job.region)
     for found in (budget_finding(est, budget, location), scale_finding(est, location)):
         if found is not None:
             findings.append(found)
+    est, capped = cost_cap.cap(job, est, max_cost, location)
+    findings += capped + cost_cap.risks(job, est, location)
     return est
 
 

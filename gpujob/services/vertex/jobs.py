@@ -45,19 +45,23 @@ _STATE_TERM = re.compile(r"(?<![\w.])(state\s*!?=\s*)\"?([A-Z_]+)\"?")
 def status(raw: dict[str, Any]) -> JobStatus:
     """A CustomJob or HyperparameterTuningJob in the common terms; its state without the
     ``JOB_STATE_`` prefix (SUCCEEDED, FAILED, CANCELLED, EXPIRED end it); for a job that
-    ended for want of capacity or quota, what to do about it."""
+    ended for want of capacity or quota, what to do about it; what it cost so far (an
+    estimate, ``cost_spent``)."""
     from gpujob.services.vertex.api import JobName, capacity_or_quota
+    from gpujob.services.vertex.cost_spent import spent
 
     state = str(raw.get("state") or "JOB_STATE_UNSPECIFIED").removeprefix(PREFIX)
     name = JobName.parse(str(raw.get("name", "")))
     error = found if isinstance(found := raw.get("error"), dict) else {}
     message = " ".join(str(error.get("message") or "").split())
+    cost = spent(raw)
     return JobStatus(id=name.id if name else "?", state=state, done=state in ENDED,
                      succeeded=state == "SUCCEEDED", message=message,
                      created=raw.get("createTime"), location=name.location if name else None,
-                     display_name=str(raw.get("displayName") or ""), summary=summary(raw),
+                     display_name=str(raw.get("displayName") or ""),
+                     summary=(*summary(raw), *([cost["line"]] if cost else [])),
                      hint=capacity_or_quota(message, name.location if name else None) or "",
-                     waiting=why(raw))
+                     waiting=why(raw), cost=cost)
 
 
 def parse_ref(text: str) -> JobRef:

@@ -2,18 +2,20 @@
 the collection each kind of job is created in (``jobs_url``), the order gcloud lays a body out
 in (``layout``), and gpujob's own label on every job it submits (set by the backend, read by the
 API client to find a job whose create answer was lost, warned about in a native config).
-Imports nothing at load time: ``validate`` and the dry-run read it."""
+Imports nothing at load time but the services' base: ``validate`` and the dry-run read it."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from gpujob.services.base import SUBMISSION_LABEL as SUBMISSION_LABEL  # every job gpujob submits
+
 if TYPE_CHECKING:
     from gpujob.gcp.settings import GcpSettings
 
 ENDPOINT = "https://{region}-aiplatform.googleapis.com/"  # regional: one per location
-SUBMISSION_LABEL = "gpujob-submission"
+
 MAX_DISPLAY_NAME = 128  # characters of a job's displayName (the API's limit)
 COLLECTIONS = {"CustomJob": "customJobs", "HyperparameterTuningJob": "hyperparameterTuningJobs"}
 _FIRST = ("displayName", "labels", "encryptionSpec")  # as gcloud ai custom-jobs create lays it

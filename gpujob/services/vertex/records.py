@@ -115,6 +115,7 @@ class Scheduling(NamedTuple):
     reservation_name: str  # the pattern of a reservation's resource name
     reservation_short_name: str | None = None  # of its NAME alone (None: not checked)
     persistent_resource_id: str | None = None  # of a persistent resource's ID (None: idem)
+    default_timeout_s: int | None = None  # how long a job without scheduling.timeout runs at most
 
 
 def scheduling(data: Mapping[str, Any] | None) -> Scheduling | None:
@@ -126,7 +127,8 @@ def scheduling(data: Mapping[str, Any] | None) -> Scheduling | None:
                       tuple(data["reservation_or_spot"]), tuple(rdma["accelerators"]),
                       rdma["setup"], affinity["name_pattern"],
                       affinity.get("short_name_pattern"),
-                      (data.get("persistent_resource") or {}).get("id_pattern"))
+                      (data.get("persistent_resource") or {}).get("id_pattern"),
+                      data.get("default_timeout_s"))
 
 
 def accel(value: Mapping[str, Any] | None) -> Accel | None:

@@ -410,5 +410,6 @@ def check(doc: Document, cat: VertexCatalog, refused: set[JsonPath],
         return findings, job, None
     from gpujob.services.vertex.cost_report import priced
 
-    cost = priced(job, findings, options.job.max_hourly_cost, doc.locate(()))
+    cost = priced(job, findings, options.job.max_hourly_cost, doc.locate(()),
+                  options.job.max_cost)
     return findings, job, cost

@@ -57,7 +57,8 @@ def check(doc: Document, cat: VertexCatalog, options: CheckOptions) -> Checked:
     checked = Job(kind, body, region, no_region=NO_NATIVE_REGION)
     from gpujob.services.vertex.cost_report import priced
 
-    cost = priced(checked, findings, options.job.max_hourly_cost, doc.locate(()))
+    cost = priced(checked, findings, options.job.max_hourly_cost, doc.locate(()),
+                  options.job.max_cost)
     return Checked(findings, checked if not any(f.is_error for f in findings) else None, cost)
 
 

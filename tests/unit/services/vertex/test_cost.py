@@ -72,10 +72,36 @@ def test_a_dws_price_filed_as_on_demand_is_left_out_and_said():
     # the snapshot's H100 row in us-central1 is the DWS price 4.200761: no per-GPU price there
     assert table.accelerator("us-central1", "NVIDIA_H100_80GB") is None
     assert table.accelerator("us-east4", "NVIDIA_H100_80GB") is not None
-    est = cost.estimate(job(pool("a4-highgpu-8g", "NVIDIA_B200", 8)), "us-central1", table)
-    assert est.total is None
-    assert "no price for NVIDIA_B200 in us-central1 (no on-demand price in the snapshots can " \
-        "be trusted" in "; ".join(est.unknown)
+    est = cost.estimate(job(pool("a4-highgpu-8g", "NVIDIA_B200", 8)), "europe-west4", table)
+    assert est.total is None  # the one B200 SKU seen is the Americas one
+    assert "no price for a4-highgpu-8g in europe-west4 (the on-demand price of its B200 slices " \
+        "there is not known" in "; ".join(est.unknown)
+
+
+def test_b200_is_priced_from_its_slice_sku_where_it_applies():
+    # issue 31 item 6: 'A4 Nvidia B200 (1 gpu slice) running in Americas' $16.11 per GPU-hour
+    # (the slice prices the VM); Spot from the snapshot's row (8 x $4.2796), plus the fee
+    est = cost.estimate(job(pool("a4-highgpu-8g", "NVIDIA_B200", 8)), "us-central1")
+    assert est.hourly["on_demand"] == pytest.approx(1.15 * 8 * 16.11)  # $148.21
+    assert est.hourly["spot"] == pytest.approx(34.2368 + 0.15 * 8 * 16.11)  # $53.57
+    assert est.hourly["flex_start"] is None  # no DWS price seen for it
+    assert "B200-SKU" in est.refs
+    cited = {c["ref"]: c for c in prices.load().cite(est.refs)}
+    assert cited["B200-SKU"]["as_of"] == "2026-07-07"
+    assert "unverified" in cited["B200-SKU"]["title"]
+
+
+@pytest.mark.parametrize(("region", "flex"), [
+    # 1 x H100 DWS $4.200761 + 26 vCPU x $0.010934 + 234 GB x $0.000952 + 750 GB local SSD x
+    # $0.0001096, plus the fee (0.15 x Compute Engine on-demand), the bill's SKUs (ZENN-DWS)
+    ("us-central1", 4.790013 + 1.659187498),
+    ("us-west1", 4.790013 + 1.659187498),  # the same machine prices as us-central1
+    ("us-west4", None),  # other machine prices: its DWS SKUs are not known
+])
+def test_flex_start_of_a3_high_is_priced_from_the_billed_dws_skus(region, flex):
+    est = cost.estimate(job(pool("a3-highgpu-1g", "NVIDIA_H100_80GB", 1),
+                            strategy="FLEX_START"), region)
+    assert est.total == (pytest.approx(flex) if flex is not None else None)
 
 
 def test_a3_highgpu_8g_is_the_billed_job_on_demand_and_flex_start():
@@ -220,14 +246,14 @@ def test_the_budget_is_for_vertex_jobs(cli):
 
 @pytest.mark.default_service
 def test_an_unpriced_job_under_a_budget_is_refused(cli, write):
-    config = write("trainingInput:\n  scaleTier: CUSTOM\n  region: us-central1\n"
+    config = write("trainingInput:\n  scaleTier: CUSTOM\n  region: europe-west4\n"
                    "  masterType: a4-highgpu-8g\n  masterConfig:\n"
                    "    imageUri: gcr.io/p/t:1\n"
                    "    acceleratorConfig: {count: 8, type: NVIDIA_B200}\n")
     result = cli("validate", config, "--max-hourly-cost", "1000")
     assert result.code == 1
     assert "the job's cost per hour cannot be told (no price for a4-highgpu-8g in " \
-        "us-central1" in result.out
+        "europe-west4" in result.out
     assert "[cost.unknown]" in result.out
 
 

@@ -43,13 +43,14 @@ def test_a_spec_dry_runs_as_a_custom_job_named_after_its_file(cli, write):
     result = cli("submit", spec, "--service", "vertex", "--region", "europe-west4",
                  "--dry-run")
     assert result.code == 0, result.err
-    first, cost, _ = result.err.splitlines()
+    first, cost, worst, _ = result.err.splitlines()  # (no warning: it has an output dir)
     assert first == (
         "Dry run: would POST this CustomJob to "
         f"{URL.format(region='europe-west4', what='customJobs')} (nothing sent); no project "
         "given (--project or GPUJOB_PROJECT)")
     assert cost.startswith("cost: $1.90/hour Spot in europe-west4 (1 × n1-standard-8 with 2 × "
                            "NVIDIA_TESLA_T4 + 3 × n1-highmem-8); on-demand $3.12/hour")
+    assert worst == "worst case: at most $3.81, if it runs until its timeout of 2 hours"
     body = json.loads(result.out)
     assert list(body) == ["displayName", "labels", "jobSpec"]
     assert body["displayName"] == "train-t4"
