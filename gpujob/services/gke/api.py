@@ -12,6 +12,7 @@ are tried again, a create only after looking for the JobSet by its name and subm
 from __future__ import annotations
 
 import json
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -52,12 +53,20 @@ def connect(context: str | None, timeout: float = 60.0) -> Connection:
                          "pip install 'gpujob[gke]' (or pip install kubernetes)") from None
     from gpujob.services.gke import kubeconfig
 
+    stop_signals_as_ctrl_c()
     found = kubeconfig.load(kubeconfig.files())
     name = kubeconfig.choose(found, context)
     creds = kubeconfig.credentials(found, name, timeout)
+    from kubernetes.client import Configuration
+
+    # no retries inside urllib3: gpujob's own (Api.call) are bounded and said; and a request
+    # gpujob has given up on must not log from its thread while gpujob exits
+    settings = Configuration()
+    settings.retries = False
     try:
         client = config.new_client_from_config_dict(creds.config, context=name,
-                                                    persist_config=False)
+                                                    persist_config=False,
+                                                    client_configuration=settings)
     # what the client refuses (a certificate file that is not there, an unknown auth
     # provider): a remote failure, as for Google, never a traceback
     except (ConfigException, OSError, TypeError, ValueError, AttributeError, KeyError) as exc:
@@ -66,6 +75,25 @@ def connect(context: str | None, timeout: float = 60.0) -> Connection:
                           "gcloud container clusters get-credentials CLUSTER --location "
                           "LOCATION writes it (KUBECONFIG names another file)") from None
     return Connection(client, name, creds)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def stop_signals_as_ctrl_c() -> None:
+    """From here on, SIGTERM (a CI runner stopping a step) and SIGHUP (a closed terminal) end
+    gpujob as Ctrl-C does: ``KeyboardInterrupt``, "interrupted", exit 130, with ``finally``
+    and ``atexit`` run. The client copies a kubeconfig's ``client-key-data`` to a file in
+    ``$TMPDIR`` that only its ``atexit`` removes; killed by the signal, gpujob left it there.
+    Requests and credential plugins note the signal and stop at once (``Api.bounded``,
+    ``kubeconfig.run_plugin``, under ``interrupts.deferred``). Signals set to be ignored (nohup)
+    stay ignored; another handler is left alone."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(signum) is signal.SIG_DFL:
+            signal.signal(signum, _interrupt)
 
 
 def status_of(exc: Any) -> dict[str, Any]:
@@ -105,8 +133,11 @@ def remote_error(exc: Any, what: str, context: str, missing: str | None = None) 
 
 
 def unreachable(exc: Exception, what: str, host: str) -> RemoteError:
-    if isinstance(exc, NoAnswer):
-        return RemoteError(f"{what}: the API server at {host} gave {exc}",
+    from urllib3.exceptions import ReadTimeoutError
+
+    if isinstance(exc, (NoAnswer, ReadTimeoutError)):
+        return RemoteError(f"{what}: the API server at {host} gave no complete answer within "
+                           "--request-timeout",
                            "a slow or stuck API server: try again, or give a longer "
                            "--request-timeout")
     reason = getattr(exc, "reason", None) or exc  # urllib3's MaxRetryError: its last failure
@@ -130,8 +161,6 @@ class Api:
         self.policy = gcp.retry
         self.timeout = (CONNECT_TIMEOUT, gcp.request_timeout)  # as _request_timeout takes it
         self.clock = clock or clocks.SYSTEM
-        if type(self.clock) is clocks.Clock:
-            self.clock = _Stoppable()
         self.echo = echo
         self.custom = client.CustomObjectsApi(conn.client)
         self.core = client.CoreV1Api(conn.client)
@@ -158,8 +187,7 @@ class Api:
                                           "Retry-After")))
                 failed: RemoteError = remote_error(exc, what, self.conn.context)
             except (HTTPError, OSError) as exc:
-                why = retry.Transient("no answer in time" if isinstance(exc, NoAnswer)
-                                      else type(exc).__name__)
+                why = retry.Transient(type(exc).__name__)
                 failed = unreachable(exc, what, self.host)
             delay = retry.next_delay(self.policy, attempt, started, self.clock, why)
             if isinstance(delay, str):
@@ -221,16 +249,3 @@ class Api:
 
 class NoAnswer(TimeoutError):
     """No whole answer within ``--request-timeout``."""
-
-
-class _Stoppable(clocks.Clock):
-    """The real clock, whose sleeps (between polls, before a retry) end at once on Ctrl-C,
-    SIGTERM or SIGHUP (``KeyboardInterrupt``): gpujob then exits as after Ctrl-C, and the
-    client's temporary copies of a client key are removed (its ``atexit``)."""
-
-    def sleep(self, seconds: float) -> None:
-        with interrupts.deferred():
-            end = time.monotonic() + seconds
-            while (left := end - time.monotonic()) > 0:
-                time.sleep(min(left, _POLL))
-                interrupts.check()

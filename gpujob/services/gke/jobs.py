@@ -202,10 +202,13 @@ class Jobs:
         if made is None:
             return self._adopt(name, ns, token, sent)
         try:
-            return Created(answers.jobset(answers.json_object(answers.decode(made[1], made[0]),
-                                                              what), what), recovered=False)
+            raw = answers.jobset(answers.json_object(answers.decode(made[1], made[0]), what),
+                                 what)
+            if (raw.get("metadata") or {}).get("name") != name:
+                raise answers.bad(what, f"does not name JobSet {name}")
         except answers.BadAnswer as exc:
             return self._read_back(name, ns, token, exc.message)
+        return Created(raw, recovered=False)
 
     def _read_back(self, name: str, ns: str, token: str, why: str) -> Created:
         """The JobSet a create made whose answer could not be read, by its name and label."""
