@@ -69,16 +69,23 @@ def announce(service: Service, status: JobStatus, request: Request, project: str
                     "submission whose answer was lost; it was not submitted twice")
     named = f" ({status.display_name})" if status.display_name else ""
     where = f", region [{status.location}]" if status.location else ""
-    CONSOLE.err(f"Job [{job_id}]{named} submitted to project [{project}]{where}; state: "
+    CONSOLE.err(f"Job [{job_id}]{named} submitted to {_scope(service, project)}{where}; state: "
                 f"{status.state}.")
     _links(service, job_id, project, status.location, "  ")
     return job_id
 
 
+def _scope(service: Service, project: str) -> str:
+    """Where the service's jobs are, in its words: ``project [P]``, or (GKE) a context and
+    namespace (``scope``)."""
+    words = getattr(service, "scope", None)
+    return words(project) if words is not None else f"project [{project}]"
+
+
 def _links(service: Service, job_id: str, project: str, location: str | None,
            indent: str = "") -> None:
     links = service.links(job_id, project, location)
-    CONSOLE.err(f"{indent}console: {links.console}")
+    CONSOLE.err(f"{indent}{links.label + ':':<8} {links.console}")
     CONSOLE.err(f"{indent}logs:    {links.logs}")
 
 
@@ -171,7 +178,7 @@ def list_jobs(service: Service, gcp: GcpSettings, filter_: str | None, limit: in
     if output_format == "json":
         CONSOLE.json(output.job_list(service, client.project, jobs))
     elif not jobs:
-        CONSOLE.err(f"no jobs in project {client.project}"
+        CONSOLE.err(f"no jobs in {_scope(service, client.project)}"
                     + (f" match {filter_}" if filter_ else ""))
     else:
         CONSOLE.out(output.job_table(service, jobs))
@@ -185,6 +192,9 @@ def cancel(service: Service, job: str, gcp: GcpSettings,
     state = client.cancel(ref)
     if state:
         CONSOLE.err(f"Job [{ref.id}] is already {state}.")
+    elif getattr(service, "cancelled", None) is not None:  # GKE: deleted, not CANCELLED
+        for line in service.cancelled(ref.id, client.project, ref.location):  # type: ignore[attr-defined]
+            CONSOLE.err(line)
     else:
         CONSOLE.err(f"Cancellation of job [{ref.id}] requested; it ends CANCELLED shortly.")
         CONSOLE.err(f"  {service.commands(ref.id, client.project, ref.location).wait}")

@@ -151,10 +151,12 @@ class Commands:
 
 @dataclass(frozen=True)
 class Links:
-    """The job's pages in the Cloud console."""
+    """The job's pages in the Cloud console (GKE: the kubectl commands that stand in for them,
+    ``label`` "status")."""
 
     console: str
     logs: str
+    label: str = "console"
 
 
 class JobClient(Protocol):

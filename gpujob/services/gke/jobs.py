@@ -101,13 +101,19 @@ def _where(project: str, location: str | None) -> tuple[str, str | None]:
     return shlex.quote(context), None if namespace in ("", "default") else namespace
 
 
+def scope(project: str) -> str:
+    """``context [C], namespace [N]`` for a client's ``project`` (``CONTEXT/NAMESPACE``)."""
+    context, _, namespace = project.rpartition("/")
+    return f"context [{context or project}], namespace [{namespace or 'default'}]"
+
+
 def links(job_id: str, project: str, location: str | None = None) -> Links:
     """kubectl commands stand in for console pages: the cluster is the user's."""
     context, namespace = _where(project, location)
     ns = f" -n {namespace}" if namespace else ""
     return Links(f"kubectl --context {context} get jobset {job_id}{ns}",
                  f"kubectl --context {context} logs -l {JOBSET_LABEL}jobset-name={job_id}"
-                 f"{ns} --prefix")
+                 f"{ns} --prefix", label="status")
 
 
 @dataclass(frozen=True)

@@ -364,3 +364,35 @@ def test_a_stop_signal_leaves_no_copy_of_a_client_key(tmp_path, signum):
         closed.close()
     assert proc.returncode == 130, err
     assert copies() == []
+
+
+# -- words (L4, L8, L9) ----------------------------------------------------------------------------
+
+def test_an_empty_namespace_names_the_context_and_namespace(cluster, cli):
+    result = gke(cli, "list", "--namespace", "ml")
+    assert result.code == 0, result.err
+    assert result.err == f"no jobs in context [{CONTEXT}], namespace [ml]\n"
+
+
+def test_the_files_region_and_the_region_flag_get_a_note(cli, write):
+    config = write(CONFIG.format(job_id="") + "  region: europe-west4\n")
+    for flags in ((), ("--region", "us-east1")):
+        result = cli("submit", config, "--service", "gke", "--dry-run", *flags)
+        assert result.code == 0, result.err
+        assert "trainingInput.region: note: region is not used on GKE: the cluster decides " \
+               "where the pods run (the kubeconfig's context names it: --context) " \
+               "[gke.unused]" in result.err
+
+
+def test_a_package_job_says_what_the_cluster_needs(cli, write):
+    config = write(CONFIG.format(job_id="").replace("    imageUri: us-docker.pkg.dev/p/r/"
+                                                    "trainer:1\n", "")
+                   + "  packageUris: [gs://my-bucket/trainer-0.1.tar.gz]\n"
+                   "  pythonModule: trainer.task\n")
+    result = cli("submit", config, "--service", "gke", "--dry-run", "--executor-image-uri",
+                 "us-docker.pkg.dev/p/r/base:1")
+    assert result.code == 0, result.err
+    assert "trainingInput.packageUris: note: the pods mount gs://my-bucket with the Cloud " \
+           "Storage FUSE CSI driver: the cluster needs its GCS FUSE CSI add-on, and Workload " \
+           "Identity with read access to the bucket" in result.err
+    assert "hint: docs/gke.md (Package jobs) has the two gcloud commands" in result.err
