@@ -86,7 +86,7 @@ def _objects(value: Any, where: str, what: str,
 
 
 def _metadata(obj: dict[str, Any], where: str, what: str) -> None:
-    meta = _expect(obj.get("metadata"), dict, f"{where}metadata", what) or {}
+    meta = _expect(obj.get("metadata"), dict, f"{where}metadata", what, optional=False)
     for key in ("name", "uid", "creationTimestamp", "deletionTimestamp"):
         _expect(meta.get(key), str, f"{where}metadata.{key}", what)
     labels = _expect(meta.get("labels"), dict, f"{where}metadata.labels", what) or {}

@@ -1,12 +1,15 @@
 """The Kubernetes API of the user's cluster, through the official ``kubernetes`` client and the
-user's kubeconfig (``KUBECONFIG``, a context's bearer token or its exec plugin, such as GKE's
-``gke-gcloud-auth-plugin``): JobSets by ``CustomObjectsApi``, pods and their logs by
-``CoreV1Api``, Kueue's Workloads for why a JobSet waits.
+user's kubeconfig, read and made ready by ``kubeconfig`` (a context's bearer token, or the token
+its exec plugin, such as GKE's ``gke-gcloud-auth-plugin``, prints): JobSets by
+``CustomObjectsApi``, pods and their logs by ``CoreV1Api``, Kueue's Workloads for why a JobSet
+waits.
 
-The client logs a failing exec plugin and goes on without credentials (every request is then
-refused 401); ``connect`` catches that log and says what failed (exit 3). Errors of the API
-server come back as ``RemoteError`` with the Status' message; 429, 5xx and broken connections
-are tried again, a create only after looking for the JobSet by its name and submission label.
+Every request runs in a thread of its own and is awaited ``--request-timeout`` seconds in all
+(``Api.bounded``), so that an answer that trickles in cannot hold gpujob, and Ctrl-C, SIGTERM or
+SIGHUP stop it at once; answers are read whole as bytes (``_preload_content=False``) and checked
+by ``answers``. Errors of the API server come back as ``RemoteError`` with the Status' message;
+429, 5xx, broken connections and answers that do not come in time are tried again, a create
+only after looking for the JobSet by its name and submission label.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ def connect(context: str | None, timeout: float = 60.0) -> Connection:
     plugin runs ``timeout`` seconds at most (``kubeconfig``)."""
     try:
         from kubernetes import config
+        from kubernetes.client import Configuration
         from kubernetes.config.config_exception import ConfigException
     except ImportError:
         raise UsageError("--service gke needs the kubernetes client library",
@@ -57,8 +61,6 @@ def connect(context: str | None, timeout: float = 60.0) -> Connection:
     found = kubeconfig.load(kubeconfig.files())
     name = kubeconfig.choose(found, context)
     creds = kubeconfig.credentials(found, name, timeout)
-    from kubernetes.client import Configuration
-
     # no retries inside urllib3: gpujob's own (Api.call) are bounded and said; and a request
     # gpujob has given up on must not log from its thread while gpujob exits
     settings = Configuration()

@@ -175,7 +175,7 @@ BASE = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
     ("cancel", "GET jobset", None, "is a JSON NoneType, not an object"),
     ("list", "GET jobsets", {"items": [5]}, "has items[0] that is a int, not an object"),
     ("logs", "GET pods", {"kind": "PodList", "items": [{"spec": {}}]},
-     "has items[0].metadata.name that is null, not a string"),
+     "has items[0].metadata that is null, not an object"),
 ])
 def test_an_answer_gpujob_cannot_read_is_a_remote_error(cluster, submit, cli, command, route,
                                                          body, said):
