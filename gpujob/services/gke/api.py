@@ -33,6 +33,7 @@ T = TypeVar("T")
 CONNECT_TIMEOUT = 10.0  # seconds; the read timeout is --request-timeout's
 _POLL = 0.05  # seconds between looks for the answer, and for a signal that came
 RETRIED = frozenset({429, 500, 502, 503, 504})
+_SLOW = "a slow or stuck API server: try again, or give a longer --request-timeout"
 
 
 class Connection(NamedTuple):
@@ -140,8 +141,7 @@ def unreachable(exc: Exception, what: str, host: str) -> RemoteError:
     if isinstance(exc, (NoAnswer, ReadTimeoutError)):
         return RemoteError(f"{what}: the API server at {host} gave no complete answer within "
                            "--request-timeout",
-                           "a slow or stuck API server: try again, or give a longer "
-                           "--request-timeout")
+                           _SLOW)
     reason = getattr(exc, "reason", None) or exc  # urllib3's MaxRetryError: its last failure
     return RemoteError(f"{what}: cannot reach the API server at {host} "
                        f"({type(exc).__name__}: {reason})",
@@ -189,8 +189,9 @@ class Api:
                                           "Retry-After")))
                 failed: RemoteError = remote_error(exc, what, self.conn.context)
             except (HTTPError, OSError) as exc:
-                why = retry.Transient(type(exc).__name__)
                 failed = unreachable(exc, what, self.host)
+                why = retry.Transient("no complete answer in time" if failed.hint == _SLOW
+                                      else type(exc).__name__)
             delay = retry.next_delay(self.policy, attempt, started, self.clock, why)
             if isinstance(delay, str):
                 raise RemoteError(f"{failed.message} ({delay})", failed.hint) from None

@@ -176,7 +176,6 @@ class Jobs:
         answer that cannot be read is not a reason to send it again: the JobSet is read back by
         its name and label."""
         from kubernetes.client.exceptions import ApiException
-        from urllib3.exceptions import HTTPError
 
         from gpujob.services.gke import answers
         from gpujob.services.gke.api import status_of
@@ -184,29 +183,22 @@ class Jobs:
         body, name = request.body, str(request.body["metadata"]["name"])
         ns = str(body["metadata"].get("namespace") or self.namespace)
         token = body["metadata"]["labels"][translate.SUBMISSION_LABEL]
-        sent = False  # an earlier try may have made it: a 5xx, or no answer at all
         what = f"creating JobSet {name} in namespace {ns}"
 
         def attempt() -> tuple[str, bytes] | None:
-            nonlocal sent
             try:
                 response = self.api.custom.create_namespaced_custom_object(
                     translate.GROUP, translate.VERSION, ns, translate.PLURAL, body,
                     _preload_content=False, _request_timeout=self.api.timeout)
-                sent = True
                 return str(response.headers.get("Content-Type") or ""), response.data or b""
             except ApiException as exc:
                 if exc.status == 409 and status_of(exc).get("reason", "") in ("AlreadyExists", ""):
                     return None  # a JobSet of its name: ours (a lost answer) or someone else's
-                sent = sent or exc.status >= 500
-                raise
-            except (HTTPError, OSError):
-                sent = True
                 raise
 
         made = self.api.call(what, attempt)
         if made is None:
-            return self._adopt(name, ns, token, sent)
+            return self._adopt(name, ns, token)
         try:
             raw = answers.jobset(answers.json_object(answers.decode(made[1], made[0]), what),
                                  what)
@@ -235,11 +227,14 @@ class Jobs:
             translate.GROUP, translate.VERSION, ns, translate.PLURAL, name,
             _preload_content=False, _request_timeout=self.api.timeout)
 
-    def _adopt(self, name: str, ns: str, token: str, sent: bool) -> Created:
+    def _adopt(self, name: str, ns: str, token: str) -> Created:
+        """After a 409: the JobSet of that name is this submission's (its label is this
+        submission's own, so an earlier try made it, whose answer was lost or came too late)
+        or someone else's."""
         found = self._jobset(f"reading JobSet {name}", self._get_call(name, ns))
         labels = (found.get("metadata") or {}).get("labels") or {}
         if labels.get(translate.SUBMISSION_LABEL) == token:
-            return Created(found, recovered=sent)
+            return Created(found, recovered=True)
         raise RemoteError(f"a JobSet named {name} already exists in namespace {ns} (made by "
                           "another submission); nothing was created",
                           "give another --job-id, or look at it: "

@@ -212,6 +212,19 @@ def test_request_timeout_bounds_the_whole_answer(cluster, submit, cli, command, 
     assert "gave no complete answer within --request-timeout" in result.err
 
 
+def test_a_create_whose_answer_comes_too_late_is_adopted_not_doubled(cluster, submit):
+    """The JobSet is made, its answer stalls past --request-timeout: the create is sent again,
+    meets 409, and the JobSet with this submission's label is the one reported."""
+    cluster.inject("POST jobsets", Stall(120))
+    result = submit("--request-timeout", "1")
+    assert result.code == 0, result.err
+    assert "note: creating JobSet run-1 in namespace default: no complete answer in time; " \
+           "retrying in" in result.err
+    assert "was already created by an earlier attempt of this submission" in result.err
+    assert len(cluster.route_calls("POST", "/jobsets")) == 2
+    assert list(cluster.jobsets) == [("default", "run-1")]
+
+
 def test_the_read_after_a_409_is_bounded_too(cluster, submit):
     assert submit().code == 0
     cluster.inject("GET jobset", Stall(120))
