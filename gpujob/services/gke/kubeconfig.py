@@ -201,7 +201,7 @@ def credentials(config: Kubeconfig, name: str, timeout: float) -> Credentials:
     if isinstance(user.get("token"), str):
         user["token"] = user["token"].strip()  # as kubectl trims a token file
         redact.register(user["token"])
-    redact.register(user.get("password"))
+    redact.register(user.get("password"), user.get("client-key-data"))
     made.config = {"apiVersion": "v1", "kind": "Config", "current-context": name,
                    "contexts": [{"name": name, "context": {"cluster": "c", "user": "u"}}],
                    "clusters": [{"name": "c", "cluster": cluster}],
