@@ -69,17 +69,17 @@ def announce(service: Service, status: JobStatus, request: Request, project: str
                     "submission whose answer was lost; it was not submitted twice")
     named = f" ({status.display_name})" if status.display_name else ""
     where = f", region [{status.location}]" if status.location else ""
-    CONSOLE.err(f"Job [{job_id}]{named} submitted to {_scope(service, project)}{where}; state: "
-                f"{status.state}.")
+    scope = _scope(service, project, f"project [{project}]")
+    CONSOLE.err(f"Job [{job_id}]{named} submitted to {scope}{where}; state: {status.state}.")
     _links(service, job_id, project, status.location, "  ")
     return job_id
 
 
-def _scope(service: Service, project: str) -> str:
-    """Where the service's jobs are, in its words: ``project [P]``, or (GKE) a context and
-    namespace (``scope``)."""
+def _scope(service: Service, project: str, default: str) -> str:
+    """Where the service's jobs are, in its words: ``default`` (``project …``), or (GKE) a
+    context and namespace (``scope``)."""
     words = getattr(service, "scope", None)
-    return words(project) if words is not None else f"project [{project}]"
+    return words(project) if words is not None else default
 
 
 def _links(service: Service, job_id: str, project: str, location: str | None,
@@ -178,7 +178,8 @@ def list_jobs(service: Service, gcp: GcpSettings, filter_: str | None, limit: in
     if output_format == "json":
         CONSOLE.json(output.job_list(service, client.project, jobs))
     elif not jobs:
-        CONSOLE.err(f"no jobs in {_scope(service, client.project)}"
+        scope = _scope(service, client.project, f"project {client.project}")
+        CONSOLE.err(f"no jobs in {scope}"
                     + (f" match {filter_}" if filter_ else ""))
     else:
         CONSOLE.out(output.job_table(service, jobs))

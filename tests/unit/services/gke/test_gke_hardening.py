@@ -63,6 +63,16 @@ def clock(monkeypatch: pytest.MonkeyPatch):
     return fake
 
 
+@pytest.fixture(autouse=True)
+def _stop_signals_restored() -> Iterator[None]:
+    """A GKE command makes SIGTERM and SIGHUP end gpujob as Ctrl-C does for the rest of the
+    process (``api.stop_signals_as_ctrl_c``), which here is the test run's: they come back."""
+    kept = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGHUP)}
+    yield
+    for signum, handler in kept.items():
+        signal.signal(signum, handler)
+
+
 @pytest.fixture
 def submit(cli, write):
     def run(*flags: str, job_id: str | None = "run_1"):
