@@ -95,16 +95,22 @@ def announce(service: Service, status: JobStatus, request: Request, project: str
                     "submission whose answer was lost; it was not submitted twice")
     named = f" ({status.display_name})" if status.display_name else ""
     where = f", region [{status.location}]" if status.location else ""
-    CONSOLE.err(f"Job [{job_id}]{named} submitted to project [{project}]{where}; state: "
-                f"{status.state}.")
+    scope = _scope(service, project, f"project [{project}]")
+    CONSOLE.err(f"Job [{job_id}]{named} submitted to {scope}{where}; state: {status.state}.")
     _links(service, job_id, project, status.location, "  ")
     return job_id
+
+
+def _scope(service: Service, project: str, default: str) -> str:
+    """Where the service's jobs are, in its words: ``default`` (``project …``), or (GKE) a
+    context and namespace (``scope``)."""
+    return service.scope(project) or default
 
 
 def _links(service: Service, job_id: str, project: str, location: str | None,
            indent: str = "") -> None:
     links = service.links(job_id, project, location)
-    CONSOLE.err(f"{indent}console: {links.console}")
+    CONSOLE.err(f"{indent}{links.label + ':':<8} {links.console}")
     CONSOLE.err(f"{indent}logs:    {links.logs}")
 
 
@@ -218,7 +224,8 @@ def list_jobs(service: Service, gcp: GcpSettings, filter_: str | None, limit: in
     if output_format == "json":
         CONSOLE.json(output.job_list(service, client.project, jobs))
     elif not jobs:
-        CONSOLE.err(f"no jobs in project {client.project}"
+        scope = _scope(service, client.project, f"project {client.project}")
+        CONSOLE.err(f"no jobs in {scope}"
                     + (f" match {filter_}" if filter_ else ""))
     else:
         CONSOLE.out(output.job_table(service, jobs))
@@ -232,6 +239,9 @@ def cancel(service: Service, job: str, gcp: GcpSettings,
     state = client.cancel(ref)
     if state:
         CONSOLE.err(f"Job [{ref.id}] is already {state}.")
+    elif (said := service.cancelled(ref.id, client.project, ref.location)) is not None:
+        for line in said:  # GKE: the JobSet is deleted, no CANCELLED state follows
+            CONSOLE.err(line)
     else:
         CONSOLE.err(f"Cancellation of job [{ref.id}] requested; it ends CANCELLED shortly.")
         CONSOLE.err(f"  {service.commands(ref.id, client.project, ref.location).wait}")

@@ -160,10 +160,12 @@ class Commands:
 
 @dataclass(frozen=True)
 class Links:
-    """The job's pages in the Cloud console."""
+    """The job's pages in the Cloud console (GKE: the kubectl commands that stand in for them,
+    ``label`` "status")."""
 
     console: str
     logs: str
+    label: str = "console"
 
 
 class JobClient(Protocol):
@@ -362,6 +364,14 @@ class Service(Protocol):
     def placement(self, client: JobClient) -> Placement:
         """How a submit through ``client`` checks the project's quota and moves between
         choices of region and strategy (``Capability.PLACEMENT``)."""
+        ...
+
+    def scope(self, project: str) -> str | None:
+        """Where its jobs are, in words, when not a Google project (None: ``project P``)."""
+        ...
+
+    def cancelled(self, job_id: str, project: str, location: str | None) -> list[str] | None:
+        """What ``cancel`` says, when the job does not then end CANCELLED (None: it does)."""
         ...
 
     def preflight(self, job: Any, gcp: GcpSettings, extra: tuple[tuple[str, str], ...],

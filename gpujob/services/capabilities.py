@@ -187,6 +187,16 @@ class ServiceBase(ABC):
         self.require(Capability.PLACEMENT, "a quota preflight or ordered choices")
         raise NotImplementedError(f"{type(self).__name__}.placement")
 
+    def scope(self, project: str) -> str | None:
+        """Where its jobs are, in words, when that is not a Google project (GKE: a context and
+        a namespace); None: ``project P``."""
+        return None
+
+    def cancelled(self, job_id: str, project: str, location: str | None) -> list[str] | None:
+        """What ``cancel`` says once the cancel is sent, when the job does not then end
+        CANCELLED (GKE deletes the JobSet); None: that it ends CANCELLED shortly."""
+        return None
+
     def preflight(self, job: Any, gcp: GcpSettings, extra: tuple[tuple[str, str], ...],
                   output_format: str) -> int:
         """``gpujob preflight`` of a service without ``placement`` (whose preflight is the

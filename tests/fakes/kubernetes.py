@@ -6,14 +6,17 @@ client validates typed answers strictly.
 Every JobSet it receives is checked against what the CRD's schema, JobSet's webhook and the Job
 and Pod validation require (``refusals``), independently of gpujob's own rules, and refused 422
 ``Invalid`` as JobSet's webhook refuses one. Faults (``tests/fakes/faults.py``: ``Reply``,
-``Drop``) are queued per route with ``inject``: a create whose answer is lost
-(``Drop(after=True)``), 409, 429, 500.
+``Drop``, ``Stall``, ``Trickle``) are queued per route with ``inject``: a create whose answer is
+lost (``Drop(after=True)``), 409, 429, 500, an answer that never comes or trickles in, a body
+of any bytes (a ``Reply`` whose body is ``str`` or ``bytes``, its ``Content-Type`` in
+``headers``). A log line may be ``bytes`` (not UTF-8).
 """
 
 from __future__ import annotations
 
 import json
 import re
+import threading
 import uuid
 from collections import deque
 from dataclasses import dataclass, field
@@ -23,7 +26,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 from fakes import serving
-from fakes.faults import Drop, Reply
+from fakes.faults import Drop, Reply, Stall, Trickle
 
 JOBSETS = re.compile(r"/apis/jobset\.x-k8s\.io/v1alpha2/namespaces/([^/]+)/jobsets(?:/([^/]+))?")
 WORKLOADS = re.compile(r"/apis/kueue\.x-k8s\.io/(v1beta2|v1beta1)/namespaces/([^/]+)/workloads")
@@ -129,7 +132,7 @@ class FakeKubernetes:
     token: str = field(default_factory=lambda: f"tok-{uuid.uuid4().hex}")
     jobsets: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     workloads: list[dict[str, Any]] = field(default_factory=list)
-    logs: dict[str, list[str]] = field(default_factory=dict)  # pod name -> lines
+    logs: dict[str, list[str | bytes]] = field(default_factory=dict)  # pod name -> lines
     calls: list[Call] = field(default_factory=list)
     faults: dict[str, deque[Any]] = field(default_factory=dict)
     scripts: dict[str, deque[dict[str, Any]]] = field(default_factory=dict)
@@ -146,12 +149,14 @@ class FakeKubernetes:
         class Handler(_Handler):
             server_fake = fake
 
+        self.stopping = threading.Event()  # ends stalls and trickles at the test's end
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         serving.serve(self.server)
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.stopping.set()
         self.server.shutdown()
         self.server.server_close()
 
@@ -237,13 +242,28 @@ class _Handler(serving.Handler):
     def log_message(self, format: str, *args: Any) -> None:  # quiet
         pass
 
-    def _send(self, code: int, body: Any, content_type: str = "application/json") -> None:
-        data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+    def _send(self, code: int, body: Any, content_type: str = "application/json",
+              trickle: Trickle | None = None) -> None:
+        data = body if isinstance(body, bytes) else body.encode() if isinstance(body, str) \
+            else json.dumps(body).encode()
         self.send_response(code)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
-        self.wfile.write(data)
+        if trickle is None:
+            self.wfile.write(data)
+            return
+        self.wfile.flush()
+        size = max(1, -(-len(data) // trickle.pieces))
+        for start in range(0, len(data), size):  # until the client goes away, or the test ends
+            if self.server_fake.stopping.wait(trickle.seconds / trickle.pieces):
+                break
+            try:
+                self.wfile.write(data[start:start + size])
+                self.wfile.flush()
+            except OSError:
+                break
+        self.close_connection = True
 
     def _handle(self, method: str) -> None:
         fake = self.server_fake
@@ -261,7 +281,7 @@ class _Handler(serving.Handler):
         queue = fake.faults.get(route)
         fault = queue.popleft() if queue else None
         if isinstance(fault, Reply) and not fault.handled:
-            self._send(fault.status, fault.body)
+            self._send(fault.status, fault.body, **self._type(fault))
             return
         if isinstance(fault, Drop) and not fault.after:
             self.close_connection = True
@@ -271,9 +291,19 @@ class _Handler(serving.Handler):
             self.close_connection = True
             self.connection.close()
             return
+        if isinstance(fault, Stall):  # no answer for that long (or until the test ends)
+            fake.stopping.wait(fault.seconds)
+            self.close_connection = True
+            return
         if isinstance(fault, Reply):
             code, out = fault.status, fault.body
-        self._send(code, out, kind)
+            kind = self._type(fault).get("content_type", kind)
+        self._send(code, out, kind, fault if isinstance(fault, Trickle) else None)
+
+    @staticmethod
+    def _type(fault: Reply) -> dict[str, str]:
+        types = [v for k, v in fault.headers.items() if k.lower() == "content-type"]
+        return {"content_type": types[0]} if types else {}
 
     def _route(self, method: str, path: str) -> tuple[str, Any]:
         fake = self.server_fake
@@ -330,7 +360,8 @@ class _Handler(serving.Handler):
         if lines is None:
             return 400, status(400, "BadRequest", f'container "trainer" in pod "{pod}" is '
                                "waiting to start: ContainerCreating"), "application/json"
-        return 200, "".join(line + "\n" for line in lines), "text/plain"
+        return 200, b"".join((line if isinstance(line, bytes) else line.encode()) + b"\n"
+                             for line in lines), "text/plain"
 
     def _collection(self, call: Call, ns: str) -> tuple[int, Any, str]:
         fake = self.server_fake

@@ -165,7 +165,7 @@ def test_an_ai_platform_config_is_created_under_its_display_name(cli, google, ke
     (create,) = google.calls("customJobs.create")
     assert create.body["displayName"] == "nightly-run"
     assert _job(vertex)["displayName"] == "nightly-run"
-    assert "(nightly-run) submitted to project" in result.err.splitlines()[2]  # after the cost lines
+    assert "(nightly-run) submitted to project" in result.err.splitlines()[2]  # after the costs
 
 
 def test_a_quota_is_one_line_naming_metric_and_region(cli, google, key, config, vertex, clock):

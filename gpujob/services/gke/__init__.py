@@ -182,6 +182,19 @@ class Gke(JobsInModule, ServiceBase):
 
         return preflight.run(job, gcp, dict(extra), output_format)
 
+    def scope(self, project: str) -> str:
+        """Where the JobSets are (``project`` is ``CONTEXT/NAMESPACE``): not a project."""
+        from gpujob.services.gke import jobs
+
+        return jobs.scope(project)
+
+    def cancelled(self, job_id: str, project: str, location: str | None) -> list[str]:
+        """What ``cancel`` says: the JobSet is deleted, and no CANCELLED state follows."""
+        from gpujob.services.gke import jobs
+
+        return [f"JobSet {job_id} deleted (its Jobs and pods go with it).",
+                f"  {jobs.commands(job_id, project, location).list} shows what is left"]
+
     def offerings(self, settings: GpusSettings) -> int:
         from gpujob.services.gke import offerings
 

@@ -8,6 +8,7 @@ import copy
 import secrets
 import shlex
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
@@ -100,53 +101,50 @@ def _where(project: str, location: str | None) -> tuple[str, str | None]:
     return shlex.quote(context), None if namespace in ("", "default") else namespace
 
 
+def scope(project: str) -> str:
+    """``context [C], namespace [N]`` for a client's ``project`` (``CONTEXT/NAMESPACE``)."""
+    context, _, namespace = project.rpartition("/")
+    return f"context [{context or project}], namespace [{namespace or 'default'}]"
+
+
 def links(job_id: str, project: str, location: str | None = None) -> Links:
     """kubectl commands stand in for console pages: the cluster is the user's."""
     context, namespace = _where(project, location)
     ns = f" -n {namespace}" if namespace else ""
     return Links(f"kubectl --context {context} get jobset {job_id}{ns}",
                  f"kubectl --context {context} logs -l {JOBSET_LABEL}jobset-name={job_id}"
-                 f"{ns} --prefix")
+                 f"{ns} --prefix", label="status")
 
 
-def commands(job_id: str, project: str, location: str | None = None) -> Commands:
+@dataclass(frozen=True)
+class GkeCommands(Commands):
+    list: str = ""  # the namespace's JobSets
+
+
+def commands(job_id: str, project: str, location: str | None = None) -> GkeCommands:
     context, namespace = _where(project, location)
 
     def command(verb: str, more: str = "") -> str:
         ns = f" --namespace {namespace}" if namespace else ""
         return f"gpujob {verb} {job_id} --service gke --context {context}{ns}{more}"
 
-    return Commands(describe=command("describe"), wait=command("wait"), logs=command("logs"),
-                    follow_logs=command("logs", " --follow"), cancel=command("cancel"))
+    return GkeCommands(describe=command("describe"), wait=command("wait"),
+                       logs=command("logs"), follow_logs=command("logs", " --follow"),
+                       cancel=command("cancel"),
+                       list=command("list").replace(f"list {job_id} ", "list "))
 
 
 def client(gcp: GcpSettings, extra: tuple[tuple[str, str], ...]) -> Jobs:
     from gpujob.services.gke.api import Api, connect
 
     values = dict(extra)
-    return Jobs(Api(connect(values.get("--context")), gcp), values.get("--namespace"))
-
-
-def _entries(pod: dict[str, Any], text: str, since: str | None) -> Iterator[dict[str, Any]]:
-    """A pod's log lines (``TIMESTAMP MESSAGE``, kubelet's --timestamps form) as log entries
-    named by the replica (``worker-3``)."""
-    from gpujob.gcp.proto3 import parse_time
-
-    labels = pod.get("labels") or {}
-    replica = (f"{labels.get(JOBSET_LABEL + 'replicatedjob-name', '?')}-"
-               f"{labels.get(JOBSET_LABEL + 'job-index', '?')}")
-    start = parse_time(since)
-    for n, line in enumerate(text.splitlines()):
-        stamp, _, message = line.partition(" ")
-        when = parse_time(stamp)
-        if start is not None and when is not None and when < start:
-            continue
-        yield {"insertId": f"{pod['name']}/{n}", "timestamp": stamp, "severity": "DEFAULT",
-               "labels": {"task_name": replica}, "textPayload": message}
+    return Jobs(Api(connect(values.get("--context"), gcp.request_timeout), gcp),
+                values.get("--namespace"))
 
 
 class Jobs:
-    """``base.JobClient`` for the JobSets of one namespace of one cluster."""
+    """``base.JobClient`` for the JobSets of one namespace of one cluster. Every answer is read
+    whole within ``--request-timeout`` and checked before use (``answers``)."""
 
     session = None
 
@@ -157,60 +155,95 @@ class Jobs:
         context = api.conn.context
         self.project = f"{context}/{self.namespace}"  # _where splits it
 
-    def _ns(self, ref: JobRef) -> str:
+    def ns(self, ref: JobRef) -> str:
         return ref.location or self.namespace
+
+    def _missing(self, name: str, ns: str) -> str:
+        return (f"no JobSet {name} in namespace {ns}: it may have been deleted (gpujob cancel "
+                f"deletes it); {commands(name, self.project, ns).list} shows the namespace's "
+                "JobSets")
+
+    def _jobset(self, what: str, call: Any, missing: str | None = None) -> dict[str, Any]:
+        from gpujob.services.gke import answers
+
+        return answers.jobset(answers.json_object(self.api.read(what, call, missing), what),
+                              what)
 
     def create(self, request: Request) -> Created:
         """POST the JobSet. After an answer that never came (a broken connection, 429, 5xx) it
         is sent again: a JobSet of its name that carries this submission's label is the one the
-        lost answer was about (adopted, ``recovered``); one without it is someone else's."""
+        lost answer was about (adopted, ``recovered``); one without it is someone else's. An
+        answer that cannot be read is not a reason to send it again: the JobSet is read back by
+        its name and label."""
         from kubernetes.client.exceptions import ApiException
-        from urllib3.exceptions import HTTPError
 
+        from gpujob.services.gke import answers
         from gpujob.services.gke.api import status_of
 
         body, name = request.body, str(request.body["metadata"]["name"])
         ns = str(body["metadata"].get("namespace") or self.namespace)
         token = body["metadata"]["labels"][translate.SUBMISSION_LABEL]
-        sent = False  # an earlier try may have made it: a 5xx, or no answer at all
+        what = f"creating JobSet {name} in namespace {ns}"
 
-        def attempt() -> Any:
-            nonlocal sent
+        def attempt() -> tuple[str, bytes] | None:
             try:
-                return self.api.custom.create_namespaced_custom_object(
+                response = self.api.custom.create_namespaced_custom_object(
                     translate.GROUP, translate.VERSION, ns, translate.PLURAL, body,
-                    _request_timeout=self.api.timeout)
+                    _preload_content=False, _request_timeout=self.api.timeout)
+                return str(response.headers.get("Content-Type") or ""), response.data or b""
             except ApiException as exc:
                 if exc.status == 409 and status_of(exc).get("reason", "") in ("AlreadyExists", ""):
                     return None  # a JobSet of its name: ours (a lost answer) or someone else's
-                sent = sent or exc.status >= 500
-                raise
-            except (HTTPError, OSError):
-                sent = True
                 raise
 
-        made = self.api.call(f"creating JobSet {name} in namespace {ns}", attempt)
-        return Created(made, recovered=False) if made is not None else \
-            self._adopt(name, ns, token, sent)
+        made = self.api.call(what, attempt)
+        if made is None:
+            return self._adopt(name, ns, token)
+        try:
+            raw = answers.jobset(answers.json_object(answers.decode(made[1], made[0]), what),
+                                 what)
+            if (raw.get("metadata") or {}).get("name") != name:
+                raise answers.bad(what, f"does not name JobSet {name}")
+        except answers.BadAnswer as exc:
+            return self._read_back(name, ns, token, exc.message)
+        return Created(raw, recovered=False)
 
-    def _adopt(self, name: str, ns: str, token: str, sent: bool) -> Created:
-        found = self.api.call(f"reading JobSet {name}", lambda: self.api.custom.
-                              get_namespaced_custom_object(translate.GROUP, translate.VERSION,
-                                                           ns, translate.PLURAL, name))
+    def _read_back(self, name: str, ns: str, token: str, why: str) -> Created:
+        """The JobSet a create made whose answer could not be read, by its name and label."""
+        look = commands(name, self.project, ns).describe
+        try:
+            found = self._jobset(f"reading JobSet {name}", self._get_call(name, ns))
+        except RemoteError as exc:
+            found, why = {}, f"{why}; reading it back: {exc.message}"
+        labels = (found.get("metadata") or {}).get("labels") or {}
+        if labels.get(translate.SUBMISSION_LABEL) != token:
+            raise RemoteError(f"the JobSet may have been created: {name} (namespace {ns}); "
+                              f"{why}", f"look before submitting again: {look}")
+        self.api.echo(f"note: {why}; JobSet {name} was created (read back from the cluster)")
+        return Created(found, recovered=False)
+
+    def _get_call(self, name: str, ns: str) -> Any:
+        return lambda: self.api.custom.get_namespaced_custom_object(
+            translate.GROUP, translate.VERSION, ns, translate.PLURAL, name,
+            _preload_content=False, _request_timeout=self.api.timeout)
+
+    def _adopt(self, name: str, ns: str, token: str) -> Created:
+        """After a 409: the JobSet of that name is this submission's (its label is this
+        submission's own, so an earlier try made it, whose answer was lost or came too late)
+        or someone else's."""
+        found = self._jobset(f"reading JobSet {name}", self._get_call(name, ns))
         labels = (found.get("metadata") or {}).get("labels") or {}
         if labels.get(translate.SUBMISSION_LABEL) == token:
-            return Created(found, recovered=sent)
+            return Created(found, recovered=True)
         raise RemoteError(f"a JobSet named {name} already exists in namespace {ns} (made by "
                           "another submission); nothing was created",
                           "give another --job-id, or look at it: "
                           f"{commands(name, self.project, ns).describe}")
 
     def get(self, ref: JobRef) -> dict[str, Any]:
-        ns = self._ns(ref)
-        raw: dict[str, Any] = self.api.call(
-            f"reading JobSet {ref.id}", lambda: self.api.custom.get_namespaced_custom_object(
-                translate.GROUP, translate.VERSION, ns, translate.PLURAL, ref.id,
-                _request_timeout=self.api.timeout))
+        ns = self.ns(ref)
+        raw = self._jobset(f"reading JobSet {ref.id} in namespace {ns}",
+                           self._get_call(ref.id, ns), self._missing(ref.id, ns))
         if status(raw).state == "SUSPENDED":
             why = workload_conditions(self.api, ns, str(raw["metadata"].get("uid", "")))
             if why:
@@ -219,88 +252,78 @@ class Jobs:
 
     def list(self, filter_: str | None, limit: int | None) -> Iterator[dict[str, Any]]:
         """The namespace's JobSets; ``filter_`` is a label selector (``team=a``)."""
-        answer = self.api.call(f"listing JobSets in namespace {self.namespace}",
-                               lambda: self.api.custom.list_namespaced_custom_object(
-                                   translate.GROUP, translate.VERSION, self.namespace,
-                                   translate.PLURAL, label_selector=filter_ or "",
-                                   limit=limit or 0, _request_timeout=self.api.timeout))
-        yield from answer.get("items") or []
+        from gpujob.services.gke import answers
+
+        what = f"listing JobSets in namespace {self.namespace}"
+        text = self.api.read(what, lambda: self.api.custom.list_namespaced_custom_object(
+            translate.GROUP, translate.VERSION, self.namespace, translate.PLURAL,
+            label_selector=filter_ or "", limit=limit or 0, _preload_content=False,
+            _request_timeout=self.api.timeout))
+        yield from answers.jobsets(answers.json_object(text, what), what)
 
     def cancel(self, ref: JobRef) -> str | None:
         """Delete the JobSet (its Jobs and pods go with it); the state, when it had ended."""
         found = status(self.get(ref))
         if found.done:
             return found.state
-        ns = self._ns(ref)
-        self.api.call(f"deleting JobSet {ref.id}", lambda: self.api.custom.
+        ns = self.ns(ref)
+        self.api.read(f"deleting JobSet {ref.id}", lambda: self.api.custom.
                       delete_namespaced_custom_object(translate.GROUP, translate.VERSION, ns,
                                                       translate.PLURAL, ref.id,
-                                                      propagation_policy="Foreground"))
+                                                      propagation_policy="Foreground",
+                                                      _preload_content=False,
+                                                      _request_timeout=self.api.timeout),
+                      self._missing(ref.id, ns))
         return None
 
     def log_entries(self, ref: JobRef, since: str | None) -> Iterable[dict[str, Any]]:
         """Each pod's log (its ``trainer`` container), each line with its replica, oldest
-        first. Pods not started yet have none; pods deleted with their JobSet none left."""
-        from kubernetes.client.exceptions import ApiException
+        first (``logs``)."""
+        from gpujob.services.gke import logs
 
-        from gpujob.gcp.proto3 import parse_time
-
-        ns = self._ns(ref)
-        pods = self.api.call(f"listing the pods of JobSet {ref.id}",
-                             lambda: self.api.core.list_namespaced_pod(
-                                 ns, label_selector=f"{JOBSET_LABEL}jobset-name={ref.id}",
-                                 _request_timeout=self.api.timeout))
-        entries: list[dict[str, Any]] = []
-        for pod in pods.items:
-            if pod.metadata is None or pod.metadata.name is None:
-                continue  # (every pod the API lists has a name)
-            meta = {"name": pod.metadata.name, "labels": pod.metadata.labels or {}}
-
-            def read(name: str = pod.metadata.name) -> str | None:
-                try:
-                    return self.api.core.read_namespaced_pod_log(
-                        name, ns, container=translate.CONTAINER, timestamps=True,
-                        _request_timeout=self.api.timeout)
-                except ApiException as exc:
-                    if exc.status in (400, 404):  # not started yet, or gone
-                        return None
-                    raise
-
-            text = self.api.call(f"reading the logs of JobSet {ref.id}", read)
-            if text is not None:
-                entries += _entries(meta, text, since)
-        return sorted(entries, key=lambda e: (str(parse_time(e["timestamp"])), e["insertId"]))
+        return logs.read(self.api, self.ns(ref), ref, since)
 
     def resolve(self, ref: JobRef) -> JobRef:
-        return JobRef(ref.id, location=self._ns(ref))
+        return JobRef(ref.id, location=self.ns(ref))
 
     def check_access(self, request: Request) -> None:
         ns = str(request.body["metadata"].get("namespace") or self.namespace)
-        self.api.call(f"listing JobSets in namespace {ns}",
+        self.api.read(f"listing JobSets in namespace {ns}",
                       lambda: self.api.custom.list_namespaced_custom_object(
                           translate.GROUP, translate.VERSION, ns, translate.PLURAL, limit=1,
-                          _request_timeout=self.api.timeout))
+                          _preload_content=False, _request_timeout=self.api.timeout))
 
 
 def workload_conditions(api: Api, ns: str, uid: str) -> list[str]:
     """What Kueue's Workload for the JobSet says of why it is not admitted (its conditions
-    that are False, and admission checks not Ready)."""
+    that are False, and admission checks not Ready). Advice only: no answer is no advice; an
+    answer that cannot be read is a remote error (``answers``)."""
     from kubernetes.client.exceptions import ApiException
     from urllib3.exceptions import HTTPError
 
+    from gpujob.services.gke import answers
+
+    what = f"reading Kueue's Workloads in namespace {ns}"
     for version in ("v1beta2", "v1beta1"):
-        try:
-            answer = api.custom.list_namespaced_custom_object(
+        def listed(version: str = version) -> tuple[str, bytes]:
+            response = api.custom.list_namespaced_custom_object(
                 "kueue.x-k8s.io", version, ns, "workloads",
-                label_selector=f"kueue.x-k8s.io/job-uid={uid}", _request_timeout=api.timeout)
+                label_selector=f"kueue.x-k8s.io/job-uid={uid}", _preload_content=False,
+                _request_timeout=api.timeout)
+            return str(response.headers.get("Content-Type") or ""), response.data or b""
+
+        try:
+            content_type, data = api.bounded(listed)
         except ApiException as exc:
             if exc.status == 404:
                 continue
             return []
         except (HTTPError, OSError):  # advice only: the JobSet's own state is still said
             return []
+        items = answers.workloads(answers.json_object(answers.decode(data, content_type), what),
+                                  what)
         lines = []
-        for item in answer.get("items") or []:
+        for item in items:
             st = item.get("status") or {}
             for c in st.get("conditions") or []:
                 if c.get("type") in ("QuotaReserved", "Admitted", "Evicted") and \

@@ -35,6 +35,8 @@ LABEL_NAME = re.compile(r"([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?")
 EXAMPLE_MACHINE = "n1-standard-8"
 # AI Platform fields a JobSet has no place for, and what GKE does instead
 UNUSED = {
+    "region": "the cluster decides where the pods run (the kubeconfig's context names it: "
+              "--context)",
     "runtimeVersion": "the container image is what runs (--executor-image-uri for a package job)",
     "pythonVersion": "the container image's Python runs the trainer",
     "network": "pods use the cluster's network",
@@ -278,6 +280,20 @@ def google_service_account(ctx: GkeContext) -> None:
                  "GKE pods run as a Kubernetes service account (here the namespace's "
                  "default), which Workload Identity maps to a Google one",
                  "give --service-account KSA, the Kubernetes service account bound to it")
+
+
+@rule("gke.packages", "A package job says what the cluster needs for its pods to mount the "
+      "packages' buckets (a note).", services=GKE, severity="note")
+def packages(ctx: GkeContext) -> None:
+    buckets = translate.buckets(ctx.ti)
+    if buckets and not ctx.broken((TI, "packageUris")):
+        names = ", ".join(f"gs://{b}" for b in buckets)
+        ctx.emit((TI, "packageUris"), f"the pods mount {names} with the Cloud Storage FUSE CSI "
+                 "driver: the cluster needs its GCS FUSE CSI add-on, and Workload Identity "
+                 "with read access to the bucket for the pods' Kubernetes service account "
+                 "(the namespace's default one); without them the pods stay in "
+                 "ContainerCreating", "docs/gke.md (Package jobs) has the two gcloud commands",
+                 key=True)
 
 
 @rule("gke.jobset", "The JobSet holds what a JobSet requires: ReplicatedJobs with unique "

@@ -171,6 +171,11 @@ def _environment(job: JobView, name: str, replica: Replica, listed: bool = True,
     return env
 
 
+def buckets(ti: Mapping[str, Any]) -> list[str]:
+    """The buckets a package job's pods mount."""
+    return _packages(ti)[0]
+
+
 def _packages(ti: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     """The buckets a package job mounts (Cloud Storage FUSE, at ``/gcs/BUCKET`` as on Vertex)
     and the packages' paths there."""

@@ -6,6 +6,7 @@ credentials that fail."""
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -58,6 +59,16 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
     return fake
 
 
+@pytest.fixture(autouse=True)
+def _stop_signals_restored() -> Iterator[None]:
+    """A GKE command makes SIGTERM and SIGHUP end gpujob as Ctrl-C does for the rest of the
+    process (``api.stop_signals_as_ctrl_c``), which here is the test run's: they come back."""
+    kept = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGHUP)}
+    yield
+    for signum, handler in kept.items():
+        signal.signal(signum, handler)
+
+
 @pytest.fixture
 def submit(cli, write):
     def run(*flags: str, job_id: str = "run_1"):
@@ -80,7 +91,9 @@ def test_submit_creates_one_jobset_and_says_how_to_follow_it(cluster, submit):
     stored = cluster.jobsets[("default", "run-1")]
     assert stored["spec"]["replicatedJobs"][1]["replicas"] == 2
     assert stored["metadata"]["labels"]["gpujob-submission"]
-    assert f"Job [run-1] submitted to project [{CONTEXT}/default]" in result.err
+    assert f"Job [run-1] submitted to context [{CONTEXT}], namespace [default]; state: " \
+        in result.err
+    assert f"  status:  kubectl --context {CONTEXT} get jobset run-1" in result.err.splitlines()
     assert f"gpujob wait run-1 --service gke --context {CONTEXT}" in result.err
     assert refusals(cluster.received[0]) == []
 
@@ -167,6 +180,9 @@ def test_cancel_deletes_the_jobset_and_wait_says_it_ended_cancelled(cluster, sub
     assert submit().code == 0
     result = gke(cli, "cancel", "run-1")
     assert result.code == 0, result.err
+    assert result.err.splitlines() == [
+        "JobSet run-1 deleted (its Jobs and pods go with it).",
+        f"  gpujob list --service gke --context {CONTEXT} shows what is left"]
     assert cluster.route_calls("DELETE", "/jobsets/run-1")[0].query == {
         "propagationPolicy": ["Foreground"]}
     waited = gke(cli, "wait", "run-1")

@@ -221,7 +221,7 @@ def test_configs_that_do_not_translate_say_why(cli):
     assert "8 files checked: 5 valid, 3 invalid" in result.err
     for ok in ("t4-compute-engine.yaml", "custom-container.yaml", "a100-single-node.yaml"):
         said = [line for line in result.out.splitlines() if f"{ok}:" in line]
-        assert all(": note: " in line for line in said), said
+        assert all(": note: " in line for line in said), said  # notes only (region: not used)
     # a replica's boot disk is the node pool's on GKE: a note says so
     assert "trainingInput.masterConfig.diskConfig: note: diskConfig is not used on GKE: a " \
            "pod has no boot disk of its own" in result.out
