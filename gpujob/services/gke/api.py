@@ -16,6 +16,7 @@ import logging
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import cached_property
 from typing import Any, NamedTuple, TypeVar
 
 from gpujob.console import CONSOLE
@@ -155,8 +156,15 @@ class Api:
         self.clock = clock or clocks.SYSTEM
         self.echo = echo
         self.custom = client.CustomObjectsApi(conn.client)
-        self.core = client.CoreV1Api(conn.client)
         self.host = conn.client.configuration.host
+
+    @cached_property
+    def core(self) -> Any:
+        """``CoreV1Api`` (pods and their logs), built on first use: its module loads some 250
+        models, which a submit, a status or a cancel never reads."""
+        from kubernetes import client
+
+        return client.CoreV1Api(self.conn.client)
 
     def call(self, what: str, call: Callable[[], T]) -> T:
         """``call()``; ``RemoteError`` when the server refuses it, or after the last try."""
