@@ -94,6 +94,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--service", help="the service to check for (default: gpujob's)")
+    parser.add_argument("--files", type=int, default=1000, help="for the throughput (1000)")
     args = parser.parse_args()
     import gpujob
     from gpujob.services import DEFAULT_SERVICE
@@ -102,7 +103,7 @@ def main() -> None:
     service = ["--service", args.service] if args.service else []
     print(f"service: {args.service or DEFAULT_SERVICE}")
     startup(args.runs, service)
-    throughput(1000, max(3, args.runs // 4), service)
+    throughput(args.files, max(3, args.runs // 4), service)
 
 
 if __name__ == "__main__":
