@@ -166,7 +166,7 @@ def startup(runs: int) -> None:
              "--help": ([*gpujob, "--help"], None),
              "TAB on a command name": (gpujob, tab)}
     times: dict[str, list[float]] = {name: [] for name in cases}
-    for _ in range(3):  # warm the page cache and .pyc files
+    for _ in range(min(3, runs)):  # warm the page cache and .pyc files
         for cmd, env in cases.values():
             wall(cmd, env)
     for _ in range(runs):

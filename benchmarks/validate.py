@@ -80,7 +80,7 @@ def modules(cmd: list[str]) -> int:
 def startup(runs: int, service: list[str]) -> None:
     baseline = [sys.executable, "-c", BASELINE]
     command = validate(service, str(CONFIG))
-    for _ in range(3):  # warm the page cache and .pyc files
+    for _ in range(min(3, runs)):  # warm the page cache and .pyc files
         cpu(baseline)
         cpu(command, CHECKED)
     base, ours = [], []
