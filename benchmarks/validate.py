@@ -124,7 +124,7 @@ def main() -> None:
     service = ["--service", args.service] if args.service else []
     print(f"service: {args.service or DEFAULT_SERVICE}")
     startup(args.runs, service)
-    throughput(args.files, max(3, args.runs // 4), service)
+    throughput(args.files, max(1, args.runs // 4), service)
 
 
 if __name__ == "__main__":
