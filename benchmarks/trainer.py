@@ -39,7 +39,7 @@ import torch.distributed as dist  # noqa: E402
 import torch.multiprocessing as mp  # noqa: E402
 from torch import nn  # noqa: E402
 from torch.nn.parallel import DistributedDataParallel  # noqa: E402
-from trainer import data, loop  # noqa: E402
+from trainer import data, launch, loop  # noqa: E402
 from trainer.model import MLP  # noqa: E402
 
 
@@ -138,6 +138,13 @@ def ddp(processes: int, cuda: bool, s: Settings) -> float:
 
 
 def _ddp_process(rank: int, processes: int, cuda: bool, port: int, s: Settings,
+                 results: mp.SimpleQueue) -> None:
+    """One process of (b); it ends as the trainer's do (``trainer.launch.end_after``), without
+    finalizing Python: gloo's threads, alive past destroy_process_group, would abort it."""
+    launch.end_after(lambda: _ddp_measure(rank, processes, cuda, port, s, results))
+
+
+def _ddp_measure(rank: int, processes: int, cuda: bool, port: int, s: Settings,
                  results: mp.SimpleQueue) -> None:
     warnings.filterwarnings("ignore", message="Failed to initialize NumPy")
     torch.set_num_threads(s.threads)

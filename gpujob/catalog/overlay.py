@@ -19,8 +19,8 @@ import json
 import math
 import os
 import re
-import tempfile
 from collections.abc import Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,19 @@ def cache_dir(environ: Mapping[str, str] | None = None) -> Path:
 
 
 def path(service: str, environ: Mapping[str, str] | None = None) -> Path:
-    return cache_dir(environ) / FILE.format(service=service)
+    """The overlay file of ``service``: found once per run for the same environment (a
+    validate of 1,000 files asks for it once per file, for the prices)."""
+    env = os.environ if environ is None else environ
+    return _path(service, env.get("GPUJOB_CACHE_DIR"), env.get("XDG_CACHE_HOME"),
+                 os.environ.get("HOME"))
+
+
+@lru_cache(maxsize=8)
+def _path(service: str, cache: str | None, xdg: str | None, home: str | None) -> Path:
+    """``path``, for the variables it depends on (HOME: ``Path.home``'s)."""
+    given = {name: value for name, value in (("GPUJOB_CACHE_DIR", cache),
+                                             ("XDG_CACHE_HOME", xdg)) if value is not None}
+    return cache_dir(given) / FILE.format(service=service)
 
 
 def read(file: Path) -> dict[str, Any] | None:
@@ -91,6 +103,8 @@ def write(file: Path, overlay: dict[str, Any]) -> None:
     """Write ``overlay`` to ``file`` atomically: a reader sees the old file or the new one,
     never part of one (a temporary file in the same directory, then ``os.replace``)."""
     file.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile  # only a refresh writes: validate's start-up does not pay for it
+
     fd, tmp = tempfile.mkstemp(prefix=f".{file.name}.", suffix=".tmp", dir=file.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:

@@ -3,9 +3,12 @@
 ``services.consumerQuotaMetrics.get`` with ``view=FULL`` gives a metric's limit in every region
 (one ``QuotaBucket`` per region, after the default bucket without dimensions), as
 https://cloud.google.com/service-usage/docs/reference/rest/v1beta1/services.consumerQuotaMetrics/get
-describes. It gives limits only, never usage: what is in use is counted elsewhere (the quota
-preflight counts the project's jobs). The metric's ``/`` is sent as ``%2F``, as the reference's
-resource names write it (googleapiclient passes a ``{+name}`` parameter through unchanged).
+describes; ``consumerQuotaMetrics.list`` with ``view=FULL`` gives every metric of the service
+so, in one request (pages, when the service splits it), which is how the preflight reads the
+limits of all the metrics a job draws on at once. It gives limits only, never usage: what is
+in use is counted elsewhere (the quota preflight counts the project's jobs). The metric's ``/``
+is sent as ``%2F``, as the reference's resource names write it (googleapiclient passes a
+``{+name}`` parameter through unchanged).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from gpujob.gcp.session import Session
 from gpujob.gcp.settings import api_endpoint
 
 SERVICE = "serviceusage.googleapis.com"
+MAX_PAGES = 50  # of a listing of a service's metrics: far more than any service has
 ROLE = "roles/serviceusage.serviceUsageViewer"  # holds serviceusage.quotas.get
 
 
@@ -120,3 +124,19 @@ class ServiceUsageClient:
             not_found_hint=f"Service Usage knows no quota metric {metric} in project {project}")
         answer = self.session.execute(action, lambda: self._metrics.get(name=name, view="FULL"))
         return read_limits(metric, answer)
+
+    def all_limits(self, service: str) -> dict[str, Limits]:
+        """The project's limits of every quota metric of ``service``, by metric name, in one
+        listing; ``RemoteError`` as for ``limits``."""
+        project = self.session.project
+        action = self.session.action(
+            f"reading the quotas of {service} of project {project}", "serviceusage.quotas.get",
+            role=ROLE, service=SERVICE, retry_safe=False)  # one try: the check is advice
+        found: dict[str, Limits] = {}
+        for page in self.session.listing(action, self._metrics.list, "metrics", MAX_PAGES,
+                                         parent=f"projects/{project}/services/{service}",
+                                         view="FULL"):
+            for answer in page.get("metrics") or []:
+                if isinstance(answer, dict) and answer.get("metric"):
+                    found[str(answer["metric"])] = read_limits(str(answer["metric"]), answer)
+        return found

@@ -256,3 +256,32 @@ def test_ctrl_c_says_interrupted_once_and_exits_130():
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
     assert err.strip() == b"interrupted" and b"\n\n" not in err, err
+
+
+@pytest.mark.default_service
+def test_many_files_find_the_cache_directory_and_the_prices_once(cli, tmp_path: Path,
+                                                                 monkeypatch):
+    """Each file's cost line needs the price table: it is read once, and the cache directory
+    (where a refreshed table would be) is looked up once, not once per file."""
+    from gpujob.catalog import overlay
+    from gpujob.services.vertex import prices
+
+    monkeypatch.setenv("GPUJOB_CACHE_DIR", str(tmp_path / "cache"))  # a lookup not made yet
+    looked: list[object] = []
+    real = overlay.cache_dir
+    monkeypatch.setattr(overlay, "cache_dir", lambda environ=None: looked.append(1) or real(
+        environ))
+    read: list[object] = []
+    monkeypatch.setattr(prices, "build", lambda data, origin: read.append(origin) or
+                        prices.PriceTable(data, origin))
+    prices.built_in.cache_clear()
+    source = (Path(__file__).resolve().parents[2] / "configs" / "t4-compute-engine.yaml")
+    folder = tmp_path / "configs"
+    folder.mkdir()
+    for i in range(20):
+        (folder / f"job{i:02d}.yaml").write_text(source.read_text(encoding="utf-8"))
+    result = cli("validate", folder)
+    prices.built_in.cache_clear()  # the next test reads the real one again
+    assert result.code == 0, result.err
+    assert len([line for line in result.err.splitlines() if line.startswith("cost: ")]) == 20
+    assert (len(looked), read) == (1, ["built-in"])

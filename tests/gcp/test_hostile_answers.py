@@ -4,8 +4,6 @@ a job that was created (issue 12: D7, D9, D10, D11, D12)."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from fakes.google import Drop, Reply, Trickle, error_body, now_text
 from jobs import RUNTIME_JOB_WITHOUT_PACKAGES
@@ -197,13 +195,12 @@ def test_a_redirect_loop(cli, google, key, submitted):
 
 def test_request_timeout_bounds_an_answer_that_trickles_in(cli, google, key, config, clock):
     """The create's answer comes a byte every 50 ms (half a minute in all); each attempt is cut
-    at --request-timeout, and the retry finds the job the first attempt created."""
+    at --request-timeout (a bound on each read alone would never time out: a byte comes every
+    50 ms), and the retry finds the job the first attempt created. No wall-clock bound: on a busy
+    machine the run itself may take seconds; the "timed out" note is what shows the cut."""
     google.inject("jobs.create", Trickle(40, pieces=800))
-    started = time.monotonic()
     result = cli("submit", config, "--job-id", "j1", "--request-timeout", "1")
-    took = time.monotonic() - started
     assert result.code == 0, result.err
-    assert took < 8, f"the submit took {took:.1f} s"
     assert "note: submitting job j1: timed out; retrying in 0.8 s (attempt 2 of 5)" in result.err
     assert "already created by an earlier attempt" in result.err
     assert len(google.jobs) == 1
@@ -211,8 +208,6 @@ def test_request_timeout_bounds_an_answer_that_trickles_in(cli, google, key, con
 
 def test_a_token_answer_that_trickles_in_is_cut_too(cli, google, key, config, clock):
     google.inject("token", Trickle(10, pieces=200))
-    started = time.monotonic()
     result = cli("submit", config, "--job-id", "j1", "--request-timeout", "1")
-    assert time.monotonic() - started < 8
     assert result.code == 0, result.err  # the second token request is answered at once
     assert "timed out; retrying" in result.err

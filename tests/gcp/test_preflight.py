@@ -50,10 +50,13 @@ trainingInput:
 
 
 def _checked_against_discovery(google) -> None:
-    """Every Service Usage request the fake took, as its discovery document allows."""
-    for call in google.calls("consumerQuotaMetrics.get"):
-        assert set(call.query) <= {"view", "alt"}, call.query
-        assert call.query["view"] == ["FULL"]
+    """Every Service Usage request the fake took, as its discovery document allows: one
+    listing of every metric (their limits in every region), no metric asked alone."""
+    assert google.calls("consumerQuotaMetrics.get") == []
+    (listing,) = google.calls("consumerQuotaMetrics.list")
+    assert set(listing.query) <= {"view", "alt"}, listing.query
+    assert listing.query["view"] == ["FULL"]
+    assert listing.path.endswith("/services/aiplatform.googleapis.com/consumerQuotaMetrics")
     assert google.rejected == []
 
 
@@ -66,14 +69,14 @@ def test_a_job_needing_40_t4_against_a_limit_of_16_is_refused_before_any_upload(
     assert result.code == 1, result.err
     assert errors_of(result.err) == [
         f"error: not enough quota: {REGION}: the job needs 40 NVIDIA_TESLA_T4 GPUs ({T4}); the "
-        "project's limit there is 16, and its running and pending jobs hold 0; nothing was "
-        "built, uploaded or submitted",
+        "project's limit there is 16; nothing was built, uploaded or submitted",
         "  hint: ask for more at https://console.cloud.google.com/iam-admin/quotas?project="
         f"{PROJECT} (filter on custom_model_training_nvidia_t4_gpus, region {REGION}); the "
         "limit would do in us-east4 (--region)"]
-    read = [call.path.rsplit("/", 1)[1] for call in google.calls("consumerQuotaMetrics.get")]
-    assert sorted(read) == sorted(m.replace("/", "%2F") for m in (T4, CPUS))
     _checked_against_discovery(google)
+    # the need alone is above the limit: what the project's jobs hold cannot change that, and
+    # they are not listed (the one list is the access check before the build: no filter)
+    assert [c.query for c in google.calls("customJobs.list") if "filter" in c.query] == []
     assert "Built " not in result.err  # nothing was built
     assert gcs.emulator.objects(gcs.bucket) == {} and gcs.requests() == []
     assert google.calls("customJobs.create") == [] and vertex.jobs == {}
@@ -108,8 +111,7 @@ def test_with_strategy_spot_the_preemptible_metric_is_read(cli, google, key, wri
     result = cli("submit", write(FORTY_T4), *VERTEX, "--strategy", "spot")
     assert result.code == 1
     assert f"40 NVIDIA_TESLA_T4 GPUs ({T4_SPOT}); the project's limit there is 16" in result.err
-    read = [c.path.rsplit("/", 1)[1] for c in google.calls("consumerQuotaMetrics.get")]
-    assert T4_SPOT.replace("/", "%2F") in read and T4.replace("/", "%2F") not in read
+    assert f"({T4})" not in result.err
     assert vertex.jobs == {}
 
 
@@ -134,7 +136,7 @@ def test_no_permission_or_no_answer_is_one_warning_and_the_submit_goes_on(
         google.quota.denied = True
     elif setup == "503":  # asked once, not retried: the submit does not wait on advice
         google.quota.set(T4, {REGION: 0})
-        google.inject("consumerQuotaMetrics.get", Reply(503, unavailable()),
+        google.inject("consumerQuotaMetrics.list", Reply(503, unavailable()),
                       Reply(503, unavailable()))
     else:
         google.quota.metrics.clear()
@@ -153,7 +155,7 @@ def test_no_preflight_skips_it(cli, google, key, write, vertex, preflight):
     google.quota.set(T4, {REGION: 0})
     result = cli("submit", write(FORTY_T4), *VERTEX, "--no-preflight")
     assert result.code == 0, result.err
-    assert google.calls("consumerQuotaMetrics.get") == [] and len(vertex.jobs) == 1
+    assert google.calls("consumerQuotaMetrics.list") == [] and len(vertex.jobs) == 1
 
 
 def test_preflight_command_says_the_choice_and_sends_nothing(cli, google, key, write, vertex,
@@ -173,7 +175,7 @@ def test_preflight_command_says_the_choice_and_sends_nothing(cli, google, key, w
     (passed,) = shown["passedOver"]
     assert passed["region"] == REGION
     assert passed["quota"] == [{"region": REGION, "metric": T4, "what": "NVIDIA_TESLA_T4 GPUs",
-                                "need": 40, "limit": 0, "inUse": 0, "enoughIn": ["us-east4"]}]
+                                "need": 40, "limit": 0, "enoughIn": ["us-east4"]}]
     assert google.calls("customJobs.create") == [] and vertex.jobs == {}
     text = cli("preflight", config, *VERTEX, "--region", f"{REGION},us-east4")
     assert text.out == "us-east4/STANDARD\n"
@@ -255,7 +257,8 @@ def test_a_metric_that_cannot_be_read_is_asked_once(cli, google, key, write, ver
     google.quota.denied = True
     result = cli("submit", write(FORTY_T4), *VERTEX, "--region", f"{REGION},us-east4")
     assert result.code == 0, result.err
-    assert len(google.calls("consumerQuotaMetrics.get")) == 2  # T4 and vCPUs, once each
+    # T4 and vCPUs in two regions: one listing, asked once
+    assert len(google.calls("consumerQuotaMetrics.list")) == 1
 
 
 def test_limits_are_read_per_region_with_the_default_bucket_and_minus_one_unlimited(google):
@@ -276,8 +279,8 @@ def test_a_metric_without_a_limit_for_the_region_is_unknown_not_short():
     from gpujob.services.vertex.preflight import Preflight
 
     class Usage:  # answers as Service Usage would for a metric not limited per region
-        def limits(self, service: str, metric: str) -> Limits:
-            return Limits(metric, {}, None, False)
+        def all_limits(self, service: str) -> dict[str, Limits]:
+            return {T4: Limits(T4, {}, None, False)}
 
     class Jobs:
         def place(self, region: str, collection: str = "customJobs") -> str:
@@ -315,4 +318,4 @@ def test_preflight_says_a_package_has_nowhere_to_be_staged(cli, google, key, wri
                  "--executor-image-uri", IMAGE)
     assert result.code == 2, result.err
     assert "error: local packages need a place in Cloud Storage" in result.err
-    assert google.calls("consumerQuotaMetrics.get") == []  # refused before asking
+    assert google.calls("consumerQuotaMetrics.list") == []  # refused before asking

@@ -19,6 +19,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable
+from functools import cached_property
 from typing import Any, NamedTuple, TypeVar
 
 from gpujob import interrupts
@@ -167,8 +168,15 @@ class Api:
         self.echo = echo
         # its methods answer the custom objects as JSON (dicts), typed there as object
         self.custom: Any = client.CustomObjectsApi(conn.client)
-        self.core = client.CoreV1Api(conn.client)
         self.host = conn.client.configuration.host
+
+    @cached_property
+    def core(self) -> Any:
+        """``CoreV1Api`` (pods and their logs), built on first use: its module loads some 250
+        models, which a submit, a status or a cancel never reads."""
+        from kubernetes import client
+
+        return client.CoreV1Api(self.conn.client)
 
     def call(self, what: str, call: Callable[[], T], missing: str | None = None) -> T:
         """``call()``, bounded by ``--request-timeout`` (``bounded``); ``RemoteError`` when the

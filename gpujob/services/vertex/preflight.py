@@ -4,9 +4,10 @@ What the job needs: per quota metric, the GPUs of its pools (by accelerator type
 vCPUs (by machine family), replicas counted, a tuning job's trial times its parallel trials; on
 demand, or from the preemptible metric for Spot and flex-start jobs (the metric names are data:
 ``quota`` in the Vertex catalog, with their sources). The limit: Service Usage
-(``gpujob.gcp.serviceusage``). In use: what the project's running, pending and queued custom
-jobs and tuning jobs in the region hold, counted from their ``list``. Short when need + in use
-> limit.
+(``gpujob.gcp.serviceusage``), every metric's in one listing. In use: what the project's
+running, pending and queued custom jobs and tuning jobs in the region hold, counted from their
+``list``. Short when need + in use > limit; when the need alone is above the limit, the jobs are
+not listed (their count cannot change the verdict).
 
 A limit that cannot be read (no permission, no answer, a metric Service Usage does not know)
 makes the check unknown, not failed: the caller warns once and goes on.
@@ -65,17 +66,19 @@ class Shortfall:
     need: Need
     region: str
     limit: int
-    in_use: int
+    in_use: int | None  # None: not counted, the need alone is above the limit
     enough_in: list[str] = field(default_factory=list)  # regions whose limit would do
 
     def line(self) -> str:
+        held = "" if self.in_use is None else \
+            f", and its running and pending jobs hold {self.in_use}"
         return (f"{self.region}: the job needs {self.need.count} {self.need.what} "
-                f"({self.need.metric}); the project's limit there is {self.limit}, and its "
-                f"running and pending jobs hold {self.in_use}")
+                f"({self.need.metric}); the project's limit there is {self.limit}{held}")
 
     def as_dict(self) -> dict[str, Any]:
         return {"region": self.region, "metric": self.need.metric, "what": self.need.what,
-                "need": self.need.count, "limit": self.limit, "inUse": self.in_use,
+                "need": self.need.count, "limit": self.limit,
+                **({} if self.in_use is None else {"inUse": self.in_use}),
                 "enoughIn": self.enough_in}
 
 
@@ -184,27 +187,30 @@ def holding_filter() -> str:
 
 
 class Preflight:
-    """The quota preflight of one submit: limits read once per metric (every region's come in
-    one answer), jobs in use listed once per region."""
+    """The quota preflight of one submit: every metric's limits read at once, in one listing
+    (each answer gives every region's), the jobs in use listed once per region, and only where
+    the limit alone does not decide."""
 
     def __init__(self, usage: ServiceUsageClient, vertex: VertexClient) -> None:
         self.usage = usage
         self.vertex = vertex
-        self._limits: dict[str, Limits | RemoteError] = {}
+        self._limits: dict[str, Limits] | RemoteError | None = None
         self._held: dict[str, dict[str, int]] = {}
         self._said: set[str] = set()
 
     def limits(self, metric: str) -> Limits:
-        """The metric's limits, read once (a failure too: it is not asked again)."""
-        if metric not in self._limits:
+        """The metric's limits, from the one reading of them all (a failure too: it is not
+        asked again); ``LookupError`` when Service Usage lists no such metric."""
+        if self._limits is None:
             try:
-                self._limits[metric] = self.usage.limits(quota_data()["service"], metric)
+                self._limits = self.usage.all_limits(quota_data()["service"])
             except RemoteError as exc:
-                self._limits[metric] = exc
-        found = self._limits[metric]
-        if isinstance(found, RemoteError):
-            raise found
-        return found
+                self._limits = exc
+        if isinstance(self._limits, RemoteError):
+            raise self._limits
+        if metric not in self._limits:
+            raise LookupError(f"Service Usage lists no quota metric {metric} for the project")
+        return self._limits[metric]
 
     def held(self, region: str) -> dict[str, int]:
         """What the project's custom jobs and tuning jobs (their parallel trials) that hold
@@ -218,7 +224,8 @@ class Preflight:
 
     def check(self, body: dict[str, Any], region: str) -> Verdict:
         """The verdict on ``body`` in ``region``: the metrics whose limit and use could be read
-        are checked; ``unknown`` says why the others could not."""
+        are checked; ``unknown`` says why the others could not. A need above the limit is
+        short whatever the jobs there hold: their listing is left out then."""
         verdict = Verdict(region, strategy_of(body), needs=needs(body),
                           unchecked=unchecked(body))
         for line in verdict.unchecked:  # said once a run, not once a region
@@ -231,14 +238,14 @@ class Preflight:
                 limit = limits.limit(region)
                 if limit is None:  # unlimited
                     continue
-                used = self.held(region).get(need.metric, 0)
+                used = None if need.count > limit else self.held(region).get(need.metric, 0)
             except RemoteError as exc:  # this metric unknown; the others still count
                 verdict.unknown = verdict.unknown or exc.message
                 continue
             except LookupError as exc:
                 verdict.unknown = verdict.unknown or str(exc)
                 continue
-            if need.count + used > limit:
+            if used is None or need.count + used > limit:
                 verdict.shortfalls.append(Shortfall(
                     need, region, limit, used, enough_in(limits, need, region)))
         return verdict

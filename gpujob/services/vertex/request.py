@@ -9,7 +9,6 @@ creating a second one.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -48,6 +47,8 @@ def submission_token(now: datetime | None = None) -> str:
     random hex digits (``20261123-134740-123456-1a2b3c4d``; a label value holds lowercase
     letters, digits, ``-`` and ``_``, at most 63), so that submits started together differ."""
     now = now or datetime.now(timezone.utc)
+    import secrets  # a submit's, not a check's (validate's start-up)
+
     return f"{now:%Y%m%d-%H%M%S-%f}-{secrets.token_hex(4)}"
 
 

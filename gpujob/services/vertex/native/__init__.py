@@ -11,7 +11,6 @@ Reading the schemas is reading JSON files: nothing here imports a Google client 
 
 from __future__ import annotations
 
-import copy
 from datetime import date
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -151,6 +150,8 @@ def body(doc: Document, *, name: str | None = None, labels: dict[str, str] | Non
     if found is None:
         raise ValueError("not a native Vertex config")
     doc = _named(read(doc)[0], found, name)
+    import copy
+
     data = shapes.encoded(found, copy.deepcopy(doc.data))
     out: dict[str, Any] = {}
     if found == "CustomJobSpec":

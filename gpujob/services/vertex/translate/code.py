@@ -10,7 +10,6 @@ quoted with ``shlex.quote``."""
 
 from __future__ import annotations
 
-import shlex
 from datetime import date
 from typing import Any
 
@@ -124,6 +123,8 @@ def _installing_container(image: str, uris: list[str], module: str, trainer_args
                         "Storage: a replica installs the package from the /gcs/ mount",
                         "stage it to gs://BUCKET/… (--package-path does)")
         paths.append(path or uri)
+    import shlex  # only a package on a custom image needs it
+
     script = ("pip install --upgrade pip && pip3 install -q --user "
               + " ".join(shlex.quote(p) for p in paths)
               + f' && exec python3 -m {shlex.quote(module)} "$@"')
