@@ -49,9 +49,13 @@ class Preempt(Protocol):
     """When to stop every replica as a preempted VM's (``due``), why, and their grace;
     ``landed`` is set once they were (the primary still ran)."""
 
-    why: str
-    grace: float
     landed: bool
+
+    @property
+    def why(self) -> str: ...
+
+    @property
+    def grace(self) -> float: ...
 
     def due(self) -> bool: ...
 
