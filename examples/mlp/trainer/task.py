@@ -12,7 +12,9 @@ alone (no cluster variables), it is a job of one replica.
 Every epoch, rank 0 prints the loss, the test accuracy and the samples per second of the whole
 world, and writes a checkpoint and metrics.json to --job-dir; a run started again with the same
 --job-dir resumes from the newest checkpoint (and one that has all --epochs says so and trains
-nothing: raise --epochs, or give another --job-dir to start afresh).
+nothing: raise --epochs, or give another --job-dir to start afresh). On SIGTERM (a preempted
+VM's processes get it, then have seconds to end) the processes finish the epoch in progress,
+save its checkpoint and stop (exit 143), saying from which epoch a run resumes.
 
     python -m trainer.task --job-dir out/ --epochs 2
 """
