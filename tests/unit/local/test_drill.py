@@ -51,3 +51,8 @@ def test_a_job_dir_with_glob_characters_is_taken_literally(tmp_path: Path):
                                                 (3725, "1h02m")])
 def test_how_long_an_attempt_ran(seconds: float, shown: str):
     assert duration(seconds) == shown
+
+
+def test_seconds_count_from_the_attempts_start(tmp_path: Path):
+    assert parse("0", None, 0).attempt(str(tmp_path)).due()
+    assert not parse("3600", None, 0).attempt(str(tmp_path)).due()
