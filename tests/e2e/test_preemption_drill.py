@@ -117,6 +117,8 @@ def test_a_trainers_own_failure_is_not_recovered(cli, fake, tmp_path: Path):
     (["--preempt-after", "/tmp/x"], "error: --preempt-after '/tmp/x': neither a number of "
                                     "seconds nor a path under the job dir"),
     (["--preempt-after", "-5"], "error: --preempt-after -5: not a number of seconds"),
+    (["--preempt-after", "0", "--recover", "1"],
+     "error: --preempt-after 0 preempts every attempt as it starts"),
 ])
 def test_a_drill_it_cannot_run_is_a_usage_error(cli, fake, tmp_path: Path, flags: list[str],
                                                  message: str):
