@@ -235,7 +235,17 @@ def local_options(hidden: bool = False) -> Callable[[Callable[..., Any]], Callab
         click.option("--grace-period", type=Seconds(min=0), metavar="SECONDS",
                      envvar="GPUJOB_GRACE_PERIOD", show_envvar=True, hidden=hidden,
                      help="Local runs: how long replicas being stopped get after SIGTERM "
-                          "before SIGKILL. Default: 10."),
+                          "before SIGKILL. Default: 10 (30, a Spot VM's, when preempted by "
+                          "--preempt-after)."),
+        click.option("--preempt-after", metavar="SECONDS|FILE", hidden=hidden,
+                     help="Local runs: a preemption drill: SIGTERM to every replica, as a "
+                          "preempted VM's processes get, SECONDS after the job starts, or once "
+                          "FILE (a path or glob pattern under the job dir, e.g. "
+                          "'checkpoints/*.pt') is written; the job then ends as preempted."),
+        click.option("--recover", type=Count(min=0), metavar="N", hidden=hidden,
+                     help="Local runs, with --preempt-after: after a preemption, start the job "
+                          "again with the same job dir, at most N times (each attempt is "
+                          "preempted likewise). Default: 0."),
     )
 
 
@@ -262,6 +272,8 @@ def submit_settings(ctx: click.Context, params: dict[str, Any], *, local: bool) 
         staging_bucket=params.get("staging_bucket"),
         max_local_replicas=params["max_local_replicas"],
         grace_period=params["grace_period"],
+        preempt_after=params["preempt_after"],
+        recover=params["recover"],
         # the flags the mode uses (``modes`` noted the others): the service judges those alone
         given_flags=tuple(f for f in given_flags(ctx)
                           if modes.use(f, "local" if local else "submit") != "unused"),

@@ -44,7 +44,7 @@ GROUPS: dict[str, tuple[tuple[str, ...], dict[Mode, Use]]] = {
     # Vertex AI's quota preflight runs before a submit only: a dry run reads no quota
     "preflight": (("--no-preflight",),
                   {"submit": "applies", "dry-run": "unused", "local": "unused"}),
-    "local run": (("--max-local-replicas", "--grace-period"),
+    "local run": (("--max-local-replicas", "--grace-period", "--preempt-after", "--recover"),
                   {"submit": "refused", "dry-run": "refused", "local": "applies"}),
 }
 

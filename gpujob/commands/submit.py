@@ -17,6 +17,7 @@ from gpujob.commands.packages import Prepared
 from gpujob.commands.prepare import Remote, prepare_job, stage
 from gpujob.commands.submit_settings import SubmitSettings
 from gpujob.console import CONSOLE
+from gpujob.errors import UsageError
 
 if TYPE_CHECKING:
     from gpujob.services.base import Service
@@ -36,6 +37,15 @@ def run_local(settings: SubmitSettings, service: Service, prepared: Prepared) ->
         options.max_replicas = settings.max_local_replicas
     if settings.grace_period is not None:
         options.grace_period = settings.grace_period
+    if settings.preempt_after is not None:
+        from gpujob.local.drill import parse
+
+        options.drill = parse(settings.preempt_after, settings.grace_period,
+                              settings.recover or 0)
+    elif settings.recover:
+        raise UsageError("--recover starts a local run again after the drill's preemption "
+                         "(a trainer's own failure is not recovered)",
+                         "give --preempt-after SECONDS|FILE too")
     return run_here(prepared.doc, options)
 
 

@@ -42,6 +42,8 @@ class SubmitSettings:
     # local runs (--local, gpujob local); None: the local backend's default
     max_local_replicas: int | None = None
     grace_period: float | None = None
+    preempt_after: str | None = None  # the drill's --preempt-after SECONDS|FILE
+    recover: int | None = None
     given_flags: tuple[str, ...] = ()  # the options given on the command line
     display_name: str | None = None  # --display-name: the Vertex AI job's name
     # Vertex AI: the choices tried in order (gpujob.failover; empty: the config's region, the

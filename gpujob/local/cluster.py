@@ -15,6 +15,7 @@ from gpujob.errors import UsageError
 from gpujob.findings import Finding
 
 if TYPE_CHECKING:
+    from gpujob.local.drill import Drill
     from gpujob.services.base import Service
     from gpujob.settings import JobOptions
 
@@ -42,6 +43,7 @@ class LocalOptions:
     gpus: list[str] | None = None
     packages: list[Path] = field(default_factory=list)  # local files of --packages, to install
     job: JobOptions | None = None
+    drill: Drill | None = None  # --preempt-after (and --recover)
 
 
 @dataclass(frozen=True)

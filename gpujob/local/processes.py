@@ -35,6 +35,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from gpujob import interrupts
 from gpujob.local import subreaper
@@ -42,6 +43,22 @@ from gpujob.local.replica_output import Outbox, read_lines
 
 Sink = Callable[[bytes], None]
 Notify = Callable[[str], None]
+
+
+class Preempt(Protocol):
+    """When to stop every replica as a preempted VM's (``due``), why, and their grace;
+    ``landed`` is set once they were (the primary still ran)."""
+
+    landed: bool
+
+    @property
+    def why(self) -> str: ...
+
+    @property
+    def grace(self) -> float: ...
+
+    def due(self) -> bool: ...
+
 
 _AFTER_KILL = 5.0  # without a supervisor: how long to wait for more output once all were killed
 _SETTLE = 2.0  # after a master's success, seconds the others get to end by themselves
@@ -111,10 +128,11 @@ class _Running:
 
 
 def supervise(specs: Sequence[Spec], *, grace: float, write: Sink | None = None,
-              notify: Notify | None = None) -> int:
+              notify: Notify | None = None, preempt: Preempt | None = None) -> int:
     """Run every spec; return the first one's (the primary's) exit status once it has ended,
     its output has been written and the others have been stopped. Raises ``KeyboardInterrupt``
-    on Ctrl-C, SIGTERM or SIGHUP, after stopping everything."""
+    on Ctrl-C, SIGTERM or SIGHUP, after stopping everything. ``preempt``: once its ``due()``
+    holds, every replica is stopped as a preempted VM's processes are, given its ``grace``."""
     write = write or stdout_sink()
     notify = notify or _stderr
     if not TREES:
@@ -126,7 +144,7 @@ def supervise(specs: Sequence[Spec], *, grace: float, write: Sink | None = None,
             for spec in specs:
                 running.append(_start(spec, lifeline))
             _read(running, box)  # after every fork: no reader thread exists during one
-            return _run(running, box, write, notify, grace)
+            return _run(running, box, write, notify, grace, preempt)
         except BaseException:
             _read(running, box)
             _stop(running, box, _quiet(write), notify, grace, why="interrupted")
@@ -134,7 +152,7 @@ def supervise(specs: Sequence[Spec], *, grace: float, write: Sink | None = None,
 
 
 def _run(running: list[_Running], box: Outbox[_Running], write: Sink, notify: Notify,
-         grace: float) -> int:
+         grace: float, preempt: Preempt | None) -> int:
     primary = running[0]
 
     def ended(replicas: list[_Running]) -> Callable[[], bool]:
@@ -144,7 +162,14 @@ def _run(running: list[_Running], box: Outbox[_Running], write: Sink, notify: No
 
         return check
 
-    _pump(box, write, until=ended([primary]))
+    primary_ended = ended([primary])
+    if preempt is not None:
+        _pump(box, write, until=lambda: primary_ended() or preempt.due())
+        if primary.proc.poll() is None:  # the drill's preemption came first
+            preempt.landed = True
+            _stop(running, box, write, notify, preempt.grace, why=preempt.why)
+            return primary.proc.returncode
+    _pump(box, write, until=primary_ended)
     # every line the primary wrote is out before its status decides anything
     _pump(box, write, until=lambda: primary.eof, quiet=None if TREES else _AFTER_KILL)
     if primary.proc.returncode == 0:  # workers of a finished job end with it, unasked

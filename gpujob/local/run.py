@@ -16,6 +16,7 @@ import math
 import os
 import sys
 import tempfile
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,7 @@ from gpujob.errors import InvalidConfig, JobFailed, UsageError
 from gpujob.findings import Finding, finding_line
 from gpujob.local import packages as local_packages
 from gpujob.local.cluster import LocalOptions, Replica, free_ports, trim
+from gpujob.local.drill import Drill, duration
 from gpujob.local.gpus import share_cpus, share_gpus
 from gpujob.local.module_check import check_module
 from gpujob.local.processes import Spec, describe_exit, supervise
@@ -86,10 +88,11 @@ def _job_dir(training_input: Mapping[str, Any], job_id: str) -> tuple[str, str |
     return str(path), None
 
 
-def plan(doc: Document, options: LocalOptions,
-         environ: Mapping[str, str] | None = None) -> Plan:
+def plan(doc: Document, options: LocalOptions, environ: Mapping[str, str] | None = None,
+         job_dir: str | None = None) -> Plan:
     """Decide everything about the local run of ``doc`` (checked already). Starts nothing;
-    creates the job dir (a fresh one when the job has none)."""
+    creates the job dir (a fresh one when the job has none; ``job_dir``: an earlier attempt's,
+    taken again)."""
     environ = os.environ if environ is None else environ
     ti = doc.data["trainingInput"]
     module = ti.get("pythonModule")
@@ -98,7 +101,7 @@ def plan(doc: Document, options: LocalOptions,
                          "-m MODULE) or trainingInput.pythonModule; a custom container's own "
                          "command is not run locally")
     root, module_warning = _package_root(options.package_path, module)
-    job_dir, note = _job_dir(ti, str(doc.data.get("jobId", "job")))
+    job_dir, note = (job_dir, None) if job_dir else _job_dir(ti, str(doc.data.get("jobId", "job")))
     cluster = options.service.local(doc, job_dir, options)
     replicas, trimmed = trim(cluster.groups, options.max_replicas)
     replicas = [cluster.named(r) for r in replicas]
@@ -115,6 +118,10 @@ def run_local(doc: Document, options: LocalOptions) -> int:
     """Run the job here; 0 when its master succeeds, else ``JobFailed`` (exit 4)."""
     if os.name != "posix":
         raise UsageError("local runs need Linux or macOS (process groups and signals)")
+    if options.drill is not None and options.drill.recover and options.drill.written is None \
+            and options.drill.seconds == 0:
+        raise UsageError("--preempt-after 0 preempts every attempt as it starts",
+                         "give --preempt-after SECONDS above 0 with --recover")
     if not 0 <= options.grace_period < math.inf:  # nan included
         raise UsageError(f"--grace-period {options.grace_period}: not a number of seconds",
                          "give --grace-period SECONDS, e.g. 10")
@@ -150,15 +157,55 @@ def _run(doc: Document, options: LocalOptions, base: dict[str, str]) -> int:
          f"{the_plan.package_root}")
     _say(f"Job dir: {the_plan.job_dir}"
          + (f" ({the_plan.job_dir_note})" if the_plan.job_dir_note else ""))
-    specs = [Spec(r.name, the_plan.command(r.name), {**base, **the_plan.environments[r.name]},
-                  str(the_plan.package_root)) for r in the_plan.replicas]
-    code = supervise(specs, grace=options.grace_period)
+    if options.drill is None:
+        code = supervise(_specs(the_plan, base), grace=options.grace_period)
+    else:
+        code = _drill(job_id, doc, options, base, the_plan, options.drill)
     primary = the_plan.replicas[0].name
     if code != 0:
         raise JobFailed(f"job {job_id} failed: {primary} {describe_exit(code)}",
                         f"its output is above, each line prefixed '{primary} |'")
     _say(f"Job {job_id} succeeded: {primary} exited with code 0")
     return 0
+
+
+def _specs(the_plan: Plan, base: dict[str, str]) -> list[Spec]:
+    return [Spec(r.name, the_plan.command(r.name), {**base, **the_plan.environments[r.name]},
+                 str(the_plan.package_root)) for r in the_plan.replicas]
+
+
+def _drill(job_id: str, doc: Document, options: LocalOptions, base: dict[str, str],
+           the_plan: Plan, drill: Drill) -> int:
+    """Run the job, preempting each attempt as ``drill`` says, and start it again with the
+    same job dir after a preemption (at most ``drill.recover`` times); one line per attempt.
+    The exit status of the last attempt's primary, unless it was preempted (``JobFailed``)."""
+    primary = the_plan.replicas[0].name
+    attempts = drill.recover + 1
+    for attempt in range(1, attempts + 1):
+        if attempt > 1:  # new ports: the last attempt's may not be free yet
+            the_plan = plan(doc, options, job_dir=the_plan.job_dir)
+        preemption = drill.attempt(the_plan.job_dir)
+        code = supervise(_specs(the_plan, base), grace=options.grace_period,
+                         preempt=preemption)
+        ran = duration(time.monotonic() - preemption.started)
+        head = f"attempt {attempt} of at most {attempts}"
+        if code == 0 or not preemption.landed:  # a primary that ended well despite a SIGTERM too
+            ended = "succeeded" if code == 0 else f"failed ({primary} {describe_exit(code)})"
+            _say(f"{head}: {ended} after {ran}"
+                 + ("; a trainer's own failure is not recovered" if code and attempt < attempts
+                    else ""))
+            return code
+        if attempt < attempts:
+            _say(f"{head}: preempted after {ran} (--preempt-after {drill.flag}); starting "
+                 f"again with the same job dir ({attempt} of --recover {drill.recover})")
+            continue
+        _say(f"{head}: preempted after {ran} (--preempt-after {drill.flag})")
+    recovered = f"after {drill.recover} recover{'y' if drill.recover == 1 else 'ies'}" \
+        if drill.recover else "without --recover"
+    raise JobFailed(f"job {job_id} was preempted {recovered}",
+                    "--recover N starts it again with the same job dir, for a trainer that "
+                    "resumes from its checkpoints there" if not drill.recover else
+                    "raise --recover, or --preempt-after, for the job to finish")
 
 
 def _say(message: str) -> None:

@@ -22,7 +22,7 @@ VALUES = {"--no-preflight": None, "--wait": None, "--stream-logs": None, "--asyn
           "--credentials-file": __file__, "--impersonate-service-account": "a@p.iam.x.com",
           "--max-attempts": "2", "--retry-deadline": "5", "--request-timeout": "9",
           "--max-local-replicas": "2", "--grace-period": "1", "--max-hourly-cost": "100",
-          "--max-cost": "100"}
+          "--max-cost": "100", "--preempt-after": "30", "--recover": "1"}
 INVALID = "trainingInput: {scaleTier: HUGE}\n"  # stops a run after the flags were judged
 
 
@@ -193,7 +193,7 @@ EXIT_CODES = {"validate": {0, 1, 2, 70, 130}, "gpus": {0, 1, 2, 70, 130},
               "logs": {0, 1, 2, 3, 70, 130}, "schema": {0, 1, 2, 70, 130},
               "rules": {0, 1, 2, 70, 130}, "convert": {0, 1, 2, 70, 130},
               "completion": {0, 1, 2, 70, 130}, "catalog refresh": {0, 1, 2, 3, 70, 130},
-              "preflight": {0, 1, 2, 3, 70, 130}}
+              "preflight": {0, 1, 2, 3, 70, 130}, "cost": {0, 1, 2, 3, 70, 130}}
 
 
 def test_every_command_is_in_the_exit_code_test():

@@ -12,7 +12,9 @@ alone (no cluster variables), it is a job of one replica.
 Every epoch, rank 0 prints the loss, the test accuracy and the samples per second of the whole
 world, and writes a checkpoint and metrics.json to --job-dir; a run started again with the same
 --job-dir resumes from the newest checkpoint (and one that has all --epochs says so and trains
-nothing: raise --epochs, or give another --job-dir to start afresh).
+nothing: raise --epochs, or give another --job-dir to start afresh). On SIGTERM (a preempted
+VM's processes get it, then have seconds to end) the processes finish the epoch in progress,
+save its checkpoint and stop (exit 143), saying from which epoch a run resumes.
 
     python -m trainer.task --job-dir out/ --epochs 2
 """
@@ -20,7 +22,9 @@ nothing: raise --epochs, or give another --job-dir to start afresh).
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -130,13 +134,16 @@ def train(args: argparse.Namespace, process: launch.Process, store: dist.Store) 
                                  seed=args.seed)
     test_order = torch.tensor(list(DistributedSampler(range(args.test_size), world, rank,
                                                       shuffle=False)), device=device)
+    stopping = _on_sigterm()
     for epoch in range(start, args.epochs):
         began = time.monotonic()
         sampler.set_epoch(epoch)  # a different shuffle each epoch, the same in every process
         order = torch.tensor(list(sampler), device=device)
         loss_sum = loop.train_epoch(ddp, optimizer, *train_set, order, args.batch_size, dtype)
         loss_sum_value = loss_sum.item()  # waits for the device to finish the epoch
-        (seconds,) = sums([time.monotonic() - began], device, dist.ReduceOp.MAX)
+        # the slowest process's time, and whether any has been told to stop (SIGTERM)
+        seconds, stop = sums([time.monotonic() - began, float(stopping.is_set())], device,
+                             dist.ReduceOp.MAX)
         say(f"rank {rank}: epoch {epoch + 1} trained on {len(order)} of {args.train_size} "
             "images")
         loss, samples = sums([loss_sum_value, len(order)], device)
@@ -149,7 +156,21 @@ def train(args: argparse.Namespace, process: launch.Process, store: dist.Store) 
                             "seconds": round(time.monotonic() - began, 3)})
             save(job_dir, model, optimizer, history, process, args.epochs)
         dist.barrier()  # no process starts the next epoch before the checkpoint is written
+        if stop and epoch + 1 < args.epochs:
+            if rank == 0:
+                say(f"SIGTERM: stopped after epoch {epoch + 1} of {args.epochs}, its checkpoint "
+                    f"saved; a run with the same --job-dir resumes from epoch {epoch + 2}")
+            dist.destroy_process_group()
+            raise SystemExit(128 + signal.SIGTERM)
     dist.destroy_process_group()
+
+
+def _on_sigterm() -> threading.Event:
+    """Set on SIGTERM (a preempted VM's processes get it, then have seconds to end), which
+    then ends the run after the epoch in progress, once its checkpoint is saved."""
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda signum, frame: stopping.set())
+    return stopping
 
 
 def save(job_dir: Path, model: nn.Module, optimizer: torch.optim.Optimizer,
