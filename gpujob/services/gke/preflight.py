@@ -3,7 +3,8 @@ of the kubeconfig's context read (nothing is changed) for what the JobSet needs 
 than wait for ever: JobSet installed and new enough, with ``--queue`` Kueue's LocalQueue and a
 ClusterQueue flavor that covers the accelerator, nodes of the machine type with the GPU (or TPU
 slice) and their drivers ready (allocatable ``nvidia.com/gpu``), the Cloud Storage FUSE CSI
-driver for a job that mounts a bucket. Every missing piece is one line with its fix (stdout),
+driver for a job that mounts a bucket, and with GPUDirect the Network and GKENetworkParamSet
+objects of each network its pods attach. Every missing piece is one line with its fix (stdout),
 exit 1. What is read: ``docs/gke.md``; sources: the Kubernetes, Kueue and JobSet APIs, GKE's
 GPU, TPU and Cloud Storage FUSE pages.
 """
@@ -247,6 +248,62 @@ def fuse(cluster: Cluster, body: dict[str, Any]) -> Iterator[Gap]:
                   "service account needs Workload Identity access to the bucket)")
 
 
+NETWORKS = "networking.gke.io/v1"
+INTERFACES = "networking.gke.io/interfaces"
+
+
+def _attached(body: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """The networks the pods' interfaces annotation attaches (GPUDirect), in order: name ->
+    (interface, machine); the pod network ``default`` is every cluster's."""
+    found: dict[str, tuple[str, str]] = {}
+    for rjob in body["spec"]["replicatedJobs"]:
+        template = rjob["template"]["spec"]["template"]
+        text = ((template.get("metadata") or {}).get("annotations") or {}).get(INTERFACES)
+        try:
+            listed = json.loads(text) if text else []
+        except ValueError:
+            listed = []
+        machine = (template["spec"].get("nodeSelector") or {}).get(translate.MACHINE_LABEL, "?")
+        for item in listed if isinstance(listed, list) else []:
+            name = str(item.get("network") or "") if isinstance(item, dict) else ""
+            if name and name != "default":
+                found.setdefault(name, (str(item.get("interfaceName") or "?"), machine))
+    return found
+
+
+def networks(cluster: Cluster, body: dict[str, Any]) -> Iterator[Gap]:
+    """GPUDirect's networks: a Network and its GKENetworkParamSet (``networking.gke.io/v1``,
+    cluster-scoped) for each one the pods attach; a pod naming a Network the cluster lacks is
+    refused (GKE-RUNS.md §7, after xpk's network.py)."""
+    attached = _attached(body)
+    if not attached:
+        return
+    names = list(attached)
+    shown = f"{names[0]}..{names[-1]}" if len(names) > 2 else ", ".join(names)
+    if cluster.get(f"/apis/{NETWORKS}")[0] == 404:
+        yield Gap(f"GPUDirect networks: the cluster does not serve {NETWORKS} (multi-networking "
+                  f"is off), so pods attached to {shown} are refused",
+                  "gcloud container clusters update CLUSTER --location LOCATION "
+                  "--enable-multi-networking (Dataplane V2), then create a Network and a "
+                  f"GKENetworkParamSet for each of {shown} (or submit with --gpudirect off)")
+        return
+    for name, (interface, machine) in attached.items():
+        # RDMA NICs (rdma-N) are deviceMode RDMA, the others NetDevice (GKE-RUNS.md §7)
+        mode = "RDMA" if name.startswith("rdma-") else "NetDevice"
+        params_fix = (f"create GKENetworkParamSet {name} (spec.vpc and spec.vpcSubnet: its VPC "
+                      f"and subnet, spec.deviceMode: {mode})")
+        code, _ = cluster.get(f"/apis/{NETWORKS}/networks/{name}")
+        if code == 404:
+            yield Gap(f"GPUDirect network {name}: no Network {name} ({NETWORKS}), which the "
+                      f"{machine} pods' {interface} attaches to",
+                      f"create Network {name} (spec.type: Device, spec.parametersRef: "
+                      f"GKENetworkParamSet {name}) and {params_fix[7:]}")
+            continue
+        if cluster.get(f"/apis/{NETWORKS}/gkenetworkparamsets/{name}")[0] == 404:
+            yield Gap(f"GPUDirect network {name}: Network {name} has no GKENetworkParamSet "
+                      f"{name} (its VPC and subnet)", params_fix)
+
+
 def run(job: translate.Translation, gcp: GcpSettings, extra: dict[str, str],
         output_format: str = "text") -> int:
     """Read the cluster for what ``job`` (checked) needs; 0 when nothing is missing, else 1."""
@@ -259,7 +316,7 @@ def run(job: translate.Translation, gcp: GcpSettings, extra: dict[str, str],
     queue = (body["metadata"].get("labels") or {}).get(translate.QUEUE_LABEL)
     gaps = [*jobset(cluster),
             *(kueue(cluster, queue, job.namespace, pods) if queue else ()),
-            *nodes(cluster, pods), *fuse(cluster, body)]
+            *nodes(cluster, pods), *networks(cluster, body), *fuse(cluster, body)]
     where = f"context {conn.context}, namespace {job.namespace}"
     if output_format == "json":
         CONSOLE.json({"version": 1, "service": "gke", "context": conn.context,
