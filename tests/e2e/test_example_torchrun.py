@@ -6,6 +6,9 @@ torchrun's RANK, WORLD_SIZE, LOCAL_RANK and GROUP_RANK and trains its shard of t
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -46,3 +49,19 @@ def test_two_replicas_under_plain_torchrun_train_one_world_split_evenly(cli, wri
     assert any(line.startswith("master-replica-0 | epoch 1/1: loss ") for line in lines)
     metrics = json.loads((job_dir / "metrics.json").read_text())
     assert (metrics["world_size"], metrics["replicas"]) == (4, 2)
+
+
+@pytest.mark.slow
+def test_under_torchrun_nproc_per_replica_is_torchruns_to_set(tmp_path: Path):
+    """torchrun's --nproc-per-node decides the processes: the trainer's own flag is refused in
+    one line (torchrun then reports the failed process its own way)."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "TF_CONFIG",
+                        "CLUSTER_SPEC", "MLP_TRAINER_PROCESS", "TORCHELASTIC_RUN_ID")}
+    done = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc-per-node",
+                           "1", "-m", "trainer.task", "--job-dir", str(tmp_path / "job"),
+                           "--nproc-per-replica", "2"], cwd=PACKAGE.parent, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1
+    assert "--nproc-per-replica: under torchrun, torchrun's --nproc-per-node (or " \
+           "PET_NPROC_PER_NODE) sets the processes of a replica" in done.stderr
