@@ -32,10 +32,12 @@ def no_jobset(fake: FakeKubernetes) -> None:
 
 
 def node(fake: FakeKubernetes, name: str, machine: str, gpu: str | None = None,
-         count: int = 0, ready: bool = True) -> None:
+         count: int = 0, ready: bool = True, cpu: str = "7910m",
+         memory: str = "27000Mi") -> None:
+    """A node; ``cpu`` and ``memory``: its allocatable (by default an n1-standard-8's)."""
     labels = {"node.kubernetes.io/instance-type": machine,
               "cloud.google.com/gke-nodepool": f"{machine}-pool"}
-    allocatable: dict[str, Any] = {"cpu": "7910m", "memory": "27000Mi"}
+    allocatable: dict[str, Any] = {"cpu": cpu, "memory": memory}
     if gpu:
         labels["cloud.google.com/gke-accelerator"] = gpu
         if ready:

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob.console import CONSOLE
-from gpujob.services.gke import capacity, tpu, translate
+from gpujob.services.gke import capacity, sizes, tpu, translate
 
 if TYPE_CHECKING:
     from gpujob.gcp.settings import GcpSettings
@@ -49,6 +49,7 @@ class Pods(NamedTuple):
     selector: dict[str, str]
     resource: str | None  # nvidia.com/gpu, google.com/tpu
     count: int  # type: ignore[assignment]  # the field hides tuple.count
+    requests: dict[str, str]  # the CPU and memory a GPU pod requests (``sizes``)
 
     @property
     def machine(self) -> str:
@@ -69,10 +70,12 @@ def pods_of(body: dict[str, Any]) -> list[Pods]:
     out = []
     for rjob in body["spec"]["replicatedJobs"]:
         spec = rjob["template"]["spec"]["template"]["spec"]
-        limits = spec["containers"][0].get("resources", {}).get("limits", {})
+        resources = spec["containers"][0].get("resources", {})
+        limits = resources.get("limits", {})
         resource = next(iter(limits), None)
         out.append(Pods(rjob["name"], dict(spec.get("nodeSelector") or {}), resource,
-                        int(limits[resource]) if resource else 0))
+                        int(limits[resource]) if resource else 0,
+                        dict(resources.get("requests") or {})))
     return out
 
 
@@ -223,6 +226,39 @@ def nodes(cluster: Cluster, pods: list[Pods]) -> Iterator[Gap]:
                       "device plugin is not ready",
                       DRIVER_INSTALL if p.resource == translate.GPU_RESOURCE else
                       "check the node pool's TPU device plugin (kubectl describe node)")
+            continue
+        gap = _room(p, found)
+        if gap is not None:
+            yield gap
+
+
+def _room(p: Pods, found: list[dict[str, Any]]) -> Gap | None:
+    """Whether a node's allocatable CPU and memory hold what the pods request (gpujob reckons
+    it from the machine's size and GKE's reservation: a GKE that keeps more back leaves a pod
+    that never schedules)."""
+    wanted = {k: sizes.quantity(v) for k, v in p.requests.items() if k in ("cpu", "memory")}
+    if not wanted or None in wanted.values():
+        return None
+    largest: dict[str, float] = {}
+    for n in found:
+        allocatable = (n.get("status") or {}).get("allocatable") or {}
+        have = {k: sizes.quantity(allocatable.get(k)) for k in wanted}
+        if any(v is None for v in have.values()):
+            return None  # a node whose allocatable is not read: not said to be missing
+        if all((have[k] or 0) >= (wanted[k] or 0) for k in wanted):
+            return None
+        for k, v in have.items():
+            largest[k] = max(largest.get(k, 0.0), v or 0.0)
+    asked = ", ".join(f"{p.requests[k]} {k}" for k in wanted)
+    has = ", ".join(f"{_shown(k, v)} {k}" for k, v in largest.items())
+    return Gap(f"CPU and memory: no {p.shown()} node has the {asked} each pod requests (the "
+               f"most allocatable: {has}), so the pods never schedule",
+               "give --catalog FILE with a larger pod_settings.node_reserve.system_pods (gpujob "
+               "gpus --service gke --export-catalog prints the built-in catalog)")
+
+
+def _shown(kind: str, value: float) -> str:
+    return f"{int(value * 1000)}m" if kind == "cpu" else f"{int(value // 2 ** 20)}Mi"
 
 
 def _pool_fix(p: Pods) -> str:

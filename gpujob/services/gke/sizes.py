@@ -67,3 +67,21 @@ def request(container: dict[str, Any], cat: GkeCatalog, machine: str | None) -> 
     requests = container.setdefault("resources", {}).setdefault("requests", {})
     requests.update({"cpu": f"{found.cpu_m}m", "memory": f"{found.memory_mib}Mi"})
     return True
+
+
+_SUFFIXES = {"": 1.0, "m": 1e-3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15,
+             "Ki": 2.0 ** 10, "Mi": 2.0 ** 20, "Gi": 2.0 ** 30, "Ti": 2.0 ** 40, "Pi": 2.0 ** 50}
+
+
+def quantity(text: object) -> float | None:
+    """A Kubernetes quantity (``7910m``, ``8``, ``27000Mi``, ``1.5Gi``) as a plain number (cores,
+    bytes); None for one it cannot read."""
+    value = str(text or "").strip()
+    digits = value.rstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    suffix = value[len(digits):]
+    if suffix not in _SUFFIXES:
+        return None
+    try:
+        return float(digits) * _SUFFIXES[suffix]
+    except ValueError:
+        return None

@@ -204,10 +204,14 @@ trainingInput:
 """
 
 
-def mega_nodes(cluster: FakeKubernetes) -> None:
+def mega_nodes(cluster: FakeKubernetes, cpu: str = "207410m", memory: str = "1871567Mi"
+               ) -> None:
+    """2 A3 Mega nodes; allocatable by default as GKE's reservation leaves it (208 vCPU,
+    1872 GiB: test_gke_sizes.py works it out)."""
     kube_cluster.jobset(cluster)
     for i in range(2):
-        kube_cluster.node(cluster, f"gke-mega-{i}", "a3-megagpu-8g", "nvidia-h100-mega-80gb", 8)
+        kube_cluster.node(cluster, f"gke-mega-{i}", "a3-megagpu-8g", "nvidia-h100-mega-80gb", 8,
+                          cpu=cpu, memory=memory)
 
 
 def test_gpudirect_needs_each_network_its_pods_attach(cluster, preflight):
@@ -247,3 +251,20 @@ def test_gpudirect_on_a_cluster_without_multi_networking(cluster, preflight):
         "vpc1..vpc8 (or submit with --gpudirect off)"]
     # without GPUDirect the pods attach no network: nothing to check
     assert preflight("--gpudirect", "off", config=MEGA).code == 0
+
+
+def test_nodes_that_keep_back_more_than_gpujob_reckons_cannot_take_the_pods(cluster,
+                                                                            preflight):
+    """Each pod requests its node's allocatable as gpujob reckons it, less 500m and 1 GiB for
+    GKE's own pods (206910m, 1870543Mi): nodes with less allocatable never take it."""
+    mega_nodes(cluster, cpu="206", memory="1800Gi")
+    for name in ("vpc1", "vpc2", "vpc3", "vpc4", "vpc5", "vpc6", "vpc7", "vpc8"):
+        kube_cluster.network(cluster, name)
+    result = preflight(config=MEGA)
+    assert result.code == 1
+    assert lines(result.out) == [
+        "missing: CPU and memory: no a3-megagpu-8g with nvidia-h100-mega-80gb node has the "
+        "206910m cpu, 1870543Mi memory each pod requests (the most allocatable: 206000m cpu, "
+        "1843200Mi memory), so the pods never schedule; fix: give --catalog FILE with a larger "
+        "pod_settings.node_reserve.system_pods (gpujob gpus --service gke --export-catalog "
+        "prints the built-in catalog)"]
