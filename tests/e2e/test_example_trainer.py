@@ -477,10 +477,6 @@ def test_parameter_servers_and_evaluators_do_not_train(environ, message):
      "RANK=2 is not a rank of WORLD_SIZE=2 replicas"),
     ({"RANK": "one", "WORLD_SIZE": "2", "MASTER_ADDR": "m", "MASTER_PORT": "1"},
      "RANK='one' is not a whole number"),
-    ({"TORCHELASTIC_RUN_ID": "none", "LOCAL_RANK": "1", "RANK": "1", "WORLD_SIZE": "4",
-      "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "29500"},
-     "started by torchrun: this trainer starts a process per GPU itself; run it as python -m "
-     "trainer.task"),
 ])
 def test_a_cluster_it_cannot_read_is_a_one_line_error(environ, message):
     with pytest.raises(SystemExit) as caught:

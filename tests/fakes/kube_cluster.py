@@ -1,7 +1,9 @@
 """What a GKE cluster holds for a preflight to read, arranged on a ``FakeKubernetes``: JobSet's
 controller (its image names its version), Kueue's LocalQueue, ClusterQueue and ResourceFlavor
 (``kueue.x-k8s.io/v1beta1``), nodes with GKE's labels and allocatable GPUs, the Cloud Storage
-FUSE CSI driver. Shapes: the Kubernetes and Kueue API references."""
+FUSE CSI driver, GPUDirect's Network and GKENetworkParamSet objects (``networking.gke.io/v1``,
+cluster-scoped, as xpk's ``core/network.py`` writes them). Shapes: the Kubernetes and Kueue API
+references."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from fakes.kubernetes import FakeKubernetes
 KUEUE = "/apis/kueue.x-k8s.io/v1beta1"
 JOBSET_DEPLOYMENT = "/apis/apps/v1/namespaces/jobset-system/deployments/jobset-controller-manager"
 FUSE = "/apis/storage.k8s.io/v1/csidrivers/gcsfuse.csi.storage.gke.io"
+NETWORKS = "/apis/networking.gke.io/v1"
 
 
 def jobset(fake: FakeKubernetes, version: str = "v0.10.1") -> None:
@@ -29,10 +32,12 @@ def no_jobset(fake: FakeKubernetes) -> None:
 
 
 def node(fake: FakeKubernetes, name: str, machine: str, gpu: str | None = None,
-         count: int = 0, ready: bool = True) -> None:
+         count: int = 0, ready: bool = True, cpu: str = "7910m",
+         memory: str = "27000Mi") -> None:
+    """A node; ``cpu`` and ``memory``: its allocatable (by default an n1-standard-8's)."""
     labels = {"node.kubernetes.io/instance-type": machine,
               "cloud.google.com/gke-nodepool": f"{machine}-pool"}
-    allocatable: dict[str, Any] = {"cpu": "7910m", "memory": "27000Mi"}
+    allocatable: dict[str, Any] = {"cpu": cpu, "memory": memory}
     if gpu:
         labels["cloud.google.com/gke-accelerator"] = gpu
         if ready:
@@ -63,6 +68,22 @@ def queue(fake: FakeKubernetes, name: str, cluster_queue: str = "cq", ns: str = 
         "apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ResourceFlavor",
         "metadata": {"name": flavor},
         "spec": {"nodeLabels": {"cloud.google.com/gke-accelerator": gpu} if gpu else {}}}
+
+
+def network(fake: FakeKubernetes, name: str, params: bool = True) -> None:
+    """GPUDirect network ``name``: its Network and (``params``) its GKENetworkParamSet; the
+    cluster then serves networking.gke.io/v1 (multi-networking on)."""
+    fake.served.add("networking.gke.io/v1")
+    fake.objects[f"{NETWORKS}/networks/{name}"] = {
+        "apiVersion": "networking.gke.io/v1", "kind": "Network", "metadata": {"name": name},
+        "spec": {"type": "Device", "parametersRef": {
+            "group": "networking.gke.io", "kind": "GKENetworkParamSet", "name": name}}}
+    if params:
+        fake.objects[f"{NETWORKS}/gkenetworkparamsets/{name}"] = {
+            "apiVersion": "networking.gke.io/v1", "kind": "GKENetworkParamSet",
+            "metadata": {"name": name},
+            "spec": {"vpc": f"{name}-vpc", "vpcSubnet": f"{name}-subnet",
+                     "deviceMode": "RDMA" if name.startswith("rdma-") else "NetDevice"}}
 
 
 def fuse(fake: FakeKubernetes) -> None:

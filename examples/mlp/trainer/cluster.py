@@ -12,6 +12,9 @@ sets. The first of these that is set wins:
    train.
 3. None of them: a job of one replica.
 
+Started by ``torchrun`` (``under_torchrun``), the trainer is not a replica but one process of the
+world torchrun formed, and ``trainer.launch`` reads its place from torchrun's variables instead.
+
 Standard library only, so that it is cheap to import and to test.
 """
 
@@ -42,10 +45,8 @@ class Replica:
 
 
 def replica(environ: Mapping[str, str]) -> Replica:
-    """This replica's place in the job, from ``environ`` (see the module's docstring)."""
-    if "TORCHELASTIC_RUN_ID" in environ:  # torchrun's RANK and WORLD_SIZE count processes
-        raise SystemExit("started by torchrun: this trainer starts a process per GPU itself; run "
-                         "it as python -m trainer.task")
+    """This replica's place in the job, from ``environ`` (see the module's docstring); not for a
+    process torchrun started (``under_torchrun``), whose RANK and WORLD_SIZE count processes."""
     if "RANK" in environ:
         return _from_torch(environ)
     for name in ("CLUSTER_SPEC", "TF_CONFIG"):
@@ -54,6 +55,15 @@ def replica(environ: Mapping[str, str]) -> Replica:
     if "WORLD_SIZE" in environ:
         raise NotInWorld("WORLD_SIZE is set but RANK is not: this replica does not train")
     return Replica(0, 1)
+
+
+def under_torchrun(environ: Mapping[str, str]) -> bool:
+    """Whether torchrun (torch's elastic agent) started this process: it is then one process of
+    the world torchrun formed from its flags or ``PET_*`` (``PET_NNODES``, ``PET_NODE_RANK``,
+    ``PET_MASTER_ADDR``, ``PET_MASTER_PORT``, ``PET_NPROC_PER_NODE``), and torchrun has set its
+    ``RANK``, ``WORLD_SIZE``, ``LOCAL_RANK``, ``LOCAL_WORLD_SIZE``, ``GROUP_RANK`` and
+    ``GROUP_WORLD_SIZE``."""
+    return "TORCHELASTIC_RUN_ID" in environ
 
 
 def _from_torch(environ: Mapping[str, str]) -> Replica:

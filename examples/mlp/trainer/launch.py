@@ -1,6 +1,9 @@
 """One process per GPU of every replica (``trainer.devices``), all in one world, started by
 torch's elastic launcher (``torch.distributed.launcher.api.elastic_launch``, what ``torchrun``
 runs): the service starts ``python -m trainer.task`` once per replica, which becomes its agent.
+Started by a plain ``torchrun`` instead (``torchrun -m trainer.task``, its nodes and ranks from its
+flags or the ``PET_*`` variables GKE and ``gpujob local --service gke`` set), each process joins
+the world torchrun formed (``torchrun_devices``).
 
 - The agents meet in torch's ``static`` rendezvous, a ``TCPStore`` that replica 0 holds at the
   address ``trainer.cluster`` finds; torch ranks process ``i`` of replica ``r`` after the
@@ -63,6 +66,8 @@ def run(forced: int | None, argv: list[str],
     inherited = os.environ.get(PROCESS_VARIABLE)
     if inherited:  # one of the processes torch's agent started, in a session of its own
         end_after(lambda: train(*worker(Devices(**json.loads(inherited)), os.environ)))
+    if cluster.under_torchrun(os.environ):  # a plain torchrun started this process
+        end_after(lambda: train(*worker(torchrun_devices(forced, os.environ), os.environ)))
     try:
         replica = cluster.replica(os.environ)
     except cluster.NotInWorld as exc:
@@ -163,6 +168,22 @@ def leave(store: dist.TCPStore, replica: cluster.Replica, succeeded: bool) -> No
     elif succeeded:
         with contextlib.suppress(RuntimeError):  # a replica that failed may never say it
             left.wait([str(rank) for rank in range(1, replica.count)], LEAVE)
+
+
+def torchrun_devices(forced: int | None, environ: Mapping[str, str]) -> Devices:
+    """What this process of a world torchrun started trains on: GPU ``LOCAL_RANK`` when this
+    replica has one for it, else the CPU. torchrun's ``--nproc-per-node`` (``PET_NPROC_PER_NODE``)
+    sets the processes, not --nproc-per-replica."""
+    if forced:
+        raise SystemExit("--nproc-per-replica: under torchrun, torchrun's --nproc-per-node (or "
+                         "PET_NPROC_PER_NODE) sets the processes of a replica")
+    local, local_world = int(environ["LOCAL_RANK"]), int(environ["LOCAL_WORLD_SIZE"])
+    gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if local < gpus:
+        return Devices(local_world, True, "started by torchrun, one per GPU")
+    return Devices(local_world, False, "started by torchrun, on the CPU" if not gpus else
+                   f"started by torchrun, more than this replica's {plural(gpus, 'GPU')}: "
+                   "on the CPU")
 
 
 def worker(devices: Devices, environ: Mapping[str, str]) -> tuple[Process, dist.Store]:

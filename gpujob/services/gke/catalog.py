@@ -33,6 +33,8 @@ class Machine(NamedTuple):
     family: str
     gpus: Mapping[str, tuple[int, ...]]  # GPU type -> the counts it takes
     built_in: bool  # the GPUs come with the machine type
+    vcpus: int | None = None  # the machine's size (None: not in the catalog)
+    memory_gib: float | None = None
 
 
 class Tier(NamedTuple):
@@ -107,7 +109,7 @@ def build(data: dict[str, Any], path: str) -> GkeCatalog:
     """The record of a catalog file already checked against its schema and ``integrity``."""
     gpus = {k: Gpu(k, g["name"], g["label"]) for k, g in data["gpus"]["types"].items()}
     machines = {k: Machine(k, m["family"], {g: tuple(c) for g, c in m["gpus"].items()},
-                           m.get("built_in", False))
+                           m.get("built_in", False), m.get("vcpus"), m.get("memory_gib"))
                 for k, m in data["machine_types"]["types"].items()}
     tiers = {k: Tier(k, t.get("custom", False), t.get("refused"))
              for k, t in data["scale_tiers"]["tiers"].items()}

@@ -12,6 +12,8 @@ import shlex
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from gpujob.services.gke import sizes
+
 if TYPE_CHECKING:
     from gpujob.config.job import JobView, Replica
     from gpujob.services.gke.catalog import GkeCatalog
@@ -111,6 +113,7 @@ def apply(pod: dict[str, Any], replica: Replica, cat: GkeCatalog, gpus: int,
     # last, as xpk adds it: the pod's /dev/shm
     _add(volumes, [{"name": SHM, "emptyDir": shm}])
     _add(mounts, [{"name": SHM, "mountPath": "/dev/shm"}], "mountPath")
+    sizes.request(container, cat, replica.machine)
 
 
 def _gpudirect(pod: dict[str, Any], container: dict[str, Any], p: Mapping[str, Any]) -> None:

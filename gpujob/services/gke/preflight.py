@@ -3,7 +3,8 @@ of the kubeconfig's context read (nothing is changed) for what the JobSet needs 
 than wait for ever: JobSet installed and new enough, with ``--queue`` Kueue's LocalQueue and a
 ClusterQueue flavor that covers the accelerator, nodes of the machine type with the GPU (or TPU
 slice) and their drivers ready (allocatable ``nvidia.com/gpu``), the Cloud Storage FUSE CSI
-driver for a job that mounts a bucket. Every missing piece is one line with its fix (stdout),
+driver for a job that mounts a bucket, and with GPUDirect the Network and GKENetworkParamSet
+objects of each network its pods attach. Every missing piece is one line with its fix (stdout),
 exit 1. What is read: ``docs/gke.md``; sources: the Kubernetes, Kueue and JobSet APIs, GKE's
 GPU, TPU and Cloud Storage FUSE pages.
 """
@@ -16,7 +17,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob.console import CONSOLE
-from gpujob.services.gke import capacity, tpu, translate
+from gpujob.services.gke import capacity, sizes, tpu, translate
 
 if TYPE_CHECKING:
     from gpujob.gcp.settings import GcpSettings
@@ -48,6 +49,7 @@ class Pods(NamedTuple):
     selector: dict[str, str]
     resource: str | None  # nvidia.com/gpu, google.com/tpu
     count: int  # type: ignore[assignment]  # the field hides tuple.count
+    requests: dict[str, str]  # the CPU and memory a GPU pod requests (``sizes``)
 
     @property
     def machine(self) -> str:
@@ -68,10 +70,12 @@ def pods_of(body: dict[str, Any]) -> list[Pods]:
     out = []
     for rjob in body["spec"]["replicatedJobs"]:
         spec = rjob["template"]["spec"]["template"]["spec"]
-        limits = spec["containers"][0].get("resources", {}).get("limits", {})
+        resources = spec["containers"][0].get("resources", {})
+        limits = resources.get("limits", {})
         resource = next(iter(limits), None)
         out.append(Pods(rjob["name"], dict(spec.get("nodeSelector") or {}), resource,
-                        int(limits[resource]) if resource else 0))
+                        int(limits[resource]) if resource else 0,
+                        dict(resources.get("requests") or {})))
     return out
 
 
@@ -222,6 +226,39 @@ def nodes(cluster: Cluster, pods: list[Pods]) -> Iterator[Gap]:
                       "device plugin is not ready",
                       DRIVER_INSTALL if p.resource == translate.GPU_RESOURCE else
                       "check the node pool's TPU device plugin (kubectl describe node)")
+            continue
+        gap = _room(p, found)
+        if gap is not None:
+            yield gap
+
+
+def _room(p: Pods, found: list[dict[str, Any]]) -> Gap | None:
+    """Whether a node's allocatable CPU and memory hold what the pods request (gpujob reckons
+    it from the machine's size and GKE's reservation: a GKE that keeps more back leaves a pod
+    that never schedules)."""
+    wanted = {k: sizes.quantity(v) for k, v in p.requests.items() if k in ("cpu", "memory")}
+    if not wanted or None in wanted.values():
+        return None
+    largest: dict[str, float] = {}
+    for n in found:
+        allocatable = (n.get("status") or {}).get("allocatable") or {}
+        have = {k: sizes.quantity(allocatable.get(k)) for k in wanted}
+        if any(v is None for v in have.values()):
+            return None  # a node whose allocatable is not read: not said to be missing
+        if all((have[k] or 0) >= (wanted[k] or 0) for k in wanted):
+            return None
+        for k, v in have.items():
+            largest[k] = max(largest.get(k, 0.0), v or 0.0)
+    asked = ", ".join(f"{p.requests[k]} {k}" for k in wanted)
+    has = ", ".join(f"{_shown(k, v)} {k}" for k, v in largest.items())
+    return Gap(f"CPU and memory: no {p.shown()} node has the {asked} each pod requests (the "
+               f"most allocatable: {has}), so the pods never schedule",
+               "give --catalog FILE with a larger pod_settings.node_reserve.system_pods (gpujob "
+               "gpus --service gke --export-catalog prints the built-in catalog)")
+
+
+def _shown(kind: str, value: float) -> str:
+    return f"{int(value * 1000)}m" if kind == "cpu" else f"{int(value // 2 ** 20)}Mi"
 
 
 def _pool_fix(p: Pods) -> str:
@@ -247,6 +284,62 @@ def fuse(cluster: Cluster, body: dict[str, Any]) -> Iterator[Gap]:
                   "service account needs Workload Identity access to the bucket)")
 
 
+NETWORKS = "networking.gke.io/v1"
+INTERFACES = "networking.gke.io/interfaces"
+
+
+def _attached(body: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """The networks the pods' interfaces annotation attaches (GPUDirect), in order: name ->
+    (interface, machine); the pod network ``default`` is every cluster's."""
+    found: dict[str, tuple[str, str]] = {}
+    for rjob in body["spec"]["replicatedJobs"]:
+        template = rjob["template"]["spec"]["template"]
+        text = ((template.get("metadata") or {}).get("annotations") or {}).get(INTERFACES)
+        try:
+            listed = json.loads(text) if text else []
+        except ValueError:
+            listed = []
+        machine = (template["spec"].get("nodeSelector") or {}).get(translate.MACHINE_LABEL, "?")
+        for item in listed if isinstance(listed, list) else []:
+            name = str(item.get("network") or "") if isinstance(item, dict) else ""
+            if name and name != "default":
+                found.setdefault(name, (str(item.get("interfaceName") or "?"), machine))
+    return found
+
+
+def networks(cluster: Cluster, body: dict[str, Any]) -> Iterator[Gap]:
+    """GPUDirect's networks: a Network and its GKENetworkParamSet (``networking.gke.io/v1``,
+    cluster-scoped) for each one the pods attach; a pod naming a Network the cluster lacks is
+    refused (GKE-RUNS.md §7, after xpk's network.py)."""
+    attached = _attached(body)
+    if not attached:
+        return
+    names = list(attached)
+    shown = f"{names[0]}..{names[-1]}" if len(names) > 2 else ", ".join(names)
+    if cluster.get(f"/apis/{NETWORKS}")[0] == 404:
+        yield Gap(f"GPUDirect networks: the cluster does not serve {NETWORKS} (multi-networking "
+                  f"is off), so pods attached to {shown} are refused",
+                  "gcloud container clusters update CLUSTER --location LOCATION "
+                  "--enable-multi-networking (Dataplane V2), then create a Network and a "
+                  f"GKENetworkParamSet for each of {shown} (or submit with --gpudirect off)")
+        return
+    for name, (interface, machine) in attached.items():
+        # RDMA NICs (rdma-N) are deviceMode RDMA, the others NetDevice (GKE-RUNS.md §7)
+        mode = "RDMA" if name.startswith("rdma-") else "NetDevice"
+        params_fix = (f"create GKENetworkParamSet {name} (spec.vpc and spec.vpcSubnet: its VPC "
+                      f"and subnet, spec.deviceMode: {mode})")
+        code, _ = cluster.get(f"/apis/{NETWORKS}/networks/{name}")
+        if code == 404:
+            yield Gap(f"GPUDirect network {name}: no Network {name} ({NETWORKS}), which the "
+                      f"{machine} pods' {interface} attaches to",
+                      f"create Network {name} (spec.type: Device, spec.parametersRef: "
+                      f"GKENetworkParamSet {name}) and {params_fix[7:]}")
+            continue
+        if cluster.get(f"/apis/{NETWORKS}/gkenetworkparamsets/{name}")[0] == 404:
+            yield Gap(f"GPUDirect network {name}: Network {name} has no GKENetworkParamSet "
+                      f"{name} (its VPC and subnet)", params_fix)
+
+
 def run(job: translate.Translation, gcp: GcpSettings, extra: dict[str, str],
         output_format: str = "text") -> int:
     """Read the cluster for what ``job`` (checked) needs; 0 when nothing is missing, else 1."""
@@ -259,7 +352,7 @@ def run(job: translate.Translation, gcp: GcpSettings, extra: dict[str, str],
     queue = (body["metadata"].get("labels") or {}).get(translate.QUEUE_LABEL)
     gaps = [*jobset(cluster),
             *(kueue(cluster, queue, job.namespace, pods) if queue else ()),
-            *nodes(cluster, pods), *fuse(cluster, body)]
+            *nodes(cluster, pods), *networks(cluster, body), *fuse(cluster, body)]
     where = f"context {conn.context}, namespace {job.namespace}"
     if output_format == "json":
         CONSOLE.json({"version": 1, "service": "gke", "context": conn.context,

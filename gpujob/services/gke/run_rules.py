@@ -11,7 +11,7 @@ from gpujob.checks.registry import rule
 from gpujob.config.job import TI
 from gpujob.findings import JsonPath
 from gpujob.numbers import duration_seconds
-from gpujob.services.gke import capacity, pods
+from gpujob.services.gke import capacity, pods, sizes, translate
 from gpujob.services.gke.translate import extra
 
 GKE = ("gke",)
@@ -97,6 +97,21 @@ def arm(ctx: GkeContext) -> None:
         if pods.machine_settings(ctx.catalog, r.machine).get("arch") == "arm64":
             ctx.emit(r.type_path, f"{r.machine} nodes are Arm (the pods select and tolerate "
                      "kubernetes.io/arch=arm64): the image must be built for linux/arm64")
+            return
+
+
+@rule("gke.requests", "A GPU pod requests the CPU and memory its node leaves to pods (so "
+      "Kueue's quotas count them); a machine type whose size gpujob does not know gets none.",
+      services=GKE, severity="note")
+def requests_note(ctx: GkeContext) -> None:
+    for r in ctx.job.active():
+        if (r.machine and r.machine in ctx.catalog.machine_types
+                and translate.gpus_of(r, ctx.catalog)[1]
+                and sizes.node(ctx.catalog, r.machine) is None):
+            ctx.emit(r.type_path, f"{r.machine}: gpujob's catalog has no vCPU and memory size "
+                     "for it, so its pods request no CPU or memory (only GPUs); Kueue's quotas "
+                     "count their GPUs alone", "where the queue's quota counts CPU or memory, "
+                     "add resources.requests to the JobSet's pod templates yourself")
             return
 
 

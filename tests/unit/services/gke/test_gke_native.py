@@ -40,7 +40,7 @@ def test_a_custom_job_spec_becomes_a_jobset(cli, write):
     assert {n: r["replicas"] for n, r in rjobs.items()} == {"master": 1, "worker": 2}
     master = rjobs["master"]["template"]["spec"]["template"]["spec"]
     assert master["containers"][0]["args"] == ["--epochs", "3"]
-    assert master["containers"][0]["resources"] == {"limits": {"nvidia.com/gpu": "2"}}
+    assert master["containers"][0]["resources"]["limits"] == {"nvidia.com/gpu": "2"}
     assert master["nodeSelector"]["cloud.google.com/gke-accelerator"] == "nvidia-tesla-t4"
     env = {e["name"]: e.get("value") for e in master["containers"][0]["env"]}
     assert env["AIP_MODEL_DIR"] == "gs://b/out/model/"

@@ -189,3 +189,82 @@ def test_what_the_user_may_not_read_is_a_note_not_a_missing_piece(cluster, prefl
     assert f"note: not checked: {kube_cluster.KUEUE}/clusterqueues/cq (403 Forbidden: the " \
            "kubeconfig's user may not read it)" in result.err
     assert "note: not checked: /api/v1/nodes (403 Forbidden" in result.err
+
+
+MEGA = """\
+jobId: run_1
+trainingInput:
+  scaleTier: CUSTOM
+  masterType: a3-megagpu-8g
+  masterConfig:
+    imageUri: us-docker.pkg.dev/p/r/trainer:1
+    containerCommand: [torchrun, train.py]
+  workerCount: 1
+  workerType: a3-megagpu-8g
+"""
+
+
+def mega_nodes(cluster: FakeKubernetes, cpu: str = "207410m", memory: str = "1871567Mi"
+               ) -> None:
+    """2 A3 Mega nodes; allocatable by default as GKE's reservation leaves it (208 vCPU,
+    1872 GiB: test_gke_sizes.py works it out)."""
+    kube_cluster.jobset(cluster)
+    for i in range(2):
+        kube_cluster.node(cluster, f"gke-mega-{i}", "a3-megagpu-8g", "nvidia-h100-mega-80gb", 8,
+                          cpu=cpu, memory=memory)
+
+
+def test_gpudirect_needs_each_network_its_pods_attach(cluster, preflight):
+    """2 A3 Mega nodes: GPUDirect-TCPXO attaches eth1..eth8 to vpc1..vpc8, each a Network
+    with its GKENetworkParamSet (networking.gke.io/v1); one line for each that is missing."""
+    mega_nodes(cluster)
+    for i in range(1, 9):
+        if i != 3:
+            kube_cluster.network(cluster, f"vpc{i}", params=i != 5)
+    result = preflight(config=MEGA)
+    assert result.code == 1, result.out + result.err
+    assert lines(result.out) == [
+        "missing: GPUDirect network vpc3: no Network vpc3 (networking.gke.io/v1), which the "
+        "a3-megagpu-8g pods' eth3 attaches to; fix: create Network vpc3 (spec.type: Device, "
+        "spec.parametersRef: GKENetworkParamSet vpc3) and GKENetworkParamSet vpc3 (spec.vpc "
+        "and spec.vpcSubnet: its VPC and subnet, spec.deviceMode: NetDevice)",
+        "missing: GPUDirect network vpc5: Network vpc5 has no GKENetworkParamSet vpc5 (its "
+        "VPC and subnet); fix: create GKENetworkParamSet vpc5 (spec.vpc and spec.vpcSubnet: "
+        "its VPC and subnet, spec.deviceMode: NetDevice)"]
+    kube_cluster.network(cluster, "vpc3")
+    kube_cluster.network(cluster, "vpc5")
+    result = preflight(config=MEGA)
+    assert result.code == 0, result.out + result.err
+    assert lines(result.out)[0].startswith(f"ready: context {CONTEXT}, namespace default: "
+                                           "a3-megagpu-8g with nvidia-h100-mega-80gb")
+
+
+def test_gpudirect_on_a_cluster_without_multi_networking(cluster, preflight):
+    mega_nodes(cluster)
+    result = preflight(config=MEGA)
+    assert result.code == 1
+    assert lines(result.out) == [
+        "missing: GPUDirect networks: the cluster does not serve networking.gke.io/v1 "
+        "(multi-networking is off), so pods attached to vpc1..vpc8 are refused; fix: gcloud "
+        "container clusters update CLUSTER --location LOCATION --enable-multi-networking "
+        "(Dataplane V2), then create a Network and a GKENetworkParamSet for each of "
+        "vpc1..vpc8 (or submit with --gpudirect off)"]
+    # without GPUDirect the pods attach no network: nothing to check
+    assert preflight("--gpudirect", "off", config=MEGA).code == 0
+
+
+def test_nodes_that_keep_back_more_than_gpujob_reckons_cannot_take_the_pods(cluster,
+                                                                            preflight):
+    """Each pod requests its node's allocatable as gpujob reckons it, less 500m and 1 GiB for
+    GKE's own pods (206910m, 1870543Mi): nodes with less allocatable never take it."""
+    mega_nodes(cluster, cpu="206", memory="1800Gi")
+    for name in ("vpc1", "vpc2", "vpc3", "vpc4", "vpc5", "vpc6", "vpc7", "vpc8"):
+        kube_cluster.network(cluster, name)
+    result = preflight(config=MEGA)
+    assert result.code == 1
+    assert lines(result.out) == [
+        "missing: CPU and memory: no a3-megagpu-8g with nvidia-h100-mega-80gb node has the "
+        "206910m cpu, 1870543Mi memory each pod requests (the most allocatable: 206000m cpu, "
+        "1843200Mi memory), so the pods never schedule; fix: give --catalog FILE with a larger "
+        "pod_settings.node_reserve.system_pods (gpujob gpus --service gke --export-catalog "
+        "prints the built-in catalog)"]

@@ -66,7 +66,11 @@ def test_the_t4_cluster_becomes_one_master_and_nine_workers_with_four_t4s_each(c
         pod = by_name[name]
         assert pod["nodeSelector"] == {"node.kubernetes.io/instance-type": "n1-highcpu-16",
                                        "cloud.google.com/gke-accelerator": "nvidia-tesla-t4"}
-        assert pod["containers"][0]["resources"] == {"limits": {"nvidia.com/gpu": "4"}}
+        # n1-highcpu-16 (16 vCPU, 14.4 GiB) less GKE's reservation and 500m / 1 GiB for its
+        # own pods (test_gke_sizes.py works these out)
+        assert pod["containers"][0]["resources"] == {
+            "limits": {"nvidia.com/gpu": "4"},
+            "requests": {"cpu": "15390m", "memory": "11123Mi"}}
         assert pod["containers"][0]["args"] == ["--epochs", "2",
                                                 "--job-dir", "gs://my-bucket/jobs/t4"]
         assert pod["restartPolicy"] == "Never"
