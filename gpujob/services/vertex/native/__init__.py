@@ -40,7 +40,13 @@ def read(doc: Document) -> tuple[Document, list[Finding]]:
     found = kind(doc.data)
     if found is None:
         raise ValueError("not a native Vertex config")
-    return reading.read(doc, found, SCHEMAS[found])
+    doc, notes = reading.read(doc, found, SCHEMAS[found])
+    if found == "HyperparameterTuningJob":  # gcloud's default trial counts: 1 and 1
+        from gpujob.config.gcloud_vertex import trial_counts
+
+        doc, more = trial_counts(doc)
+        notes += more
+    return doc, notes
 
 
 def _named(doc: Document, found: str, name: str | None) -> Document:

@@ -1,0 +1,94 @@
+"""gcloud's other job command lines, taken as gpujob's: ``gcloud ai custom-jobs create``'s and
+``gcloud ai hp-tuning-jobs create``'s flags (``gpujob.config.gcloud_vertex`` builds the job),
+and a job from flags alone, as gcloud takes it with no ``--config``: a CustomJob from
+``--worker-pool-spec``, or an AI Platform job from ``--master-image-uri``, ``--module-name``, …
+(``gcloud ai-platform jobs submit training JOB --region R --master-image-uri IMAGE``)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import click
+
+from gpujob.cli.options import stack
+from gpujob.cli.params import Count
+from gpujob.commands.submit_settings import SubmitSettings
+from gpujob.errors import UsageError
+
+# the flags that describe an AI Platform job's code or machines: one of them makes a job
+# without a config file (as gcloud ai-platform jobs submit training takes it)
+_AI_PLATFORM_JOB = ("master_image_uri", "module_name", "packages", "scale_tier",
+                    "master_machine_type")
+
+
+def options(func: Any) -> Any:
+    """``gcloud ai custom-jobs create``'s and ``hp-tuning-jobs create``'s own flags."""
+    return stack(
+        click.option("--worker-pool-spec", "worker_pool_spec", multiple=True,
+                     metavar="KEY=VALUE,…",
+                     help="Vertex AI, as gcloud ai custom-jobs create: one worker pool "
+                          "(machine-type, replica-count, accelerator-type, accelerator-count, "
+                          "container-image-uri or executor-image-uri and python-module). "
+                          "Repeatable, one per pool; replaces the file's pools."),
+        click.option("--args", "gcloud_args", metavar="ARG,…",
+                     help="Vertex AI: every pool's arguments, comma-separated (gcloud's "
+                          "--args; -- ARGS takes arguments that hold commas)."),
+        click.option("--command", "gcloud_command", metavar="CMD,…",
+                     help="Vertex AI: every container pool's command, comma-separated."),
+        click.option("--python-package-uris", metavar="URI,…",
+                     help="Vertex AI: the packages of --worker-pool-spec's Python pools "
+                          "(with --config, gcloud sends the file's packageUris instead)."),
+        click.option("--enable-dashboard-access", is_flag=True, default=None,
+                     help="Vertex AI: access to the training's dashboard."),
+        click.option("--max-trial-count", type=Count(min=1), metavar="N",
+                     help="Vertex AI tuning job: trials in all (a file without it: 1)."),
+        click.option("--parallel-trial-count", type=Count(min=1), metavar="N",
+                     help="Vertex AI tuning job: trials at once (a file without it: 1)."),
+        click.option("--algorithm", metavar="ALGORITHM",
+                     help="Vertex AI tuning job: the search algorithm (grid-search, "
+                          "random-search, algorithm-unspecified)."),
+    )(func)
+
+
+def _flags(params: dict[str, Any]) -> Any:
+    from gpujob.config.gcloud_vertex import VertexFlags
+
+    return VertexFlags(tuple(params.get("worker_pool_spec") or ()), params.get("gcloud_args"),
+                       params.get("gcloud_command"), params.get("python_package_uris"),
+                       params.get("enable_dashboard_access"), params.get("max_trial_count"),
+                       params.get("parallel_trial_count"), params.get("algorithm"))
+
+
+def flag_only(params: dict[str, Any]) -> bool:
+    """Whether the flags alone describe a job (no config file is needed)."""
+    return bool(params.get("worker_pool_spec")) or any(
+        params.get(name) for name in _AI_PLATFORM_JOB)
+
+
+def take(settings: SubmitSettings, params: dict[str, Any]) -> SubmitSettings:
+    """``settings`` with the job the command line builds: from the flags alone (no config
+    file), or the config file with gcloud's custom-jobs/hp-tuning-jobs flags applied."""
+    flags = _flags(params)
+    if settings.config is not None and not flags.given:
+        return settings
+    from gpujob.config import gcloud_vertex as gv
+    from gpujob.config.document import Document
+    from gpujob.config.load import Loaded, load_file
+
+    if flags.given and settings.user_args is not None and flags.args is not None:
+        raise UsageError("--args and -- ARGS both give the trainer's arguments",
+                         "give them once: -- ARGS keeps arguments that hold commas")
+    if settings.config is None:
+        if flags.pool_specs and not settings.display_name:
+            raise UsageError("--worker-pool-spec needs --display-name, as in gcloud ai "
+                             "custom-jobs create", "add --display-name NAME")
+        # else an AI Platform job from its flags, as gcloud builds it
+        doc = gv.flag_only(flags) if flags.given else Document(gv.SOURCE, {"trainingInput": {}})
+        loaded = Loaded(gv.SOURCE, doc, [])
+        return dataclasses.replace(settings, config=gv.SOURCE, loaded=loaded)
+    loaded = load_file(settings.config)
+    if loaded.document is None:  # reported by the checks, as for any config
+        return dataclasses.replace(settings, loaded=loaded)
+    doc = gv.apply_flags(loaded.document, flags)
+    return dataclasses.replace(settings, loaded=loaded._replace(document=doc))
