@@ -94,6 +94,9 @@ def check(doc: Document, cat: VertexCatalog, today: date | None = None, *,
         meant = typos.Meant(doc, first.stand_ins)
         again = schema.check(meant.doc, SCHEMAS[found])
         findings = meant.report(first.findings, again, catalog(meant.doc, again))
+    from gpujob.services.vertex.gpu_names import reword
+
+    findings = reword(findings, doc.data, cat)
     if found == "CustomJobSpec":
         findings = [_job_field(f) for f in findings]
     return sorted(notes + findings + _beyond_doubles(doc, found), key=schema.position_key)
