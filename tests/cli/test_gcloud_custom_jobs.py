@@ -186,3 +186,16 @@ def test_a_config_is_still_needed_when_the_flags_describe_no_job(cli):
     result = cli("submit", "--region", "us-central1", "--dry-run")
     assert result.code == 2
     assert "Error: Missing argument 'CONFIG'." in result.err
+
+
+def test_a_retired_prebuilt_image_as_the_master_s_image_is_refused(cli):
+    result = cli("submit", "training", "job_3", "--region", "us-central1", "--master-image-uri",
+                 "us.gcr.io/cloud-aiplatform/training/tf-gpu.2-1", "--dry-run", "--service",
+                 "vertex")
+    assert result.code == 1 and result.out == ""
+    assert result.err.splitlines()[2:4] == [
+        "command line (--master-image-uri): trainingInput.masterConfig.imageUri: us.gcr.io/"
+        "cloud-aiplatform/training/tf-gpu.2-1 is the prebuilt image tf-gpu.2-1, which reached "
+        "its end of availability on 2024-09-01: Vertex AI no longer runs it for new jobs "
+        "[vertex-translate.executor-image]",
+        "  hint: run an image of your own with tensorflow installed"]
