@@ -83,6 +83,11 @@ def take(settings: SubmitSettings, params: dict[str, Any]) -> SubmitSettings:
         if flags.pool_specs and not settings.display_name:
             raise UsageError("--worker-pool-spec needs --display-name, as in gcloud ai "
                              "custom-jobs create", "add --display-name NAME")
+        specs = [gv.parse_pool_spec(text, i) for i, text in enumerate(flags.pool_specs, 1)]
+        from gpujob.config import gcloud_autopackage as auto
+
+        if auto.wanted(specs):
+            return _autopackaged(settings, flags, specs)
         # else an AI Platform job from its flags, as gcloud builds it
         doc = gv.flag_only(flags) if flags.given else Document(gv.SOURCE, {"trainingInput": {}})
         loaded = Loaded(gv.SOURCE, doc, [])
@@ -92,3 +97,27 @@ def take(settings: SubmitSettings, params: dict[str, Any]) -> SubmitSettings:
         return dataclasses.replace(settings, loaded=loaded)
     doc = gv.apply_flags(loaded.document, flags)
     return dataclasses.replace(settings, loaded=loaded._replace(document=doc))
+
+
+def _autopackaged(settings: SubmitSettings, flags: Any, specs: list[dict[str, Any]]
+                  ) -> SubmitSettings:
+    """Pool 0's local-package-path built and staged by gpujob (``gcloud_autopackage``)."""
+    from gpujob.config import gcloud_autopackage as auto
+    from gpujob.config.gcloud_vertex import SOURCE, _split
+    from gpujob.config.load import Loaded
+    from gpujob.console import CONSOLE
+
+    given = [name for name, value in (("--command", flags.command),
+                                      ("--python-package-uris", flags.package_uris),
+                                      ("--package-path", settings.package_path),
+                                      ("--executor-image-uri",
+                                       settings.check.executor_image_uri)) if value]
+    if given:
+        raise UsageError(f"{', '.join(given)}: not with local-package-path, which names the "
+                         "package, its module and its image in --worker-pool-spec",
+                         "leave them out, or give the job as a config file")
+    job = auto.autopackaged(specs, _split(flags.args), SOURCE)
+    CONSOLE.err(job.note)
+    check = settings.check._replace(executor_image_uri=job.executor)
+    return dataclasses.replace(settings, config=SOURCE, loaded=Loaded(SOURCE, job.doc, []),
+                               package_path=job.package_path, check=check)

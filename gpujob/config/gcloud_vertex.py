@@ -116,17 +116,17 @@ def make_pool(spec: dict[str, Any], package_uris: list[str] | None) -> dict[str,
 
 
 def _refuse_autopackaging(specs: list[dict[str, Any]]) -> None:
-    """gcloud's autopackaging (``local-package-path``: a Docker image built and pushed here)."""
+    """gcloud's autopackaging (``local-package-path``: a Docker image built and pushed here),
+    which gpujob does its own way for the first pool of a job without --config only
+    (``gcloud_autopackage``)."""
     for number, spec in enumerate(specs, 1):
         if "local-package-path" in spec or "script" in spec:
-            module = spec.get("python-module") or "MODULE"
             raise UsageError(
-                f"--worker-pool-spec {number}: local-package-path/script make gcloud build and "
-                "push a Docker image here; gpujob builds a Python package instead, from an AI "
-                "Platform config's flags",
-                f"gpujob submit --package-path {spec.get('local-package-path', 'DIR')}/PACKAGE "
-                f"--module-name {module} --executor-image-uri IMAGE --master-machine-type "
-                f"{spec.get('machine-type', 'TYPE')} --staging-bucket gs://BUCKET")
+                f"--worker-pool-spec {number}: local-package-path and script are taken in the "
+                "first --worker-pool-spec of a job without --config (gpujob builds the package "
+                "and stages it)", "give every pool with --worker-pool-spec, local-package-path "
+                "in the first; or stage the package and name it in pythonPackageSpec."
+                "packageUris")
 
 
 def _split(text: str | None) -> list[str] | None:

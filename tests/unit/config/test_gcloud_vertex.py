@@ -34,16 +34,17 @@ def test_an_empty_spec_is_an_empty_pool_and_lists_split_on_semicolons():
         "requirements": ["numpy", "pandas==2.0"]}
 
 
-def test_local_packaging_is_refused_with_gpujob_s_own_command():
-    from gpujob.config.gcloud_vertex import VertexFlags, flag_only
+def test_local_packaging_with_a_config_is_refused():
+    from gpujob.config.document import Document
+    from gpujob.config.gcloud_vertex import VertexFlags, apply_flags
 
+    spec = Document("spec.yaml", {"workerPoolSpecs": [{}]})
     with pytest.raises(UsageError) as caught:
-        flag_only(VertexFlags(("machine-type=n1-standard-4,executor-image-uri=E,"
-                               "local-package-path=app,python-module=trainer.task",)))
+        apply_flags(spec, VertexFlags(("machine-type=n1-standard-4,executor-image-uri=E,"
+                                       "local-package-path=app,python-module=trainer.task",)))
     assert caught.value.message == (
-        "--worker-pool-spec 1: local-package-path/script make gcloud build and push a Docker "
-        "image here; gpujob builds a Python package instead, from an AI Platform config's flags")
+        "--worker-pool-spec 1: local-package-path and script are taken in the first "
+        "--worker-pool-spec of a job without --config (gpujob builds the package and stages it)")
     assert caught.value.hint == (
-        "gpujob submit --package-path app/PACKAGE --module-name trainer.task "
-        "--executor-image-uri IMAGE --master-machine-type n1-standard-4 --staging-bucket "
-        "gs://BUCKET")
+        "give every pool with --worker-pool-spec, local-package-path in the first; or stage the "
+        "package and name it in pythonPackageSpec.packageUris")
