@@ -157,6 +157,17 @@ def test_a_tuning_file_without_counts_sends_1_and_1_with_a_note(cli, write):
         "ai hp-tuning-jobs create sends it [vertex.trial-counts-default]")
 
 
+def test_a_count_set_with_set_has_no_note(cli, write):
+    path = write(TUNING, "hp.yaml")
+    result = cli("submit", path, "--region", "us-central1", "--set", "maxTrialCount=5",
+                 "--dry-run", "--service", "vertex")
+    body = body_of(result)
+    assert (body["maxTrialCount"], body["parallelTrialCount"]) == (5, 1)
+    assert [line for line in result.err.splitlines() if "trial-counts-default" in line] == [
+        f"{path}:1:1: parallelTrialCount: note: parallelTrialCount is not given: 1 is sent, as "
+        "gcloud ai hp-tuning-jobs create sends it [vertex.trial-counts-default]"]
+
+
 def test_tuning_flags_on_a_custom_job_are_refused(cli, write):
     path = write(SPEC, "spec.yaml")
     result = cli("submit", path, "--max-trial-count", "3", "--dry-run", "--service", "vertex")
