@@ -210,3 +210,13 @@ def test_a_retired_prebuilt_image_as_the_master_s_image_is_refused(cli):
         "its end of availability on 2024-09-01: Vertex AI no longer runs it for new jobs "
         "[vertex-translate.executor-image]",
         "  hint: run an image of your own with tensorflow installed"]
+
+
+def test_local_runs_an_ai_platform_job_from_flags_alone(cli, trainer, tmp_path):
+    package = trainer({"trainer/task.py": "import sys\nprint('args', sys.argv[1:])\n"})
+    result = cli("local", "--module-name", "trainer.task", "--package-path", str(package),
+                 "--runtime-version", "2.11", "--python-version", "3.7", "--job-dir",
+                 str(tmp_path / "out"), "--service", "ai-platform", "--", "--epochs", "1")
+    assert result.code == 0, result.err
+    assert f"master-replica-0 | args ['--epochs', '1', '--job-dir', '{tmp_path / 'out'}']" \
+        in result.out.splitlines()
