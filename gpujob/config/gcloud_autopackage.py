@@ -56,11 +56,12 @@ def autopackaged(specs: list[dict[str, Any]], args: list[str] | None,
                              "gpujob builds a Python package instead",
                              "name the dependencies in the package's pyproject.toml or "
                              "setup.py (install_requires)")
+    script_note = ""
     if "script" in first and "python-module" not in first:
-        raise UsageError(f"{flag}: script={first['script']} is run by gcloud's Docker image; "
-                         "gpujob runs a Python module of a package",
-                         "give python-module=PACKAGE.MODULE (the script as a module of a "
-                         "package: a directory holding __init__.py)")
+        first = dict(first)
+        first["python-module"] = _script_package(first, flag)
+        script_note = (f"{Path(first['local-package-path']) / first['script']} alone (files "
+                       f"beside it are not in it) as the package {SCRIPT_PACKAGE}")
     module = first.get("python-module")
     executor = first.get("executor-image-uri")
     if not module or not executor:
@@ -75,7 +76,7 @@ def autopackaged(specs: list[dict[str, Any]], args: list[str] | None,
     if first.get("replica-count", 1) != 1:
         raise UsageError(f"{flag}: the first pool is the primary replica: replica-count must "
                          "be 1", "give the other replicas as a second --worker-pool-spec")
-    package = str(Path(first["local-package-path"]) / top)
+    package = first.get("package-dir") or str(Path(first["local-package-path"]) / top)
     ti: dict[str, Any] = {"scaleTier": "CUSTOM", "pythonModule": module}
     _machine(ti, first, "masterType", "masterConfig")
     for spec, (count, machine, config) in zip(specs[1:], _POOLS, strict=False):
@@ -89,9 +90,10 @@ def autopackaged(specs: list[dict[str, Any]], args: list[str] | None,
     doc.values.update({(_TI, key): origin for key in ti})
     ignored = " (output-image-uri is not used: no image is built)" \
         if "output-image-uri" in first else ""
-    note = (f"note: {flag}: local-package-path: gpujob builds {package} as a Python package "
-            f"and stages it (gcloud would build and push a Docker image); every pool runs "
-            f"python -m {module} from it on {executor}{ignored}")
+    what = script_note or f"{package} as a Python package"
+    note = (f"note: {flag}: local-package-path: gpujob builds {what} and stages it (gcloud "
+            f"would build and push a Docker image); every pool runs python -m {module} from it "
+            f"on {executor}{ignored}")
     return Autopackaged(doc, package, executor, note)
 
 
@@ -101,3 +103,36 @@ def _machine(ti: dict[str, Any], spec: dict[str, Any], machine: str, config: str
     if spec.get("accelerator-type"):
         ti[config] = {"acceleratorConfig": {"count": spec.get("accelerator-count", 1),
                                             "type": spec["accelerator-type"]}}
+
+
+SCRIPT_PACKAGE = "gcloud_script"  # the package a script= becomes the one module of
+
+
+def _script_package(spec: dict[str, Any], flag: str) -> str:
+    """A Python ``script=`` as the one module of a package made for it (in a new temporary
+    directory, removed at exit; its path goes in ``spec["package-dir"]``): the module's
+    name. A shell script is refused: gpujob runs Python."""
+    import atexit
+    import re
+    import shutil
+    import tempfile
+
+    script = Path(spec["local-package-path"]) / spec["script"]
+    if script.suffix != ".py":
+        raise UsageError(f"{flag}: script={spec['script']} is not a Python file: the Docker "
+                         "image gcloud builds runs it with /bin/bash, and gpujob runs Python "
+                         "modules", "run it in an image of your own that holds it: "
+                         f"container-image-uri=IMAGE with --command=/bin/bash,{spec['script']}")
+    if not script.is_file():
+        raise UsageError(f"{flag}: script={spec['script']}: no such file: {script}",
+                         "script is a path under local-package-path")
+    stem = re.sub(r"\W", "_", script.stem)
+    stem = stem if stem[:1].isalpha() else f"m_{stem}"
+    root = Path(tempfile.mkdtemp(prefix="gpujob-script-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    package = root / SCRIPT_PACKAGE
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    shutil.copyfile(script, package / f"{stem}.py")
+    spec["package-dir"] = str(package)
+    return f"{SCRIPT_PACKAGE}.{stem}"

@@ -42,6 +42,25 @@ def test_local_package_path_is_built_and_staged_and_every_pool_runs_it(
         assert code["command"][2].endswith('exec python3 -m trainer.task "$@"')
 
 
+@pytest.mark.slow
+def test_a_python_script_becomes_the_one_module_of_a_package(cli, tmp_path, offline_builds):
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "my-train.py").write_text("print('hi')\n", encoding="utf-8")
+    result = cli("submit", "--region", "us-central1", "--display-name", "x",
+                 f"--worker-pool-spec=machine-type=n1-standard-8,executor-image-uri={IMAGE},"
+                 f"script=my-train.py,local-package-path={tmp_path / 'app'}",
+                 "--staging-bucket", "gs://bkt1", "--dry-run", "--service", "vertex")
+    assert result.code == 0, result.err
+    assert result.err.splitlines()[0] == (
+        f"note: --worker-pool-spec 1: local-package-path: gpujob builds {tmp_path}/app/"
+        "my-train.py alone (files beside it are not in it) as the package gcloud_script and "
+        "stages it (gcloud would build and push a Docker image); every pool runs python -m "
+        f"gcloud_script.my_train from it on {IMAGE}")
+    code = json.loads(result.out)["jobSpec"]["workerPoolSpecs"][0]["containerSpec"]
+    assert re.search(r"/gcs/bkt1/packages/[0-9a-f]{64}/gcloud_script-0\.0\.0\.tar\.gz && "
+                     r'exec python3 -m gcloud_script\.my_train "\$@"\Z', code["command"][2])
+
+
 @pytest.mark.parametrize("spec, lines", [
     ("local-package-path=app,python-module=trainer.task,executor-image-uri=I,"
      "requirements=numpy",
@@ -50,10 +69,13 @@ def test_local_package_path_is_built_and_staged_and_every_pool_runs_it(
       "  hint: name the dependencies in the package's pyproject.toml or setup.py "
       "(install_requires)"]),
     ("local-package-path=app,script=run.sh,executor-image-uri=I",
-     ["error: --worker-pool-spec 1: script=run.sh is run by gcloud's Docker image; gpujob "
-      "runs a Python module of a package",
-      "  hint: give python-module=PACKAGE.MODULE (the script as a module of a package: a "
-      "directory holding __init__.py)"]),
+     ["error: --worker-pool-spec 1: script=run.sh is not a Python file: the Docker image "
+      "gcloud builds runs it with /bin/bash, and gpujob runs Python modules",
+      "  hint: run it in an image of your own that holds it: container-image-uri=IMAGE with "
+      "--command=/bin/bash,run.sh"]),
+    ("local-package-path=app,script=train.py,executor-image-uri=I",
+     ["error: --worker-pool-spec 1: script=train.py: no such file: app/train.py",
+      "  hint: script is a path under local-package-path"]),
     ("local-package-path=app,python-module=task,executor-image-uri=I",
      ["error: --worker-pool-spec 1: python-module=task is not in a package: gpujob builds the "
       "module's package",
