@@ -103,7 +103,7 @@ def _autopackaged(settings: SubmitSettings, flags: Any, specs: list[dict[str, An
                   ) -> SubmitSettings:
     """Pool 0's local-package-path built and staged by gpujob (``gcloud_autopackage``)."""
     from gpujob.config import gcloud_autopackage as auto
-    from gpujob.config.gcloud_vertex import SOURCE, _split
+    from gpujob.config.gcloud_vertex import SOURCE, split_list
     from gpujob.config.load import Loaded
     from gpujob.console import CONSOLE
 
@@ -116,7 +116,7 @@ def _autopackaged(settings: SubmitSettings, flags: Any, specs: list[dict[str, An
         raise UsageError(f"{', '.join(given)}: not with local-package-path, which names the "
                          "package, its module and its image in --worker-pool-spec",
                          "leave them out, or give the job as a config file")
-    job = auto.autopackaged(specs, _split(flags.args), SOURCE)
+    job = auto.autopackaged(specs, split_list(flags.args), SOURCE)
     CONSOLE.err(job.note)
     check = settings.check._replace(executor_image_uri=job.executor)
     return dataclasses.replace(settings, config=SOURCE, loaded=Loaded(SOURCE, job.doc, []),

@@ -129,7 +129,7 @@ def _refuse_autopackaging(specs: list[dict[str, Any]]) -> None:
                 "packageUris")
 
 
-def _split(text: str | None) -> list[str] | None:
+def split_list(text: str | None) -> list[str] | None:
     return None if text is None else [item for item in text.split(",") if item]
 
 
@@ -156,7 +156,7 @@ def apply_flags(doc: Document, flags: VertexFlags, *, from_file: bool = True) ->
     if flags.pool_specs:
         specs = [parse_pool_spec(text, i) for i, text in enumerate(flags.pool_specs, 1)]
         _refuse_autopackaging(specs)
-        uris = None if from_file else _split(flags.package_uris)
+        uris = None if from_file else split_list(flags.package_uris)
         made = [make_pool(s, uris) for s in specs]
         out.append(Override((*spec, "workerPoolSpecs"), made, _origin("--worker-pool-spec")))
     if flags.dashboard:
@@ -176,9 +176,9 @@ def apply_flags(doc: Document, flags: VertexFlags, *, from_file: bool = True) ->
 def _code_flags(doc: Document, flags: VertexFlags) -> list[Override]:
     here, listed = pools(doc.data)
     out = []
-    for flag, value, codes in (("--args", _split(flags.args), ("containerSpec",
+    for flag, value, codes in (("--args", split_list(flags.args), ("containerSpec",
                                                                "pythonPackageSpec")),
-                               ("--command", _split(flags.command), ("containerSpec",))):
+                               ("--command", split_list(flags.command), ("containerSpec",))):
         if not value:
             continue
         for i, pool in enumerate(listed or ()):
