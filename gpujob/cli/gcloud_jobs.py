@@ -84,6 +84,8 @@ def take(settings: SubmitSettings, params: dict[str, Any]) -> SubmitSettings:
             raise UsageError("--worker-pool-spec needs --display-name, as in gcloud ai "
                              "custom-jobs create", "add --display-name NAME")
         specs = [gv.parse_pool_spec(text, i) for i, text in enumerate(flags.pool_specs, 1)]
+        if specs:
+            gv.check_specs(specs)
         from gpujob.config import gcloud_autopackage as auto
 
         if auto.wanted(specs):

@@ -90,6 +90,62 @@ def parse_pool_spec(text: str, number: int) -> dict[str, Any]:
     return spec
 
 
+_SOFTWARE = ("container-image-uri", "executor-image-uri", "extra-dirs", "extra-packages",
+             "python-module", "requirements", "script")
+_LOCAL_ONLY = ("extra-dirs", "extra-packages", "requirements", "script")
+
+
+def check_specs(specs: list[dict[str, Any]]) -> None:
+    """gcloud's own refusals of --worker-pool-spec values (``custom_jobs/validation.py``,
+    ``_ValidateWorkerPoolSpecArgs``), as usage errors; the accelerator's name is left to the
+    checks, which say what it stands for."""
+    if not specs[0]:
+        raise UsageError("--worker-pool-spec 1: the first pool may not be empty (it runs the "
+                         "primary replica)", "only later pools may be empty placeholders")
+    local = "local-package-path" in specs[0]
+    for number, spec in enumerate(specs, 1):
+        if not spec:
+            continue
+        flag = f"--worker-pool-spec {number}"
+        if "machine-type" not in spec:
+            raise UsageError(f"{flag}: machine-type is required", "add machine-type=TYPE")
+        if "accelerator-count" in spec and "accelerator-type" not in spec:
+            raise UsageError(f"{flag}: accelerator-count needs accelerator-type",
+                             "add accelerator-type=TYPE (NVIDIA_TESLA_T4, …)")
+        if number == 1 and local:
+            if "executor-image-uri" not in spec:
+                raise UsageError(f"{flag}: local-package-path needs executor-image-uri",
+                                 "add executor-image-uri=IMAGE")
+            if ("python-module" in spec) == ("script" in spec):
+                raise UsageError(f"{flag}: local-package-path needs exactly one of "
+                                 "python-module and script", "give python-module=M or script=S")
+            continue
+        _no_keys(flag, spec, ("local-package-path",) if not local else _SOFTWARE,
+                 "only the first --worker-pool-spec runs a local package" if not local else
+                 "the first --worker-pool-spec's local package runs in every pool")
+        if local:
+            continue
+        if ("executor-image-uri" in spec) == ("container-image-uri" in spec):
+            raise UsageError(f"{flag}: give exactly one of executor-image-uri and "
+                             "container-image-uri", "container-image-uri runs an image; "
+                             "executor-image-uri runs python-module from the packages")
+        if "python-module" in spec and "container-image-uri" in spec:
+            raise UsageError(f"{flag}: python-module does not go with container-image-uri",
+                             "a container runs its own entrypoint, or --command")
+        if "executor-image-uri" in spec and "python-module" not in spec:
+            raise UsageError(f"{flag}: executor-image-uri needs python-module",
+                             "add python-module=trainer.task")
+        _no_keys(flag, spec, _LOCAL_ONLY, "they go with local-package-path, in the first "
+                 "--worker-pool-spec")
+
+
+def _no_keys(flag: str, spec: dict[str, Any], keys: tuple[str, ...], why: str) -> None:
+    found = [key for key in keys if key in spec]
+    if found:
+        raise UsageError(f"{flag}: {', '.join(found)} not allowed here: {why}",
+                         f"leave out {', '.join(found)}")
+
+
 def make_pool(spec: dict[str, Any], package_uris: list[str] | None) -> dict[str, Any]:
     """The WorkerPoolSpec gcloud builds from one parsed ``--worker-pool-spec``."""
     if not spec:
@@ -155,6 +211,7 @@ def apply_flags(doc: Document, flags: VertexFlags, *, from_file: bool = True) ->
     out: list[Override] = []
     if flags.pool_specs:
         specs = [parse_pool_spec(text, i) for i, text in enumerate(flags.pool_specs, 1)]
+        check_specs(specs)
         _refuse_autopackaging(specs)
         uris = None if from_file else split_list(flags.package_uris)
         made = [make_pool(s, uris) for s in specs]

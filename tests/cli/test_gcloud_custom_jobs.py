@@ -122,6 +122,22 @@ def test_a_retired_executor_image_in_a_pool_spec_is_refused_with_its_date(cli):
       "  hint: valid keys: accelerator-count, accelerator-type, container-image-uri, "
       "executor-image-uri, extra-dirs, extra-packages, local-package-path, machine-type, "
       "output-image-uri, python-module, replica-count, requirements, script"]),
+    ("container-image-uri=IMG",
+     ["error: --worker-pool-spec 1: machine-type is required", "  hint: add machine-type=TYPE"]),
+    ("machine-type=n1-standard-8,accelerator-count=2,container-image-uri=IMG",
+     ["error: --worker-pool-spec 1: accelerator-count needs accelerator-type",
+      "  hint: add accelerator-type=TYPE (NVIDIA_TESLA_T4, …)"]),
+    ("machine-type=n1-standard-8,container-image-uri=IMG,executor-image-uri=E",
+     ["error: --worker-pool-spec 1: give exactly one of executor-image-uri and "
+      "container-image-uri",
+      "  hint: container-image-uri runs an image; executor-image-uri runs python-module from "
+      "the packages"]),
+    ("machine-type=n1-standard-8,executor-image-uri=E",
+     ["error: --worker-pool-spec 1: executor-image-uri needs python-module",
+      "  hint: add python-module=trainer.task"]),
+    ("",
+     ["error: --worker-pool-spec 1: the first pool may not be empty (it runs the primary "
+      "replica)", "  hint: only later pools may be empty placeholders"]),
 ])
 def test_pool_specs_gcloud_refuses_are_usage_errors(cli, spec, lines):
     result = cli("submit", "--region", "us-central1", "--display-name", "x",
@@ -240,3 +256,13 @@ def test_every_other_custom_jobs_create_flag_lands_where_gcloud_puts_it(cli):
     assert spec == {"enableDashboardAccess": True, "serviceAccount": "sa@p.iam.gserviceaccount.com",
                     "network": "projects/123/global/networks/n", "enableWebAccess": True,
                     "persistentResourceId": "pr1"}
+
+
+def test_local_package_path_only_in_the_first_pool(cli):
+    result = cli("submit", "--region", "us-central1", "--display-name", "x", T4_POOL,
+                 "--worker-pool-spec", "machine-type=n1-standard-8,local-package-path=app",
+                 "--dry-run", "--service", "vertex")
+    assert result.code == 2
+    assert result.err.splitlines() == [
+        "error: --worker-pool-spec 2: local-package-path not allowed here: only the first "
+        "--worker-pool-spec runs a local package", "  hint: leave out local-package-path"]
