@@ -24,31 +24,37 @@ _AI_PLATFORM_JOB = ("master_image_uri", "module_name", "packages", "scale_tier",
 
 def options(func: Any) -> Any:
     """``gcloud ai custom-jobs create``'s and ``hp-tuning-jobs create``'s own flags."""
+    return options_of(False)(func)
+
+
+def options_of(hidden: bool) -> Any:
+    """The same flags (``hidden``: accepted, not shown: ``gpujob local``, where a native
+    Vertex config does not run)."""
     return stack(
         click.option("--worker-pool-spec", "worker_pool_spec", multiple=True,
-                     metavar="KEY=VALUE,…",
+                     metavar="KEY=VALUE,…", hidden=hidden,
                      help="Vertex AI, as gcloud ai custom-jobs create: one worker pool "
                           "(machine-type, replica-count, accelerator-type, accelerator-count, "
                           "container-image-uri or executor-image-uri and python-module). "
                           "Repeatable, one per pool; replaces the file's pools."),
-        click.option("--args", "gcloud_args", metavar="ARG,…",
+        click.option("--args", "gcloud_args", metavar="ARG,…", hidden=hidden,
                      help="Vertex AI: every pool's arguments, comma-separated (gcloud's "
                           "--args; -- ARGS takes arguments that hold commas)."),
-        click.option("--command", "gcloud_command", metavar="CMD,…",
+        click.option("--command", "gcloud_command", metavar="CMD,…", hidden=hidden,
                      help="Vertex AI: every container pool's command, comma-separated."),
-        click.option("--python-package-uris", metavar="URI,…",
+        click.option("--python-package-uris", metavar="URI,…", hidden=hidden,
                      help="Vertex AI: the packages of --worker-pool-spec's Python pools "
                           "(with --config, gcloud sends the file's packageUris instead)."),
-        click.option("--enable-dashboard-access", is_flag=True, default=None,
+        click.option("--enable-dashboard-access", is_flag=True, default=None, hidden=hidden,
                      help="Vertex AI: access to the training's dashboard."),
-        click.option("--max-trial-count", type=Count(min=1), metavar="N",
+        click.option("--max-trial-count", type=Count(min=1), metavar="N", hidden=hidden,
                      help="Vertex AI tuning job: trials in all (a file without it: 1)."),
-        click.option("--parallel-trial-count", type=Count(min=1), metavar="N",
+        click.option("--parallel-trial-count", type=Count(min=1), metavar="N", hidden=hidden,
                      help="Vertex AI tuning job: trials at once (a file without it: 1)."),
-        click.option("--algorithm", metavar="ALGORITHM",
+        click.option("--algorithm", metavar="ALGORITHM", hidden=hidden,
                      help="Vertex AI tuning job: the search algorithm (grid-search, "
                           "random-search, algorithm-unspecified)."),
-    )(func)
+    )
 
 
 def _flags(params: dict[str, Any]) -> Any:

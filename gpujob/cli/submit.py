@@ -134,7 +134,7 @@ def submit(ctx: click.Context, **params: Any) -> int:
                    c1="invalid config; also: standard output could not be written",
                    c4="the master exited with another code, or was killed"))
 @job_options(local=True)
-@gcloud_jobs.options
+@gcloud_jobs.options_of(hidden=True)
 @cloud_options(hidden=True)
 @preflight_option_of(hidden=True)
 @local_options()
