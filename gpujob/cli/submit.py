@@ -116,6 +116,8 @@ def submit(ctx: click.Context, **params: Any) -> int:
       gpujob submit config.yaml --local --package-path trainer/ --module-name trainer.task \\
           -- --epochs 1
       gpujob submit training my_job_1 --config config.yaml --region us-central1 --async
+      gpujob submit --region us-central1 --display-name run1 --dry-run \\
+          --worker-pool-spec=machine-type=n1-standard-8,container-image-uri=IMAGE
     """
     from gpujob.commands.submit import execute
 
