@@ -71,3 +71,18 @@ def test_the_europe_registry_s_image_has_the_same_dates(cli, write):
     assert result.out.splitlines()[0].endswith(
         "executorImageUri: the prebuilt image tf-gpu.2-1 reached its end of availability on "
         "2024-09-01 [vertex.executor-image]")
+
+
+@pytest.mark.parametrize("registry, now", [
+    ("gcr.io", "us-docker.pkg.dev"), ("us.gcr.io", "us-docker.pkg.dev"),
+    ("eu.gcr.io", "europe-docker.pkg.dev"), ("asia.gcr.io", "asia-docker.pkg.dev")])
+def test_a_retired_executor_names_the_registry_its_images_moved_to(cli, write, registry, now):
+    path = write("workerPoolSpecs:\n- machineSpec: {machineType: n1-standard-8}\n"
+                 "  replicaCount: 1\n  pythonPackageSpec:\n    executorImageUri: "
+                 f"{registry}/cloud-aiplatform/training/tf-gpu.2-1:latest\n"
+                 "    pythonModule: t.task\n    packageUris: [gs://b/p.tar.gz]\n")
+    result = cli("validate", "--service", "vertex", path)
+    assert result.out.splitlines()[0].endswith(
+        "executorImageUri: the prebuilt image tf-gpu.2-1 reached its end of availability on "
+        f"2024-09-01 ({registry}/cloud-aiplatform/training is an older location of "
+        f"{now}/vertex-ai/training) [vertex.executor-image]")
