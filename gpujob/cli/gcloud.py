@@ -47,6 +47,13 @@ def config_arguments(func: Any) -> Any:
     )(func)
 
 
+def _a_file(arg: str) -> bool:
+    """Whether ``arg`` names a config (a file, or - for standard input) rather than a job ID."""
+    from pathlib import Path
+
+    return arg == "-" or "." in arg or "/" in arg or Path(arg).exists()
+
+
 async_option_help = (
     "Return once the job is submitted, as gpujob does unless --wait or --stream-logs is given "
     "(gcloud's flag, accepted so that its command lines work unchanged).")
@@ -68,6 +75,12 @@ def take_config(ctx: click.Context, params: dict[str, Any], word: str | None) ->
             f"and the file as gcloud does: gpujob {ctx.info_name} JOB --config CONFIG", ctx)
     if config is not None:
         params["config"], params["job"] = config, (args[0] if args else None)
+        return params
+    from gpujob.cli.gcloud_jobs import flag_only
+
+    if flag_only(params) and (gcloud_word or not args or not _a_file(args[0])):
+        # the job from the flags alone, as gcloud builds it: JOB is its ID
+        params["config"], params["job"] = None, (args[0] if args else None)
         return params
     if not args:
         raise click.MissingParameter(ctx=ctx, param_hint="'CONFIG'", param_type="argument")

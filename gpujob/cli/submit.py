@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from gpujob.cli import gcloud, modes
+from gpujob.cli import gcloud, gcloud_jobs, modes
 from gpujob.cli.choices import preflight_option, preflight_option_of, take_choices, with_choices
 from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.cli.jobflags import job_options, local_options, submit_settings
@@ -89,6 +89,7 @@ def cloud_options(hidden: bool = False) -> Any:
                epilog=exit_codes_help(0, 1, 2, 3, 4, 130, c4="the job ended unsuccessfully "
                                       "(--wait, --stream-logs, --local)"))
 @job_options()
+@gcloud_jobs.options
 @cloud_options()
 @preflight_option
 @local_options()
@@ -115,6 +116,8 @@ def submit(ctx: click.Context, **params: Any) -> int:
       gpujob submit config.yaml --local --package-path trainer/ --module-name trainer.task \\
           -- --epochs 1
       gpujob submit training my_job_1 --config config.yaml --region us-central1 --async
+      gpujob submit --region us-central1 --display-name run1 --dry-run \\
+          --worker-pool-spec=machine-type=n1-standard-8,container-image-uri=IMAGE
     """
     from gpujob.commands.submit import execute
 
@@ -123,7 +126,7 @@ def submit(ctx: click.Context, **params: Any) -> int:
     modes.check(mode, given_flags(ctx))
     gcloud.check_async(params)
     params, regions, strategies = take_choices(params)
-    settings = submit_settings(ctx, params, local=mode == "local")
+    settings = gcloud_jobs.take(submit_settings(ctx, params, local=mode == "local"), params)
     return execute(gcloud.adjust(with_choices(settings, params, regions, strategies), params))
 
 
@@ -133,6 +136,7 @@ def submit(ctx: click.Context, **params: Any) -> int:
                    c1="invalid config; also: standard output could not be written",
                    c4="the master exited with another code, or was killed"))
 @job_options(local=True)
+@gcloud_jobs.options_of(hidden=True)
 @cloud_options(hidden=True)
 @preflight_option_of(hidden=True)
 @local_options()
@@ -162,5 +166,6 @@ def local_command(ctx: click.Context, **params: Any) -> int:
 
     params = gcloud.take_config(ctx, params, word=None)
     modes.check(modes.mode_of(True, params["dry_run"]), given_flags(ctx))
-    return execute(gcloud.adjust(submit_settings(ctx, params, local=True), params))
+    settings = gcloud_jobs.take(submit_settings(ctx, params, local=True), params)
+    return execute(gcloud.adjust(settings, params))
 

@@ -130,11 +130,10 @@ class Plan:
         checks accept: those they refuse for the choice's own sake are passed over; an error
         of every choice is the config's, which the submit reports (exit 1) as usual."""
         from gpujob.commands.prepare import check_config
-        from gpujob.config.load import load_file
         from gpujob.config.merge import generate_job_id
 
         job_id = generate_job_id(self.settings.config)  # one name, whatever the choice
-        loaded = load_file(self.settings.config)  # once: standard input is read once
+        loaded = self.settings.load()  # once: standard input is read once
         for index, choice in enumerate(self.choices):  # the command line's notes said once
             self.checks[choice] = check_config(settings_for(self.settings, choice),
                                                self.service, job_id, notes=index == 0,

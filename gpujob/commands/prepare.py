@@ -15,7 +15,7 @@ from gpujob.checks.report import REPORTERS, finding_line
 from gpujob.commands.packages import LocalWanted, Prepared, Wanted, plain
 from gpujob.commands.submit_settings import SubmitSettings
 from gpujob.config.document import Document
-from gpujob.config.load import Loaded, load_file
+from gpujob.config.load import Loaded
 from gpujob.config.merge import apply, generate_job_id
 from gpujob.config.overrides import Override
 from gpujob.console import CONSOLE
@@ -101,7 +101,7 @@ def check_config(settings: SubmitSettings, service: Service, job_id: str | None 
     only with ``notes`` (once per submit, however many choices are checked). ``loaded``: the
     config as read already (it is read once per submit: standard input cannot be read twice).
     A config that cannot be read: its findings are reported, ``InvalidConfig``."""
-    loaded = loaded if loaded is not None else load_file(settings.config)
+    loaded = loaded if loaded is not None else settings.load()
     if loaded.document is None:
         _report(settings, loaded.findings, valid=False)
         raise InvalidConfig(f"{settings.config} cannot be read as a Job config")

@@ -9,6 +9,7 @@ from gpujob.settings import CheckSettings
 
 if TYPE_CHECKING:
     from gpujob.checks.engine import CheckOptions
+    from gpujob.config.load import Loaded
     from gpujob.config.overrides import Override
     from gpujob.gcp.settings import GcpSettings
     from gpujob.services.base import Service
@@ -51,6 +52,15 @@ class SubmitSettings:
     regions: tuple[str, ...] = ()
     strategies: tuple[str, ...] = ()
     preflight: bool = True
+    # the config as the command line built it (gcloud's flag-only jobs, custom-jobs flags);
+    # None: read from ``config``
+    loaded: Loaded | None = None
+
+    def load(self) -> Loaded:
+        """The config: as the command line built it, else read from its file."""
+        from gpujob.config.load import load_file
+
+        return self.loaded if self.loaded is not None else load_file(self.config)
 
     @property
     def service(self) -> str:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from gpujob.checks.engine import Checked, CheckOptions
     from gpujob.checks.registry import Rule
     from gpujob.config.document import Document
-    from gpujob.findings import JsonPath
+    from gpujob.findings import Finding, JsonPath
     from gpujob.gcp.session import Session
     from gpujob.gcp.settings import GcpSettings
     from gpujob.local.cluster import LocalCluster, LocalOptions
@@ -63,6 +63,12 @@ class Vertex(JobsInModule, ServiceBase):
         from gpujob.services.vertex.native import job
 
         return job.check(doc, cat, options)
+
+    def explain(self, findings: list[Finding], doc: Document, cat: Any) -> list[Finding]:
+        """A refused GPU name's hint names the type it stands for (``gpu_names``)."""
+        from gpujob.services.vertex.gpu_names import reword
+
+        return reword(findings, doc.data, cat)
 
     def rules(self, doc: Document, cat: Any, refused: set[JsonPath],
               options: CheckOptions) -> Checked:

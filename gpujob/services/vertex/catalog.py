@@ -56,6 +56,7 @@ class VertexCatalog(NamedTuple):
     document: Mapping[str, Any] | None = None  # the merged data, when parts were refreshed
     scheduling: Scheduling | None = None  # None: a catalog without the section (not checked)
     quota: Mapping[str, Any] | None = None  # the quota metrics a job draws on (preflight)
+    aliases: Mapping[str, str] = {}  # another name people write for a type -> the type
 
     @property
     def service(self) -> str:
@@ -241,7 +242,9 @@ def build(data: dict[str, Any], path: str) -> VertexCatalog:
         retired_registries=tuple(imgs.get("retired_registries", ())),
         refreshed=data.get("refreshed", {}),
         scheduling=scheduling(data.get("scheduling")),
-        quota=data.get("quota"))
+        quota=data.get("quota"),
+        aliases={alias: name for name, a in data["accelerator_types"]["types"].items()
+                 for alias in a.get("aliases", ())})
 
 
 def _date(text: str | None) -> date | None:

@@ -39,7 +39,13 @@ def read(doc: Document) -> tuple[Document, list[Finding]]:
     found = kind(doc.data)
     if found is None:
         raise ValueError("not a native Vertex config")
-    return reading.read(doc, found, SCHEMAS[found])
+    doc, notes = reading.read(doc, found, SCHEMAS[found])
+    if found == "HyperparameterTuningJob":  # gcloud's default trial counts: 1 and 1
+        from gpujob.config.gcloud_vertex import trial_counts
+
+        doc, more = trial_counts(doc)
+        notes += more
+    return doc, notes
 
 
 def _named(doc: Document, found: str, name: str | None) -> Document:
@@ -87,6 +93,9 @@ def check(doc: Document, cat: VertexCatalog, today: date | None = None, *,
         meant = typos.Meant(doc, first.stand_ins)
         again = schema.check(meant.doc, SCHEMAS[found])
         findings = meant.report(first.findings, again, catalog(meant.doc, again))
+    from gpujob.services.vertex.gpu_names import reword
+
+    findings = reword(findings, doc.data, cat)
     if found == "CustomJobSpec":
         findings = [_job_field(f) for f in findings]
     return sorted(notes + findings + _beyond_doubles(doc, found), key=schema.position_key)

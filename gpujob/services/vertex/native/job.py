@@ -39,6 +39,10 @@ def check(doc: Document, cat: VertexCatalog, options: CheckOptions) -> Checked:
                          "stage the package and name its gs:// URI in "
                          "pythonPackageSpec.packageUris")
     doc, notes = native.read(doc)  # as gcloud reads it, before its flags apply
+    from gpujob.config.gcloud_vertex import COUNTS_RULE
+
+    set_here = {o.path for o in line.overrides}  # --set maxTrialCount=N: no default to note
+    notes = [n for n in notes if not (n.rule == COUNTS_RULE and n.path in set_here)]
     # validate checks a folder of configs of both forms with one command line: the flags of
     # an AI Platform config's translation are refused for a native one when it is sent
     given = options.job if options.submit else options.job._replace(executor_image_uri=None,

@@ -199,7 +199,12 @@ def _executor(f: _Findings, uri: str, path: JsonPath, cat: VertexCatalog, today:
         f.add("warning", "executor-image", path, f"prebuilt images are supported only with "
               f"the :{cat.tag} tag, not :{tag}")
     if not image.available(today):
-        moved = f" ({retired} is an older location of {cat.registries[0]})" if retired else ""
+        # eu.gcr.io's images moved to europe-docker.pkg.dev, asia.gcr.io's to asia-, the rest us-
+        host = retired.split(".", 1)[0] if retired else ""
+        now = next((r for r in cat.registries if host in ("eu", "asia")
+                    and r.startswith(("europe" if host == "eu" else host) + "-")),
+                   cat.registries[0])
+        moved = f" ({retired} is an older location of {now})" if retired else ""
         f.add("error", "executor-image", path, f"the prebuilt image {image.name} reached its "
               f"end of availability on {image.until}{moved}",
               _still(image, cat, today, f"run an image with {image.framework} and Python "

@@ -13,6 +13,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
+from gpujob.findings import JsonPath
 from gpujob.services.vertex.catalog import VertexCatalog
 from gpujob.services.vertex.records import Image
 from gpujob.services.vertex.translate.notes import Notes, mapping, strings, text
@@ -31,12 +32,18 @@ def build(ti: dict[str, Any], pools: list[Pool], cat: VertexCatalog, today: date
     master_image = text(master.get("imageUri"))
     out: list[Spec] = []
     package: Spec | None = None
+    retired_said: set[JsonPath] = set()
     for pool in pools:
         image = text(pool.config.get("imageUri")) or master_image
         if "tpuTfVersion" in pool.config:
             notes.warn("dropped", (*pool.config_path, "tpuTfVersion"), "tpuTfVersion is not "
                        "sent: Vertex has no such field (the image decides the TensorFlow)")
         if image:
+            own = text(pool.config.get("imageUri"))
+            where = (*pool.config_path, "imageUri") if own else (TI, "masterConfig", "imageUri")
+            if where not in retired_said:
+                retired_said.add(where)
+                _retired_container(image, where, cat, today, notes)
             out.append({"containerSpec": _container(pool, image, trainer_args, notes)})
             continue
         if package is None:
@@ -56,6 +63,18 @@ def _container(pool: Pool, image: str, trainer_args: list[str], notes: Notes) ->
     if args:
         spec["args"] = args
     return spec
+
+
+def _retired_container(image: str, path: JsonPath, cat: VertexCatalog, today: date,
+                       notes: Notes) -> None:
+    """A prebuilt training image run as a container is still that image, under any registry:
+    past its end of availability Vertex no longer runs it (D-POL)."""
+    found = cat.image_of(image)
+    if found is None or found.available(today):
+        return
+    notes.error("executor-image", path, f"{image} is the prebuilt image {found.name}, which "
+                f"reached its end of availability on {found.until}: Vertex AI no longer runs "
+                "it for new jobs", f"run an image of your own with {found.framework} installed")
 
 
 def _container_job_extras(ti: dict[str, Any], executor: str | None, notes: Notes) -> None:
