@@ -272,8 +272,9 @@ def submit_settings(ctx: click.Context, params: dict[str, Any], *, local: bool) 
         staging_bucket=params.get("staging_bucket"),
         max_local_replicas=params["max_local_replicas"],
         grace_period=params["grace_period"],
-        preempt_after=params["preempt_after"],
-        recover=params["recover"],
+        # the drill's flags: local's and submit's (refused there), not preflight's
+        preempt_after=params.get("preempt_after"),
+        recover=params.get("recover"),
         # the flags the mode uses (``modes`` noted the others): the service judges those alone
         given_flags=tuple(f for f in given_flags(ctx)
                           if modes.use(f, "local" if local else "submit") != "unused"),

@@ -33,7 +33,8 @@ def _command() -> click.Command:
     @gcp_options
     @click.pass_context
     def preflight(ctx: click.Context, **params: Any) -> int:
-        """Check CONFIG as submit would, and the project's Vertex AI quota for it: send nothing.
+        """Check CONFIG as submit would, and the project's Vertex AI quota for it (gke: the
+        cluster): send nothing.
 
         The checks, then, for each --region and --strategy choice in order, the GPUs and vCPUs
         the job needs against the project's quota limit there (Service Usage) less what its

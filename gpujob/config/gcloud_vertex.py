@@ -254,8 +254,8 @@ def _tuning_flags(doc: Document, flags: VertexFlags) -> list[Override]:
         if value is not None:
             out.append(Override((key,), value, _origin(flag)))
     if flags.algorithm and isinstance(doc.data.get("studySpec"), dict):
-        value = flags.algorithm.replace("-", "_").upper()
-        out.append(Override(("studySpec", "algorithm"), value, _origin("--algorithm")))
+        algorithm = flags.algorithm.replace("-", "_").upper()
+        out.append(Override(("studySpec", "algorithm"), algorithm, _origin("--algorithm")))
     return out
 
 
