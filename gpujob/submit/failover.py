@@ -185,7 +185,7 @@ class Plan:
         return self._placement
 
     def request(self, choice: Choice, built: Request | None = None) -> Request:
-        """The request of ``choice``'s checked job (``built``: the one ``prepare_job`` made for
+        """The request of ``choice``'s checked job (``built``: the one ``send.run`` made for
         it), made once; the job's own region and strategy are learnt from it."""
         if choice not in self.requests:
             if built is None:

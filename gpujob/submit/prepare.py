@@ -99,7 +99,7 @@ def check_config(settings: SubmitSettings, service: Service, job_id: str | None 
                  notes: bool = True, loaded: Loaded | None = None) -> JobCheck:
     """Load the config, apply the command line (by the service, for a config in a form of its
     own), give it a job ID (``job_id``, else one made from the file name and the time) and
-    check it; nothing is reported (``prepare_job``), and what the command line did is said
+    check it; nothing is reported (``report_or_fail``), and what the command line did is said
     only with ``notes`` (once per submit, however many choices are checked). ``loaded``: the
     config as read already (it is read once per submit: standard input cannot be read twice).
     A config that cannot be read: its findings are reported, ``InvalidConfig``."""
