@@ -11,7 +11,7 @@ Cloud Storage bucket is readable from every region; a multi-region bucket keeps 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gpujob.console import CONSOLE
 from gpujob.errors import EXIT_INTERRUPTED, RemoteError
@@ -20,7 +20,7 @@ from gpujob.terminal import printable
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from gpujob.services.base import Service
+    from gpujob.services.base import Created, Request, Service
     from gpujob.submit.failover import Choice, Passed, Plan
     from gpujob.submit.settings import SubmitSettings
 
@@ -50,21 +50,15 @@ def run(settings: SubmitSettings, service: Service, workdir: Path) -> int:
 
 def send(plan: Plan, settings: SubmitSettings) -> int:
     """Stage the packages the plan built, create the job in the first choice left that takes
-    it; follow it as asked."""
-    from gpujob.services.base import JobRef
-    from gpujob.submit import follow as following
-    from gpujob.submit import output
-    from gpujob.submit.create import Follow, announce, clean_up, follow_to_end, left_running
-    from gpujob.submit.failover import Passed
+    it (``Plan.create``); follow it as asked."""
     from gpujob.submit.prepare import stage
 
     prepared = plan.built
     assert prepared is not None, "a plan is built before it is sent"
     client = plan.remote.open()
-    service = plan.service
     if prepared.cost is not None and settings.output_format == "text" and not plan.says_choice:
         # what the job will cost, said before money is spent (the JSON envelope has it too)
-        for line in service.describe_costs([(None, prepared.cost)]):
+        for line in plan.service.describe_costs([(None, prepared.cost)]):
             if line.startswith("cost:"):
                 CONSOLE.err(line)
     if stage(client, prepared) and len(plan.left) > 1:
@@ -73,68 +67,96 @@ def send(plan: Plan, settings: SubmitSettings) -> int:
         CONSOLE.err(f"note: every choice's job reads the package{'s' if count > 1 else ''} "
                     f"from {prepared.location.url} (a bucket is readable from every region; "
                     "a multi-region bucket keeps the reads near)")
-    watch = settings.wait or settings.stream_logs
-    warnings = [f.as_dict() for f in prepared.warnings]
-    cost = {"cost": prepared.cost.as_dict()} if prepared.cost is not None else {}
     for index, choice in enumerate(plan.left):
         last = index == len(plan.left) - 1
         request = plan.staged(choice)
         try:
             created = plan.create(choice)
         except RemoteError as exc:
-            placement = plan.placement()
-            why = placement.refused_for_room(exc, request) if placement is not None else None
-            if placement is not None and why is not None:
-                # it may have made its job all the same: none may live on
-                try:
-                    stopped = clean_up(placement, exc, request, not last)
-                except RemoteError:
-                    _tell_passed(plan)
-                    raise
-                if stopped is not None:
-                    return stopped
-            if why is None or last:
-                _tell_passed(plan)
-                raise
-            _pass(plan, Passed(choice, why))
-            continue
-        if created is None:
-            return EXIT_INTERRUPTED
-        status = service.status(created.raw)
-        job_id = announce(service, status, request, client.project, created.recovered)
-        why = plan.why(choice)
-        if len(plan.choices) > 1:
-            CONSOLE.err(f"Chose {choice.label(plan.own)}: {why}.")
-            _tell_passed(plan, choice)
-        commands = service.commands(job_id, client.project, status.location)
-        extra = {"warnings": warnings, **cost}
-        if plan.says_choice:
-            extra["failover"] = plan.summary(choice, why)
-        # the job's ID is the result: at once, unless a stockout may still replace the job
-        early = settings.output_format == "text" and (last or not watch)
-        if early:
-            CONSOLE.line(printable(job_id))
-        if not watch:
-            return left_running(service, created.raw, commands, settings.output_format,
-                                extra)
-        final = follow_to_end(service, client, client.resolve(JobRef(job_id)), created.raw,
-                              status.state, commands, Follow(
-                                  settings.wait, settings.stream_logs, settings.poll_interval))
-        if final is None:
-            if settings.output_format == "text" and not early:
-                CONSOLE.line(printable(job_id))  # the result, as for any followed job
-            return EXIT_INTERRUPTED
-        placement = plan.placement()
-        stockout = placement.stocked_out(final) if placement is not None else None
-        if stockout is not None and not last:
-            _pass(plan, Passed(choice, f"job {job_id} ended FAILED before it ran: {stockout}"))
-            continue
-        if settings.output_format == "text" and not early:
-            CONSOLE.line(printable(job_id))
-        if settings.output_format == "json":
-            CONSOLE.json(output.envelope(service, final, **extra))
-        return following.outcome(service, final, client.project)
+            stopped = _refused(plan, choice, exc, request, last)
+        else:
+            stopped = EXIT_INTERRUPTED if created is None else \
+                _report(plan, settings, choice, created, request, last)
+        if stopped is not None:
+            return stopped
     raise AssertionError("the loop returns or raises on its last choice")
+
+
+def _refused(plan: Plan, choice: Choice, exc: RemoteError, request: Request,
+             last: bool) -> int | None:
+    """After ``choice``'s create was refused (``exc``): None to try the next choice (a
+    refusal for room, nothing of it alive); an exit code (130: interrupted while making
+    sure); else the refusal, raised."""
+    from gpujob.submit.create import clean_up
+    from gpujob.submit.failover import Passed
+
+    placement = plan.placement()
+    why = placement.refused_for_room(exc, request) if placement is not None else None
+    if placement is not None and why is not None:
+        # it may have made its job all the same: none may live on
+        try:
+            stopped = clean_up(placement, exc, request, not last)
+        except RemoteError:
+            _tell_passed(plan)
+            raise
+        if stopped is not None:
+            return stopped
+    if why is None or last:
+        _tell_passed(plan)
+        raise exc
+    _pass(plan, Passed(choice, why))
+    return None
+
+
+def _report(plan: Plan, settings: SubmitSettings, choice: Choice, created: Created,
+            request: Request, last: bool) -> int | None:
+    """Say what ``choice``'s create made, then follow the job as asked: the exit code; None
+    when it ended FAILED for want of room before it ran and another choice is left."""
+    from gpujob.services.base import JobRef
+    from gpujob.submit import follow as following
+    from gpujob.submit import output
+    from gpujob.submit.create import Follow, announce, follow_to_end, left_running
+    from gpujob.submit.failover import Passed
+
+    service, client = plan.service, plan.remote.open()
+    prepared = plan.built
+    assert prepared is not None
+    status = service.status(created.raw)
+    job_id = announce(service, status, request, client.project, created.recovered)
+    why = plan.why(choice)
+    if len(plan.choices) > 1:
+        CONSOLE.err(f"Chose {choice.label(plan.own)}: {why}.")
+        _tell_passed(plan, choice)
+    commands = service.commands(job_id, client.project, status.location)
+    extra: dict[str, Any] = {"warnings": [f.as_dict() for f in prepared.warnings]}
+    if prepared.cost is not None:
+        extra["cost"] = prepared.cost.as_dict()
+    if plan.says_choice:
+        extra["failover"] = plan.summary(choice, why)
+    watch = settings.wait or settings.stream_logs
+    # the job's ID is the result: at once, unless a stockout may still replace the job
+    early = settings.output_format == "text" and (last or not watch)
+    if early:
+        CONSOLE.line(printable(job_id))
+    if not watch:
+        return left_running(service, created.raw, commands, settings.output_format, extra)
+    final = follow_to_end(service, client, client.resolve(JobRef(job_id)), created.raw,
+                          status.state, commands, Follow(
+                              settings.wait, settings.stream_logs, settings.poll_interval))
+    if final is None:
+        if settings.output_format == "text" and not early:
+            CONSOLE.line(printable(job_id))  # the result, as for any followed job
+        return EXIT_INTERRUPTED
+    placement = plan.placement()
+    stockout = placement.stocked_out(final) if placement is not None else None
+    if stockout is not None and not last:
+        _pass(plan, Passed(choice, f"job {job_id} ended FAILED before it ran: {stockout}"))
+        return None
+    if settings.output_format == "text" and not early:
+        CONSOLE.line(printable(job_id))
+    if settings.output_format == "json":
+        CONSOLE.json(output.envelope(service, final, **extra))
+    return following.outcome(service, final, client.project)
 
 
 def _pass(plan: Plan, passed: Passed) -> None:
