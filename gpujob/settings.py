@@ -9,7 +9,7 @@ default. The work is then ``execute(settings)``; nothing past this point reads f
 # (no ``from __future__ import annotations``: typing.NamedTuple would compile each string
 # annotation at start-up.) NamedTuples, not dataclasses: importing dataclasses (and inspect) and
 # creating each class cost ~25 ms on validate's start-up. SubmitSettings, which submit and local
-# alone need, is a dataclass in gpujob.commands.submit_settings.
+# alone need, is a dataclass in gpujob.submit.settings.
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 

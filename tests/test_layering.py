@@ -1,5 +1,6 @@
 """Dependencies point one way: load -> merge -> check (the engine, then the service's rules over
-its catalog) -> report -> the service's request -> the commands -> the command line. The engine
+its catalog) -> report -> the service's request -> the submit path -> the commands -> the
+command line. The engine
 and the local runner receive the service and import none; services import no command and no
 other service, and only the registry imports a service package (a command run for one service
 loads no module of another beyond its light ``__init__``). Every
@@ -199,6 +200,31 @@ def test_the_transport_and_the_packages_know_no_service_and_no_stage_above_them(
 def test_commands_are_reached_from_the_command_line_only():
     for module in (m for m in MODULES if not within(m, "gpujob.commands", "gpujob.cli")):
         assert not any(within(d, "gpujob.commands") for d in deps(module)), module
+
+
+def test_the_submit_path_is_reached_from_the_commands_only():
+    """``gpujob.submit`` (the one submit path) sits between the commands and the stages: the
+    command line and the commands import it, it imports no command."""
+    for module in (m for m in MODULES if not within(m, "gpujob.submit", "gpujob.commands",
+                                                    "gpujob.cli")):
+        assert not any(within(d, "gpujob.submit") for d in deps(module)), module
+    for module in (m for m in MODULES if within(m, "gpujob.submit")):
+        assert not any(within(d, "gpujob.commands", "gpujob.cli") for d in deps(module)), module
+
+
+SCREEN = 60  # lines: a command's function reads on one screen
+
+
+def test_each_command_is_one_screen():
+    """``commands/`` holds ``execute(settings)`` per command, each a screen at most; the work
+    of a longer one (a submit's pipeline) is a package of its own (``gpujob.submit``)."""
+    long = []
+    for module in (m for m in MODULES if within(m, "gpujob.commands")):
+        for node in ast.walk(ast.parse(MODULES[module].read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef) and node.end_lineno is not None and (
+                    node.end_lineno - node.lineno + 1 > SCREEN):
+                long.append(f"{module}.{node.name}")
+    assert long == []
 
 
 def _asks_which_service(node: ast.AST) -> bool:

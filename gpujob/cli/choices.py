@@ -1,6 +1,6 @@
 """What ``submit`` and ``preflight`` take for the choices of a service that fails over (Vertex
 AI): ``--region A,B`` and ``--strategy spot,standard`` (ordered lists, tried in order by
-``gpujob.commands.failover``), and ``--no-preflight``."""
+``gpujob.submit.failover``), and ``--no-preflight``."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 
 import click
 
-from gpujob.commands.submit_settings import SubmitSettings
 from gpujob.errors import UsageError
+from gpujob.submit.settings import SubmitSettings
 
 
 def preflight_option_of(hidden: bool = False) -> Any:
@@ -30,8 +30,8 @@ def take_choices(params: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...
                                                    tuple[str, ...]]:
     """``params`` with --region and --strategy cut to their first entries, and the lists."""
     from gpujob import services
-    from gpujob.commands.failover import split
     from gpujob.gcp.settings import region_problem
+    from gpujob.submit.failover import split
 
     params = dict(params)
     regions = split(params.get("region"), "--region")

@@ -22,11 +22,11 @@ from click.shell_completion import CompletionItem
 
 from gpujob.cli.files import PATH_HINT, ExistingFile, path_problem
 from gpujob.cli.options import stack
-from gpujob.commands.submit_settings import SubmitSettings
 from gpujob.config.overrides import Override
 from gpujob.console import CONSOLE
 from gpujob.errors import UsageError
 from gpujob.findings import Location
+from gpujob.submit.settings import SubmitSettings
 
 JOB_DIR = ("trainingInput", "jobDir")
 _JOB_DIR_FLAGS = ("--job-dir", "GPUJOB_JOB_DIR")  # the flag, or its environment variable

@@ -13,8 +13,8 @@ import click
 
 from gpujob.cli.options import stack
 from gpujob.cli.params import Count
-from gpujob.commands.submit_settings import SubmitSettings
 from gpujob.errors import UsageError
+from gpujob.submit.settings import SubmitSettings
 
 # the flags that describe an AI Platform job's code or machines: one of them makes a job
 # without a config file (as gcloud ai-platform jobs submit training takes it)

@@ -25,7 +25,7 @@ from gpujob.cli.options import (
     stack,
 )
 from gpujob.cli.params import Count, Seconds
-from gpujob.commands.submit_settings import SubmitSettings
+from gpujob.submit.settings import SubmitSettings
 
 # (flag, JSON path, parser, environment variable, help). Every one defaults to "not given": a
 # flag that is absent leaves the file's value alone.

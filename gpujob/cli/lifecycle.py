@@ -20,7 +20,7 @@ from gpujob.cli.options import (
     stack,
 )
 from gpujob.cli.params import Count, Seconds
-from gpujob.commands.output import FORMATS
+from gpujob.submit.output import FORMATS
 
 
 def remote_options(func: Any) -> Any:

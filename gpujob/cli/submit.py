@@ -23,7 +23,7 @@ from gpujob.cli.options import (
     stack,
 )
 from gpujob.cli.params import Project
-from gpujob.commands.output import FORMATS
+from gpujob.submit.output import FORMATS
 
 
 class UserArgsCommand(GpujobCommand):

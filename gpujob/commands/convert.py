@@ -47,8 +47,8 @@ def execute(settings: ConvertSettings) -> int:
     from gpujob import services
     from gpujob.checks.engine import CheckOptions
     from gpujob.commands import convert_packages
-    from gpujob.commands.prepare import merged
     from gpujob.services.capabilities import Capability
+    from gpujob.submit.prepare import merged
 
     service = services.get(settings.check.service)
     service.require(Capability.CONVERT, f"gpujob convert --to {service.name}")
@@ -83,7 +83,7 @@ def _converted(service: Service, loaded: Loaded, doc: Document, options: CheckOp
                words: dict[str, str] | None = None) -> tuple[Converted, Checked]:
     """``doc`` checked and converted; its findings shown (``show``; those of errors always),
     ``InvalidConfig`` with an error. ``words``: what the packages' stand-ins are."""
-    from gpujob.commands.packages import plain
+    from gpujob.submit.packages import plain
 
     checked = check_job(doc, options)
     converted = service.convert(doc, checked, options, settings.output, settings.whole_job)

@@ -1,5 +1,5 @@
 """The trainer packages ``convert`` is given (``--package-path``, local files in ``--packages``):
-built and staged as ``submit`` builds and stages them (``commands.packages``), so that the
+built and staged as ``submit`` builds and stages them (``submit.packages``), so that the
 converted config names each at the ``gs://`` address ``submit`` would use, and the package is
 there when ``gpujob submit`` sends the converted config (which names packages by URI and
 uploads nothing).
@@ -15,16 +15,15 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gpujob.commands.packages import PACKAGE_URIS, Wanted
-from gpujob.commands.submit_settings import SubmitSettings
 from gpujob.config.merge import apply
 from gpujob.config.overrides import Override
 from gpujob.console import CONSOLE
 from gpujob.errors import GpujobError
+from gpujob.submit.packages import PACKAGE_URIS, Wanted
+from gpujob.submit.settings import SubmitSettings
 
 if TYPE_CHECKING:
     from gpujob.config.document import Document
-    from gpujob.gcp.session import Session
     from gpujob.gcp.settings import GcpSettings
 
 
@@ -56,26 +55,20 @@ def stage(doc: Document, found: Wanted, settings: SubmitSettings) -> Document:
     from gpujob.gcp.session import Session
     from gpujob.gcp.storage import StorageClient
 
-    sessions: list[Session] = []
-
-    def open_session() -> None:  # the credentials are checked before anything is built
-        try:
-            sessions.append(Session(settings.gcp))
-        except GpujobError as exc:
-            where = found.location(doc, settings).url
-            exc.message = f"convert uploads the packages to {where}: {exc.message}"
-            exc.hint = (f"{exc.hint}; or stage the package yourself and give its gs:// URI "
-                        "with --packages" if exc.hint else None)
-            raise
-
+    location = found.location(doc, settings)
+    try:  # the credentials are checked before anything is built
+        session = Session(settings.gcp)
+    except GpujobError as exc:
+        exc.message = f"convert uploads the packages to {location.url}: {exc.message}"
+        exc.hint = (f"{exc.hint}; or stage the package yourself and give its gs:// URI "
+                    "with --packages" if exc.hint else None)
+        raise
     with tempfile.TemporaryDirectory(prefix="gpujob-convert-") as workdir:
-        prepared = found.stage(doc, settings, Path(workdir), open_session)
-        location = prepared.location
-        assert location is not None  # ``stage`` raises without one
+        prepared = found.build(doc, settings, Path(workdir), location)
         count = len(prepared.uploads)
         CONSOLE.err(f"Staging {count} package{'s' if count > 1 else ''} in {location.url} "
                     f"(from {location.source}):")
-        StorageClient(sessions[0]).stage(prepared.uploads, CONSOLE.err)
+        StorageClient(session).stage(prepared.uploads, CONSOLE.err)
     override = found.for_check()
     uris = [prepared.uris.get(uri, uri) if isinstance(uri, str) else uri
             for uri in override.value]

@@ -8,21 +8,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from gpujob.commands.submit_settings import SubmitSettings
+    from gpujob.submit.settings import SubmitSettings
 
 
 def execute(settings: SubmitSettings) -> int:
     """The choice submit would take (stdout), or exit 1 when no choice's quota would do."""
     from gpujob import services
-    from gpujob.commands.failover import check_only
-    from gpujob.commands.prepare import Remote
     from gpujob.services.base import check_flags
     from gpujob.services.capabilities import Capability
+    from gpujob.submit.failover import check_only
+    from gpujob.submit.prepare import Remote
 
     service = services.get(settings.service)
     service.require(Capability.PREFLIGHT, "gpujob preflight")
     if not service.supports(Capability.PLACEMENT):  # a preflight of its own (GKE: the cluster)
-        from gpujob.commands.prepare import check_config, report_or_fail
+        from gpujob.submit.prepare import check_config, report_or_fail
 
         check_flags(service, settings.given_flags)
         checked = check_config(settings, service)

@@ -208,7 +208,7 @@ def test_the_drain_after_the_job_ended_is_bounded(cli, google, key, config, cloc
     """A Logging endpoint that ignores the time filter, answering each read with one old entry
     and no insertId: the entry is new again on each read (the tail forgets entries older than
     its window), so the reads after the job's end stop after a few, saying so."""
-    from gpujob.commands.follow import DRAIN_READS
+    from gpujob.submit.follow import DRAIN_READS
 
     google.script("j1", ("RUNNING", []), ("SUCCEEDED", []))
     old = {"textPayload": "stale", "timestamp": "2026-11-23T00:00:00Z", "severity": "INFO",

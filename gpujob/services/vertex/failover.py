@@ -2,7 +2,7 @@
 quota preflight of each choice's request (``preflight``), which refusals and failures are ones
 for room (quota or capacity: another region or strategy may do), and the clean-up after a
 refused create, so that moving on never leaves two jobs alive. The order of the choices and the
-creates are the submit's (``gpujob.commands.failover``)."""
+creates are the submit's (``gpujob.submit.failover``)."""
 
 from __future__ import annotations
 

@@ -1,19 +1,18 @@
-"""A submit's job, up to the request: load, apply the command line, check (``check_config``),
-report, build the request once and the trainer's packages (``prepare_job``), and the client
-that sends it, opened when first needed (``Remote``). ``submit`` and ``preflight`` share it; a
-submit over several choices of region and strategy checks each (``failover``)."""
+"""A submit's steps up to the send, each with its inputs: load, apply the command line and check
+(``check_config``), report (``report_or_fail``), the request (``make_request``), where the
+packages go (``locate``), their build (``build``) and upload (``stage``), and the client that
+sends it, opened when first needed (``Remote``). ``send.run`` strings them together for a
+submit over the plan's choices (``failover.Plan``: one for a plain submit), ``prepare_job``
+for a dry-run or a local run; ``preflight`` checks with them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gpujob.checks.engine import FileResult, check_job, combine
 from gpujob.checks.report import REPORTERS, finding_line
-from gpujob.commands.packages import LocalWanted, Prepared, Wanted, plain
-from gpujob.commands.submit_settings import SubmitSettings
 from gpujob.config.document import Document
 from gpujob.config.load import Loaded
 from gpujob.config.merge import apply, generate_job_id
@@ -21,6 +20,9 @@ from gpujob.config.overrides import Override
 from gpujob.console import CONSOLE
 from gpujob.errors import InvalidConfig, UsageError
 from gpujob.findings import Finding, Location, capped
+from gpujob.packages.staging import Location as StagingLocation
+from gpujob.submit.packages import LocalWanted, Prepared, Wanted, plain
+from gpujob.submit.settings import SubmitSettings
 
 if TYPE_CHECKING:
     from gpujob.services.base import JobClient, Request, Service
@@ -97,7 +99,7 @@ def check_config(settings: SubmitSettings, service: Service, job_id: str | None 
                  notes: bool = True, loaded: Loaded | None = None) -> JobCheck:
     """Load the config, apply the command line (by the service, for a config in a form of its
     own), give it a job ID (``job_id``, else one made from the file name and the time) and
-    check it; nothing is reported (``prepare_job``), and what the command line did is said
+    check it; nothing is reported (``report_or_fail``), and what the command line did is said
     only with ``notes`` (once per submit, however many choices are checked). ``loaded``: the
     config as read already (it is read once per submit: standard input cannot be read twice).
     A config that cannot be read: its findings are reported, ``InvalidConfig``."""
@@ -120,39 +122,40 @@ def check_config(settings: SubmitSettings, service: Service, job_id: str | None 
     return JobCheck(combine(loaded.findings, findings), checked.job, checked.cost, doc, wanted)
 
 
-def prepare_job(settings: SubmitSettings, service: Service, workdir: Path,
-                remote: Remote | None = None, checked: JobCheck | None = None,
-                before_build: Callable[[Request], None] | None = None) -> Prepared:
-    """The request to send, built once: the file with overrides and user args applied (by the
-    service, for a config in a form of its own), a job ID, checked (``checked``: already, by
-    ``check_config``), and the trainer's packages built (into ``workdir``) and given their
-    staging URIs; nothing is uploaded. Findings are shown (``_report``); any error raises
-    ``InvalidConfig`` (exit 1) after all are.
-
-    Order: the command line (exit 2), then the checks (exit 1), then ``remote`` is opened (its
-    project names the request; None: a dry-run, whose project is --project's), then, when
-    packages are to be staged, the staging location (exit 2), the remote side's access (exit
-    3; ``before_build``, given the request, in its place) and the build (exit 1), so nothing
-    is built or uploaded for a job that cannot be sent. With nothing to stage the create is
-    the only request, and its refusal says the same."""
-    checked = checked or check_config(settings, service)
+def prepare_job(settings: SubmitSettings, service: Service, workdir: Path) -> Prepared:
+    """What a dry-run prints or a local run runs, from the same steps as a submit
+    (``gpujob.submit.send.run``): the config checked (``check_config``) and its findings
+    shown (any error: ``InvalidConfig``, exit 1, after all are), then, for a dry-run, the
+    request (in --project's project, or none) and the trainer's packages built into
+    ``workdir`` (``locate``, ``build``); nothing is uploaded."""
+    checked = check_config(settings, service)
     report_or_fail(settings, checked.findings)
-    warnings = _warnings(checked.findings)
-    doc, wanted = checked.doc, checked.wanted
-    if isinstance(wanted, LocalWanted):
-        return Prepared(doc=doc, local_packages=wanted.files, warnings=warnings)
-    request = make_request(settings, service, checked.job, remote)
-    prepared = Prepared(request=request, warnings=warnings)
-    if wanted and doc is not None:
-        def ready() -> None:
-            if before_build is not None:
-                before_build(request)
-            elif remote is not None:
-                remote.open().check_access(request)
+    if isinstance(checked.wanted, LocalWanted):
+        return Prepared(doc=checked.doc, local_packages=checked.wanted.files,
+                        warnings=_warnings(checked.findings))
+    request = make_request(settings, service, checked.job, None)
+    return build(checked, settings, workdir, locate(checked, settings), request)
 
-        prepared = wanted.stage(doc, settings, workdir, ready)
+
+def locate(checked: JobCheck, settings: SubmitSettings) -> StagingLocation | None:
+    """Where the packages the command line asks for are staged (``UsageError``, exit 2, when
+    nowhere is given); None: nothing to stage. Before the remote side's access is read and
+    anything is built."""
+    if isinstance(checked.wanted, Wanted) and checked.wanted and checked.doc is not None:
+        return checked.wanted.location(checked.doc, settings)
+    return None
+
+
+def build(checked: JobCheck, settings: SubmitSettings, workdir: Path,
+          location: StagingLocation | None, request: Request) -> Prepared:
+    """The checked job's ``request`` with its packages built (into ``workdir``) and given
+    their addresses at ``location`` (``locate``); nothing is uploaded (``stage``)."""
+    prepared = Prepared(request=request)
+    wanted = checked.wanted
+    if location is not None and isinstance(wanted, Wanted) and checked.doc is not None:
+        prepared = wanted.build(checked.doc, settings, workdir, location)
         prepared.request = request.staged(prepared.uris)
-        prepared.warnings = warnings
+    prepared.warnings = _warnings(checked.findings)
     prepared.cost = checked.cost
     return prepared
 

@@ -7,12 +7,15 @@ gpujob passes over a choice that fails the offline checks or the quota preflight
 the job in the first one left; it moves on when the service refuses the create for quota or
 capacity, or (with ``--wait`` or ``--stream-logs``, which watch the job) when the job ends
 FAILED for capacity before it ever ran. After every refusal for room, the last choice's too,
-it makes sure nothing of the refused create is alive (``jobs.clean_up``), and stops where it
+it makes sure nothing of the refused create is alive (``create.clean_up``), and stops where it
 cannot. It says which choice it took and why it passed over the others (stderr;
 ``failover`` in the JSON). What is quota, capacity or a stockout is the service's to say
-(``base.Placement``); the order, the checks and the creates are here (``failover_send``).
+(``base.Placement``); the order and the checks are here, the creates in ``send``.
 
-Each choice is its own job: it is checked, and its request built, once.
+Every submit is a ``Plan``: a plain one (any service, ``--no-preflight``, one region and
+strategy) has one choice. Each choice is its own job: it is checked, and its request built,
+once; the plan keeps them and the built packages, so that it can create the job again at any
+choice after the first job ended (``Plan.create``).
 """
 
 from __future__ import annotations
@@ -26,9 +29,10 @@ from gpujob.errors import InvalidConfig, UsageError
 from gpujob.services.capabilities import Capability
 
 if TYPE_CHECKING:
-    from gpujob.commands.prepare import JobCheck, Remote
-    from gpujob.commands.submit_settings import SubmitSettings
-    from gpujob.services.base import Placement, Request, Room, Service
+    from gpujob.services.base import Created, Placement, Request, Room, Service
+    from gpujob.submit.packages import Prepared
+    from gpujob.submit.prepare import JobCheck, Remote
+    from gpujob.submit.settings import SubmitSettings
 
 
 @dataclass(frozen=True)
@@ -85,13 +89,6 @@ def choices(settings: SubmitSettings) -> list[Choice]:
     return [Choice(region, strategy) for region in regions for strategy in strategies]
 
 
-def applies(settings: SubmitSettings, service: Service) -> bool:
-    """Whether the submit goes through here: a service that fails over, sent, with a quota
-    preflight or more than one choice."""
-    return (service.supports(Capability.PLACEMENT) and not (settings.dry_run or settings.local)
-            and (settings.preflight or len(choices(settings)) > 1))
-
-
 def settings_for(settings: SubmitSettings, choice: Choice) -> SubmitSettings:
     """``settings`` with the choice's region (as --region sets it) and strategy."""
     from gpujob.config.overrides import Override, flag_origin
@@ -107,13 +104,19 @@ def settings_for(settings: SubmitSettings, choice: Choice) -> SubmitSettings:
 
 class Plan:
     """One submit over its choices (see the module's docstring): each choice's check and
-    request, made once, and the choices passed over."""
+    request, made once, the packages built for them (``built``), and the choices passed
+    over."""
 
     def __init__(self, settings: SubmitSettings, service: Service, remote: Remote) -> None:
         self.settings = settings
         self.service = service
         self.remote = remote
         self.choices = choices(settings)
+        self.placed = service.supports(Capability.PLACEMENT)  # quota, refusals for room
+        # whether the submit says what it chose and why (the JSON's ``failover``): one with a
+        # quota preflight or a choice to make
+        self.says_choice = self.placed and (settings.preflight or len(self.choices) > 1)
+        self.built: Prepared | None = None  # the packages every choice's job reads
         self.passed: list[Passed] = []
         self.left: list[Choice] = []
         self.checks: dict[Choice, JobCheck] = {}
@@ -129,8 +132,8 @@ class Plan:
         """Check every choice (nothing reported) and return the settings of the first the
         checks accept: those they refuse for the choice's own sake are passed over; an error
         of every choice is the config's, which the submit reports (exit 1) as usual."""
-        from gpujob.commands.prepare import check_config
         from gpujob.config.merge import generate_job_id
+        from gpujob.submit.prepare import check_config
 
         job_id = generate_job_id(self.settings.config)  # one name, whatever the choice
         loaded = self.settings.load()  # once: standard input is read once
@@ -164,30 +167,57 @@ class Plan:
         region = section.get("region") if isinstance(section, dict) else None
         return Choice(region if isinstance(region, str) and region else None, None)
 
-    def placement(self) -> Placement:
-        if self._placement is None:
+    def check(self) -> tuple[SubmitSettings, JobCheck]:
+        """The choices checked (``offline``), the first one left's findings reported (any
+        error: ``InvalidConfig``, exit 1): its settings and its check."""
+        from gpujob.submit.prepare import report_or_fail
+
+        first = self.offline()
+        checked = self.checks[self.left[0]]
+        report_or_fail(first, checked.findings)
+        return first, checked
+
+    def placement(self) -> Placement | None:
+        """The service's word on quota and room (None: a service without placement)."""
+        if self._placement is None and self.placed:
             self._placement = self.service.placement(self.remote.open())
         return self._placement
 
     def request(self, choice: Choice, built: Request | None = None) -> Request:
-        """The request of ``choice``'s checked job (``built``: the one ``prepare_job`` made for
+        """The request of ``choice``'s checked job (``built``: the one ``send.run`` made for
         it), made once; the job's own region and strategy are learnt from it."""
         if choice not in self.requests:
             if built is None:
-                from gpujob.commands.prepare import make_request
+                from gpujob.submit.prepare import make_request
 
                 built = make_request(settings_for(self.settings, choice), self.service,
                                      self.checks[choice].job, self.remote)
             self.requests[choice] = built
-            region, strategy = self.placement().where(built)
-            self.own = Choice(self.own.region if choice.region else region,
-                              self.own.strategy if choice.strategy else strategy)
+            placement = self.placement()
+            if placement is not None:
+                region, strategy = placement.where(built)
+                self.own = Choice(self.own.region if choice.region else region,
+                                  self.own.strategy if choice.strategy else strategy)
         return self.requests[choice]
+
+    def staged(self, choice: Choice) -> Request:
+        """``choice``'s request with the packages the plan built at their staged addresses."""
+        request = self.request(choice)
+        return request.staged(self.built.uris) if self.built is not None else request
+
+    def create(self, choice: Choice) -> Created | None:
+        """Create ``choice``'s job (``staged``): the created job, or None after Ctrl-C (said
+        on stderr). Every submit creates here, whatever its service and choices; any choice,
+        any number of times: a job that ended can be made again from the same plan."""
+        from gpujob.submit.create import create_once
+
+        return create_once(self.remote.open(), self.staged(choice), self.service)
 
     def check_quota(self) -> None:
         """The quota preflight of every choice left: those short are passed over; none left,
         ``InvalidConfig`` (exit 1) with the numbers, the metric and where to ask for more."""
-        if not self.settings.preflight:
+        placement = self.placement()
+        if not self.settings.preflight or placement is None:
             return
         from gpujob import interrupts
 
@@ -195,7 +225,7 @@ class Plan:
         shorts: list[Room] = []
         for choice in self.left:
             with interrupts.as_ctrl_c():  # SIGTERM, SIGHUP: "interrupted" (130), as Ctrl-C
-                room = self.rooms[choice] = self.placement().room(self.request(choice))
+                room = self.rooms[choice] = placement.room(self.request(choice))
             if room.unknown is not None:
                 self._warn(room.unknown)
             if room.short:
@@ -263,15 +293,11 @@ class Plan:
 def check_only(settings: SubmitSettings, service: Service, remote: Remote) -> int:
     """``gpujob preflight``: the checks and the quota preflight of every choice; the choice
     submit would take (stdout), or exit 1 when none would do. Nothing is built or sent."""
-    from gpujob.commands.packages import Wanted
-    from gpujob.commands.prepare import report_or_fail
+    from gpujob.submit.prepare import locate
 
     plan = Plan(replace(settings, preflight=True), service, remote)
-    first = plan.offline()
-    checked = plan.checks[plan.left[0]]
-    report_or_fail(first, checked.findings)
-    if isinstance(checked.wanted, Wanted) and checked.wanted and checked.doc is not None:
-        checked.wanted.location(checked.doc, first)  # where submit would stage them (exit 2)
+    first, checked = plan.check()
+    locate(checked, first)  # where submit would stage the packages (exit 2)
     plan.check_quota()
     taken = plan.left[0]
     why = plan.why(taken)

@@ -4,12 +4,10 @@ built and addressed by content for the cloud, or installed here for a local run.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gpujob.commands.submit_settings import SubmitSettings
 from gpujob.config.document import Document
 from gpujob.config.overrides import Override
 from gpujob.console import CONSOLE
@@ -17,6 +15,7 @@ from gpujob.errors import UsageError
 from gpujob.findings import Finding
 from gpujob.packages.staging import Location as StagingLocation
 from gpujob.packages.staging import Upload
+from gpujob.submit.settings import SubmitSettings
 
 if TYPE_CHECKING:
     from gpujob.services.base import Request
@@ -119,17 +118,15 @@ class Wanted:
             raise staging.no_location_error()
         return location
 
-    def stage(self, doc: Document, settings: SubmitSettings, workdir: Path,
-              before_build: Callable[[], None]) -> Prepared:
-        """Build the package and address every file by its content: the stand-in URI of each
-        (``for_check``) -> its staged address (``Request.staged`` puts them in the request).
-        ``before_build``: called once the staging location is known."""
+    def build(self, doc: Document, settings: SubmitSettings, workdir: Path,
+              location: StagingLocation) -> Prepared:
+        """Build the package and address every file by its content at ``location``
+        (``location``): the stand-in URI of each (``for_check``) -> its staged address
+        (``Request.staged`` puts them in the request)."""
         from gpujob.packages import build as packaging
         from gpujob.packages import staging
 
         ti = doc.data.get("trainingInput")
-        location = self.location(doc, settings)
-        before_build()
         files = list(self.files)
         if self.package_dir is not None:
             module = ti.get("pythonModule") if isinstance(ti, dict) and not self.uris else None
