@@ -73,6 +73,8 @@ class GpusSettings(NamedTuple):
     check: CheckSettings
     export_catalog: bool = False
     sort: str | None = None  # the price table's order (--sort); None: cheapest first
+    availability: bool = False  # --availability: Compute Engine's capacity advice per row
+    gcp: "GcpSettings | None" = None  # how to ask it (with --availability)
 
 
 class JobSettings(NamedTuple):

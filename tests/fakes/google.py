@@ -14,6 +14,8 @@ server, one port, one set of tokens for all of them.
   (``fakes.catalog_apis``, reached as ``fake.catalogs``; Cloud Billing takes an API key).
 - serviceusage v1beta1 ``consumerQuotaMetrics`` get and list (``fakes.serviceusage``, reached as
   ``fake.quota``).
+- Compute Engine ``advice.capacity`` and ``advice.calendarMode`` (``fakes.advice``, reached as
+  ``fake.advice``).
 - ``/computeMetadata/v1/...``: enough of the metadata server for Application Default Credentials.
 
 Every API call must carry a bearer token this fake issued; every body and query is checked
@@ -40,7 +42,7 @@ from http.server import ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from fakes import auth, catalog_apis, cloudlogging, ml, serviceusage, serving, vertex_api
+from fakes import advice, auth, catalog_apis, cloudlogging, ml, serviceusage, serving, vertex_api
 from fakes.auth import GOOGLE_TOKEN_AUDIENCE
 from fakes.discovery import method, violations
 from fakes.errors import (
@@ -68,7 +70,7 @@ __all__ = ["CLOUD_PLATFORM", "GOOGLE_TOKEN_AUDIENCE", "IAM", "TERMINAL", "Drop",
 _STANDARD = {"alt", "fields", "key", "prettyPrint", "quotaUser", "upload_protocol",
              "uploadType", "$.xgafv", "access_token", "callback", "oauth_token"}
 ROUTES: list[Route] = [*auth.ROUTES, *ml.ROUTES, *vertex_api.ROUTES, *cloudlogging.ROUTES,
-                       *catalog_apis.ROUTES, *serviceusage.ROUTES]
+                       *catalog_apis.ROUTES, *serviceusage.ROUTES, *advice.ROUTES]
 _PLAIN = [("POST", r"/token", "token"), ("GET", r"/|/computeMetadata/v1/(?P<meta>.*)", "metadata")]
 
 
@@ -111,6 +113,7 @@ class FakeGoogle:
         self.vertex = VertexAI(self)
         self.catalogs = catalog_apis.Catalogs()
         self.quota = serviceusage.Quotas(self)  # Service Usage's quota limits
+        self.advice = advice.Advice()  # Compute Engine's capacity and calendar-mode advice
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._server.daemon_threads = True
         self._server.fake = self  # type: ignore[attr-defined]

@@ -117,8 +117,14 @@ class Vertex(JobsInModule, ServiceBase):
         filters = offerings.resolve_filters(cat, settings.gpu, settings.machine_type,
                                             settings.count, None if every else settings.region,
                                             settings.zone)
+        advise = None
+        if settings.availability and settings.gcp is not None:
+            from gpujob.services.vertex.offerings_advice import advise_rows
+
+            gcp = settings.gcp
+            advise = lambda rows: advise_rows(rows, gcp)  # noqa: E731
         code = offerings_report.run(cat, filters, settings.output_format,
-                                    PriceAsk(settings.sort or "price", every))
+                                    PriceAsk(settings.sort or "price", every, advise))
         from gpujob.catalog import freshness
         from gpujob.console import CONSOLE
 

@@ -1,0 +1,122 @@
+"""Compute Engine's capacity advice beside the price table (``gpujob gpus --availability``) and
+in the preflight: for each choice (region, machine type, one machine with its GPUs, strategy)
+how likely a create is to be obtained now, and for Spot how long most VMs run before
+preemption (``gpujob.gcp.advice``). Advice only: a refusal (the Compute Engine API not enabled,
+no permission) or no answer is one warning, and nothing is asked twice.
+
+For Vertex AI the figures are a proxy: its VMs run in a Google-managed project, and the advice
+is about VMs in the user's project; for GKE the node pools' VMs are the user's own."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gpujob.gcp.advice import AdviceClient, Capacity
+    from gpujob.gcp.settings import GcpSettings
+
+ASKED = ("on-demand", "spot")  # the strategies asked about (flex-start: not in the guides)
+HEADER = ("OBTAINABLE ON-DEMAND", "OBTAINABLE SPOT", "SPOT UPTIME")
+Choice = tuple[str, str, str, int]  # region, machine type, GPU (API name), GPUs per machine
+Found = dict[tuple[str, str, int], dict[str, "Capacity | None"]]
+
+
+def accelerator(machine_type: str, gpu: str, count: int) -> tuple[str, int] | None:
+    """The attached GPU of an N1 machine as Compute Engine names it (NVIDIA_TESLA_T4:
+    nvidia-tesla-t4); None for a machine type with its GPUs built in."""
+    return (gpu.lower().replace("_", "-"), count) if machine_type.startswith("n1-") else None
+
+
+class Availability:
+    """The advice for a set of choices, asked through one client; ``warning``: the one line
+    that says what could not be had, or None."""
+
+    def __init__(self, project: str, found: Found, warning: str | None) -> None:
+        self.project = project
+        self.found = found
+        self.warning = warning
+
+    def of(self, region: str, machine_type: str, count: int) -> dict[str, Capacity | None]:
+        return self.found.get((region, machine_type, count), {})
+
+    def cells(self, region: str, machine_type: str, count: int) -> tuple[str, str, str]:
+        got = self.of(region, machine_type, count)
+        spot = got.get("spot")
+        return (_score(got.get("on-demand")), _score(spot),
+                _uptime(spot.uptime_s if spot else None))
+
+    def as_dict(self, region: str, machine_type: str, count: int) -> dict[str, Any]:
+        return {s: None if c is None else {"obtainability": c.obtainability,
+                                           "estimated_uptime_s": c.uptime_s,
+                                           "zones": list(c.zones)}
+                for s, c in self.of(region, machine_type, count).items()}
+
+
+def _score(c: Capacity | None) -> str:
+    if c is None or c.obtainability is None:
+        return "no answer"
+    return f"{c.obtainability:.1f}" + (f" ({', '.join(c.zones)})" if c.zones else "")
+
+
+def _uptime(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    return f"{seconds / 3600:g} h" if seconds >= 3600 else f"{seconds / 60:g} min"
+
+
+def ask(choices: Iterable[Choice], gcp: GcpSettings,
+        client_of: Callable[[Any], AdviceClient] | None = None) -> Availability:
+    """The advice for every choice, each asked once; a session that cannot be had (no
+    credentials) or a refusal is the one warning, and the rest is shown without it."""
+    from gpujob.errors import RemoteError
+    from gpujob.gcp.advice import AdviceClient
+    from gpujob.gcp.session import Session
+
+    try:
+        client = (client_of or AdviceClient)(Session(gcp))
+    except RemoteError as exc:
+        return Availability(gcp.project or "", {}, _warning(str(exc)))
+    found: Found = {}
+    for region, machine, gpu, count in dict.fromkeys(choices):
+        row = found.setdefault((region, machine, count), {})
+        for strategy in ASKED:
+            row[strategy] = client.capacity(region, machine, 1, strategy,
+                                            accelerator(machine, gpu, count))
+    failure = client.failure
+    return Availability(client.session.project, found,
+                        _warning(str(failure), client.stopped) if failure else None)
+
+
+def advise_rows(rows: Sequence[Any], gcp: GcpSettings) -> Availability:
+    """``ask`` for the price table's rows (``offerings_table.PriceRow``), its warning on
+    stderr (once: the text and the JSON are never both made in one run)."""
+    from gpujob.console import CONSOLE
+
+    got = ask(((r.region, r.machine_type, r.gpu, r.count) for r in rows), gcp)
+    if got.warning:
+        CONSOLE.err(got.warning)
+    return got
+
+
+def _warning(why: str, stopped: bool = True) -> str:
+    return ("warning: Compute Engine's capacity advice could not be had" +
+            (" (nothing more was asked)" if stopped else " for some choices") +
+            f": {why}; shown without it (the advice never blocks)")
+
+
+def note(availability: Availability, service: str = "vertex") -> str:
+    """What the advice columns rest on, and for whom."""
+    whose = ("a proxy for Vertex AI, whose VMs run in Google's own project"
+             if service == "vertex" else "the VMs of your own node pools")
+    return (f"OBTAINABLE: Compute Engine's capacity advice (advice.capacity, in Preview) asked "
+            f"now in project {availability.project} for one machine with its GPUs in a single "
+            "zone of the region: the likelihood (0.0 to 1.0, higher is better) that a create "
+            "succeeds, from real-time availability and recent creates, with the zones it "
+            f"names; {whose}; no guarantee: capacity can go before the create. SPOT UPTIME: "
+            "its estimate of how long most Spot VMs run before preemption (best effort).")
+
+
+def as_json(availability: Availability) -> Mapping[str, Any]:
+    return {"source": "compute.advice.capacity", "project": availability.project,
+            "vms": 1, "strategies": list(ASKED), "warning": availability.warning}

@@ -1,0 +1,87 @@
+"""Compute Engine's capacity advice in ``gpujob gpus --availability`` (issue 33 item 2), against
+the fake's ``advice.capacity`` on 127.0.0.1, whose requests and answers are checked against
+the compute v1 document bundled with google-api-python-client."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import PROJECT
+from fakes.errors import permission_denied, service_disabled
+from fakes.faults import Reply
+
+from gpujob.gcp.discovery import document
+
+L4 = ("gpus", "--gpu", "L4", "--count", "4", "--region", "us-central1,europe-west4",
+      "--project", PROJECT, "--availability")
+
+
+@pytest.fixture
+def compute(google, key, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("GPUJOB_COMPUTE_ENDPOINT", google.url)
+    return google
+
+
+def test_the_installed_compute_document_has_the_advice_methods():
+    """The floor in pyproject.toml (2.201): its compute v1 document has both methods."""
+    assert {"capacity", "calendarMode"} <= set(document("compute", "v1")["resources"]["advice"]
+                                               ["methods"])
+
+
+@pytest.mark.default_service
+def test_availability_adds_the_advice_columns(cli, compute):
+    compute.advice.score("us-central1", 0.9, zones=("us-central1-a",), model="STANDARD")
+    compute.advice.score("us-central1", 0.5, uptime_s=3600, zones=("us-central1-b",),
+                         model="SPOT")
+    compute.advice.score("europe-west4", 0.2, uptime_s=600)
+    result = cli(*L4)
+    assert result.code == 0, result.err
+    header = next(line for line in result.out.splitlines() if line.startswith("REGION "))
+    assert "OBTAINABLE ON-DEMAND" in header and "SPOT UPTIME" in header
+    central = next(line for line in result.out.splitlines()
+                   if line.startswith("us-central1 ") and "g2-standard-48" in line)
+    assert "0.9 (us-central1-a)" in central and "0.5 (us-central1-b)" in central
+    assert "1 h" in central
+    europe = next(line for line in result.out.splitlines()
+                  if line.startswith("europe-west4 ") and "g2-standard-48" in line)
+    assert "0.2" in europe and "10 min" in europe
+    assert "a proxy for Vertex AI" in result.out
+    calls = compute.calls("advice.capacity")
+    assert compute.rejected == []
+    sent = {(c.path.split("/")[6], c.body["instanceProperties"]["scheduling"]
+             ["provisioningModel"]) for c in calls if "g2-standard-48" in json.dumps(c.body)}
+    assert sent == {("us-central1", "STANDARD"), ("us-central1", "SPOT"),
+                    ("europe-west4", "STANDARD"), ("europe-west4", "SPOT")}
+    assert len(calls) == len({json.dumps([c.path, c.body], sort_keys=True) for c in calls})
+    assert all(c.body["size"] == 1 for c in calls)
+    assert "warning" not in result.err
+
+
+@pytest.mark.default_service
+@pytest.mark.parametrize("refusal", [
+    permission_denied("compute.advice.capacity", f"projects/{PROJECT}"),
+    service_disabled("123456789012", "compute.googleapis.com"),
+], ids=["no-permission", "not-enabled"])
+def test_a_refusal_is_one_warning_and_nothing_more_is_asked(cli, compute, refusal):
+    compute.inject("advice.capacity", Reply(403, refusal))
+    result = cli(*L4)
+    assert result.code == 0, result.err
+    assert len(compute.calls("advice.capacity")) == 1
+    warnings = [line for line in result.err.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and "capacity advice could not be had" in warnings[0]
+    assert "nothing more was asked" in warnings[0]
+    assert "no answer" in result.out  # the rows are there, without advice
+    assert "$" in result.out
+
+
+@pytest.mark.default_service
+def test_json_rows_carry_the_advice(cli, compute):
+    compute.advice.score("us-central1", 0.7, uptime_s=600)
+    result = cli(*L4, "--format", "json")
+    assert result.code == 0, result.err
+    table = json.loads(result.out)["price_table"]
+    assert table["advice"]["source"] == "compute.advice.capacity"
+    row = next(r for r in table["rows"] if r["region"] == "us-central1")
+    assert row["advice"]["spot"]["obtainability"] == 0.7
+    assert row["advice"]["spot"]["estimated_uptime_s"] == 600
