@@ -77,6 +77,20 @@ class GpusSettings(NamedTuple):
     gcp: "GcpSettings | None" = None  # how to ask it (with --availability)
 
 
+class ReserveSettings(NamedTuple):
+    """``gpujob reserve``: GPUs in all, for how many days, where (None: where the catalog
+    lists the machine type), and the reservation's name in the command."""
+
+    gpu: str
+    count: int  # type: ignore[assignment]  # the field hides tuple.count
+    days: int
+    region: str | None
+    machine_type: str | None
+    name: str | None
+    gcp: "GcpSettings"
+    catalog: Any = None  # the Vertex AI catalog
+
+
 class JobSettings(NamedTuple):
     """``describe``, ``list``, ``cancel``, ``wait`` and ``logs``: which job, where, and how."""
 

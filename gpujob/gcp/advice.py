@@ -120,7 +120,7 @@ class AdviceClient:
                 project=project, region=region, body=body)))
         except RemoteError as exc:
             self.failure = self.failure or exc
-            self.stopped = _refused(exc)
+            self.stopped = refused(exc)
         self.asked[key] = found
         return found
 
@@ -144,7 +144,7 @@ class AdviceClient:
             project=project, region=region, body=body)))
 
 
-def _refused(exc: RemoteError) -> bool:
+def refused(exc: RemoteError) -> bool:
     """A refusal that holds for every region (401/403: no permission, the Compute Engine API
     not enabled in the project): no later question is sent, as it would be refused again."""
     cause = exc.__cause__ or exc.__context__

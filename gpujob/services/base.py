@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from gpujob.gcp.settings import GcpSettings
     from gpujob.local.cluster import LocalCluster, LocalOptions
     from gpujob.services.capabilities import Capability
-    from gpujob.settings import GpusSettings, JobOptions
+    from gpujob.settings import GpusSettings, JobOptions, ReserveSettings
 
 
 @dataclass(frozen=True)
@@ -383,6 +383,11 @@ class Service(Protocol):
 
     def completions(self, cat: Any) -> Offer:
         """What shell completion offers from ``cat``."""
+        ...
+
+    def reserve(self, settings: ReserveSettings) -> int:
+        """``gpujob reserve``: calendar-mode windows for GPUs ahead, and the command that
+        requests one (Vertex AI: its catalog and price table)."""
         ...
 
     def local(self, doc: Document, job_dir: str, options: LocalOptions) -> LocalCluster:

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from gpujob.local.cluster import LocalCluster, LocalOptions
     from gpujob.services.base import Converted, JobClient, Placement, Request, Service
     from gpujob.services.vertex.request import Job
-    from gpujob.settings import GpusSettings, JobOptions
+    from gpujob.settings import GpusSettings, JobOptions, ReserveSettings
 
 
 class Vertex(JobsInModule, ServiceBase):
@@ -130,6 +130,11 @@ class Vertex(JobsInModule, ServiceBase):
 
         CONSOLE.err(freshness.summary(cat))  # last, after the answer: how old its facts are
         return code
+
+    def reserve(self, settings: ReserveSettings) -> int:
+        from gpujob.services.vertex.reserve import execute
+
+        return execute(settings, settings.catalog)
 
     def completions(self, cat: Any) -> Offer:
         from gpujob.services.vertex import offerings
