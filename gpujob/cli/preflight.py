@@ -30,6 +30,10 @@ def _command() -> click.Command:
                   "nothing is built or uploaded).")
     @format_option(["text", "json"], "json prints the choice taken and those passed over, "
                    "with the quota numbers, on stdout.")
+    @click.option("--availability", is_flag=True,
+                  help="Also ask Compute Engine's capacity advice for each choice: how likely "
+                       "its machines are to be obtained now, and Spot's estimated uptime (a "
+                       "proxy for Vertex AI; one warning when it cannot be had).")
     @gcp_options
     @click.pass_context
     def preflight(ctx: click.Context, **params: Any) -> int:
@@ -53,13 +57,14 @@ def _command() -> click.Command:
         from gpujob.cli.jobflags import submit_settings
         from gpujob.commands.preflight import execute
 
+        availability = params.pop("availability")
         params = gcloud.take_config(ctx, params, word=None)
         params, regions, strategies = take_choices(params)
         params.update(wait=False, stream_logs=False, poll_interval=10.0, dry_run=False,
                       local=False, max_local_replicas=None, grace_period=None)
         settings = with_choices(submit_settings(ctx, params, local=False), params, regions,
                                 strategies)
-        return execute(settings)
+        return execute(settings, availability)
 
     return preflight
 

@@ -261,7 +261,8 @@ class Plan:
                 "passedOver": [p.as_dict(self.own) for p in self.passed_before(taken)]}
 
 
-def check_only(settings: SubmitSettings, service: Service, remote: Remote) -> int:
+def check_only(settings: SubmitSettings, service: Service, remote: Remote,
+               availability: bool = False) -> int:
     """``gpujob preflight``: the checks and the quota preflight of every choice; the choice
     submit would take (stdout), or exit 1 when none would do. Nothing is built or sent."""
     from gpujob.commands.packages import Wanted
@@ -292,4 +293,7 @@ def check_only(settings: SubmitSettings, service: Service, remote: Remote) -> in
                 "sent")
     for line in held:
         CONSOLE.err(f"  quota: {line}")
+    if availability:  # --availability: Compute Engine's capacity advice, choice by choice
+        for line in plan.placement().advice([plan.requests[c] for c in plan.left]):
+            CONSOLE.err(line)
     return 0

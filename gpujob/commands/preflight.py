@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from gpujob.commands.submit_settings import SubmitSettings
 
 
-def execute(settings: SubmitSettings) -> int:
+def execute(settings: SubmitSettings, availability: bool = False) -> int:
     """The choice submit would take (stdout), or exit 1 when no choice's quota would do."""
     from gpujob import services
     from gpujob.commands.failover import check_only
@@ -30,4 +30,4 @@ def execute(settings: SubmitSettings) -> int:
         return service.preflight(checked.job, settings.gcp, settings.job_options().extra,
                                  settings.output_format)
     check_flags(service, settings.given_flags)
-    return check_only(settings, service, Remote(settings, service))
+    return check_only(settings, service, Remote(settings, service), availability)

@@ -18,7 +18,7 @@ Nothing here imports the Google libraries; a service imports its client when it 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
@@ -231,6 +231,11 @@ class Placement(Protocol):
 
     def room(self, request: Request) -> Room:
         """The quota preflight of ``request``: read, never retried (it is advice)."""
+        ...
+
+    def advice(self, requests: Sequence[Request]) -> list[str]:
+        """``gpujob preflight --availability``: Compute Engine's capacity advice for each
+        request's choice, lines for stderr (its one warning among them); never raises."""
         ...
 
     def refused_for_room(self, exc: Exception, request: Request) -> str | None:

@@ -85,3 +85,64 @@ def test_json_rows_carry_the_advice(cli, compute):
     row = next(r for r in table["rows"] if r["region"] == "us-central1")
     assert row["advice"]["spot"]["obtainability"] == 0.7
     assert row["advice"]["spot"]["estimated_uptime_s"] == 600
+
+
+# 10 replicas (a master and 9 workers) of n1-standard-8 with 4 T4s each
+FORTY_T4 = """\
+trainingInput:
+  region: us-central1
+  scaleTier: CUSTOM
+  masterType: n1-standard-8
+  masterConfig:
+    acceleratorConfig: {count: 4, type: NVIDIA_TESLA_T4}
+    imageUri: us-docker.pkg.dev/proj-a/trainers/trainer:1
+  workerCount: 9
+  workerType: n1-standard-8
+  workerConfig:
+    acceleratorConfig: {count: 4, type: NVIDIA_TESLA_T4}
+    imageUri: us-docker.pkg.dev/proj-a/trainers/trainer:1
+"""
+T4 = "aiplatform.googleapis.com/custom_model_training_nvidia_t4_gpus"
+T4_SPOT = "aiplatform.googleapis.com/custom_model_training_preemptible_nvidia_t4_gpus"
+
+
+def test_preflight_availability_asks_each_choice_once(cli, compute, write, preflight):
+    compute.quota.set(T4, {}, default=-1)
+    compute.quota.set(T4_SPOT, {}, default=-1)
+    compute.advice.score("us-central1", 0.9, zones=("us-central1-a",), model="STANDARD")
+    compute.advice.score("us-east4", 0.4, uptime_s=3600, model="SPOT")
+    result = cli("preflight", write(FORTY_T4), "--service", "vertex", "--region",
+                 "us-central1,us-east4", "--strategy", "standard,spot", "--availability")
+    assert result.code == 0, result.err
+    assert "a proxy for Vertex AI" in result.err
+    assert ("capacity advice: 1 × n1-standard-8 in us-central1/STANDARD: obtainable 0.9 "
+            "(us-central1-a)") in result.err
+    assert ("capacity advice: 9 × n1-standard-8 in us-east4/SPOT: obtainable 0.4, Spot uptime "
+            "about 1 h") in result.err
+    calls = compute.calls("advice.capacity")
+    assert compute.rejected == []
+    assert len(calls) == 8  # 4 choices × 2 pools (master, workers), none twice
+    accelerators = {json.dumps(c.body["instanceFlexibilityPolicy"]["instanceSelections"]
+                               ["job"]["guestAccelerators"]) for c in calls}
+    assert accelerators == {json.dumps([{"acceleratorType": "nvidia-tesla-t4",
+                                         "acceleratorCount": 4}])}
+    assert "warning" not in result.err
+
+
+def test_preflight_availability_refused_is_one_warning(cli, compute, write, preflight):
+    compute.quota.set(T4, {}, default=-1)
+    compute.inject("advice.capacity", Reply(403, permission_denied(
+        "compute.advice.capacity", f"projects/{PROJECT}")))
+    result = cli("preflight", write(FORTY_T4), "--service", "vertex", "--region",
+                 "us-central1,us-east4", "--availability")
+    assert result.code == 0, result.err
+    assert len(compute.calls("advice.capacity")) == 1
+    warnings = [line for line in result.err.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and "capacity advice could not be had" in warnings[0]
+
+
+def test_preflight_without_availability_asks_nothing(cli, compute, write, preflight):
+    compute.quota.set(T4, {}, default=-1)
+    result = cli("preflight", write(FORTY_T4), "--service", "vertex")
+    assert result.code == 0, result.err
+    assert compute.calls("advice.capacity") == []

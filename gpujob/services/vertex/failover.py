@@ -7,6 +7,7 @@ creates are the submit's (``gpujob.commands.failover``)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from gpujob.console import CONSOLE
@@ -43,6 +44,15 @@ class VertexPlacement:
         from gpujob.services.vertex.preflight import strategy_of
 
         return self.vertex.place_of(request.url).location, strategy_of(request.body)
+
+    def advice(self, requests: Sequence[Request]) -> list[str]:
+        from gpujob.gcp.advice import AdviceClient
+        from gpujob.services.vertex.offerings_advice import preflight_lines
+
+        session = self.client.session
+        assert session is not None, "a Vertex AI client has a session"
+        return preflight_lines(AdviceClient(session),
+                               [(*self.where(r), r.body) for r in requests])
 
     def room(self, request: Request) -> Room:
         from gpujob.services.vertex.preflight import request_hint

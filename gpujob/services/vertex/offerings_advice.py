@@ -120,3 +120,42 @@ def note(availability: Availability, service: str = "vertex") -> str:
 def as_json(availability: Availability) -> Mapping[str, Any]:
     return {"source": "compute.advice.capacity", "project": availability.project,
             "vms": 1, "strategies": list(ASKED), "warning": availability.warning}
+
+
+_STRATEGY = {"STANDARD": "on-demand", "SPOT": "spot", "FLEX_START": "flex-start"}
+
+
+def preflight_lines(client: AdviceClient, placed: Sequence[tuple[str, str, dict[str, Any]]],
+                    service: str = "vertex") -> list[str]:
+    """``gpujob preflight --availability``: for each choice (region, strategy, the job's body)
+    in order, the advice on each worker pool's machines (their replica count in VMs), one line
+    each; the warning (once) when it could not be had."""
+    from gpujob.services.vertex.preflight import spec_of
+
+    out: list[str] = []
+    for region, strategy, body in placed:
+        spec, _ = spec_of(body)
+        for pool in spec.get("workerPoolSpecs") or []:
+            m = (pool or {}).get("machineSpec") or {}
+            machine, vms = str(m.get("machineType") or ""), int(pool.get("replicaCount") or 1)
+            if not machine or strategy not in _STRATEGY:
+                continue
+            gpu, count = str(m.get("acceleratorType") or ""), int(m.get("acceleratorCount") or 0)
+            got = client.capacity(region, machine, vms, _STRATEGY[strategy],
+                                  accelerator(machine, gpu, count) if gpu and count else None)
+            what = f"{vms} × {machine} in {region}/{strategy}"
+            if got is None or got.obtainability is None:
+                out.append(f"  capacity advice: {what}: no answer")
+                continue
+            uptime = (f", Spot uptime about {_uptime(got.uptime_s)}"
+                      if got.uptime_s is not None else "")
+            out.append(f"  capacity advice: {what}: obtainable {_score(got)}{uptime}")
+    if out:
+        whose = ("a proxy for Vertex AI, whose VMs run in Google's own project"
+                 if service == "vertex" else "your node pools' own VMs")
+        out.insert(0, f"Compute Engine's capacity advice (advice.capacity, in Preview) in "
+                      f"project {client.session.project}, 0.0 to 1.0, higher is better; "
+                      f"{whose}; advice only, never a block:")
+    if client.failure is not None:
+        out.append(_warning(str(client.failure), client.stopped))
+    return out
