@@ -197,7 +197,8 @@ def _price_table(offerings: Sequence[Offering], f: Filters, ask: PriceAsk) -> st
     if not found:  # nothing the zone proxy places
         return _notes([prices_table.unzoned_note(unzoned)]) if unzoned else ""
     notes = prices_table.notes(table, found, ask.sort, unzoned)
-    header, cells = prices_table.HEADER, prices_table.cells(found)
+    header: tuple[str, ...] = prices_table.HEADER
+    cells: list[tuple[str, ...]] = prices_table.cells(found)
     if ask.advise is not None:
         from gpujob.services.vertex import offerings_advice
 
