@@ -12,15 +12,30 @@ import click
 from gpujob.commands.submit_settings import SubmitSettings
 from gpujob.errors import UsageError
 
+ORDERS = ("as-given", "obtainable", "cheapest")
+
+
+def order_option_of(hidden: bool = False) -> Any:
+    """--order (``hidden``: accepted, not shown, for ``gpujob local``)."""
+    return click.option(
+        "--order", type=click.Choice(ORDERS), default="as-given", show_default=True,
+        envvar="GPUJOB_ORDER", show_envvar=True, hidden=hidden,
+        help="Vertex AI: the order to try the --region and --strategy choices in: as given, "
+             "most obtainable first (Compute Engine's capacity advice, a proxy for Vertex AI; "
+             "refused: as given, one warning) or cheapest first (gpujob's price table); the "
+             "order and why are said before the first create.")
+
 
 def preflight_option_of(hidden: bool = False) -> Any:
-    """--no-preflight (``hidden``: accepted, not shown, for ``gpujob local``)."""
-    return click.option(
+    """--no-preflight and --order (``hidden``: accepted, not shown, for ``gpujob local``)."""
+    order = order_option_of(hidden)
+    no_preflight = click.option(
         "--no-preflight", "no_preflight", is_flag=True, envvar="GPUJOB_NO_PREFLIGHT",
         show_envvar=True, hidden=hidden,
         help="Vertex AI: skip the quota preflight (the project's GPU and vCPU limits in the "
              "region against what the job and the running jobs need, read before anything is "
              "built or uploaded).")
+    return lambda func: no_preflight(order(func))
 
 
 preflight_option = preflight_option_of()
@@ -66,4 +81,5 @@ def with_choices(settings: SubmitSettings, params: dict[str, Any], regions: tupl
         CONSOLE.err(f"note: a {'dry' if settings.dry_run else 'local'} run takes the first "
                     f"choice ({first}); submit tries the others in turn")
     return dataclasses.replace(settings, regions=regions, strategies=strategies,
-                               preflight=not params.get("no_preflight", False))
+                               preflight=not params.get("no_preflight", False),
+                               order=params.get("order") or "as-given")

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from gpujob.cli import gcloud
-from gpujob.cli.choices import take_choices, with_choices
+from gpujob.cli.choices import order_option_of, take_choices, with_choices
 from gpujob.cli.common import CONTEXT, exit_codes_help
 from gpujob.cli.options import format_option, gcp_options
 from gpujob.cli.params import Project
@@ -30,6 +30,7 @@ def _command() -> click.Command:
                   "nothing is built or uploaded).")
     @format_option(["text", "json"], "json prints the choice taken and those passed over, "
                    "with the quota numbers, on stdout.")
+    @order_option_of()
     @click.option("--availability", is_flag=True,
                   help="Also ask Compute Engine's capacity advice for each choice: how likely "
                        "its machines are to be obtained now, and Spot's estimated uptime (a "

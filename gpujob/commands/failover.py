@@ -121,6 +121,7 @@ class Plan:
         self.rooms: dict[Choice, Room] = {}  # the quota preflight's verdicts
         self.own = Choice(None, None)  # the job's own region and strategy, once known
         self.warned = False
+        self.ordered: dict[str, Any] | None = None  # --order's order and why, once made
         self._placement: Placement | None = None
 
     # -- before anything is built or uploaded ---------------------------------------------------
@@ -154,6 +155,31 @@ class Plan:
             for passed in self.passed[1:]:
                 CONSOLE.err(f"note: passed over {passed.choice.label(first)}: {passed.reason}")
             self.left = [self.choices[0]]
+        return settings_for(self.settings, self.left[0])
+
+    def reorder(self) -> SubmitSettings:
+        """``--order obtainable|cheapest``: the choices left sorted by the service's ranking
+        (unknown last, ties as given), the order and why said on stderr before anything is
+        created; a ranking that cannot be had leaves the order as given, with its warning.
+        Returns the settings of the new first choice."""
+        by = self.settings.order
+        if by == "as-given" or len(self.left) < 2:
+            return settings_for(self.settings, self.left[0])
+        ranked = self.placement().rank([self.request(c) for c in self.left], by)
+        self.requests.clear()  # made again as the submit makes them (the first one its own)
+        self.own = Choice(None, None)
+        if ranked.warning is not None:
+            CONSOLE.err(f"{ranked.warning}; the order is as given")
+            return settings_for(self.settings, self.left[0])
+        sign = -1.0 if by == "obtainable" else 1.0
+        keyed = sorted(zip(self.left, ranked.keys, ranked.reasons, strict=True),
+                       key=lambda t: (t[1] is None, sign * (t[1] or 0.0)))
+        self.left = [c for c, _, _ in keyed]
+        self.choices = [*self.left, *(c for c in self.choices if c not in self.left)]
+        self.ordered = {"by": by, "choices": [{**c.as_dict(), "why": why}
+                                              for c, _, why in keyed]}
+        CONSOLE.err(f"order (--order {by}): " + ", ".join(
+            f"{c.label()} ({why})" for c, _, why in keyed))
         return settings_for(self.settings, self.left[0])
 
     @staticmethod
@@ -258,7 +284,8 @@ class Plan:
 
     def summary(self, taken: Choice | None, why: str = "") -> dict[str, Any]:
         return {"chosen": taken.as_dict(self.own) if taken else None, "why": why,
-                "passedOver": [p.as_dict(self.own) for p in self.passed_before(taken)]}
+                "passedOver": [p.as_dict(self.own) for p in self.passed_before(taken)],
+                **({"order": self.ordered} if self.ordered else {})}
 
 
 def check_only(settings: SubmitSettings, service: Service, remote: Remote,
@@ -269,7 +296,8 @@ def check_only(settings: SubmitSettings, service: Service, remote: Remote,
     from gpujob.commands.prepare import report_or_fail
 
     plan = Plan(replace(settings, preflight=True), service, remote)
-    first = plan.offline()
+    plan.offline()
+    first = plan.reorder()
     checked = plan.checks[plan.left[0]]
     report_or_fail(first, checked.findings)
     if isinstance(checked.wanted, Wanted) and checked.wanted and checked.doc is not None:

@@ -32,7 +32,8 @@ def run(settings: SubmitSettings, service: Service, workdir: Path, remote: Remot
     from gpujob.commands.prepare import prepare_job
 
     plan = Plan(settings, service, remote)
-    first = plan.offline()
+    plan.offline()
+    first = plan.reorder()  # --order: the order and why, before anything is built or sent
     checked: list[bool] = []
 
     def before_build(request: Request) -> None:

@@ -48,6 +48,7 @@ class SubmitSettings:
     # one --strategy), and whether the quota preflight runs (--no-preflight)
     regions: tuple[str, ...] = ()
     strategies: tuple[str, ...] = ()
+    order: str = "as-given"  # --order: as-given, obtainable (capacity advice) or cheapest
     preflight: bool = True
 
     @property

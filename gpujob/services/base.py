@@ -219,6 +219,15 @@ class Room:
         return bool(self.lines)
 
 
+class Ranked(NamedTuple):
+    """``Placement.rank``: a key per request (None: not known), the words for each, and the
+    one warning when the ranking could not be had (the order then stays as given)."""
+
+    keys: list[float | None]
+    reasons: list[str]
+    warning: str | None = None
+
+
 class Placement(Protocol):
     """What a service that takes a job's region and strategy as ordered choices
     (``Capability.PLACEMENT``: ``--region A,B``, ``--strategy X,Y``) tells a submit about them:
@@ -231,6 +240,11 @@ class Placement(Protocol):
 
     def room(self, request: Request) -> Room:
         """The quota preflight of ``request``: read, never retried (it is advice)."""
+        ...
+
+    def rank(self, requests: Sequence[Request], by: str) -> Ranked:
+        """``--order obtainable`` (higher first) or ``cheapest`` (lower first): each request's
+        key; never raises."""
         ...
 
     def advice(self, requests: Sequence[Request]) -> list[str]:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from gpujob.gcp.advice import AdviceClient, Capacity
     from gpujob.gcp.settings import GcpSettings
+    from gpujob.services.base import Ranked
 
 ASKED = ("on-demand", "spot")  # the strategies asked about (flex-start: not in the guides)
 HEADER = ("OBTAINABLE ON-DEMAND", "OBTAINABLE SPOT", "SPOT UPTIME")
@@ -159,3 +160,46 @@ def preflight_lines(client: AdviceClient, placed: Sequence[tuple[str, str, dict[
     if client.failure is not None:
         out.append(_warning(str(client.failure), client.stopped))
     return out
+
+
+_BILLED = {"STANDARD": "on_demand", "SPOT": "spot", "FLEX_START": "flex_start"}
+
+
+def rank(session: Any, placed: Sequence[tuple[str, str, dict[str, Any]]], by: str) -> Ranked:
+    """``--order``: each choice's key. obtainable: the lowest obtainability of its worker
+    pools (Compute Engine's capacity advice, each asked once); cheapest: its $/hour in
+    gpujob's price table (Vertex AI's list prices). None where not known."""
+    from gpujob.services.base import Ranked
+
+    keys: list[float | None] = []
+    reasons: list[str] = []
+    if by == "cheapest":
+        from gpujob.services.vertex.cost import dollars, estimate
+
+        for region, strategy, body in placed:
+            hourly = estimate(body, region).hourly.get(_BILLED.get(strategy, "on_demand"))
+            keys.append(hourly)
+            reasons.append("no price in gpujob's table" if hourly is None
+                           else f"{dollars(hourly)}/hour")
+        return Ranked(keys, reasons)
+    from gpujob.gcp.advice import AdviceClient
+    from gpujob.services.vertex.preflight import spec_of
+
+    client = AdviceClient(session)
+    for region, strategy, body in placed:
+        scores: list[float | None] = []
+        for pool in spec_of(body)[0].get("workerPoolSpecs") or []:
+            m = (pool or {}).get("machineSpec") or {}
+            machine = str(m.get("machineType") or "")
+            gpu, count = str(m.get("acceleratorType") or ""), int(m.get("acceleratorCount") or 0)
+            got = client.capacity(region, machine, int(pool.get("replicaCount") or 1),
+                                  _STRATEGY.get(strategy, "on-demand"),
+                                  accelerator(machine, gpu, count) if gpu and count else None)
+            scores.append(got.obtainability if got else None)
+        key = None if not scores or None in scores else min(s for s in scores if s is not None)
+        keys.append(key)
+        reasons.append("no advice" if key is None else f"obtainability {key:.1f}")
+    warning = None
+    if client.failure is not None:
+        warning = _warning(str(client.failure), client.stopped)
+    return Ranked(keys, reasons, warning)
