@@ -90,6 +90,7 @@ class AdviceClient:
                                base("compute", "v1", api_endpoint(session.settings, "compute"))
                                ).advice()
         self.asked: dict[tuple[Any, ...], Capacity | None] = {}
+        self.histories: dict[tuple[str, str], tuple[float, str] | None] = {}
         self.failure: RemoteError | None = None
         self.stopped = False
 
@@ -122,6 +123,39 @@ class AdviceClient:
             self.failure = self.failure or exc
             self.stopped = refused(exc)
         self.asked[key] = found
+        return found
+
+    def preemption(self, region: str, machine_type: str) -> tuple[float, str] | None:
+        """The newest day's Spot preemption rate of ``machine_type`` in ``region`` and the
+        day it is for (``advice.capacityHistory``, PREEMPTION: the fraction of the Spot VMs
+        that stopped that day which Compute Engine preempted, over all of Google Cloud);
+        None when not given (N1 machines with attached GPUs have none) or not had
+        (``failure``). Asked once per machine and region."""
+        if (region, machine_type) in self.histories:
+            return self.histories[(region, machine_type)]
+        if self.stopped:
+            return None
+        body = {"instanceProperties": {"machineType": machine_type,
+                                       "scheduling": {"provisioningModel": "SPOT"}},
+                "types": ["PREEMPTION"]}
+        project = self.session.project
+        action = self.session.action(
+            f"asking Compute Engine's Spot preemption history of {machine_type} in {region}",
+            "compute.advice.capacityHistory", role=ROLE, service=SERVICE, retry_safe=False)
+        found: tuple[float, str] | None = None
+        try:
+            answer = self.session.execute(action, lambda: self._advice.capacityHistory(
+                project=project, region=region, body=body))
+            days = [r for r in answer.get("preemptionHistory") or []
+                    if isinstance(r, dict) and isinstance(r.get("preemptionRate"), (int, float))]
+            if days:
+                newest = max(days, key=lambda r: str((r.get("interval") or {}).get("endTime")))
+                found = (float(newest["preemptionRate"]),
+                         str((newest.get("interval") or {}).get("startTime") or "")[:10])
+        except RemoteError as exc:
+            self.failure = self.failure or exc
+            self.stopped = refused(exc)
+        self.histories[(region, machine_type)] = found
         return found
 
     def calendar_mode(self, region: str, machine_type: str, vms: int, duration_s: int,

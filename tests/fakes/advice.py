@@ -1,10 +1,13 @@
-"""Compute Engine's advice in the fake Google (reached as ``fake.advice``): ``advice.capacity``
-and ``advice.calendarMode`` (``compute/v1/projects/P/regions/R/advice/...``), as the compute v1
-document bundled with google-api-python-client (2.201 and later) describes them.
+"""Compute Engine's advice in the fake Google (reached as ``fake.advice``): ``advice.capacity``,
+``advice.capacityHistory`` and ``advice.calendarMode``
+(``compute/v1/projects/P/regions/R/advice/...``), as the compute v1 document bundled with
+google-api-python-client (2.201 and later) describes them.
 
 - ``score(region, obtainability, uptime_s=None, zones=(), model=None)``: what
   ``advice.capacity`` answers for a region (``model``: only for that provisioning model,
   STANDARD, SPOT or FLEX_START); a region without a score answers with no recommendation.
+- ``history(region, machine, [(day, rate), …])``: ``advice.capacityHistory``'s Spot preemption
+  rates (none: an empty history).
 - ``window(region, zone, start, end, others=None)``: a window ``advice.calendarMode`` recommends
   in a region (in the order added); ``others``: ``{zone: status}`` of the other locations.
 
@@ -28,6 +31,7 @@ class Advice:
     def __init__(self) -> None:
         self.scores: dict[tuple[str, str | None], dict[str, Any]] = {}
         self.windows: dict[str, list[dict[str, Any]]] = {}
+        self.histories: dict[tuple[str, str], list[tuple[str, float]]] = {}
 
     def score(self, region: str, obtainability: float, uptime_s: int | None = None,
               zones: tuple[str, ...] = (), model: str | None = None) -> None:
@@ -35,6 +39,11 @@ class Advice:
         if uptime_s is not None:
             scores["estimatedUptime"] = f"{uptime_s}s"
         self.scores[(region, model)] = {"scores": scores, "zones": zones}
+
+    def history(self, region: str, machine: str, rates: list[tuple[str, float]]) -> None:
+        """``advice.capacityHistory``'s daily Spot preemption rates of ``machine`` in
+        ``region``: (day, rate), oldest first."""
+        self.histories[(region, machine)] = rates
 
     def window(self, region: str, zone: str, start: str, end: str,
                others: dict[str, str] | None = None) -> None:
@@ -65,6 +74,20 @@ def _capacity(fake: FakeGoogle, call: Call) -> Answer:
     return _answer("compute.v1", ("advice", "capacity"), answer)
 
 
+def _history(fake: FakeGoogle, call: Call) -> Answer:
+    region, project = call.params["region"], call.params["project"]
+    machine = ((call.body or {}).get("instanceProperties") or {}).get("machineType", "")
+    with fake.lock:
+        rates = list(fake.advice.histories.get((region, machine), []))
+    answer: dict[str, Any] = {
+        "machineType": machine,
+        "location": f"https://www.googleapis.com/compute/v1/projects/{project}/regions/{region}",
+        "preemptionHistory": [{"interval": {"startTime": f"{day}T07:00:00Z",
+                                            "endTime": f"{day}T23:59:59Z"},
+                               "preemptionRate": rate} for day, rate in rates]}
+    return _answer("compute.v1", ("advice", "capacityHistory"), answer)
+
+
 def _calendar_mode(fake: FakeGoogle, call: Call) -> Answer:
     with fake.lock:
         recs = list(fake.advice.windows.get(call.params["region"], []))
@@ -78,6 +101,8 @@ _PATH = r"/compute/v1/projects/(?P<project>[^/]+)/regions/(?P<region>[^/]+)/advi
 ROUTES = [
     Route("POST", _PATH + "capacity", "advice.capacity", _capacity, "compute.v1",
           ("advice", "capacity"), strict=True, scopes=_SCOPES),
+    Route("POST", _PATH + "capacityHistory", "advice.capacityHistory", _history, "compute.v1",
+          ("advice", "capacityHistory"), strict=True, scopes=_SCOPES),
     Route("POST", _PATH + "calendarMode", "advice.calendarMode", _calendar_mode, "compute.v1",
           ("advice", "calendarMode"), strict=True, scopes=_SCOPES),
 ]

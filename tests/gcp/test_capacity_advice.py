@@ -35,6 +35,8 @@ def test_availability_adds_the_advice_columns(cli, compute):
     compute.advice.score("us-central1", 0.5, uptime_s=3600, zones=("us-central1-b",),
                          model="SPOT")
     compute.advice.score("europe-west4", 0.2, uptime_s=600)
+    compute.advice.history("us-central1", "g2-standard-48", [("2026-11-26", 0.3),
+                                                             ("2026-11-27", 0.12)])
     result = cli(*L4)
     assert result.code == 0, result.err
     header = next(line for line in result.out.splitlines() if line.startswith("REGION "))
@@ -42,10 +44,13 @@ def test_availability_adds_the_advice_columns(cli, compute):
     central = next(line for line in result.out.splitlines()
                    if line.startswith("us-central1 ") and "g2-standard-48" in line)
     assert "0.9 (us-central1-a)" in central and "0.5 (us-central1-b)" in central
-    assert "1 h" in central
+    assert "1 h" in central and central.endswith("12%")  # the newest day's rate
     europe = next(line for line in result.out.splitlines()
                   if line.startswith("europe-west4 ") and "g2-standard-48" in line)
-    assert "0.2" in europe and "10 min" in europe
+    assert "0.2" in europe and "10 min" in europe and europe.endswith("-")  # no history
+    history = compute.calls("advice.capacityHistory")
+    assert sorted(c.path.split("/")[6] for c in history if "g2-standard-48" in json.dumps(
+        c.body)) == ["europe-west4", "us-central1"]
     assert "a proxy for Vertex AI" in result.out
     calls = compute.calls("advice.capacity")
     assert compute.rejected == []
@@ -68,6 +73,7 @@ def test_a_refusal_is_one_warning_and_nothing_more_is_asked(cli, compute, refusa
     result = cli(*L4)
     assert result.code == 0, result.err
     assert len(compute.calls("advice.capacity")) == 1
+    assert compute.calls("advice.capacityHistory") == []  # nothing sent after the refusal
     warnings = [line for line in result.err.splitlines() if line.startswith("warning:")]
     assert len(warnings) == 1 and "capacity advice could not be had" in warnings[0]
     assert "nothing more was asked" in warnings[0]
@@ -85,6 +91,7 @@ def test_json_rows_carry_the_advice(cli, compute):
     row = next(r for r in table["rows"] if r["region"] == "us-central1")
     assert row["advice"]["spot"]["obtainability"] == 0.7
     assert row["advice"]["spot"]["estimated_uptime_s"] == 600
+    assert row["advice"]["spot_preemption_rate"] is None
 
 
 # 10 replicas (a master and 9 workers) of n1-standard-8 with 4 T4s each

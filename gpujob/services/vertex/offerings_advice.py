@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from gpujob.services.base import Ranked
 
 ASKED = ("on-demand", "spot")  # the strategies asked about (flex-start: not in the guides)
-HEADER = ("OBTAINABLE ON-DEMAND", "OBTAINABLE SPOT", "SPOT UPTIME")
+HEADER = ("OBTAINABLE ON-DEMAND", "OBTAINABLE SPOT", "SPOT UPTIME", "SPOT PREEMPTED")
 Choice = tuple[str, str, str, int]  # region, machine type, GPU (API name), GPUs per machine
 Found = dict[tuple[str, str, int], dict[str, "Capacity | None"]]
 
@@ -33,25 +33,33 @@ class Availability:
     """The advice for a set of choices, asked through one client; ``warning``: the one line
     that says what could not be had, or None."""
 
-    def __init__(self, project: str, found: Found, warning: str | None) -> None:
+    def __init__(self, project: str, found: Found, warning: str | None,
+                 preempted: dict[tuple[str, str], tuple[float, str] | None] | None = None
+                 ) -> None:
         self.project = project
         self.found = found
         self.warning = warning
+        self.preempted = preempted or {}  # (region, machine type): (rate, day) of Spot
 
     def of(self, region: str, machine_type: str, count: int) -> dict[str, Capacity | None]:
         return self.found.get((region, machine_type, count), {})
 
-    def cells(self, region: str, machine_type: str, count: int) -> tuple[str, str, str]:
+    def cells(self, region: str, machine_type: str, count: int) -> tuple[str, str, str, str]:
         got = self.of(region, machine_type, count)
         spot = got.get("spot")
+        rate = self.preempted.get((region, machine_type))
         return (_score(got.get("on-demand")), _score(spot),
-                _uptime(spot.uptime_s if spot else None))
+                _uptime(spot.uptime_s if spot else None),
+                "-" if rate is None else f"{rate[0]:.0%}")
 
     def as_dict(self, region: str, machine_type: str, count: int) -> dict[str, Any]:
-        return {s: None if c is None else {"obtainability": c.obtainability,
-                                           "estimated_uptime_s": c.uptime_s,
-                                           "zones": list(c.zones)}
-                for s, c in self.of(region, machine_type, count).items()}
+        rate = self.preempted.get((region, machine_type))
+        return {**{s: None if c is None else {"obtainability": c.obtainability,
+                                              "estimated_uptime_s": c.uptime_s,
+                                              "zones": list(c.zones)}
+                   for s, c in self.of(region, machine_type, count).items()},
+                "spot_preemption_rate": None if rate is None else {"rate": rate[0],
+                                                                   "day": rate[1]}}
 
 
 def _score(c: Capacity | None) -> str:
@@ -79,14 +87,17 @@ def ask(choices: Iterable[Choice], gcp: GcpSettings,
     except RemoteError as exc:
         return Availability(gcp.project or "", {}, _warning(str(exc)))
     found: Found = {}
+    preempted: dict[tuple[str, str], tuple[float, str] | None] = {}
     for region, machine, gpu, count in dict.fromkeys(choices):
         row = found.setdefault((region, machine, count), {})
         for strategy in ASKED:
             row[strategy] = client.capacity(region, machine, 1, strategy,
                                             accelerator(machine, gpu, count))
+        if accelerator(machine, gpu, count) is None:  # none for N1 with attached GPUs
+            preempted[(region, machine)] = client.preemption(region, machine)
     failure = client.failure
     return Availability(client.session.project, found,
-                        _warning(str(failure), client.stopped) if failure else None)
+                        _warning(str(failure), client.stopped) if failure else None, preempted)
 
 
 def advise_rows(rows: Sequence[Any], gcp: GcpSettings) -> Availability:
@@ -115,7 +126,10 @@ def note(availability: Availability, service: str = "vertex") -> str:
             "zone of the region: the likelihood (0.0 to 1.0, higher is better) that a create "
             "succeeds, from real-time availability and recent creates, with the zones it "
             f"names; {whose}; no guarantee: capacity can go before the create. SPOT UPTIME: "
-            "its estimate of how long most Spot VMs run before preemption (best effort).")
+            "its estimate of how long most Spot VMs run before preemption (best effort). SPOT "
+            "PREEMPTED: the newest day's share of the machine type's Spot VMs in the region "
+            "that Compute Engine preempted, of those that stopped, over all of Google Cloud "
+            "(advice.capacityHistory; none for N1 machines with attached GPUs).")
 
 
 def as_json(availability: Availability) -> Mapping[str, Any]:
