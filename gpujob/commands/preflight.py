@@ -25,6 +25,12 @@ def execute(settings: SubmitSettings, availability: bool = False) -> int:
         from gpujob.commands.prepare import check_config, report_or_fail
 
         check_flags(service, settings.given_flags)
+        if availability:
+            from gpujob.console import CONSOLE
+
+            CONSOLE.err(f"note: --availability is not asked for --service {service.name}: its "
+                        "preflight reads the cluster; gpujob gpus --gpu G --count N "
+                        "--availability shows Compute Engine's capacity advice by region")
         checked = check_config(settings, service)
         report_or_fail(settings, checked.findings)
         return service.preflight(checked.job, settings.gcp, settings.job_options().extra,

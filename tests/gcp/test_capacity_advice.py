@@ -153,3 +153,12 @@ def test_preflight_without_availability_asks_nothing(cli, compute, write, prefli
     result = cli("preflight", write(FORTY_T4), "--service", "vertex")
     assert result.code == 0, result.err
     assert compute.calls("advice.capacity") == []
+
+
+@pytest.mark.parametrize("service", ["ai-platform", "gke"])
+def test_availability_without_vertex_prices_is_a_usage_error(cli, compute, service):
+    result = cli("gpus", "--gpu", "T4", "--count", "4", "--service", service, "--availability",
+                 "--project", PROJECT)
+    assert result.code == 2
+    assert "--availability adds Compute Engine's capacity advice" in result.err
+    assert compute.calls("advice.capacity") == []
