@@ -89,6 +89,7 @@ class ReserveSettings(NamedTuple):
     name: str | None
     gcp: "GcpSettings"
     catalog: Any = None  # the Vertex AI catalog
+    create: bool = False  # --create: submit the first window's request once confirmed
 
 
 class JobSettings(NamedTuple):

@@ -29,18 +29,22 @@ from gpujob.cli.params import Count
                    "--count).")
 @click.option("--name", help="The future reservation's name in the command (default: "
                              "GPU-xCOUNT-DAYSd).")
+@click.option("--create", is_flag=True,
+              help="Submit the request for the first window after you type its name back "
+                   "(needs compute.futureReservations.create; it cannot be cancelled).")
 @project_option
 @gcp_options
 def reserve(gpu: str, count: int, days: int, region: str | None, machine_type: str | None,
-            name: str | None, **params: Any) -> int:
+            name: str | None, create: bool, **params: Any) -> int:
     """Which calendar-mode windows does Compute Engine offer for these GPUs, and how to ask?
 
     Asks Compute Engine's calendar-mode advice (advice.calendarMode, in --project) for whole
     machines with the GPUs built in, for --days, starting in the next 60 days; prints each
     window it recommends with what it would cost at gpujob's on-demand list price (the
     advice carries no price), and the exact `gcloud compute future-reservations create`
-    command for the first. Nothing is created: a calendar-mode request cannot be cancelled
-    once submitted. Calendar mode is for eligible projects, some machine series and zones.
+    command for the first. Nothing is created unless --create, after you confirm: a
+    calendar-mode request cannot be cancelled once submitted. Calendar mode is for eligible
+    projects, some machine series and zones.
 
     \b
     Examples:
@@ -51,4 +55,5 @@ def reserve(gpu: str, count: int, days: int, region: str | None, machine_type: s
     from gpujob.settings import ReserveSettings
 
     return execute(ReserveSettings(gpu, count, days, region, machine_type, name,
-                                   gcp_settings(params), load_catalog("vertex", None)))
+                                   gcp_settings(params), load_catalog("vertex", None),
+                                   create))

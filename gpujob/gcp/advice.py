@@ -86,9 +86,10 @@ class AdviceClient:
         from gpujob.gcp.discovery import base, service
 
         self.session = session
-        self._advice = service("compute", "v1", session.http,
-                               base("compute", "v1", api_endpoint(session.settings, "compute"))
-                               ).advice()
+        self._compute = service("compute", "v1", session.http,
+                                base("compute", "v1",
+                                     api_endpoint(session.settings, "compute")))
+        self._advice = self._compute.advice()
         self.asked: dict[tuple[Any, ...], Capacity | None] = {}
         self.histories: dict[tuple[str, str], tuple[float, str] | None] = {}
         self.failure: RemoteError | None = None
@@ -176,6 +177,23 @@ class AdviceClient:
             retry_safe=True)  # read-only: nothing is created
         return read_windows(self.session.execute(action, lambda: self._advice.calendarMode(
             project=project, region=region, body=body)))
+
+    def create_future_reservation(self, zone: str, body: dict[str, Any]) -> dict[str, Any]:
+        """``futureReservations.insert`` of ``body`` in ``zone`` (the Operation); sent with a
+        ``requestId``, so that a retry cannot make a second request (Compute Engine keeps the
+        first). ``RemoteError`` when refused."""
+        import uuid
+
+        project = self.session.project
+        request_id = str(uuid.uuid4())
+        action = self.session.action(
+            f"creating future reservation {body.get('name')} in {zone}",
+            "compute.futureReservations.create", role="roles/compute.futureReservationUser",
+            service=SERVICE, retry_safe=True)  # the requestId makes a resend harmless
+        answer: dict[str, Any] = self.session.execute(
+            action, lambda: self._compute.futureReservations().insert(
+                project=project, zone=zone, body=body, requestId=request_id))
+        return answer
 
 
 def refused(exc: RemoteError) -> bool:

@@ -11,6 +11,9 @@ google-api-python-client (2.201 and later) describes them.
 - ``window(region, zone, start, end, others=None)``: a window ``advice.calendarMode`` recommends
   in a region (in the order added); ``others``: ``{zone: status}`` of the other locations.
 
+``futureReservations.insert`` keeps the request by its ``requestId``
+(``future_reservations``) and answers a DONE Operation.
+
 Requests are checked strictly against the request type (the fake refuses what Compute Engine
 would); every answer is checked against the response type before it is sent."""
 
@@ -32,6 +35,7 @@ class Advice:
         self.scores: dict[tuple[str, str | None], dict[str, Any]] = {}
         self.windows: dict[str, list[dict[str, Any]]] = {}
         self.histories: dict[tuple[str, str], list[tuple[str, float]]] = {}
+        self.future_reservations: dict[str, dict[str, Any]] = {}  # by requestId
 
     def score(self, region: str, obtainability: float, uptime_s: int | None = None,
               zones: tuple[str, ...] = (), model: str | None = None) -> None:
@@ -96,9 +100,29 @@ def _calendar_mode(fake: FakeGoogle, call: Call) -> Answer:
     return _answer("compute.v1", ("advice", "calendarMode"), answer)
 
 
+def _insert(fake: FakeGoogle, call: Call) -> Answer:
+    """``futureReservations.insert``: kept by its ``requestId`` (a resend with the same one
+    makes nothing more, as Compute Engine's idempotent requests do); a DONE Operation."""
+    project, zone = call.params["project"], call.params["zone"]
+    request_id = (call.query.get("requestId") or [""])[0]
+    with fake.lock:
+        fake.advice.future_reservations.setdefault(request_id, call.body)
+    base = f"https://www.googleapis.com/compute/v1/projects/{project}/zones/{zone}"
+    name = (call.body or {}).get("name", "")
+    answer = {"kind": "compute#operation", "id": "7001", "name": "operation-1764400000000-fr",
+              "zone": base, "operationType": "insert", "status": "DONE", "progress": 100,
+              "targetLink": f"{base}/futureReservations/{name}", "user": call.principal,
+              "insertTime": "2026-11-29T03:00:00.000-08:00",
+              "selfLink": f"{base}/operations/operation-1764400000000-fr"}
+    return _answer("compute.v1", ("futureReservations", "insert"), answer)
+
+
 _SCOPES = frozenset({CLOUD_PLATFORM, COMPUTE})
 _PATH = r"/compute/v1/projects/(?P<project>[^/]+)/regions/(?P<region>[^/]+)/advice/"
 ROUTES = [
+    Route("POST", r"/compute/v1/projects/(?P<project>[^/]+)/zones/(?P<zone>[^/]+)"
+                  r"/futureReservations", "futureReservations.insert", _insert, "compute.v1",
+          ("futureReservations", "insert"), strict=True, scopes=_SCOPES),
     Route("POST", _PATH + "capacity", "advice.capacity", _capacity, "compute.v1",
           ("advice", "capacity"), strict=True, scopes=_SCOPES),
     Route("POST", _PATH + "capacityHistory", "advice.capacityHistory", _history, "compute.v1",

@@ -81,3 +81,37 @@ def test_a_count_no_machine_carries_is_exit_1(cli, compute):
     assert result.code == 1
     assert "multiple of 8" in result.err
     assert compute.calls("advice.calendarMode") == []
+
+
+def test_create_submits_the_first_window_once_its_name_is_typed_back(cli, compute):
+    compute.advice.window("us-central1", "us-central1-b", START, END)
+    result = cli(*B200, "--region", "us-central1", "--create", stdin=b"b200-x16-3d\n")
+    assert result.code == 0, result.err
+    (call,) = compute.calls("futureReservations.insert")
+    assert compute.rejected == []
+    assert "/zones/us-central1-b/futureReservations" in call.path
+    assert call.query["requestId"][0]  # a resend cannot make a second request
+    assert call.body["specificSkuProperties"] == {
+        "instanceProperties": {"machineType": "a4-highgpu-8g"}, "totalCount": "2"}
+    assert call.body["timeWindow"] == {"startTime": START, "endTime": END}
+    assert call.body["reservationMode"] == "CALENDAR"
+    assert "submitted: future reservation b200-x16-3d in us-central1-b" in result.out
+    assert "cannot be cancelled" in result.err
+
+
+def test_create_without_the_name_typed_back_creates_nothing(cli, compute):
+    compute.advice.window("us-central1", "us-central1-b", START, END)
+    result = cli(*B200, "--region", "us-central1", "--create", stdin=b"y\n")
+    assert result.code == 1
+    assert "not confirmed: nothing was created" in result.err
+    assert compute.calls("futureReservations.insert") == []
+
+
+def test_create_refused_is_exit_3_naming_the_permission(cli, compute):
+    compute.advice.window("us-central1", "us-central1-b", START, END)
+    compute.inject("futureReservations.insert", Reply(403, permission_denied(
+        "compute.futureReservations.create", f"projects/{PROJECT}")))
+    result = cli(*B200, "--region", "us-central1", "--create", stdin=b"b200-x16-3d\n")
+    assert result.code == 3
+    assert "compute.futureReservations.create" in result.err
+    assert "Traceback" not in result.err

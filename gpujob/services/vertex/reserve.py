@@ -1,9 +1,9 @@
 """``gpujob reserve``: the windows a calendar-mode future reservation could have for N GPUs for
 D days (Compute Engine's ``advice.calendarMode``), what they would cost from gpujob's price
 table (Vertex AI's) where it knows, and the ``gcloud compute future-reservations create``
-command for the first one. Nothing is created: the command is the user's to run (a
-calendar-mode request cannot be cancelled once submitted). Facts: shared/reference/CAPACITY.md
-sections 2.3, 3 and 4."""
+command for the first one. Nothing is created but with --create, once the user types the
+name back (a calendar-mode request cannot be cancelled once submitted). Facts:
+shared/reference/CAPACITY.md sections 2.3, 3 and 4."""
 
 from __future__ import annotations
 
@@ -83,6 +83,35 @@ def gcloud_command(project: str, name: str, m: Machine, w: Window) -> str:
                               *(shlex.quote(a) for a in args)])
 
 
+def future_reservation(name: str, m: Machine, w: Window) -> dict[str, Any]:
+    """The FutureReservation the gcloud command makes (``gcloud_command``), as JSON."""
+    return {"name": name, "specificSkuProperties": {
+                "instanceProperties": {"machineType": m.name}, "totalCount": str(m.vms)},
+            "timeWindow": {"startTime": w.start, "endTime": w.end},
+            "reservationMode": "CALENDAR", "deploymentType": "DENSE",
+            "autoDeleteAutoCreatedReservations": True, "specificReservationRequired": True,
+            "reservationName": name, "planningStatus": "SUBMITTED"}
+
+
+def _create(client: Any, name: str, m: Machine, w: Window) -> int:
+    """``--create``: the first window's request, once the user types its name back (it
+    cannot be cancelled or changed once submitted); anything else creates nothing (exit 1)."""
+    import sys
+
+    CONSOLE.err(f"Submit future reservation request {name} ({m.vms} × {m.name} in {w.zone}, "
+                f"{w.start} to {w.end})? It cannot be cancelled or changed once submitted. "
+                "Type its name to confirm:")
+    answer = sys.stdin.readline().strip() if sys.stdin is not None else ""
+    if answer != name:
+        raise InvalidConfig(f"not confirmed: nothing was created (typed {answer!r}, not "
+                            f"{name!r})", "run the gcloud command above, or --create again")
+    op = client.create_future_reservation(w.zone, future_reservation(name, m, w))
+    CONSOLE.line(f"submitted: future reservation {name} in {w.zone} (operation "
+                 f"{op.get('name', '?')}, {op.get('status', '?')}); see it with: gcloud compute "
+                 f"future-reservations describe {name} --zone={w.zone}")
+    return EXIT_OK
+
+
 def _rows(found: list[tuple[str, Window]], m: Machine, hours: float) -> list[str]:
     header = ("ZONE", "START", "END", "MACHINES", "ON-DEMAND $ FOR THE WINDOW")
     cells = [(w.zone or "(none)", w.start, w.end, f"{m.vms} × {m.name}",
@@ -140,6 +169,8 @@ def execute(s: ReserveSettings, cat: Any) -> int:
     CONSOLE.line(f"\nThen, once it is delivered:\n  gpujob submit CONFIG --region "
                 f"{zone.rsplit('-', 1)[0]} --reservation \\\n    "
                 f"projects/{project}/zones/{zone}/reservations/{name}")
+    if s.create:
+        return _create(client, name, m, windows[0][1])
     CONSOLE.err("note: windows from Compute Engine's calendar-mode advice (advice.calendarMode) "
                 f"in project {client.session.project}; the advice carries no price: the $ is "
                 "Vertex AI's on-demand list price for the machines over the window from "
