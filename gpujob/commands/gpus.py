@@ -22,11 +22,4 @@ def execute(settings: GpusSettings) -> int:
         CONSOLE.out(Path(cat.path).read_text(encoding="utf-8") if cat.document is None
                     else json.dumps(cat.document, indent=2, ensure_ascii=False) + "\n")
         return EXIT_OK
-    if settings.availability and settings.check.service != "vertex":
-        from gpujob.errors import UsageError
-
-        raise UsageError("--availability adds Compute Engine's capacity advice to the price "
-                         "table, which gpujob has for Vertex AI only",
-                         "--service vertex shows both; for a GKE cluster's own VMs the "
-                         "figures of the same regions and machine types apply")
     return services.get(settings.check.service).offerings(settings)

@@ -160,5 +160,6 @@ def test_availability_without_vertex_prices_is_a_usage_error(cli, compute, servi
     result = cli("gpus", "--gpu", "T4", "--count", "4", "--service", service, "--availability",
                  "--project", PROJECT)
     assert result.code == 2
-    assert "--availability adds Compute Engine's capacity advice" in result.err
+    assert "--availability adds Compute Engine's capacity advice to the price table, and " \
+           "gpujob has no prices for" in result.err
     assert compute.calls("advice.capacity") == []
