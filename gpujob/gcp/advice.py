@@ -96,11 +96,13 @@ class AdviceClient:
         self.stopped = False
 
     def capacity(self, region: str, machine_type: str, vms: int, strategy: str,
-                 accelerator: tuple[str, int] | None = None) -> Capacity | None:
+                 accelerator: tuple[str, int] | None = None, zone: str | None = None
+                 ) -> Capacity | None:
         """The advice on ``vms`` VMs of ``machine_type`` (``accelerator``: the attached GPU's
-        Compute Engine name and count, N1) in one zone of ``region`` under ``strategy``
-        (on-demand, spot, flex-start); None when it could not be had (``failure`` says why)."""
-        key = (region, machine_type, vms, strategy, accelerator)
+        Compute Engine name and count, N1) in one zone of ``region`` (``zone``: that zone
+        only) under ``strategy`` (on-demand, spot, flex-start); None when it could not be had
+        (``failure`` says why)."""
+        key = (region, machine_type, vms, strategy, accelerator, zone)
         if key in self.asked:
             return self.asked[key]
         if self.stopped:
@@ -111,10 +113,11 @@ class AdviceClient:
                                                "acceleratorCount": accelerator[1]}]
         body = {"instanceProperties": {"scheduling": {"provisioningModel": MODELS[strategy]}},
                 "instanceFlexibilityPolicy": {"instanceSelections": {"job": selection}},
-                "size": vms, "distributionPolicy": {"targetShape": "ANY_SINGLE_ZONE"}}
+                "size": vms, "distributionPolicy": {"targetShape": "ANY_SINGLE_ZONE", **(
+                    {"zones": [{"zone": f"zones/{zone}"}]} if zone else {})}}
         project = self.session.project
         action = self.session.action(
-            f"asking Compute Engine's capacity advice for {machine_type} in {region}",
+            f"asking Compute Engine's capacity advice for {machine_type} in {zone or region}",
             "compute.advice.capacity", role=ROLE, service=SERVICE, retry_safe=False)
         found: Capacity | None = None
         try:

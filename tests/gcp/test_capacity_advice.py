@@ -163,3 +163,16 @@ def test_availability_without_vertex_prices_is_a_usage_error(cli, compute, servi
     assert "--availability adds Compute Engine's capacity advice to the price table, and " \
            "gpujob has no prices for" in result.err
     assert compute.calls("advice.capacity") == []
+
+
+@pytest.mark.default_service
+def test_a_zone_is_asked_about_alone(cli, compute):
+    compute.advice.score("us-central1", 0.6, zones=("us-central1-b",))
+    result = cli("gpus", "--gpu", "L4", "--count", "4", "--zone", "us-central1-b",
+                 "--project", PROJECT, "--availability")
+    assert result.code == 0, result.err
+    calls = compute.calls("advice.capacity")
+    assert calls and compute.rejected == []
+    assert all(c.body["distributionPolicy"]["zones"] == [{"zone": "zones/us-central1-b"}]
+               for c in calls)
+    assert "in zone us-central1-b:" in " ".join(result.out.split())

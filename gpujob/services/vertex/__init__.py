@@ -121,8 +121,8 @@ class Vertex(JobsInModule, ServiceBase):
         if settings.availability and settings.gcp is not None:
             from gpujob.services.vertex.offerings_advice import advise_rows
 
-            gcp = settings.gcp
-            advise = lambda rows: advise_rows(rows, gcp)  # noqa: E731
+            gcp, zone = settings.gcp, settings.zone
+            advise = lambda rows: advise_rows(rows, gcp, zone)  # noqa: E731
         code = offerings_report.run(cat, filters, settings.output_format,
                                     PriceAsk(settings.sort or "price", every, advise))
         from gpujob.catalog import freshness

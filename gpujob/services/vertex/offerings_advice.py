@@ -40,6 +40,7 @@ class Availability:
         self.found = found
         self.warning = warning
         self.preempted = preempted or {}  # (region, machine type): (rate, day) of Spot
+        self.zone: str | None = None  # --zone: the one zone asked about
 
     def of(self, region: str, machine_type: str, count: int) -> dict[str, Capacity | None]:
         return self.found.get((region, machine_type, count), {})
@@ -75,9 +76,11 @@ def _uptime(seconds: float | None) -> str:
 
 
 def ask(choices: Iterable[Choice], gcp: GcpSettings,
-        client_of: Callable[[Any], AdviceClient] | None = None) -> Availability:
-    """The advice for every choice, each asked once; a session that cannot be had (no
-    credentials) or a refusal is the one warning, and the rest is shown without it."""
+        client_of: Callable[[Any], AdviceClient] | None = None,
+        zone: str | None = None) -> Availability:
+    """The advice for every choice, each asked once (``zone``: in that zone alone, as
+    ``--zone`` asks); a session that cannot be had (no credentials) or a refusal is the one
+    warning, and the rest is shown without it."""
     from gpujob.errors import RemoteError
     from gpujob.gcp.advice import AdviceClient
     from gpujob.gcp.session import Session
@@ -92,20 +95,23 @@ def ask(choices: Iterable[Choice], gcp: GcpSettings,
         row = found.setdefault((region, machine, count), {})
         for strategy in ASKED:
             row[strategy] = client.capacity(region, machine, 1, strategy,
-                                            accelerator(machine, gpu, count))
+                                            accelerator(machine, gpu, count), zone)
         if accelerator(machine, gpu, count) is None:  # none for N1 with attached GPUs
             preempted[(region, machine)] = client.preemption(region, machine)
     failure = client.failure
-    return Availability(client.session.project, found,
-                        _warning(str(failure), client.stopped) if failure else None, preempted)
+    got = Availability(client.session.project, found,
+                       _warning(str(failure), client.stopped) if failure else None, preempted)
+    got.zone = zone
+    return got
 
 
-def advise_rows(rows: Sequence[Any], gcp: GcpSettings) -> Availability:
+def advise_rows(rows: Sequence[Any], gcp: GcpSettings, zone: str | None = None
+                ) -> Availability:
     """``ask`` for the price table's rows (``offerings_table.PriceRow``), its warning on
     stderr (once: the text and the JSON are never both made in one run)."""
     from gpujob.console import CONSOLE
 
-    got = ask(((r.region, r.machine_type, r.gpu, r.count) for r in rows), gcp)
+    got = ask(((r.region, r.machine_type, r.gpu, r.count) for r in rows), gcp, zone=zone)
     if got.warning:
         CONSOLE.err(got.warning)
     return got
@@ -122,9 +128,11 @@ def note(availability: Availability, service: str = "vertex") -> str:
     whose = ("a proxy for Vertex AI, whose VMs run in Google's own project"
              if service == "vertex" else "the VMs of your own node pools")
     return (f"OBTAINABLE: Compute Engine's capacity advice (advice.capacity, in Preview) asked "
-            f"now in project {availability.project} for one machine with its GPUs in a single "
-            "zone of the region: the likelihood (0.0 to 1.0, higher is better) that a create "
-            "succeeds, from real-time availability and recent creates, with the zones it "
+            f"now in project {availability.project} for one machine with its GPUs in "
+            + (f"zone {availability.zone}" if availability.zone else
+               "a single zone of the region")
+            + ": the likelihood (0.0 to 1.0, higher is better) that a create succeeds, from "
+            "real-time availability and recent creates, with the zones it "
             f"names; {whose}; no guarantee: capacity can go before the create. SPOT UPTIME: "
             "its estimate of how long most Spot VMs run before preemption (best effort). SPOT "
             "PREEMPTED: the newest day's share of the machine type's Spot VMs in the region "
