@@ -20,7 +20,8 @@ def order_option_of(hidden: bool = False) -> Any:
     return click.option(
         "--order", type=click.Choice(ORDERS), default="as-given", show_default=True,
         envvar="GPUJOB_ORDER", show_envvar=True, hidden=hidden,
-        help="Vertex AI: the order to try the --region and --strategy choices in: as given, "
+        help="Vertex AI: the order to try the --region (a list, or auto: every region "
+             "that offers the job's machines) and --strategy choices in: as given, "
              "most obtainable first (Compute Engine's capacity advice, a proxy for Vertex AI; "
              "refused: as given, one warning) or cheapest first (gpujob's price table); the "
              "order and why are said before the first create.")
@@ -47,18 +48,26 @@ def take_choices(params: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...
     from gpujob import services
     from gpujob.commands.failover import split
     from gpujob.gcp.settings import region_problem
+    from gpujob.services.capabilities import Capability
 
     params = dict(params)
     regions = split(params.get("region"), "--region")
     strategies = split(params.get("strategy"), "--strategy")
+    if "auto" in regions:  # every region that offers the job's machines (failover.AUTO)
+        if len(regions) > 1:
+            raise UsageError("--region auto stands for every region that offers the job's "
+                             "machines: give it alone, or a list of regions")
+        services.get(params["service"]).require(Capability.PLACEMENT, "--region auto")
+        params["region"] = None  # the config's own region, for the checks before it
+        if strategies:
+            params["strategy"] = strategies[0]
+        return params, regions, strategies if len(strategies) > 1 else ()
     for region in regions if len(regions) > 1 else ():  # one region: the checks say
         problem = region_problem(region)
         if problem:
             raise UsageError(f"--region: '{region}' is not a region: {problem}",
                              "give --region R1,R2: regions in the order to try them")
     if len(regions) > 1 or len(strategies) > 1:
-        from gpujob.services.capabilities import Capability
-
         services.get(params["service"]).require(
             Capability.PLACEMENT, "--region or --strategy with a list of choices")
     if regions:

@@ -79,8 +79,11 @@ def split(text: str | None, flag: str) -> tuple[str, ...]:
     return items
 
 
+AUTO = ("auto",)  # --region auto: every region that offers the job's machines
+
+
 def choices(settings: SubmitSettings) -> list[Choice]:
-    regions = settings.regions or (None,)
+    regions = (None,) if settings.regions == AUTO else settings.regions or (None,)
     strategies = settings.strategies or (settings.check.strategy,)
     return [Choice(region, strategy) for region in regions for strategy in strategies]
 
@@ -122,6 +125,8 @@ class Plan:
         self.own = Choice(None, None)  # the job's own region and strategy, once known
         self.warned = False
         self.ordered: dict[str, Any] | None = None  # --order's order and why, once made
+        self.loaded: Any = None  # the config as read (offline), for --region auto's checks
+        self.job_id: str | None = None
         self._placement: Placement | None = None
 
     # -- before anything is built or uploaded ---------------------------------------------------
@@ -134,8 +139,8 @@ class Plan:
         from gpujob.config.load import load_file
         from gpujob.config.merge import generate_job_id
 
-        job_id = generate_job_id(self.settings.config)  # one name, whatever the choice
-        loaded = load_file(self.settings.config)  # once: standard input is read once
+        job_id = self.job_id = generate_job_id(self.settings.config)  # one, whatever the choice
+        loaded = self.loaded = load_file(self.settings.config)  # once: stdin is read once
         for index, choice in enumerate(self.choices):  # the command line's notes said once
             self.checks[choice] = check_config(settings_for(self.settings, choice),
                                                self.service, job_id, notes=index == 0,
@@ -162,6 +167,8 @@ class Plan:
         (unknown last, ties as given), the order and why said on stderr before anything is
         created; a ranking that cannot be had leaves the order as given, with its warning.
         Returns the settings of the new first choice."""
+        if self.settings.regions == AUTO:
+            self._auto()
         by = self.settings.order
         if by == "as-given" or len(self.left) < 2:
             return settings_for(self.settings, self.left[0])
@@ -181,6 +188,36 @@ class Plan:
         CONSOLE.err(f"order (--order {by}): " + ", ".join(
             f"{c.label()} ({why})" for c, _, why in keyed))
         return settings_for(self.settings, self.left[0])
+
+    def _auto(self) -> None:
+        """``--region auto``: the choices become every region the service offers the first
+        choice's machines in (said on stderr), each checked as ``offline`` checks them."""
+        from gpujob.commands.prepare import check_config
+
+        first = self.left[0]
+        regions = self.placement().regions(self.request(first))
+        self.requests.clear()
+        self.own = Choice(None, None)
+        if not regions:
+            CONSOLE.err("note: --region auto: the catalog places the job's machines in no "
+                        "region; the config's region is the only choice")
+            return
+        strategies = self.settings.strategies or (self.settings.check.strategy,)
+        self.choices = [Choice(r, s) for r in regions for s in strategies]
+        self.left = []
+        for choice in self.choices:
+            self.checks[choice] = check_config(settings_for(self.settings, choice),
+                                               self.service, self.job_id, notes=False,
+                                               loaded=self.loaded)
+            found = [f.message for f in self.checks[choice].errors]
+            if found:
+                self.passed.append(Passed(choice, f"the checks refuse it: {found[0]}"))
+            else:
+                self.left.append(choice)
+        if not self.left:
+            self.left = [first]
+        CONSOLE.err(f"--region auto: {len(regions)} regions offer the job's machines: "
+                    f"{', '.join(regions)}")
 
     @staticmethod
     def _checked_region(checked: JobCheck) -> Choice:

@@ -242,6 +242,11 @@ class Placement(Protocol):
         """The quota preflight of ``request``: read, never retried (it is advice)."""
         ...
 
+    def regions(self, request: Request) -> list[str]:
+        """``--region auto``: the regions the service offers ``request``'s machines in (its
+        catalog's), in its order."""
+        ...
+
     def rank(self, requests: Sequence[Request], by: str) -> Ranked:
         """``--order obtainable`` (higher first) or ``cheapest`` (lower first): each request's
         key; never raises."""

@@ -74,3 +74,24 @@ def test_cheapest_orders_by_the_price_table(cli, compute, write, vertex, preflig
     assert line.index(REGION) < line.index("europe-west4"), line
     assert result.out.strip() == f"{REGION}/STANDARD"
     assert compute.calls("advice.capacity") == []
+
+
+def test_region_auto_tries_every_region_offering_the_machines_most_obtainable_first(
+        cli, compute, write, vertex, preflight):
+    compute.advice.score(EAST, 0.9)
+    compute.advice.score(REGION, 0.3)
+    result = cli("submit", write(FORTY_T4), *VERTEX, "--region", "auto",
+                 "--order", "obtainable", "--format", "json")
+    assert result.code == 0, result.err
+    assert _regions(vertex) == [EAST]
+    auto = next(x for x in result.err.splitlines() if x.startswith("--region auto:"))
+    assert REGION in auto and EAST in auto
+    order = json.loads(result.out)["failover"]["order"]["choices"]
+    assert [c["region"] for c in order[:2]] == [EAST, REGION]
+    assert compute.rejected == []
+
+
+def test_region_auto_beside_other_regions_is_a_usage_error(cli, compute, write):
+    result = cli("submit", write(FORTY_T4), *VERTEX, "--region", f"auto,{EAST}")
+    assert result.code == 2
+    assert "--region auto stands for every region" in result.err

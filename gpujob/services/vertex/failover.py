@@ -45,6 +45,11 @@ class VertexPlacement:
 
         return self.vertex.place_of(request.url).location, strategy_of(request.body)
 
+    def regions(self, request: Request) -> list[str]:
+        from gpujob.services.vertex.offerings_advice import regions_offering
+
+        return regions_offering(request.body)
+
     def rank(self, requests: Sequence[Request], by: str) -> Ranked:
         from gpujob.services.vertex.offerings_advice import rank
 

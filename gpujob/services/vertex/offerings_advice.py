@@ -225,3 +225,21 @@ def rank(session: Any, placed: Sequence[tuple[str, str, dict[str, Any]]], by: st
     if client.failure is not None:
         warning = _warning(str(client.failure), client.stopped)
     return Ranked(keys, reasons, warning)
+
+
+def regions_offering(body: dict[str, Any]) -> list[str]:
+    """``--region auto``: the training regions where the catalog's zone proxy lists every
+    worker pool's machine type (and N1's attached GPU), sorted."""
+    from gpujob import catalog
+    from gpujob.services.vertex.preflight import spec_of
+
+    cat = catalog.load("vertex", None)
+    found: set[str] | None = None
+    for pool in spec_of(body)[0].get("workerPoolSpecs") or []:
+        m = (pool or {}).get("machineSpec") or {}
+        regions = cat.regions_for(str(m.get("machineType") or ""),
+                                  m.get("acceleratorType") or None)
+        if regions is None:
+            continue
+        found = set(regions) if found is None else found & set(regions)
+    return sorted(r for r in found or () if cat.is_training_region(r))
