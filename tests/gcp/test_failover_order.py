@@ -95,3 +95,15 @@ def test_region_auto_beside_other_regions_is_a_usage_error(cli, compute, write):
     result = cli("submit", write(FORTY_T4), *VERTEX, "--region", f"auto,{EAST}")
     assert result.code == 2
     assert "--region auto stands for every region" in result.err
+
+
+def test_region_auto_keeps_within_max_hourly_cost(cli, compute, write, vertex, preflight):
+    # 10 × n1-standard-8 with 4 T4: about $20.5/hour in us-central1, $21.7 in europe-west4
+    compute.advice.score("europe-west4", 0.9)
+    compute.advice.score(REGION, 0.3)
+    result = cli("submit", write(FORTY_T4), *VERTEX, "--region", "auto", "--order",
+                 "obtainable", "--max-hourly-cost", "21", "--format", "json")
+    assert result.code == 0, result.err
+    shown = json.loads(result.out)["failover"]
+    assert "europe-west4" not in [c["region"] for c in shown["order"]["choices"]]
+    assert _regions(vertex) == [REGION]
