@@ -76,6 +76,23 @@ class GpusSettings(NamedTuple):
     check: CheckSettings
     export_catalog: bool = False
     sort: str | None = None  # the price table's order (--sort); None: cheapest first
+    availability: bool = False  # --availability: Compute Engine's capacity advice per row
+    gcp: "GcpSettings | None" = None  # how to ask it (with --availability)
+
+
+class ReserveSettings(NamedTuple):
+    """``gpujob reserve``: GPUs in all, for how many days, where (None: where the catalog
+    lists the machine type), and the reservation's name in the command."""
+
+    gpu: str
+    count: int  # type: ignore[assignment]  # the field hides tuple.count
+    days: int
+    region: str | None
+    machine_type: str | None
+    name: str | None
+    gcp: "GcpSettings"
+    catalog: Any = None  # the Vertex AI catalog
+    create: bool = False  # --create: submit the first window's request once confirmed
 
 
 class CostSettings(NamedTuple):

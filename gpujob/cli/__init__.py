@@ -69,6 +69,8 @@ COMMANDS: dict[str, Entry] = {
                     "editors and other tools."),
     "preflight": Entry("preflight:preflight", "Check CONFIG as submit would, and the "
                        "project's Vertex AI quota for it (gke: the cluster): send nothing."),
+    "reserve": Entry("reserve:reserve", "Which calendar-mode windows does Compute Engine "
+                     "offer for these GPUs, and how to ask?"),
     "completion": Entry("completion:completion", "Print the shell completion script for bash, "
                         "zsh or fish."),
     "catalog": Entry("catalog:catalog", "The catalog gpujob checks jobs against: refresh its "

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from gpujob.cli import candidates
 from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help, load_catalog
 from gpujob.cli.files import ExistingFile
-from gpujob.cli.options import format_option, service_option_of
+from gpujob.cli.options import (
+    format_option,
+    gcp_options,
+    gcp_settings,
+    project_option,
+    service_option_of,
+)
 from gpujob.cli.params import Count
 from gpujob.settings import CheckSettings, GpusSettings
 
@@ -27,6 +35,11 @@ from gpujob.settings import CheckSettings, GpusSettings
 @click.option("--sort", type=click.Choice(("price", "region", "name")),
               help="The order of the price table (vertex): price (cheapest first, the "
                    "default), region, or name (GPU and machine type).")
+@click.option("--availability", is_flag=True,
+              help="Add Compute Engine's capacity advice to the price table: how likely one "
+                   "machine is to be obtained now on demand and on Spot, and Spot's estimated "
+                   "uptime (asked in --project; a proxy for Vertex AI; one warning when it "
+                   "cannot be had).")
 @format_option(("text", "json"), "A table for people, or JSON (version 1) for programs.")
 @service_option_of("The training service whose catalog answers.")
 @click.option("--catalog", type=ExistingFile("a catalog file"), envvar="GPUJOB_CATALOG",
@@ -34,9 +47,11 @@ from gpujob.settings import CheckSettings, GpusSettings
 @click.option("--export-catalog", is_flag=True,
               help="Print the catalog in use (JSON, with its sources and dates) and exit: a "
                    "starting point for a newer one to pass with --catalog.")
+@project_option
+@gcp_options
 def gpus(gpu: str | None, machine_type: str | None, count: int | None, region: str | None,
-         zone: str | None, sort: str | None, fmt: str, service: str, catalog: str | None,
-         export_catalog: bool) -> int:
+         zone: str | None, sort: str | None, availability: bool, fmt: str, service: str,
+         catalog: str | None, export_catalog: bool, **params: Any) -> int:
     """Which GPUs can I use, on which machine types, how many, and where?
 
     Answers from the --service's catalog in gpujob, with its sources and dates: AI Platform
@@ -50,6 +65,7 @@ def gpus(gpu: str | None, machine_type: str | None, count: int | None, region: s
       gpujob gpus
       gpujob gpus --gpu t4 --region europe-west4
       gpujob gpus --gpu L4 --count 4      # every region's $/hour, cheapest first
+      gpujob gpus --gpu L4 --count 4 --availability --project my-proj
       gpujob gpus --gpu h100 --count 8 --region us-east4,europe-west4 --sort region
       gpujob gpus --machine-type n1-standard-32 --gpu v100
       gpujob gpus --gpu a100 --format json | jq '.offerings[].zones'
@@ -61,4 +77,5 @@ def gpus(gpu: str | None, machine_type: str | None, count: int | None, region: s
     return execute(GpusSettings(gpu, machine_type, count, region, zone, fmt,
                                 CheckSettings(service=service,
                                               catalog=load_catalog(service, catalog)),
-                                export_catalog, sort))
+                                export_catalog, sort, availability,
+                                gcp_settings(params) if availability else None))

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from gpujob.cli import gcloud
-from gpujob.cli.choices import take_choices, with_choices
+from gpujob.cli.choices import order_option_of, take_choices, with_choices
 from gpujob.cli.common import CONTEXT, exit_codes_help
 from gpujob.cli.options import format_option, gcp_options
 from gpujob.cli.params import Project
@@ -30,6 +30,11 @@ def _command() -> click.Command:
                   "nothing is built or uploaded).")
     @format_option(["text", "json"], "json prints the choice taken and those passed over, "
                    "with the quota numbers, on stdout.")
+    @order_option_of()
+    @click.option("--availability", is_flag=True,
+                  help="Also ask Compute Engine's capacity advice for each choice: how likely "
+                       "its machines are to be obtained now, and Spot's estimated uptime (a "
+                       "proxy for Vertex AI; one warning when it cannot be had).")
     @gcp_options
     @click.pass_context
     def preflight(ctx: click.Context, **params: Any) -> int:
@@ -54,13 +59,14 @@ def _command() -> click.Command:
         from gpujob.cli.jobflags import submit_settings
         from gpujob.commands.preflight import execute
 
+        availability = params.pop("availability")
         params = gcloud.take_config(ctx, params, word=None)
         params, regions, strategies = take_choices(params)
         params.update(wait=False, stream_logs=False, poll_interval=10.0, dry_run=False,
                       local=False, max_local_replicas=None, grace_period=None)
         settings = with_choices(submit_settings(ctx, params, local=False), params, regions,
                                 strategies)
-        return execute(settings)
+        return execute(settings, availability)
 
     return preflight
 

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from gpujob.submit.settings import SubmitSettings
 
 
-def execute(settings: SubmitSettings) -> int:
+def execute(settings: SubmitSettings, availability: bool = False) -> int:
     """The choice submit would take (stdout), or exit 1 when no choice's quota would do."""
     from gpujob import services
     from gpujob.services.base import check_flags
@@ -25,9 +25,15 @@ def execute(settings: SubmitSettings) -> int:
         from gpujob.submit.prepare import check_config, report_or_fail
 
         check_flags(service, settings.given_flags)
+        if availability:
+            from gpujob.console import CONSOLE
+
+            CONSOLE.err(f"note: --availability is not asked for --service {service.name}: its "
+                        "preflight reads the cluster; gpujob gpus --gpu G --count N "
+                        "--availability shows Compute Engine's capacity advice by region")
         checked = check_config(settings, service)
         report_or_fail(settings, checked.findings)
         return service.preflight(checked.job, settings.gcp, settings.job_options().extra,
                                  settings.output_format)
     check_flags(service, settings.given_flags)
-    return check_only(settings, service, Remote(settings, service))
+    return check_only(settings, service, Remote(settings, service), availability)

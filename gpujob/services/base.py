@@ -18,7 +18,7 @@ Nothing here imports the Google libraries; a service imports its client when it 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from gpujob.gcp.settings import GcpSettings
     from gpujob.local.cluster import LocalCluster, LocalOptions
     from gpujob.services.capabilities import Capability
-    from gpujob.settings import GpusSettings, JobOptions
+    from gpujob.settings import GpusSettings, JobOptions, ReserveSettings
 
 
 # the label every service puts on the job a submit makes: one random token per submit, by which
@@ -228,6 +228,15 @@ class Room:
         return bool(self.lines)
 
 
+class Ranked(NamedTuple):
+    """``Placement.rank``: a key per request (None: not known), the words for each, and the
+    one warning when the ranking could not be had (the order then stays as given)."""
+
+    keys: list[float | None]
+    reasons: list[str]
+    warning: str | None = None
+
+
 class Placement(Protocol):
     """What a service that takes a job's region and strategy as ordered choices
     (``Capability.PLACEMENT``: ``--region A,B``, ``--strategy X,Y``) tells a submit about them:
@@ -240,6 +249,21 @@ class Placement(Protocol):
 
     def room(self, request: Request) -> Room:
         """The quota preflight of ``request``: read, never retried (it is advice)."""
+        ...
+
+    def regions(self, request: Request) -> list[str]:
+        """``--region auto``: the regions the service offers ``request``'s machines in (its
+        catalog's), in its order."""
+        ...
+
+    def rank(self, requests: Sequence[Request], by: str) -> Ranked:
+        """``--order obtainable`` (higher first) or ``cheapest`` (lower first): each request's
+        key; never raises."""
+        ...
+
+    def advice(self, requests: Sequence[Request]) -> list[str]:
+        """``gpujob preflight --availability``: Compute Engine's capacity advice for each
+        request's choice, lines for stderr (its one warning among them); never raises."""
         ...
 
     def refused_for_room(self, exc: Exception, request: Request) -> str | None:
@@ -400,6 +424,11 @@ class Service(Protocol):
 
     def completions(self, cat: Any) -> Offer:
         """What shell completion offers from ``cat``."""
+        ...
+
+    def reserve(self, settings: ReserveSettings) -> int:
+        """``gpujob reserve``: calendar-mode windows for GPUs ahead, and the command that
+        requests one (Vertex AI: its catalog and price table)."""
         ...
 
     def local(self, doc: Document, job_dir: str, options: LocalOptions) -> LocalCluster:

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
         Request,
     )
     from gpujob.services.flags import ServiceFlag
-    from gpujob.settings import GpusSettings, JobOptions
+    from gpujob.settings import GpusSettings, JobOptions, ReserveSettings
 
 
 class Capability(Enum):
@@ -203,6 +203,11 @@ class ServiceBase(ABC):
         quota of each choice): what it reads before a submit, and the exit code."""
         self.require(Capability.PREFLIGHT, "gpujob preflight")
         raise NotImplementedError(f"{type(self).__name__}.preflight")
+
+    def reserve(self, settings: ReserveSettings) -> int:
+        """``gpujob reserve``: Vertex AI's alone (its catalog and price table)."""
+        raise UsageError(f"gpujob reserve: not for --service {self.name}",
+                         "it reads Vertex AI's catalog and price table")
 
     def local(self, doc: Document, job_dir: str, options: LocalOptions) -> LocalCluster:
         self.require(Capability.LOCAL, "a local run")

@@ -60,6 +60,18 @@ def without_prices(title: str, region: str | None, sort: str | None) -> str | No
     return region
 
 
+def without_advice(title: str, availability: bool) -> None:
+    """``--availability`` widens the price table, which a service without prices lacks: a
+    usage error (exit 2)."""
+    from gpujob.errors import UsageError
+
+    if availability:
+        raise UsageError(f"--availability adds Compute Engine's capacity advice to the price "
+                         f"table, and gpujob has no prices for {title}",
+                         "--service vertex shows both; for a GKE cluster's own VMs the "
+                         "figures of the same regions and machine types apply")
+
+
 def table_width() -> int:
     """The terminal's width, between 80 and 160 columns (100 when it is not a terminal)."""
     return max(80, min(shutil.get_terminal_size((100, 24)).columns, 160))

@@ -83,8 +83,11 @@ def split(text: str | None, flag: str) -> tuple[str, ...]:
     return items
 
 
+AUTO = ("auto",)  # --region auto: every region that offers the job's machines
+
+
 def choices(settings: SubmitSettings) -> list[Choice]:
-    regions = settings.regions or (None,)
+    regions = (None,) if settings.regions == AUTO else settings.regions or (None,)
     strategies = settings.strategies or (settings.check.strategy,)
     return [Choice(region, strategy) for region in regions for strategy in strategies]
 
@@ -124,6 +127,9 @@ class Plan:
         self.rooms: dict[Choice, Room] = {}  # the quota preflight's verdicts
         self.own = Choice(None, None)  # the job's own region and strategy, once known
         self.warned = False
+        self.ordered: dict[str, Any] | None = None  # --order's order and why, once made
+        self.loaded: Any = None  # the config as read (offline), for --region auto's checks
+        self.job_id: str | None = None
         self._placement: Placement | None = None
 
     # -- before anything is built or uploaded ---------------------------------------------------
@@ -135,8 +141,8 @@ class Plan:
         from gpujob.config.merge import generate_job_id
         from gpujob.submit.prepare import check_config
 
-        job_id = generate_job_id(self.settings.config)  # one name, whatever the choice
-        loaded = self.settings.load()  # once: standard input is read once
+        job_id = self.job_id = generate_job_id(self.settings.config)  # one, whatever the choice
+        loaded = self.loaded = self.settings.load()  # once: standard input is read once
         for index, choice in enumerate(self.choices):  # the command line's notes said once
             self.checks[choice] = check_config(settings_for(self.settings, choice),
                                                self.service, job_id, notes=index == 0,
@@ -158,6 +164,66 @@ class Plan:
             self.left = [self.choices[0]]
         return settings_for(self.settings, self.left[0])
 
+    def reorder(self) -> SubmitSettings:
+        """``--order obtainable|cheapest``: the choices left sorted by the service's ranking
+        (unknown last, ties as given), the order and why said on stderr before anything is
+        created; a ranking that cannot be had leaves the order as given, with its warning.
+        Returns the settings of the new first choice."""
+        placement = self.placement()
+        if placement is None:  # a service without choices (gke, ai-platform)
+            return settings_for(self.settings, self.left[0])
+        if self.settings.regions == AUTO:
+            self._auto(placement)
+        by = self.settings.order
+        if by == "as-given" or len(self.left) < 2:
+            return settings_for(self.settings, self.left[0])
+        ranked = placement.rank([self.request(c) for c in self.left], by)
+        self.requests.clear()  # made again as the submit makes them (the first one its own)
+        self.own = Choice(None, None)
+        if ranked.warning is not None:
+            CONSOLE.err(f"{ranked.warning}; the order is as given")
+            return settings_for(self.settings, self.left[0])
+        sign = -1.0 if by == "obtainable" else 1.0
+        keyed = sorted(zip(self.left, ranked.keys, ranked.reasons, strict=True),
+                       key=lambda t: (t[1] is None, sign * (t[1] or 0.0)))
+        self.left = [c for c, _, _ in keyed]
+        self.choices = [*self.left, *(c for c in self.choices if c not in self.left)]
+        self.ordered = {"by": by, "choices": [{**c.as_dict(), "why": why}
+                                              for c, _, why in keyed]}
+        CONSOLE.err(f"order (--order {by}): " + ", ".join(
+            f"{c.label()} ({why})" for c, _, why in keyed))
+        return settings_for(self.settings, self.left[0])
+
+    def _auto(self, placement: Placement) -> None:
+        """``--region auto``: the choices become every region the service offers the first
+        choice's machines in (said on stderr), each checked as ``offline`` checks them."""
+        from gpujob.submit.prepare import check_config
+
+        first = self.left[0]
+        regions = placement.regions(self.request(first))
+        self.requests.clear()
+        self.own = Choice(None, None)
+        if not regions:
+            CONSOLE.err("note: --region auto: the catalog places the job's machines in no "
+                        "region; the config's region is the only choice")
+            return
+        strategies = self.settings.strategies or (self.settings.check.strategy,)
+        self.choices = [Choice(r, s) for r in regions for s in strategies]
+        self.left = []
+        for choice in self.choices:
+            self.checks[choice] = check_config(settings_for(self.settings, choice),
+                                               self.service, self.job_id, notes=False,
+                                               loaded=self.loaded)
+            found = [f.message for f in self.checks[choice].errors]
+            if found:
+                self.passed.append(Passed(choice, f"the checks refuse it: {found[0]}"))
+            else:
+                self.left.append(choice)
+        if not self.left:
+            self.left = [first]
+        CONSOLE.err(f"--region auto: {len(regions)} regions offer the job's machines: "
+                    f"{', '.join(regions)}")
+
     @staticmethod
     def _checked_region(checked: JobCheck) -> Choice:
         """The region the checked config names (with the command line applied: --region,
@@ -168,11 +234,13 @@ class Plan:
         return Choice(region if isinstance(region, str) and region else None, None)
 
     def check(self) -> tuple[SubmitSettings, JobCheck]:
-        """The choices checked (``offline``), the first one left's findings reported (any
-        error: ``InvalidConfig``, exit 1): its settings and its check."""
+        """The choices checked (``offline``) and ordered (``reorder``), the first one left's
+        findings reported (any error: ``InvalidConfig``, exit 1): its settings and its
+        check."""
         from gpujob.submit.prepare import report_or_fail
 
-        first = self.offline()
+        self.offline()
+        first = self.reorder()  # --order: the order and why, before anything is built or sent
         checked = self.checks[self.left[0]]
         report_or_fail(first, checked.findings)
         return first, checked
@@ -287,10 +355,12 @@ class Plan:
 
     def summary(self, taken: Choice | None, why: str = "") -> dict[str, Any]:
         return {"chosen": taken.as_dict(self.own) if taken else None, "why": why,
-                "passedOver": [p.as_dict(self.own) for p in self.passed_before(taken)]}
+                "passedOver": [p.as_dict(self.own) for p in self.passed_before(taken)],
+                **({"order": self.ordered} if self.ordered else {})}
 
 
-def check_only(settings: SubmitSettings, service: Service, remote: Remote) -> int:
+def check_only(settings: SubmitSettings, service: Service, remote: Remote,
+               availability: bool = False) -> int:
     """``gpujob preflight``: the checks and the quota preflight of every choice; the choice
     submit would take (stdout), or exit 1 when none would do. Nothing is built or sent."""
     from gpujob.submit.prepare import locate
@@ -317,4 +387,8 @@ def check_only(settings: SubmitSettings, service: Service, remote: Remote) -> in
                 "sent")
     for line in held:
         CONSOLE.err(f"  quota: {line}")
+    placement = plan.placement()
+    if availability and placement is not None:  # --availability: Compute Engine's advice
+        for line in placement.advice([plan.requests[c] for c in plan.left]):
+            CONSOLE.err(line)
     return 0

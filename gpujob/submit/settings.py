@@ -51,6 +51,7 @@ class SubmitSettings:
     # one --strategy), and whether the quota preflight runs (--no-preflight)
     regions: tuple[str, ...] = ()
     strategies: tuple[str, ...] = ()
+    order: str = "as-given"  # --order: as-given, obtainable (capacity advice) or cheapest
     preflight: bool = True
     # the config as the command line built it (gcloud's flag-only jobs, custom-jobs flags);
     # None: read from ``config``

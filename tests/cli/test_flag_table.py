@@ -193,7 +193,8 @@ EXIT_CODES = {"validate": {0, 1, 2, 70, 130}, "gpus": {0, 1, 2, 70, 130},
               "logs": {0, 1, 2, 3, 70, 130}, "schema": {0, 1, 2, 70, 130},
               "rules": {0, 1, 2, 70, 130}, "convert": {0, 1, 2, 70, 130},
               "completion": {0, 1, 2, 70, 130}, "catalog refresh": {0, 1, 2, 3, 70, 130},
-              "preflight": {0, 1, 2, 3, 70, 130}, "cost": {0, 1, 2, 3, 70, 130}}
+              "preflight": {0, 1, 2, 3, 70, 130}, "cost": {0, 1, 2, 3, 70, 130},
+              "reserve": {0, 1, 2, 3, 70, 130}}
 
 
 def test_every_command_is_in_the_exit_code_test():

@@ -23,7 +23,7 @@ from doc_pages import PAGES, page_name
 from gpujob.cli import cli
 
 ROOT = Path(__file__).resolve().parents[2]
-REMOTE = {"describe", "list", "cancel", "wait", "logs", "preflight", "cost"}
+REMOTE = {"describe", "list", "cancel", "wait", "logs", "preflight", "cost", "reserve"}
 
 
 def help_texts() -> dict[str, str]:

@@ -16,6 +16,8 @@ server, one port, one set of tokens for all of them.
   ``fake.quota``).
 - bigquery v2 ``jobs.query`` and ``jobs.getQueryResults`` over Cloud Billing export tables
   (``fakes.bigquery``, reached as ``fake.bigquery``).
+- Compute Engine ``advice.capacity`` and ``advice.calendarMode`` (``fakes.advice``, reached as
+  ``fake.advice``).
 - ``/computeMetadata/v1/...``: enough of the metadata server for Application Default Credentials.
 
 Every API call must carry a bearer token this fake issued; every body and query is checked
@@ -43,6 +45,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from fakes import (
+    advice,
     auth,
     bigquery,
     catalog_apis,
@@ -79,7 +82,8 @@ __all__ = ["CLOUD_PLATFORM", "GOOGLE_TOKEN_AUDIENCE", "IAM", "TERMINAL", "Drop",
 _STANDARD = {"alt", "fields", "key", "prettyPrint", "quotaUser", "upload_protocol",
              "uploadType", "$.xgafv", "access_token", "callback", "oauth_token"}
 ROUTES: list[Route] = [*auth.ROUTES, *ml.ROUTES, *vertex_api.ROUTES, *cloudlogging.ROUTES,
-                       *catalog_apis.ROUTES, *serviceusage.ROUTES, *bigquery.ROUTES]
+                       *catalog_apis.ROUTES, *serviceusage.ROUTES, *bigquery.ROUTES,
+                       *advice.ROUTES]
 _PLAIN = [("POST", r"/token", "token"), ("GET", r"/|/computeMetadata/v1/(?P<meta>.*)", "metadata")]
 
 
@@ -123,6 +127,7 @@ class FakeGoogle:
         self.catalogs = catalog_apis.Catalogs()
         self.quota = serviceusage.Quotas(self)  # Service Usage's quota limits
         self.bigquery = bigquery.BillingTables()  # Cloud Billing export tables
+        self.advice = advice.Advice()  # Compute Engine's capacity and calendar-mode advice
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._server.daemon_threads = True
         self._server.fake = self  # type: ignore[attr-defined]

@@ -40,7 +40,7 @@ def test_a_stop_signal_during_the_quota_preflight_is_an_interrupt(
     monkeypatch.delenv("GPUJOB_NO_PREFLIGHT")
     google.quota.set(T4, {REGION: 64})
     google.quota.set(CPUS, {}, default=-1)
-    code, out, err = _stopped_while_waiting(google, "consumerQuotaMetrics.get", signum,
+    code, out, err = _stopped_while_waiting(google, "consumerQuotaMetrics.list", signum,
                                             command, write(FORTY_T4), "--service", "vertex")
     assert (code, out) == (130, ""), err
     assert err.splitlines()[-1] == "interrupted"

@@ -169,8 +169,9 @@ class AiPlatform(ServiceBase):
 
     def offerings(self, settings: GpusSettings) -> int:
         from gpujob.services.ai_platform import offerings
-        from gpujob.services.offerings import without_prices
+        from gpujob.services.offerings import without_advice, without_prices
 
+        without_advice(self.title, settings.availability)
         cat = settings.check.catalog
         region = without_prices(self.title, settings.region, settings.sort)
         filters = offerings.resolve_filters(cat, settings.gpu, settings.machine_type,

@@ -40,6 +40,9 @@ def rows(cat: GkeCatalog, gpu: str | None, machine: str | None,
 
 def run(settings: GpusSettings) -> int:
     """Print the offerings (a table, or JSON); exit 1 when none passes the filters."""
+    from gpujob.services.offerings import without_advice
+
+    without_advice("GKE", settings.availability)
     if settings.sort is not None:
         from gpujob.services.offerings import without_prices
 

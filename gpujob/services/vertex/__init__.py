@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from gpujob.local.cluster import LocalCluster, LocalOptions
     from gpujob.services.base import Converted, JobClient, Placement, Request, Service
     from gpujob.services.vertex.request import Job
-    from gpujob.settings import GpusSettings, JobOptions
+    from gpujob.settings import GpusSettings, JobOptions, ReserveSettings
 
 
 class Vertex(JobsInModule, ServiceBase):
@@ -123,13 +123,24 @@ class Vertex(JobsInModule, ServiceBase):
         filters = offerings.resolve_filters(cat, settings.gpu, settings.machine_type,
                                             settings.count, None if every else settings.region,
                                             settings.zone)
+        advise = None
+        if settings.availability and settings.gcp is not None:
+            from gpujob.services.vertex.offerings_advice import advise_rows
+
+            gcp, zone = settings.gcp, settings.zone
+            advise = lambda rows: advise_rows(rows, gcp, zone)  # noqa: E731
         code = offerings_report.run(cat, filters, settings.output_format,
-                                    PriceAsk(settings.sort or "price", every))
+                                    PriceAsk(settings.sort or "price", every, advise))
         from gpujob.catalog import freshness
         from gpujob.console import CONSOLE
 
         CONSOLE.err(freshness.summary(cat))  # last, after the answer: how old its facts are
         return code
+
+    def reserve(self, settings: ReserveSettings) -> int:
+        from gpujob.services.vertex.reserve import execute
+
+        return execute(settings, settings.catalog)
 
     def completions(self, cat: Any) -> Offer:
         from gpujob.services.vertex import offerings

@@ -7,6 +7,7 @@ creates are the submit's (``gpujob.submit.failover``)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from gpujob.console import CONSOLE
@@ -15,7 +16,7 @@ from gpujob.services.base import Room
 from gpujob.terminal import printable
 
 if TYPE_CHECKING:
-    from gpujob.services.base import JobClient, Request
+    from gpujob.services.base import JobClient, Ranked, Request
     from gpujob.services.vertex.api import Place, VertexClient
     from gpujob.services.vertex.preflight import Need, Preflight
 
@@ -43,6 +44,27 @@ class VertexPlacement:
         from gpujob.services.vertex.preflight import strategy_of
 
         return self.vertex.place_of(request.url).location, strategy_of(request.body)
+
+    def regions(self, request: Request) -> list[str]:
+        from gpujob.services.vertex.offerings_advice import regions_offering
+
+        return regions_offering(request.body)
+
+    def rank(self, requests: Sequence[Request], by: str) -> Ranked:
+        from gpujob.services.vertex.offerings_advice import rank
+
+        session = self.client.session
+        assert session is not None, "a Vertex AI client has a session"
+        return rank(session, [(*self.where(r), r.body) for r in requests], by)
+
+    def advice(self, requests: Sequence[Request]) -> list[str]:
+        from gpujob.gcp.advice import AdviceClient
+        from gpujob.services.vertex.offerings_advice import preflight_lines
+
+        session = self.client.session
+        assert session is not None, "a Vertex AI client has a session"
+        return preflight_lines(AdviceClient(session),
+                               [(*self.where(r), r.body) for r in requests])
 
     def room(self, request: Request) -> Room:
         from gpujob.services.vertex.preflight import request_hint

@@ -196,9 +196,20 @@ def _price_table(offerings: Sequence[Offering], f: Filters, ask: PriceAsk) -> st
     unzoned = [o for o in offerings if o.zones is None]
     if not found:  # nothing the zone proxy places
         return _notes([prices_table.unzoned_note(unzoned)]) if unzoned else ""
-    rows: list[Row] = [prices_table.HEADER, *prices_table.cells(found)]
-    return ("\n" + "\n".join(_lines(rows, _fit(rows, len(prices_table.HEADER), []))) + "\n\n"
-            + _notes(prices_table.notes(table, found, ask.sort, unzoned)))
+    notes = prices_table.notes(table, found, ask.sort, unzoned)
+    header: tuple[str, ...] = prices_table.HEADER
+    cells: list[tuple[str, ...]] = prices_table.cells(found)
+    if ask.advise is not None:
+        from gpujob.services.vertex import offerings_advice
+
+        got = ask.advise(found)
+        header = (*header, *offerings_advice.HEADER)
+        cells = [(*c, *got.cells(r.region, r.machine_type, r.count))
+                 for c, r in zip(cells, found, strict=True)]
+        notes.append(offerings_advice.note(got))
+    rows: list[Row] = [header, *cells]
+    return ("\n" + "\n".join(_lines(rows, _fit(rows, len(header), []))) + "\n\n"
+            + _notes(notes))
 
 
 def _gpu_record(cat: VertexCatalog, acc: Accelerator) -> dict[str, object]:
@@ -235,8 +246,15 @@ def _json_table(offerings: Sequence[Offering], f: Filters, ask: PriceAsk
     from gpujob.services.vertex import offerings_table as prices_table
 
     table, found = prices_table.price_rows(offerings, f.count, ask.sort)
-    return {"price_table": prices_table.as_json(
-        table, found, ask.sort, [o for o in offerings if o.zones is None])}
+    out = prices_table.as_json(table, found, ask.sort, [o for o in offerings if o.zones is None])
+    if ask.advise is not None:
+        from gpujob.services.vertex import offerings_advice
+
+        got = ask.advise(found)
+        out["advice"] = offerings_advice.as_json(got)
+        for row, r in zip(out["rows"], found, strict=True):
+            row["advice"] = got.as_dict(r.region, r.machine_type, r.count)
+    return {"price_table": out}
 
 
 def _json_prices(offerings: Sequence[Offering], f: Filters) -> dict[str, object]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob.services.vertex.prices import STRATEGIES
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from gpujob.services.offerings import Filters
     from gpujob.services.vertex.cost import Estimate
     from gpujob.services.vertex.offerings import Offering
+    from gpujob.services.vertex.offerings_advice import Availability
     from gpujob.services.vertex.prices import PriceTable
 
 SORTS = ("price", "region", "name")
@@ -31,6 +32,8 @@ class PriceAsk(NamedTuple):
 
     sort: str = "price"
     every: bool = False
+    # --availability: Compute Engine's capacity advice for the rows shown (offerings_advice)
+    advise: Callable[[Sequence[PriceRow]], Availability] | None = None
 
     def wanted(self, f: Filters) -> bool:
         """The price table is shown once the filters narrow the offerings enough: a count, a
