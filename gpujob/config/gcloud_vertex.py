@@ -11,7 +11,7 @@ build the request:
   with an ``accelerator-type`` (default 1); ``container-image-uri`` makes a ``containerSpec``,
   else ``executor-image-uri``/``python-module``/``--python-package-uris`` a ``pythonPackageSpec``
   (``--python-package-uris`` only when the pools come from flags: with ``--config`` the file's
-  ``packageUris`` are sent, VERTEX.md §13);
+  ``packageUris`` are sent, as gcloud's ``custom_jobs_util.py`` builds the spec);
 - ``--args`` is every pool's arguments (split on commas, as gcloud's ArgList splits them),
   ``--command`` every container pool's command;
 - a tuning job without ``maxTrialCount``/``parallelTrialCount`` gets 1 and 1 (``Create``);

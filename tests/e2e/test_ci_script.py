@@ -1,6 +1,6 @@
 """.ci/run, run in a copy of the repository whose tools are stand-ins that record how they were
-called: it runs the README's test command, ruff and the strict docs build, and leaves nothing in
-the temporary directory."""
+called: it runs the README's test command, ruff, the type checker and the strict docs build, and
+leaves nothing in the temporary directory."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def test_ci_runs_the_readmes_command_and_removes_its_site(tmp_path: Path):
     shutil.copy(ROOT / ".ci" / "run", repo / ".ci" / "run")
     temp.mkdir()
     stand_in(bin_dir / "python3", 'mkdir -p .venv/bin\n')  # python3 -m venv .venv
-    for tool in ("pip", "pytest", "ruff"):
+    for tool in ("pip", "pytest", "ruff", "mypy"):
         stand_in(repo / ".venv" / "bin" / tool)
     # the docs build writes into --site-dir, as mkdocs does
     stand_in(repo / ".venv" / "bin" / "mkdocs", 'touch "$4/index.html"\n')
@@ -38,8 +38,8 @@ def test_ci_runs_the_readmes_command_and_removes_its_site(tmp_path: Path):
     assert ("python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/pytest"
             in readme)
     lines = calls.read_text(encoding="utf-8").splitlines()
-    assert lines[:4] == ["python3 -m venv .venv", "pip install -e .[test]", "pytest ",
-                         "ruff check ."]
+    assert lines[:5] == ["python3 -m venv .venv", "pip install -e .[test]", "pytest ",
+                         "ruff check .", "mypy gpujob"]
     (docs,) = [line for line in lines if line.startswith("mkdocs ")]
     assert docs.startswith(f"mkdocs build --strict --site-dir {temp}/")
     assert list(temp.iterdir()) == []  # the site went with the run

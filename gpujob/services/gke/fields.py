@@ -15,8 +15,8 @@ from gpujob.findings import Finding, JsonPath
 
 Kind = Literal["mapped", "noted", "refused"]
 KINDS = ("master", "worker", "parameterServer", "evaluator")
-_SERVICE_ACCOUNT = ("pods run as the namespace's Kubernetes service account (Workload Identity "
-                    "maps it to a Google service account)")
+_SERVICE_ACCOUNT = ("the pods' serviceAccountName (a Kubernetes service account; a Google one "
+                    "is a note: Workload Identity maps a Kubernetes one to it)")
 _NETWORK = "pods use the cluster's network (the cluster's VPC is chosen when it is created)"
 _WEB = "use kubectl port-forward or exec to reach a pod"
 _KMS = "the cluster's disks are encrypted as the cluster is configured"
@@ -48,7 +48,7 @@ AP: dict[str, tuple[Kind, str]] = {
                                               "(--executor-image-uri for a package job)"),
     "trainingInput.pythonVersion": ("noted", "the container image's Python runs the trainer"),
     "trainingInput.network": ("noted", _NETWORK),
-    "trainingInput.serviceAccount": ("noted", _SERVICE_ACCOUNT),
+    "trainingInput.serviceAccount": ("mapped", _SERVICE_ACCOUNT),
     "trainingInput.encryptionConfig": ("noted", _KMS),
     "trainingInput.enableWebAccess": ("noted", _WEB),
     "trainingInput.useChiefInTfConfig": ("noted", "TF_CONFIG names the master 'chief', as on "
@@ -84,7 +84,8 @@ SPEC: dict[str, tuple[Kind, str]] = {
     "workerPoolSpecs[].machineSpec.reservationAffinity": (
         "mapped", "a SPECIFIC_RESERVATION of one reservation: the node selector "
                   "cloud.google.com/reservation-name"),
-    "workerPoolSpecs[].machineSpec.tpuTopology": ("noted", "gpujob's GKE JobSets run GPUs"),
+    "workerPoolSpecs[].machineSpec.tpuTopology": (
+        "mapped", "a TPU slice: cloud.google.com/gke-tpu-topology, one pod per host (tpu)"),
     "workerPoolSpecs[].machineSpec.gpuPartitionSize": (
         "noted", "GKE partitions GPUs per node pool (--accelerator gpu-partition-size=...)"),
     "workerPoolSpecs[].containerSpec": ("mapped", "the container"),
@@ -131,7 +132,7 @@ SPEC: dict[str, tuple[Kind, str]] = {
     "baseOutputDirectory": ("mapped", "AIP_MODEL_DIR, AIP_CHECKPOINT_DIR, "
                                       "AIP_TENSORBOARD_LOG_DIR and --job-dir"),
     "baseOutputDirectory.outputUriPrefix": ("mapped", "AIP_* directories"),
-    "serviceAccount": ("noted", _SERVICE_ACCOUNT),
+    "serviceAccount": ("mapped", _SERVICE_ACCOUNT),
     "network": ("noted", _NETWORK),
     "reservedIpRanges": ("noted", _NETWORK),
     "pscInterfaceConfig": ("noted", _NETWORK),
