@@ -20,7 +20,7 @@ from gpujob.checks.rules import run
 from gpujob.config.job import TI, JobView, view
 from gpujob.errors import UsageError
 from gpujob.findings import Finding, JsonPath, Location
-from gpujob.services.gke import jobset, scheduling, tpu, translate
+from gpujob.services.gke import jobset, legacy, scheduling, tpu, translate
 from gpujob.services.gke.names import DNS_1035
 from gpujob.suggest import did_you_mean
 
@@ -108,9 +108,10 @@ def machine(ctx: GkeContext) -> None:
         if m is None:
             guess = did_you_mean(r.machine or "", [*cat.machine_types, *cat.tpus])
             ctx.emit(r.type_path, f"{r.machine} is not a Compute Engine machine type gpujob "
-                     "knows for GKE nodes", f"did you mean {guess!r}?" if guess else
-                     "GKE nodes are Compute Engine VMs: `gpujob gpus --service gke` lists the "
-                     "machine types and their GPUs")
+                     "knows for GKE nodes", legacy.hint(cat, r) or (
+                         f"did you mean {guess!r}?" if guess else "GKE nodes are Compute "
+                         "Engine VMs: `gpujob gpus --service gke` lists the machine types and "
+                         "their GPUs"))
             continue
         if ctx.broken((*r.accel_path, "type")) or ctx.broken((*r.accel_path, "count")):
             continue
