@@ -104,7 +104,9 @@ def test_a_native_configs_env_strategy_and_timeout_reach_the_jobset_and_the_rest
                  "GKE: a pod has no boot disk of its own",
                  "scheduling.restartJobOnWorkerRestart: note: restartJobOnWorkerRestart is not "
                  "used on GKE: a JobSet always restarts all its Jobs together",
-                 "serviceAccount: note: serviceAccount is not used on GKE",
+                 # a Google service account: the pods run as a Kubernetes one (scheduling)
+                 "serviceAccount: note: serviceAccount trainer@p.iam.gserviceaccount.com is a "
+                 "Google service account",
                  "enableWebAccess: note: enableWebAccess is not used on GKE"):
         assert line in err, line
     assert "secret-value" not in err
@@ -116,7 +118,8 @@ def test_a_custom_jobs_fields_are_noted_under_job_spec(cli, write):
     result = cli("submit", write(text), "--service", "gke", "--dry-run")
     assert result.code == 0, result.err
     assert "encryptionSpec: note: encryptionSpec is not used on GKE" in result.err
-    assert "jobSpec.serviceAccount: note: serviceAccount is not used on GKE" in result.err
+    assert "jobSpec.serviceAccount: note: serviceAccount trainer@p.iam.gserviceaccount.com is " \
+        "a Google service account" in result.err
 
 
 def test_nfs_mounts_become_nfs_volumes_where_vertex_mounts_them(cli, write):
