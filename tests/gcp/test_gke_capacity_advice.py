@@ -230,3 +230,32 @@ def test_where_the_advice_is_asked(context, project, region, expected):
 def test_a_region_alone_without_a_project_says_to_give_the_project():
     found = where("kind-dev", None, "us-east1")
     assert isinstance(found, str) and "give --project (" in found
+
+
+def test_flex_start_is_asked_as_flex_start(cluster, compute, preflight):
+    kube_cluster.ready(cluster)
+    compute.advice.score("us-central1", 0.8, model="FLEX_START")
+    result = preflight("--strategy", "flex_start", "--availability")
+    assert [_sent(c) for c in compute.calls("advice.capacity")] == [
+        (PROJECT, "us-central1", "FLEX_START")]
+    assert compute.calls("advice.capacityHistory") == []  # Spot's alone
+    assert "3 × n1-standard-8 in us-central1/FLEX_START: obtainable 0.8" in result.err
+
+
+TPU = """\
+workerPoolSpecs:
+  - machineSpec:
+      machineType: ct5lp-hightpu-4t
+      tpuTopology: 2x4
+    replicaCount: 1
+    containerSpec:
+      imageUri: us-docker.pkg.dev/p/r/trainer:1
+"""
+
+
+def test_a_tpu_slice_is_not_asked_about_and_says_so(cluster, compute, preflight):
+    kube_cluster.jobset(cluster)
+    result = preflight("--availability", config=TPU)
+    assert result.code == 1  # no TPU nodes: the cluster's answer
+    assert "capacity advice: 2 TPU slice pods: not asked" in result.err
+    assert compute.calls("advice.capacity") == []
