@@ -34,7 +34,9 @@ def _command() -> click.Command:
     @click.option("--availability", is_flag=True,
                   help="Also ask Compute Engine's capacity advice for each choice: how likely "
                        "its machines are to be obtained now, and Spot's estimated uptime (a "
-                       "proxy for Vertex AI; one warning when it cannot be had).")
+                       "proxy for Vertex AI; with --service gke, for the cluster's own nodes "
+                       "in --project and --region, else the gke_PROJECT_LOCATION_CLUSTER "
+                       "context's; one warning when it cannot be had).")
     @gcp_options
     @click.pass_context
     def preflight(ctx: click.Context, **params: Any) -> int:

@@ -24,16 +24,14 @@ def execute(settings: SubmitSettings, availability: bool = False) -> int:
     if not service.supports(Capability.PLACEMENT):  # a preflight of its own (GKE: the cluster)
         from gpujob.submit.prepare import check_config, report_or_fail
 
-        check_flags(service, settings.given_flags)
-        if availability:
-            from gpujob.console import CONSOLE
-
-            CONSOLE.err(f"note: --availability is not asked for --service {service.name}: its "
-                        "preflight reads the cluster; gpujob gpus --gpu G --count N "
-                        "--availability shows Compute Engine's capacity advice by region")
+        given = settings.given_flags
+        # with --availability, --project names where the advice is asked (GKE: the cluster's)
+        check_flags(service, [f for f in given if not (availability and f == "--project")])
         checked = check_config(settings, service)
         report_or_fail(settings, checked.findings)
+        asked = (settings.gcp.project if "--project" in given else None,
+                 settings.gcp.region if "--region" in given else None)
         return service.preflight(checked.job, settings.gcp, settings.job_options().extra,
-                                 settings.output_format)
+                                 settings.output_format, asked if availability else None)
     check_flags(service, settings.given_flags)
     return check_only(settings, service, Remote(settings, service), availability)

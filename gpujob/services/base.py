@@ -399,9 +399,12 @@ class Service(Protocol):
         ...
 
     def preflight(self, job: Any, gcp: GcpSettings, extra: tuple[tuple[str, str], ...],
-                  output_format: str) -> int:
+                  output_format: str,
+                  availability: tuple[str | None, str | None] | None = None) -> int:
         """``gpujob preflight`` of a service whose preflight is its own, not the quota of
-        each choice (``Capability.PREFLIGHT`` without ``PLACEMENT``: GKE reads its cluster)."""
+        each choice (``Capability.PREFLIGHT`` without ``PLACEMENT``: GKE reads its cluster).
+        ``availability`` (--availability): the --project and --region given on the command
+        line (None each when not) for Compute Engine's capacity advice; None: not asked."""
         ...
 
     def status(self, raw: dict[str, Any]) -> JobStatus: ...

@@ -198,7 +198,8 @@ class ServiceBase(ABC):
         return None
 
     def preflight(self, job: Any, gcp: GcpSettings, extra: tuple[tuple[str, str], ...],
-                  output_format: str) -> int:
+                  output_format: str,
+                  availability: tuple[str | None, str | None] | None = None) -> int:
         """``gpujob preflight`` of a service without ``placement`` (whose preflight is the
         quota of each choice): what it reads before a submit, and the exit code."""
         self.require(Capability.PREFLIGHT, "gpujob preflight")

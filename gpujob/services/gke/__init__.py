@@ -175,12 +175,14 @@ class Gke(JobsInModule, ServiceBase):
         return jobs.client(gcp, extra)
 
     def preflight(self, job: Any, gcp: GcpSettings, extra: tuple[tuple[str, str], ...],
-                  output_format: str) -> int:
+                  output_format: str,
+                  availability: tuple[str | None, str | None] | None = None) -> int:
         """``gpujob preflight``: what the cluster lacks for the checked job's JobSet: JobSet,
-        Kueue's queues, nodes of the machine and GPU, drivers, the GCS FUSE driver."""
+        Kueue's queues, nodes of the machine and GPU, drivers, the GCS FUSE driver; with
+        --availability Compute Engine's capacity advice for its nodes (your own VMs)."""
         from gpujob.services.gke import preflight
 
-        return preflight.run(job, gcp, dict(extra), output_format)
+        return preflight.run(job, gcp, dict(extra), output_format, availability)
 
     def scope(self, project: str) -> str:
         """Where the JobSets are (``project`` is ``CONTEXT/NAMESPACE``): not a project."""

@@ -341,8 +341,11 @@ def networks(cluster: Cluster, body: dict[str, Any]) -> Iterator[Gap]:
 
 
 def run(job: translate.Translation, gcp: GcpSettings, extra: dict[str, str],
-        output_format: str = "text") -> int:
-    """Read the cluster for what ``job`` (checked) needs; 0 when nothing is missing, else 1."""
+        output_format: str = "text",
+        availability: tuple[str | None, str | None] | None = None) -> int:
+    """Read the cluster for what ``job`` (checked) needs; 0 when nothing is missing, else 1.
+    ``availability``: also Compute Engine's capacity advice for its nodes (``advice``), in
+    the project and region given (None each: the context's), on stderr."""
     from gpujob.services.gke.api import Api, connect
 
     body = job.body
@@ -368,6 +371,14 @@ def run(job: translate.Translation, gcp: GcpSettings, extra: dict[str, str],
     if gaps:
         CONSOLE.err(f"Preflight: {len(gaps)} missing piece{'s' if len(gaps) > 1 else ''} on "
                     f"{where}: the JobSet would wait; nothing was sent")
-        return 1
-    CONSOLE.err(f"Preflight: the cluster ({where}) has what the JobSet needs; nothing was sent")
-    return 0
+    else:
+        CONSOLE.err(f"Preflight: the cluster ({where}) has what the JobSet needs; nothing was "
+                    "sent")
+    if availability is not None:  # advice only: the exit code stays the cluster's
+        from gpujob.services.gke import advice
+
+        place = advice.where(conn.context, *availability)
+        for line in advice.lines(body, place, gcp) if isinstance(place, advice.Where) \
+                else [place]:
+            CONSOLE.err(line)
+    return 1 if gaps else 0

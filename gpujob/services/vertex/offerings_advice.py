@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from gpujob.gcp import advice_text as text
+
 if TYPE_CHECKING:
     from gpujob.gcp.advice import AdviceClient, Capacity
     from gpujob.gcp.settings import GcpSettings
@@ -49,8 +51,8 @@ class Availability:
         got = self.of(region, machine_type, count)
         spot = got.get("spot")
         rate = self.preempted.get((region, machine_type))
-        return (_score(got.get("on-demand")), _score(spot),
-                _uptime(spot.uptime_s if spot else None),
+        return (text.score(got.get("on-demand")), text.score(spot),
+                text.uptime(spot.uptime_s if spot else None),
                 "-" if rate is None else f"{rate[0]:.0%}")
 
     def as_dict(self, region: str, machine_type: str, count: int) -> dict[str, Any]:
@@ -61,18 +63,6 @@ class Availability:
                    for s, c in self.of(region, machine_type, count).items()},
                 "spot_preemption_rate": None if rate is None else {"rate": rate[0],
                                                                    "day": rate[1]}}
-
-
-def _score(c: Capacity | None) -> str:
-    if c is None or c.obtainability is None:
-        return "no answer"
-    return f"{c.obtainability:.1f}" + (f" ({', '.join(c.zones)})" if c.zones else "")
-
-
-def _uptime(seconds: float | None) -> str:
-    if seconds is None:
-        return "-"
-    return f"{seconds / 3600:g} h" if seconds >= 3600 else f"{seconds / 60:g} min"
 
 
 def ask(choices: Iterable[Choice], gcp: GcpSettings,
@@ -88,7 +78,7 @@ def ask(choices: Iterable[Choice], gcp: GcpSettings,
     try:
         client = (client_of or AdviceClient)(Session(gcp))
     except RemoteError as exc:
-        return Availability(gcp.project or "", {}, _warning(str(exc)))
+        return Availability(gcp.project or "", {}, text.warning(str(exc)))
     found: Found = {}
     preempted: dict[tuple[str, str], tuple[float, str] | None] = {}
     for region, machine, gpu, count in dict.fromkeys(choices):
@@ -100,7 +90,8 @@ def ask(choices: Iterable[Choice], gcp: GcpSettings,
             preempted[(region, machine)] = client.preemption(region, machine)
     failure = client.failure
     got = Availability(client.session.project, found,
-                       _warning(str(failure), client.stopped) if failure else None, preempted)
+                       text.warning(str(failure), client.stopped) if failure else None,
+                       preempted)
     got.zone = zone
     return got
 
@@ -115,12 +106,6 @@ def advise_rows(rows: Sequence[Any], gcp: GcpSettings, zone: str | None = None
     if got.warning:
         CONSOLE.err(got.warning)
     return got
-
-
-def _warning(why: str, stopped: bool = True) -> str:
-    return ("warning: Compute Engine's capacity advice could not be had" +
-            (" (nothing more was asked)" if stopped else " for some choices") +
-            f": {why}; shown without it (the advice never blocks)")
 
 
 def note(availability: Availability, service: str = "vertex") -> str:
@@ -166,21 +151,13 @@ def preflight_lines(client: AdviceClient, placed: Sequence[tuple[str, str, dict[
             gpu, count = str(m.get("acceleratorType") or ""), int(m.get("acceleratorCount") or 0)
             got = client.capacity(region, machine, vms, _STRATEGY[strategy],
                                   accelerator(machine, gpu, count) if gpu and count else None)
-            what = f"{vms} × {machine} in {region}/{strategy}"
-            if got is None or got.obtainability is None:
-                out.append(f"  capacity advice: {what}: no answer")
-                continue
-            uptime = (f", Spot uptime about {_uptime(got.uptime_s)}"
-                      if got.uptime_s is not None else "")
-            out.append(f"  capacity advice: {what}: obtainable {_score(got)}{uptime}")
+            out.append(text.line(f"{vms} × {machine} in {region}/{strategy}", got))
     if out:
         whose = ("a proxy for Vertex AI, whose VMs run in Google's own project"
                  if service == "vertex" else "your node pools' own VMs")
-        out.insert(0, f"Compute Engine's capacity advice (advice.capacity, in Preview) in "
-                      f"project {client.session.project}, 0.0 to 1.0, higher is better; "
-                      f"{whose}; advice only, never a block:")
+        out.insert(0, text.header(client.session.project, whose))
     if client.failure is not None:
-        out.append(_warning(str(client.failure), client.stopped))
+        out.append(text.warning(str(client.failure), client.stopped))
     return out
 
 
@@ -223,7 +200,7 @@ def rank(session: Any, placed: Sequence[tuple[str, str, dict[str, Any]]], by: st
         reasons.append("no advice" if key is None else f"obtainability {key:.1f}")
     warning = None
     if client.failure is not None:
-        warning = _warning(str(client.failure), client.stopped)
+        warning = text.warning(str(client.failure), client.stopped)
     return Ranked(keys, reasons, warning)
 
 

@@ -71,13 +71,6 @@ def test_a_cluster_with_everything_is_ready(cluster, preflight):
     assert not cluster.route_calls("POST", "jobsets") and not cluster.jobsets
 
 
-def test_availability_is_said_not_to_be_asked_for_a_cluster(cluster, preflight):
-    kube_cluster.ready(cluster)
-    result = preflight("--queue", "team-a", "--availability")
-    assert result.code == 0, result.out + result.err
-    assert "note: --availability is not asked for --service gke" in result.err
-
-
 def test_every_missing_piece_is_one_line_with_its_fix(cluster, preflight):
     kube_cluster.no_jobset(cluster)
     kube_cluster.queue(cluster, "team-b")  # Kueue is there, the job's LocalQueue is not
