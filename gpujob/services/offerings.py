@@ -60,16 +60,15 @@ def without_prices(title: str, region: str | None, sort: str | None) -> str | No
     return region
 
 
-def without_advice(title: str, availability: bool) -> None:
+def without_advice(title: str, availability: bool, where: str = "") -> None:
     """``--availability`` widens the price table, which a service without prices lacks: a
-    usage error (exit 2)."""
+    usage error (exit 2); ``where``: where the service's own advice is asked instead."""
     from gpujob.errors import UsageError
 
     if availability:
         raise UsageError(f"--availability adds Compute Engine's capacity advice to the price "
                          f"table, and gpujob has no prices for {title}",
-                         "--service vertex shows both; for a GKE cluster's own VMs the "
-                         "figures of the same regions and machine types apply")
+                         where or "--service vertex shows both")
 
 
 def table_width() -> int:

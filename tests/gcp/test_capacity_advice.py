@@ -162,6 +162,9 @@ def test_availability_without_vertex_prices_is_a_usage_error(cli, compute, servi
     assert result.code == 2
     assert "--availability adds Compute Engine's capacity advice to the price table, and " \
            "gpujob has no prices for" in result.err
+    # where the service's own advice is: a GKE cluster's VMs are the user's (preflight)
+    assert ("hint: gpujob preflight CONFIG --service gke --availability asks it for the "
+            "cluster's own VMs" in result.err) == (service == "gke")
     assert compute.calls("advice.capacity") == []
 
 

@@ -42,7 +42,10 @@ def run(settings: GpusSettings) -> int:
     """Print the offerings (a table, or JSON); exit 1 when none passes the filters."""
     from gpujob.services.offerings import without_advice
 
-    without_advice("GKE", settings.availability)
+    without_advice("GKE", settings.availability,
+                   "gpujob preflight CONFIG --service gke --availability asks it for the "
+                   "cluster's own VMs (its project and location, the job's machines and "
+                   "count); --service vertex shows it beside Vertex AI's prices")
     if settings.sort is not None:
         from gpujob.services.offerings import without_prices
 
