@@ -227,7 +227,7 @@ def check_settings(params: dict[str, Any]) -> CheckSettings:
     given += ["--max-cost"] if max_cost is not None else []
     if given:
         from gpujob import services
-        from gpujob.services.base import check_flags
+        from gpujob.services.capabilities import check_flags
 
         check_flags(services.get(service), given)
     return CheckSettings(service=service, catalog=load_catalog(service, params["catalog"]),
@@ -356,7 +356,7 @@ def job_settings(params: dict[str, Any], job: str | None = None) -> JobSettings:
     """The settings of the commands that follow and manage jobs; a flag the service cannot
     honour (GKE's --project) is refused, as a submit refuses it."""
     from gpujob import services
-    from gpujob.services.base import check_flags
+    from gpujob.services.capabilities import check_flags
 
     check_flags(services.get(params["service"]), given_flags(click.get_current_context()))
     return JobSettings(

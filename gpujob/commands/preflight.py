@@ -14,8 +14,7 @@ if TYPE_CHECKING:
 def execute(settings: SubmitSettings, availability: bool = False) -> int:
     """The choice submit would take (stdout), or exit 1 when no choice's quota would do."""
     from gpujob import services
-    from gpujob.services.base import check_flags
-    from gpujob.services.capabilities import Capability
+    from gpujob.services.capabilities import Capability, check_flags
     from gpujob.submit.failover import check_only
     from gpujob.submit.prepare import Remote
 

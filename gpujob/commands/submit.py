@@ -13,8 +13,7 @@ from gpujob.submit.settings import SubmitSettings
 def execute(settings: SubmitSettings) -> int:
     """Check the job, then run it here, print its request (``--dry-run``), or send it."""
     from gpujob import services
-    from gpujob.services.base import check_flags
-    from gpujob.services.capabilities import Capability
+    from gpujob.services.capabilities import Capability, check_flags
     from gpujob.submit import dry_run, local, send
     from gpujob.submit.prepare import prepare_job
 

@@ -13,17 +13,19 @@ implements ``Service``. The rest of gpujob speaks only these types:
 - ``JobRef``: a job as the user names it on the command line.
 - ``Commands`` and links: what to run next, and where the job is in the Cloud console.
 
+What a submit over ordered choices asks of a service is ``gpujob.services.placement``'s; which
+flags a service refuses, ``gpujob.services.capabilities``' (``check_flags``).
+
 Nothing here imports the Google libraries; a service imports its client when it makes one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from gpujob.errors import UsageError
 from gpujob.findings import Finding, JsonPath, Location
 from gpujob.services.flags import ServiceFlag
 
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
     from gpujob.gcp.settings import GcpSettings
     from gpujob.local.cluster import LocalCluster, LocalOptions
     from gpujob.services.capabilities import Capability
+    from gpujob.services.placement import Placement
     from gpujob.settings import GpusSettings, JobOptions, ReserveSettings
 
 
@@ -209,81 +212,6 @@ class JobClient(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class Room:
-    """The quota preflight of one request: the limits it is short of (``lines``, and the same
-    as ``details`` for JSON), what it could not read (``unknown``: why), and where to ask for
-    more (``hint``, about the first shortfall); ``held``: the limits that hold it, with the same
-    numbers (and ``held_details`` for JSON)."""
-
-    lines: tuple[str, ...] = ()
-    details: tuple[dict[str, Any], ...] = ()
-    unknown: str | None = None
-    hint: str = ""
-    held: tuple[str, ...] = ()
-    held_details: tuple[dict[str, Any], ...] = ()
-
-    @property
-    def short(self) -> bool:
-        return bool(self.lines)
-
-
-class Ranked(NamedTuple):
-    """``Placement.rank``: a key per request (None: not known), the words for each, and the
-    one warning when the ranking could not be had (the order then stays as given)."""
-
-    keys: list[float | None]
-    reasons: list[str]
-    warning: str | None = None
-
-
-class Placement(Protocol):
-    """What a service that takes a job's region and strategy as ordered choices
-    (``Capability.PLACEMENT``: ``--region A,B``, ``--strategy X,Y``) tells a submit about them:
-    whether the project's quota holds a request (the preflight), whether a refused create or a
-    failed job is one for room (another choice may do), and what a request's choice is."""
-
-    def where(self, request: Request) -> tuple[str, str]:
-        """The region and strategy ``request`` creates its job in."""
-        ...
-
-    def room(self, request: Request) -> Room:
-        """The quota preflight of ``request``: read, never retried (it is advice)."""
-        ...
-
-    def regions(self, request: Request) -> list[str]:
-        """``--region auto``: the regions the service offers ``request``'s machines in (its
-        catalog's), in its order."""
-        ...
-
-    def rank(self, requests: Sequence[Request], by: str) -> Ranked:
-        """``--order obtainable`` (higher first) or ``cheapest`` (lower first): each request's
-        key; never raises."""
-        ...
-
-    def advice(self, requests: Sequence[Request]) -> list[str]:
-        """``gpujob preflight --availability``: Compute Engine's capacity advice for each
-        request's choice, lines for stderr (its one warning among them); never raises."""
-        ...
-
-    def refused_for_room(self, exc: Exception, request: Request) -> str | None:
-        """Why the create of ``request`` was refused for quota or capacity (another choice may
-        do); None: a refusal every choice would meet."""
-        ...
-
-    def stocked_out(self, raw: dict[str, Any]) -> str | None:
-        """Why the job ``raw`` ended failed for capacity or quota before it ever ran; None: it
-        ran, or failed otherwise."""
-        ...
-
-    def confirm_none(self, request: Request) -> None:
-        """After a create of ``request`` refused for room: cancel any job it made after all
-        (said on stderr), so that no job of it is left alive. ``RemoteError`` when one may be
-        alive: the look failed (how to look), or a job found could not be named or cancelled
-        (the job, and how to cancel it); ``CreateInterrupted`` on Ctrl-C (what it was doing)."""
-        ...
-
-
 class Converted(NamedTuple):
     """What ``gpujob convert`` writes for a service (None: nothing, its findings say why), the
     findings of the converted job beyond the config's, and lines to say on stderr."""
@@ -438,28 +366,3 @@ class Service(Protocol):
         """The cluster a local run of ``doc`` (checked) emulates: its replicas and what each
         sees, as the service's replicas would."""
         ...
-
-
-def refuse_flags(flags: Iterable[str], why: str, hint: str) -> None:
-    """One ``UsageError`` naming every flag of ``flags`` ("--a and --b are {why}"); nothing when
-    there is none."""
-    given = list(dict.fromkeys(flags))
-    if given:
-        verb = "are" if len(given) > 1 else "is"
-        raise UsageError(f"{' and '.join(given)} {verb} {why}", hint)
-
-
-def check_flags(service: Service, given: Iterable[str]) -> None:
-    """Refuse, all in one usage error, the flags of ``given`` that ``service`` does not
-    support, each with its reason: its ``unsupported_flags``, and the flags of the capabilities
-    it lacks (``Capability.flags``)."""
-    why = {flag: reason for capability, reason in service.lacks.items()
-           for flag in capability.flags}
-    why.update(service.unsupported_flags)
-    refused = [flag for flag in dict.fromkeys(given) if flag in why]
-    if len(refused) == 1:
-        raise UsageError(f"{refused[0]} is not supported by the {service.name} service "
-                         f"({service.title}): {why[refused[0]]}",
-                         "leave it out, or choose another service with --service")
-    refuse_flags(refused, f"not supported by the {service.name} service ({service.title})",
-                 "leave them out, or choose another service with --service")

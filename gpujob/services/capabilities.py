@@ -14,7 +14,7 @@ name those that have a capability.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from enum import Enum
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -38,10 +38,11 @@ if TYPE_CHECKING:
         JobRef,
         JobStatus,
         Links,
-        Placement,
         Request,
+        Service,
     )
     from gpujob.services.flags import ServiceFlag
+    from gpujob.services.placement import Placement
     from gpujob.settings import GpusSettings, JobOptions, ReserveSettings
 
 
@@ -239,3 +240,28 @@ def markdown() -> str:
         lines.append(f"| {capability.label} | {capability.does} | {capability.commands} | "
                      + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def refuse_flags(flags: Iterable[str], why: str, hint: str) -> None:
+    """One ``UsageError`` naming every flag of ``flags`` ("--a and --b are {why}"); nothing when
+    there is none."""
+    given = list(dict.fromkeys(flags))
+    if given:
+        verb = "are" if len(given) > 1 else "is"
+        raise UsageError(f"{' and '.join(given)} {verb} {why}", hint)
+
+
+def check_flags(service: Service, given: Iterable[str]) -> None:
+    """Refuse, all in one usage error, the flags of ``given`` that ``service`` does not
+    support, each with its reason: its ``unsupported_flags``, and the flags of the capabilities
+    it lacks (``Capability.flags``)."""
+    why = {flag: reason for capability, reason in service.lacks.items()
+           for flag in capability.flags}
+    why.update(service.unsupported_flags)
+    refused = [flag for flag in dict.fromkeys(given) if flag in why]
+    if len(refused) == 1:
+        raise UsageError(f"{refused[0]} is not supported by the {service.name} service "
+                         f"({service.title}): {why[refused[0]]}",
+                         "leave it out, or choose another service with --service")
+    refuse_flags(refused, f"not supported by the {service.name} service ({service.title})",
+                 "leave them out, or choose another service with --service")

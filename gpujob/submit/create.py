@@ -15,10 +15,10 @@ from gpujob.services.base import (
     JobClient,
     JobRef,
     JobStatus,
-    Placement,
     Request,
     Service,
 )
+from gpujob.services.placement import Placement
 from gpujob.submit import follow as following
 from gpujob.submit import output
 

@@ -10,7 +10,7 @@ FAILED for capacity before it ever ran. After every refusal for room, the last c
 it makes sure nothing of the refused create is alive (``create.clean_up``), and stops where it
 cannot. It says which choice it took and why it passed over the others (stderr;
 ``failover`` in the JSON). What is quota, capacity or a stockout is the service's to say
-(``base.Placement``); the order and the checks are here, the creates in ``send``.
+(``placement.Placement``); the order and the checks are here, the creates in ``send``.
 
 Every submit is a ``Plan``: a plain one (any service, ``--no-preflight``, one region and
 strategy) has one choice. Each choice is its own job: it is checked, and its request built,
@@ -29,7 +29,8 @@ from gpujob.errors import InvalidConfig, UsageError
 from gpujob.services.capabilities import Capability
 
 if TYPE_CHECKING:
-    from gpujob.services.base import Created, Placement, Request, Room, Service
+    from gpujob.services.base import Created, Request, Service
+    from gpujob.services.placement import Placement, Room
     from gpujob.submit.packages import Prepared
     from gpujob.submit.prepare import JobCheck, Remote
     from gpujob.submit.settings import SubmitSettings

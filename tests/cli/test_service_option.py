@@ -12,8 +12,7 @@ from jobs import CONTAINER_JOB
 
 from gpujob import services as backends
 from gpujob.errors import UsageError
-from gpujob.services.base import check_flags
-from gpujob.services.capabilities import Capability
+from gpujob.services.capabilities import Capability, check_flags
 
 COMMANDS = ["submit", "local", "describe", "list", "cancel", "wait", "logs", "validate", "gpus"]
 

@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from gpujob.gcp.session import Session
     from gpujob.gcp.settings import GcpSettings
     from gpujob.local.cluster import LocalCluster, LocalOptions
-    from gpujob.services.base import Converted, JobClient, Placement, Request, Service
+    from gpujob.services.base import Converted, JobClient, Request, Service
+    from gpujob.services.placement import Placement
     from gpujob.services.vertex.request import Job
     from gpujob.settings import GpusSettings, JobOptions, ReserveSettings
 

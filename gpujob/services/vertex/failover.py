@@ -1,4 +1,4 @@
-"""Vertex AI's side of a submit over choices of region and strategy (``base.Placement``): the
+"""Vertex AI's side of a submit over choices of region and strategy (``placement.Placement``): the
 quota preflight of each choice's request (``preflight``), which refusals and failures are ones
 for room (quota or capacity: another region or strategy may do), and the clean-up after a
 refused create, so that moving on never leaves two jobs alive. The order of the choices and the
@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 from gpujob.console import CONSOLE
 from gpujob.errors import RemoteError
-from gpujob.services.base import Room
+from gpujob.services.placement import Room
 from gpujob.terminal import printable
 
 if TYPE_CHECKING:
-    from gpujob.services.base import JobClient, Ranked, Request
+    from gpujob.services.base import JobClient, Request
+    from gpujob.services.placement import Ranked
     from gpujob.services.vertex.api import Place, VertexClient
     from gpujob.services.vertex.preflight import Need, Preflight
 
@@ -29,7 +30,7 @@ _ENDED = {"JOB_STATE_SUCCEEDED", "JOB_STATE_FAILED", "JOB_STATE_CANCELLED",
 
 
 class VertexPlacement:
-    """``base.Placement`` for Vertex AI, through the submit's client (its session reads the
+    """``placement.Placement`` for Vertex AI, through the submit's client (its session reads the
     quota: Service Usage's limits, the project's jobs in the region)."""
 
     def __init__(self, client: JobClient) -> None:

@@ -17,7 +17,7 @@ from gpujob.gcp import advice_text as text
 if TYPE_CHECKING:
     from gpujob.gcp.advice import AdviceClient, Capacity
     from gpujob.gcp.settings import GcpSettings
-    from gpujob.services.base import Ranked
+    from gpujob.services.placement import Ranked
 
 ASKED = ("on-demand", "spot")  # the strategies asked about (flex-start: not in the guides)
 HEADER = ("OBTAINABLE ON-DEMAND", "OBTAINABLE SPOT", "SPOT UPTIME", "SPOT PREEMPTED")
@@ -168,7 +168,7 @@ def rank(session: Any, placed: Sequence[tuple[str, str, dict[str, Any]]], by: st
     """``--order``: each choice's key. obtainable: the lowest obtainability of its worker
     pools (Compute Engine's capacity advice, each asked once); cheapest: its $/hour in
     gpujob's price table (Vertex AI's list prices). None where not known."""
-    from gpujob.services.base import Ranked
+    from gpujob.services.placement import Ranked
 
     keys: list[float | None] = []
     reasons: list[str] = []
