@@ -73,13 +73,18 @@ def autopackaged(specs: list[dict[str, Any]], args: list[str] | None,
         raise UsageError(f"{flag}: python-module={module} is not in a package: gpujob builds "
                          "the module's package", "put the module in a package (a directory "
                          f"holding __init__.py) and name it PACKAGE.{module}")
+    if len(specs) > 1 + len(_POOLS):  # nothing the user wrote is dropped
+        raise UsageError(f"--worker-pool-spec {len(specs)}: a local-package-path job is built "
+                         f"as an AI Platform cluster of {1 + len(_POOLS)} pools at most "
+                         "(primary, workers, parameter servers, evaluators)",
+                         f"give {1 + len(_POOLS)} --worker-pool-spec at most")
     if first.get("replica-count", 1) != 1:
         raise UsageError(f"{flag}: the first pool is the primary replica: replica-count must "
                          "be 1", "give the other replicas as a second --worker-pool-spec")
     package = first.get("package-dir") or str(Path(first["local-package-path"]) / top)
     ti: dict[str, Any] = {"scaleTier": "CUSTOM", "pythonModule": module}
     _machine(ti, first, "masterType", "masterConfig")
-    for spec, (count, machine, config) in zip(specs[1:], _POOLS, strict=False):
+    for spec, (count, machine, config) in zip(specs[1:], _POOLS, strict=False):  # (no 5th)
         if spec:
             ti[count] = spec.get("replica-count", 1)
             _machine(ti, spec, machine, config)

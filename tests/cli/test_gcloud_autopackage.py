@@ -88,3 +88,19 @@ def test_what_only_gcloud_s_docker_build_does_is_refused(cli, spec, lines):
                  "--service", "vertex")
     assert result.code == 2 and result.out == ""
     assert result.err.splitlines() == lines
+
+
+def test_a_fifth_pool_is_refused_not_dropped(cli, tmp_path):
+    """The package build lays a job out as AI Platform's four replica kinds: a fifth
+    --worker-pool-spec is said, not lost."""
+    spec = ("machine-type=n1-standard-4,local-package-path=app,python-module=trainer.task,"
+            "executor-image-uri=I")
+    more = [arg for _ in range(4) for arg in ("--worker-pool-spec",
+                                              "machine-type=n1-standard-16,replica-count=1")]
+    result = cli("submit", "--region", "us-central1", "--display-name", "x",
+                 "--worker-pool-spec", spec, *more, "--dry-run", "--service", "vertex")
+    assert result.code == 2 and result.out == ""
+    assert result.err.splitlines() == [
+        "error: --worker-pool-spec 5: a local-package-path job is built as an AI Platform "
+        "cluster of 4 pools at most (primary, workers, parameter servers, evaluators)",
+        "  hint: give 4 --worker-pool-spec at most"]
