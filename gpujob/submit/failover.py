@@ -240,7 +240,10 @@ class Plan:
         check."""
         from gpujob.submit.prepare import report_or_fail
 
-        self.offline()
+        first = self.offline()
+        checked = self.checks[self.left[0]]
+        if checked.errors:  # the config's own: said before --order or --region auto reads Google
+            report_or_fail(first, checked.findings)
         first = self.reorder()  # --order: the order and why, before anything is built or sent
         checked = self.checks[self.left[0]]
         report_or_fail(first, checked.findings)

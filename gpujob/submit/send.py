@@ -127,13 +127,13 @@ def _report(plan: Plan, settings: SubmitSettings, choice: Choice, created: Creat
     if len(plan.choices) > 1:
         CONSOLE.err(f"Chose {choice.label(plan.own)}: {why}.")
         _tell_passed(plan, choice)
-    chosen = plan.checks[choice].cost if choice in plan.checks else prepared.cost
+    chosen = plan.checks[choice].cost  # the choice's own: its region's and strategy's price
     if plan.says_choice and chosen is not None and settings.output_format == "text":
         _say_cost(plan, chosen, "  ")  # its $/hour and at most, where it was made
     commands = service.commands(job_id, client.project, status.location)
     extra: dict[str, Any] = {"warnings": [f.as_dict() for f in prepared.warnings]}
-    if prepared.cost is not None:
-        extra["cost"] = prepared.cost.as_dict()
+    if chosen is not None:
+        extra["cost"] = chosen.as_dict()
     if plan.says_choice:
         extra["failover"] = plan.summary(choice, why)
     watch = settings.wait or settings.stream_logs

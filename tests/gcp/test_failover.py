@@ -103,10 +103,24 @@ def test_spot_then_standard_reads_each_strategys_metric(cli, google, key, write,
     assert result.code == 0, result.err
     (create,) = google.calls("customJobs.create")
     assert create.body["jobSpec"]["scheduling"]["strategy"] == "STANDARD"
-    shown = json.loads(result.out)["failover"]
+    envelope = json.loads(result.out)
+    shown = envelope["failover"]
     assert shown["chosen"] == {"region": REGION, "strategy": "STANDARD"}
     assert shown["passedOver"][0]["strategy"] == "SPOT"
     assert shown["passedOver"][0]["quota"][0]["metric"] == T4_SPOT
+    assert envelope["cost"]["strategy"] == "on_demand"  # the chosen choice's price
+
+
+def test_the_json_cost_is_the_region_the_job_was_made_in(cli, google, key, write, vertex):
+    """The first choice refused at create: the envelope's cost is the second's, where the job
+    runs, not the first's, which the build was made for."""
+    vertex.refusals[REGION] = (429, vertex_quota_exceeded(T4, REGION, 0))
+    result = cli("submit", write(FORTY_T4), *VERTEX, "--region", f"{REGION},{EAST}",
+                 "--format", "json")
+    assert result.code == 0, result.err
+    envelope = json.loads(result.out)
+    assert envelope["failover"]["chosen"]["region"] == EAST
+    assert envelope["cost"]["region"] == EAST, envelope["cost"]
 
 
 def test_a_refusal_in_the_last_choice_is_the_error_and_no_job_is_left(cli, google, key, write,

@@ -91,6 +91,15 @@ def test_region_auto_tries_every_region_offering_the_machines_most_obtainable_fi
     assert compute.rejected == []
 
 
+def test_an_invalid_config_is_reported_before_region_auto_reads_google(cli, compute, write,
+                                                                      vertex, preflight):
+    bad = FORTY_T4.replace("n1-standard-8", "n1-standard-9")
+    result = cli("submit", write(bad), *VERTEX, "--region", "auto", "--order", "obtainable")
+    assert result.code == 1, result.err
+    assert "n1-standard-9" in result.err and "--region auto:" not in result.err
+    assert compute.requests == [] and vertex.jobs == {}  # not even a token was asked for
+
+
 def test_region_auto_beside_other_regions_is_a_usage_error(cli, compute, write):
     result = cli("submit", write(FORTY_T4), *VERTEX, "--region", f"auto,{EAST}")
     assert result.code == 2
