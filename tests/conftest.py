@@ -7,12 +7,13 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from gke_cluster import stop_signals_kept
 
 from gpujob.cli import main
 
@@ -66,6 +67,14 @@ def clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
     monkeypatch.setenv("GPUJOB_CACHE_DIR", str(tmp_path / "gpujob-cache"))
     # the built-in catalog's age is warned about only where a test asks (it grows every day)
     monkeypatch.setenv("GPUJOB_CATALOG_MAX_AGE_DAYS", "100000")
+
+
+@pytest.fixture(autouse=True)
+def _stop_signals_restored() -> Iterator[None]:
+    """No test leaves SIGTERM, SIGHUP or SIGINT changed for the tests after it in its worker
+    (a GKE command run in process makes SIGTERM and SIGHUP a Ctrl-C)."""
+    with stop_signals_kept():
+        yield
 
 
 @pytest.fixture(scope="session")

@@ -17,8 +17,8 @@ from fakes import kube_cluster
 from fakes.errors import permission_denied, service_disabled
 from fakes.faults import Reply
 from fakes.kubernetes import FakeKubernetes
+from gke_cluster import connect, kubeconfig
 
-from gpujob.gcp import clock as gpujob_clock
 from gpujob.services.gke.advice import Where, where
 
 CONTEXT = f"gke_{PROJECT}_us-central1_train"
@@ -50,24 +50,10 @@ trainingInput:
 """
 
 
-def _kubeconfig(path: Path, context: str, url: str, token: str) -> None:
-    import yaml
-
-    path.write_text(yaml.safe_dump({
-        "apiVersion": "v1", "kind": "Config", "current-context": context,
-        "clusters": [{"name": context, "cluster": {"server": url}}],
-        "users": [{"name": context, "user": {"token": token}}],
-        "contexts": [{"name": context, "context": {"cluster": context, "user": context}}]}))
-
-
 @pytest.fixture
 def cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeKubernetes]:
-    from fakes.clock import FakeClock
-
-    monkeypatch.setattr(gpujob_clock, "SYSTEM", FakeClock())
     with FakeKubernetes() as fake:
-        _kubeconfig(tmp_path / "kubeconfig", CONTEXT, fake.url, fake.token)
-        monkeypatch.setenv("KUBECONFIG", str(tmp_path / "kubeconfig"))
+        connect(fake, tmp_path, monkeypatch, CONTEXT)
         yield fake
 
 
@@ -163,8 +149,8 @@ def test_without_availability_project_is_still_refused_and_nothing_is_asked(clus
 
 def test_a_zonal_clusters_zone_is_asked_about_alone(cluster, compute, preflight, tmp_path):
     kube_cluster.ready(cluster)
-    _kubeconfig(tmp_path / "kubeconfig", f"gke_{PROJECT}_us-central1-c_train", cluster.url,
-                cluster.token)
+    kubeconfig(tmp_path / "kubeconfig", cluster.url, {"token": cluster.token},
+               context=f"gke_{PROJECT}_us-central1-c_train")
     compute.advice.score("us-central1", 0.6, zones=("us-central1-c",))
     result = preflight("--queue", "team-a", "--availability")
     assert result.code == 0, result.err
@@ -177,7 +163,8 @@ def test_a_zonal_clusters_zone_is_asked_about_alone(cluster, compute, preflight,
 def test_a_context_that_names_no_project_is_one_warning_saying_what_to_pass(
         cluster, compute, preflight, tmp_path):
     kube_cluster.ready(cluster)
-    _kubeconfig(tmp_path / "kubeconfig", "my-cluster", cluster.url, cluster.token)
+    kubeconfig(tmp_path / "kubeconfig", cluster.url, {"token": cluster.token},
+               context="my-cluster")
     result = preflight("--queue", "team-a", "--availability")
     assert result.code == 0, result.err
     warnings = _warnings(result.err)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from fakes.kubernetes import FakeKubernetes
+from gke_cluster import point_kubeconfig
 from test_failover import FORTY_T4
 
 from gpujob.submit.failover import Choice, Plan
@@ -45,18 +46,8 @@ def creates(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str, int]]:
 
 @pytest.fixture
 def cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeKubernetes]:
-    import yaml
-
-    context = "gke_proj_us-central1_train"
     with FakeKubernetes() as fake:
-        path = tmp_path / "kubeconfig"
-        path.write_text(yaml.safe_dump({
-            "apiVersion": "v1", "kind": "Config", "current-context": context,
-            "clusters": [{"name": context, "cluster": {"server": fake.url}}],
-            "users": [{"name": context, "user": {"token": fake.token}}],
-            "contexts": [{"name": context, "context": {"cluster": context,
-                                                       "user": context}}]}))
-        monkeypatch.setenv("KUBECONFIG", str(path))
+        point_kubeconfig(fake, tmp_path, monkeypatch)
         yield fake
 
 

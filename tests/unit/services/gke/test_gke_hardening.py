@@ -17,13 +17,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import yaml
+from fakes.clock import FakeClock
 from fakes.faults import Reply, Stall, Trickle
 from fakes.kubernetes import FakeKubernetes, status
+from gke_cluster import CONTEXT, fake_clock, kubeconfig, point_kubeconfig
 
 from gpujob import redact
 
-CONTEXT = "gke_proj_us-central1_train"
 CONFIG = """\
 {job_id}trainingInput:
   scaleTier: CUSTOM
@@ -35,42 +35,16 @@ CONFIG = """\
 STAMP = "2026-11-26T12:00:05.123456789Z"
 
 
-def kubeconfig(path: Path, server: str, user: dict, cluster: dict | None = None) -> Path:
-    path.write_text(yaml.safe_dump({
-        "apiVersion": "v1", "kind": "Config", "current-context": CONTEXT,
-        "clusters": [{"name": CONTEXT, "cluster": {"server": server, **(cluster or {})}}],
-        "users": [{"name": CONTEXT, "user": user}],
-        "contexts": [{"name": CONTEXT, "context": {"cluster": CONTEXT, "user": CONTEXT}}]}))
-    return path
-
-
 @pytest.fixture
 def cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeKubernetes]:
     with FakeKubernetes() as fake:
-        monkeypatch.setenv("KUBECONFIG", str(kubeconfig(tmp_path / "kubeconfig", fake.url,
-                                                        {"token": fake.token})))
+        point_kubeconfig(fake, tmp_path, monkeypatch)
         yield fake
 
 
 @pytest.fixture(autouse=True)
-def clock(monkeypatch: pytest.MonkeyPatch):
-    from fakes.clock import FakeClock
-
-    from gpujob.gcp import clock as gpujob_clock
-
-    fake = FakeClock()
-    monkeypatch.setattr(gpujob_clock, "SYSTEM", fake)
-    return fake
-
-
-@pytest.fixture(autouse=True)
-def _stop_signals_restored() -> Iterator[None]:
-    """A GKE command makes SIGTERM and SIGHUP end gpujob as Ctrl-C does for the rest of the
-    process (``api.stop_signals_as_ctrl_c``), which here is the test run's: they come back."""
-    kept = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGHUP)}
-    yield
-    for signum, handler in kept.items():
-        signal.signal(signum, handler)
+def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    return fake_clock(monkeypatch)
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import yaml
 from fakes.kubernetes import FakeKubernetes
+from gke_cluster import kubeconfig as write_kubeconfig
 
 CONFIG = """\
 jobId: run_1
@@ -33,12 +33,8 @@ def test_a_submit_loads_no_core_v1_api(tmp_path: Path):
     config = tmp_path / "job.yaml"
     config.write_text(CONFIG, encoding="utf-8")
     with FakeKubernetes() as fake:
-        kubeconfig = tmp_path / "kubeconfig"
-        kubeconfig.write_text(yaml.safe_dump({
-            "apiVersion": "v1", "kind": "Config", "current-context": "c",
-            "clusters": [{"name": "c", "cluster": {"server": fake.url}}],
-            "users": [{"name": "c", "user": {"token": fake.token}}],
-            "contexts": [{"name": "c", "context": {"cluster": "c", "user": "c"}}]}))
+        kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", fake.url, {"token": fake.token},
+                                      context="c")
         done = subprocess.run([sys.executable, "-c", SUBMIT, str(config)], capture_output=True,
                               text=True, timeout=120,
                               env={"PATH": "/usr/bin:/bin", "KUBECONFIG": str(kubeconfig),

@@ -6,7 +6,6 @@ credentials that fail."""
 from __future__ import annotations
 
 import json
-import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,10 +15,8 @@ import yaml
 from fakes.clock import FakeClock
 from fakes.faults import Drop, Reply
 from fakes.kubernetes import FakeKubernetes, refusals, status
+from gke_cluster import CONTEXT, fake_clock, kubeconfig, point_kubeconfig
 
-from gpujob.gcp import clock as gpujob_clock
-
-CONTEXT = "gke_proj_us-central1_train"
 CONFIG = """\
 jobId: {job_id}
 trainingInput:
@@ -35,38 +32,16 @@ trainingInput:
 """
 
 
-def kubeconfig(path: Path, server: str, user: dict) -> Path:
-    path.write_text(yaml.safe_dump({
-        "apiVersion": "v1", "kind": "Config", "current-context": CONTEXT,
-        "clusters": [{"name": CONTEXT, "cluster": {"server": server}}],
-        "users": [{"name": CONTEXT, "user": user}],
-        "contexts": [{"name": CONTEXT, "context": {"cluster": CONTEXT, "user": CONTEXT}}]}))
-    return path
-
-
 @pytest.fixture
 def cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeKubernetes]:
     with FakeKubernetes() as fake:
-        monkeypatch.setenv("KUBECONFIG", str(kubeconfig(tmp_path / "kubeconfig", fake.url,
-                                                        {"token": fake.token})))
+        point_kubeconfig(fake, tmp_path, monkeypatch)
         yield fake
 
 
 @pytest.fixture(autouse=True)
 def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
-    fake = FakeClock()
-    monkeypatch.setattr(gpujob_clock, "SYSTEM", fake)
-    return fake
-
-
-@pytest.fixture(autouse=True)
-def _stop_signals_restored() -> Iterator[None]:
-    """A GKE command makes SIGTERM and SIGHUP end gpujob as Ctrl-C does for the rest of the
-    process (``api.stop_signals_as_ctrl_c``), which here is the test run's: they come back."""
-    kept = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGHUP)}
-    yield
-    for signum, handler in kept.items():
-        signal.signal(signum, handler)
+    return fake_clock(monkeypatch)
 
 
 @pytest.fixture

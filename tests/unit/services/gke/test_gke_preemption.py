@@ -13,13 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from fakes.clock import FakeClock
 from fakes.kubernetes import FakeKubernetes
+from gke_cluster import fake_clock, point_kubeconfig
 
-from gpujob.gcp import clock as gpujob_clock
-
-CONTEXT = "gke_proj_us-central1_train"
 CONFIG = """\
 jobId: spot_1
 trainingInput:
@@ -77,28 +74,16 @@ class JobSetCluster(FakeKubernetes):
             st["restartsCountTowardsMax"] = counted + 1
 
 
-def kubeconfig(path: Path, server: str, token: str) -> Path:
-    path.write_text(yaml.safe_dump({
-        "apiVersion": "v1", "kind": "Config", "current-context": CONTEXT,
-        "clusters": [{"name": CONTEXT, "cluster": {"server": server}}],
-        "users": [{"name": CONTEXT, "user": {"token": token}}],
-        "contexts": [{"name": CONTEXT, "context": {"cluster": CONTEXT, "user": CONTEXT}}]}))
-    return path
-
-
 @pytest.fixture
 def cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[JobSetCluster]:
     with JobSetCluster() as fake:
-        monkeypatch.setenv("KUBECONFIG", str(kubeconfig(tmp_path / "kubeconfig", fake.url,
-                                                        fake.token)))
+        point_kubeconfig(fake, tmp_path, monkeypatch)
         yield fake
 
 
 @pytest.fixture(autouse=True)
 def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
-    fake = FakeClock()
-    monkeypatch.setattr(gpujob_clock, "SYSTEM", fake)
-    return fake
+    return fake_clock(monkeypatch)
 
 
 def test_a_preempted_spot_jobset_restarts_uncounted_and_completes(cluster, cli, write):

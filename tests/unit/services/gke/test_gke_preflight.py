@@ -12,10 +12,8 @@ import pytest
 from fakes import kube_cluster
 from fakes.faults import Reply
 from fakes.kubernetes import FakeKubernetes, status
+from gke_cluster import CONTEXT, connect
 
-from gpujob.gcp import clock as gpujob_clock
-
-CONTEXT = "gke_proj_us-central1_train"
 CONFIG = """\
 jobId: run_1
 trainingInput:
@@ -33,18 +31,8 @@ trainingInput:
 
 @pytest.fixture
 def cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeKubernetes]:
-    import yaml
-    from fakes.clock import FakeClock
-
-    monkeypatch.setattr(gpujob_clock, "SYSTEM", FakeClock())
     with FakeKubernetes() as fake:
-        path = tmp_path / "kubeconfig"
-        path.write_text(yaml.safe_dump({
-            "apiVersion": "v1", "kind": "Config", "current-context": CONTEXT,
-            "clusters": [{"name": CONTEXT, "cluster": {"server": fake.url}}],
-            "users": [{"name": CONTEXT, "user": {"token": fake.token}}],
-            "contexts": [{"name": CONTEXT, "context": {"cluster": CONTEXT, "user": CONTEXT}}]}))
-        monkeypatch.setenv("KUBECONFIG", str(path))
+        connect(fake, tmp_path, monkeypatch)
         yield fake
 
 
