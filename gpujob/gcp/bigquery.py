@@ -12,6 +12,7 @@ billing examples sum them. https://cloud.google.com/billing/docs/how-to/export-d
 from __future__ import annotations
 
 import re
+import uuid
 from functools import partial
 from typing import Any, NamedTuple
 
@@ -81,7 +82,10 @@ class BillingExport:
             service=SERVICE, retry_safe=True,
             not_found_hint=f"check --billing-export {self.table}: the table, its dataset and "
                            "project must exist, and the account must be able to read it")
+        # requestId: a retry of a query whose answer was lost is the same query job, not a
+        # second one billed apart (QueryRequest.requestId: "idempotent behavior for queries")
         body = {"query": QUERY.format(table=self.table), "useLegacySql": False,
+                "requestId": str(uuid.uuid4()),
                 "parameterMode": "NAMED", "timeoutMs": WAIT_MS,
                 "formatOptions": {"timestampOutputFormat": "ISO8601_STRING"},
                 "queryParameters": [

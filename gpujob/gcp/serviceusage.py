@@ -1,14 +1,12 @@
 """Service Usage (``serviceusage v1beta1``): a project's quota limits for a service, per region.
 
-``services.consumerQuotaMetrics.get`` with ``view=FULL`` gives a metric's limit in every region
-(one ``QuotaBucket`` per region, after the default bucket without dimensions), as
-https://cloud.google.com/service-usage/docs/reference/rest/v1beta1/services.consumerQuotaMetrics/get
-describes; ``consumerQuotaMetrics.list`` with ``view=FULL`` gives every metric of the service
-so, in one request (pages, when the service splits it), which is how the preflight reads the
-limits of all the metrics a job draws on at once. It gives limits only, never usage: what is
-in use is counted elsewhere (the quota preflight counts the project's jobs). The metric's ``/``
-is sent as ``%2F``, as the reference's resource names write it (googleapiclient passes a
-``{+name}`` parameter through unchanged).
+``services.consumerQuotaMetrics.list`` with ``view=FULL`` gives every metric of the service,
+each with its limit in every region (one ``QuotaBucket`` per region, after the default bucket
+without dimensions), in one request (pages, when the service splits it), as
+https://cloud.google.com/service-usage/docs/reference/rest/v1beta1/services.consumerQuotaMetrics/list
+describes: the preflight reads the limits of all the metrics a job draws on at once. It gives
+limits only, never usage: what is in use is counted elsewhere (the quota preflight counts the
+project's jobs).
 """
 
 from __future__ import annotations
@@ -110,24 +108,10 @@ class ServiceUsageClient:
                                 base("serviceusage", "v1beta1", root)
                                 ).services().consumerQuotaMetrics()
 
-    def limits(self, service: str, metric: str) -> Limits:
-        """The project's limits of ``metric`` (``aiplatform.googleapis.com/…``) of ``service``,
-        in every region; ``RemoteError`` when they cannot be read (no permission, no answer,
-        no such metric). Asked once, not retried: the preflight is advice, and a submit does
-        not wait on it."""
-        project = self.session.project
-        name = (f"projects/{project}/services/{service}/consumerQuotaMetrics/"
-                f"{metric.replace('/', '%2F')}")
-        action = self.session.action(
-            f"reading the quota {metric} of project {project}", "serviceusage.quotas.get",
-            role=ROLE, service=SERVICE, retry_safe=False,  # one try: the check is advice
-            not_found_hint=f"Service Usage knows no quota metric {metric} in project {project}")
-        answer = self.session.execute(action, lambda: self._metrics.get(name=name, view="FULL"))
-        return read_limits(metric, answer)
-
     def all_limits(self, service: str) -> dict[str, Limits]:
         """The project's limits of every quota metric of ``service``, by metric name, in one
-        listing; ``RemoteError`` as for ``limits``."""
+        listing; ``RemoteError`` when they cannot be read (no permission, no answer). Asked
+        once, not retried: the preflight is advice, and a submit does not wait on it."""
         project = self.session.project
         action = self.session.action(
             f"reading the quotas of {service} of project {project}", "serviceusage.quotas.get",

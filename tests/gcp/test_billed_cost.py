@@ -88,3 +88,17 @@ def test_a_table_that_is_not_there_or_not_a_table_name(cli, google, key, vertex,
     bad = cli("cost", job_id, "--region", REGION, "--billing-export", "billing")
     assert bad.code == 2
     assert "--billing-export 'billing' is not PROJECT.DATASET.TABLE" in bad.err
+
+
+def test_a_query_whose_answer_was_lost_is_asked_again_as_the_same_query(cli, google, key,
+                                                                        vertex, export):
+    from fakes.faults import Drop
+
+    job_id = _job(vertex, "20261126-095959-000001-1a2b3c4d")
+    google.inject("jobs.query", Drop())  # the first answer never comes back
+    result = cli("cost", job_id, *VERTEX)
+    assert result.code == 0, result.err
+    tries = google.calls("jobs.query")
+    assert len(tries) == 2
+    ids = {call.body["requestId"] for call in tries}
+    assert len(ids) == 1 and ids != {""}  # BigQuery runs one query job for both
