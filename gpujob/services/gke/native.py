@@ -115,6 +115,39 @@ def _map(native: Document, spec_path: JsonPath) -> _Mapped:
     return out
 
 
+# what a pool's pythonPackageSpec sets that a JobSet takes once, from the master's pool
+_PACKAGE_KEYS = ("executorImageUri", "packageUris", "pythonModule", "args")
+
+
+def _other_packages(native: Document, spec_path: JsonPath) -> list[Finding]:
+    """An error for each value of a later pool's pythonPackageSpec that is not the master's: a
+    package job's JobSet runs the master's package, module and arguments in every pod, so what
+    another pool wrote of its own would be lost without a word."""
+    spec: Any = native.data
+    for key in spec_path:
+        spec = spec.get(str(key)) if isinstance(spec, dict) else None
+    pools = spec.get("workerPoolSpecs") if isinstance(spec, dict) else None
+    if not isinstance(pools, list) or not pools or not isinstance(pools[0], dict):
+        return []
+    master = pools[0].get("pythonPackageSpec")
+    out = []
+    for i, pool in enumerate(pools[1:4], 1):
+        package = pool.get("pythonPackageSpec") if isinstance(pool, dict) else None
+        if not isinstance(package, dict) or not isinstance(master, dict):
+            continue
+        for key in _PACKAGE_KEYS:
+            if key in package and package[key] != master.get(key):
+                path = (*spec_path, "workerPoolSpecs", i, "pythonPackageSpec", key)
+                out.append(Finding(
+                    "error", "gke.pool-package", f"{key} of worker pool {i} is not the master's: "
+                    "on GKE every pod of a package job runs the master's package, module and "
+                    "arguments", path, native.locate(path),
+                    "give every pool the master's pythonPackageSpec (the trainer can read "
+                    "its role from CLUSTER_SPEC or RANK), or run each pool's code as a "
+                    "containerSpec"))
+    return out
+
+
 def _executor_image(native: Document, spec_path: JsonPath) -> str | None:
     spec: Any = native.data
     for key in (*spec_path, "workerPoolSpecs"):
@@ -159,7 +192,7 @@ def check(doc: Document, cat: GkeCatalog, options: CheckOptions, found: str) -> 
         strategy=options.job.strategy or _strategy(job.doc, SPEC_PATHS[found])))
     findings, translation = rules.check(as_ap, cat, set(), opts)
     findings = [f._replace(path=mapped.native_path(f.path)) for f in findings]
-    unused = fields.native_notes(job.doc, found)
+    unused = fields.native_notes(job.doc, found) + _other_packages(job.doc, SPEC_PATHS[found])
     if job.region:  # --region: where a Vertex job runs; a JobSet runs where its cluster is
         unused.append(Finding("note", "gke.unused", f"--region {job.region} is not used on GKE: "
                               f"{fields.AP['trainingInput.region'][1]}", (),

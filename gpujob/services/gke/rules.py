@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from gpujob.checks.context import Checking
-from gpujob.checks.registry import rule
+from gpujob.checks.registry import listed, rule
 from gpujob.checks.rules import run
 from gpujob.config.job import TI, JobView, view
 from gpujob.errors import UsageError
@@ -30,6 +30,10 @@ if TYPE_CHECKING:
     from gpujob.services.gke.catalog import GkeCatalog
 
 GKE = ("gke",)
+# a native config's own check (``native``), listed for gpujob rules
+listed("gke.pool-package", "A native package job's later worker pools run the master's "
+       "pythonPackageSpec: another package, module or arguments of their own is an error.",
+       services=GKE, severity="error")
 KUBE_ID = re.compile(r"[A-Za-z][-A-Za-z0-9_]*")  # a jobId or a Kubernetes name
 LABEL_NAME = re.compile(r"([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?")
 EXAMPLE_MACHINE = "n1-standard-8"

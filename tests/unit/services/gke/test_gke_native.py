@@ -91,3 +91,27 @@ def test_a_tuning_job_is_refused(cli, write):
     result = cli("validate", "--service", "gke", write(yaml.safe_dump(job)))
     assert result.code == 1
     assert "GKE has no hyperparameter tuning service" in result.out
+
+
+def test_a_later_pools_own_package_is_an_error_not_lost(cli, write):
+    """A JobSet runs the master's package in every pod: a worker pool's other module or
+    arguments would be dropped without a word, so they are refused at their line."""
+    pool = ("- machineSpec: {{machineType: n1-standard-8}}\n  replicaCount: {count}\n"
+            "  pythonPackageSpec: {{executorImageUri: us-docker.pkg.dev/p/r/i:1, "
+            "packageUris: [gs://b/t.tar.gz], pythonModule: {module}, args: [{args}]}}\n")
+    same = pool.format(count=1, module="trainer.task", args="--lr, '0.1'")
+    result = cli("submit", write("workerPoolSpecs:\n" + same + pool.format(
+        count=2, module="trainer.task", args="--lr, '0.1'")), "--service", "gke", "--dry-run")
+    assert result.code == 0, result.err  # the same package in every pool: one JobSet
+    result = cli("submit", write("workerPoolSpecs:\n" + same + pool.format(
+        count=2, module="trainer.worker", args="--role, worker")), "--service", "gke",
+        "--dry-run")
+    assert result.code == 1 and result.out == ""
+    said = [line.split(": ", 1)[1] for line in result.err.splitlines() if "pool-package" in line]
+    assert said == [
+        "workerPoolSpecs[1].pythonPackageSpec.pythonModule: pythonModule of worker pool 1 is "
+        "not the master's: on GKE every pod of a package job runs the master's package, module "
+        "and arguments [gke.pool-package]",
+        "workerPoolSpecs[1].pythonPackageSpec.args: args of worker pool 1 is not the master's: "
+        "on GKE every pod of a package job runs the master's package, module and arguments "
+        "[gke.pool-package]"]
