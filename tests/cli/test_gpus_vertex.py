@@ -147,6 +147,20 @@ def test_gpu_filter_takes_every_spelling(cli, name):
     assert {o["gpu"] for o in report(cli, "--gpu", name)["offerings"]} == {"NVIDIA_H100_80GB"}
 
 
+def test_gpu_filter_takes_the_catalogs_aliases(cli):
+    """issue 32 item 4: the names of the catalog's aliases (a GKE node label, an old API name,
+    a name with its memory) filter like the type's own, as they lead a refused config's hint."""
+    result = cli("gpus", *VERTEX, "--gpu", "nvidia-tesla-l4", env=WIDE)
+    assert result.code == 0, result.err
+    assert result.out.splitlines()[1].split()[:3] == ["L4", "1", "g2-standard-4"]
+    assert "Configs name a GPU by its API name (NVIDIA_L4)" in result.out
+    result = cli("gpus", *VERTEX, "--gpu", "H100-80GB", env=WIDE)
+    assert result.code == 0, result.err
+    assert result.out.splitlines()[1].split()[:3] == ["H100", "1", "a3-highgpu-1g"]
+    assert {o["gpu"] for o in report(cli, "--gpu", "H100-80GB")["offerings"]} \
+        == {"NVIDIA_H100_80GB"}
+
+
 @pytest.mark.parametrize("name", ["h100-mega", "H100 Mega", "NVIDIA_H100_MEGA_80GB"])
 def test_a_name_of_two_words(cli, name):
     assert cells(report(cli, "--gpu", name)) == {("a3-megagpu-8g", "NVIDIA_H100_MEGA_80GB"): [8]}

@@ -63,6 +63,15 @@ def test_a_window_is_priced_where_the_table_knows_the_machine(cli, compute):
     assert row.endswith("$7,326.97"), row
 
 
+def test_a_gpu_is_named_by_the_catalogs_alias(cli, compute):
+    """issue 32 item 4: H100-80GB is the catalog's alias of NVIDIA_H100_80GB."""
+    compute.advice.window("us-central1", "us-central1-a", START, END)
+    result = cli("reserve", "--gpu", "H100-80GB", "--count", "8", "--days", "3", "--project",
+                 PROJECT, "--region", "us-central1")
+    assert result.code == 0, result.err
+    assert result.out.splitlines()[0].startswith("8 × H100 (1 × a3-highgpu-8g) for 3 days")
+
+
 def test_no_window_is_said_and_exit_0(cli, compute):
     result = cli(*B200, "--region", "us-central1")
     assert result.code == 0, result.err

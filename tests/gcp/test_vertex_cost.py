@@ -223,6 +223,51 @@ def test_flex_start_without_a_job_dir_is_warned_of_its_run_limit(cli, write):
             "finish) [cost.no-resume]") in result.err
 
 
+def _catalog(tmp_path, **scheduling: object) -> str:
+    from gpujob.catalog import data_file
+
+    data = json.loads(data_file("vertex").read_text(encoding="utf-8"))
+    for path, value in scheduling.items():
+        *parents, last = path.split(".")
+        node = data["scheduling"]
+        for part in parents:
+            node = node[part]
+        node[last] = value
+    catalog = tmp_path / "vertex.json"
+    catalog.write_text(json.dumps(data), encoding="utf-8")
+    return str(catalog)
+
+
+def test_the_worst_case_takes_the_default_timeout_of_the_catalog_in_use(cli, write, tmp_path):
+    """--catalog: its scheduling.default_timeout_s, not the built-in catalog's 7 days, is the
+    run a job without a timeout is priced over, in a native config and an AI Platform one."""
+    from jobs import CONTAINER_JOB
+
+    catalog = _catalog(tmp_path, default_timeout_s=3600)
+    hourly = _price("a2-highgpu-1g")
+    for config, cost in ((write(SPEC, "spec.yaml"), f"${hourly:,.2f}"),
+                         (write(CONTAINER_JOB, "config.yaml"), "$2.26")):  # rules.check's
+        result = cli("submit", config, *VERTEX, "--dry-run", "--catalog", catalog)
+        assert result.code == 0, result.err
+        assert (f"worst case: at most {cost}, if it runs until its timeout of 1 hour (Vertex "
+                "AI's default: the job sets none)") in result.err.splitlines()
+
+
+def test_flex_start_s_run_limit_is_the_catalog_in_use_s(cli, write, tmp_path):
+    catalog = _catalog(tmp_path, default_timeout_s=3600, **{"flex_start.max_timeout_s": 172800})
+    spec = write(SPEC.replace("a2-highgpu-1g", "a3-highgpu-8g")
+                 .replace("NVIDIA_TESLA_A100", "NVIDIA_H100_80GB")
+                 .replace("acceleratorCount: 1", "acceleratorCount: 8"), "spec.yaml")
+    result = cli("submit", spec, *VERTEX, "--dry-run", "--set",
+                 "scheduling.strategy=FLEX_START", "--catalog", catalog)
+    assert result.code == 0, result.err
+    flex = _price("a3-highgpu-8g", "flex_start")
+    assert ("a flex-start job runs at most until its timeout of 1 hour (Vertex AI's default: "
+            "the job sets none; flex-start allows at most 2 days), and a run that needs longer "
+            f"ends unfinished, to start again from scratch (${flex:,.2f} an hour: up to "
+            f"${flex:,.2f} paid for a run that does not finish) [cost.no-resume]") in result.err
+
+
 def test_a_tuning_job_counts_its_trials_own_run_times(cli, google, key, vertex):
     from vertex_jobs import tuning_job
 

@@ -15,10 +15,6 @@ VERTEX = "vertex"  # the registry's name of the service that has them
 USE_VERTEX = f"use --service {VERTEX}"
 
 
-def _key(name: str) -> str:
-    return name.replace(" ", "").replace("_", "").replace("-", "").lower()
-
-
 def _vertex() -> Any:
     """Vertex AI's catalog, found through the registry (``gpujob.catalog.load``): its facts,
     none of its code."""
@@ -39,9 +35,7 @@ def accelerator_hint(name: str, known: Collection[str]) -> str | None:
     """The hint for an accelerator, as users write one (NVIDIA_L4, nvidia-l4, L4), that Vertex
     AI offers and AI Platform does not (``known``: AI Platform's API names); None otherwise
     (T4 is AI Platform's NVIDIA_TESLA_T4 misspelt)."""
-    wanted = _key(name)
-    found = next((a for a in _vertex().accelerators.values()
-                  if wanted in (_key(a.api_name), _key(a.name))), None)
+    found = _vertex().find_gpu(name)
     if found is None or found.api_name in known:
         return None
     what = "GPU" if found.kind == "gpu" else "TPU"

@@ -21,7 +21,7 @@ from gpujob.services.vertex.records import (
     region_of,
     scheduling,
 )
-from gpujob.suggest import or_list
+from gpujob.suggest import or_list, same_name
 
 SERVICE = "vertex"
 LIVE = True  # ``gpujob catalog refresh`` reads its zones and images from Google (``overlay``)
@@ -121,6 +121,17 @@ class VertexCatalog(NamedTuple):
 
     def machines_for(self, accelerator: str) -> list[str]:
         return [m.name for m in self.machine_types.values() if accelerator in m.accelerators]
+
+    def find_gpu(self, text: str) -> Accelerator | None:
+        """An accelerator by any name people write for it: its API name (NVIDIA_H100_80GB), its
+        short name (H100, 'H100 Mega') or an alias (H100-80GB, nvidia-tesla-l4), in any case and
+        with any separators (spaces, ``-``, ``_``)."""
+        names = {n.replace(" ", ""): a.api_name for a in self.accelerators.values()
+                 for n in (a.api_name, a.name)}
+        names.update({alias.replace(" ", ""): api_name for alias, api_name in self.aliases.items()
+                      if api_name in self.accelerators})
+        found = same_name(text.replace(" ", ""), list(names))
+        return self.accelerators[names[found]] if found is not None else None
 
     # -- where (Compute Engine zones: a proxy) -------------------------------------------------
 

@@ -16,6 +16,7 @@ from gpujob.services.vertex.prices import STRATEGIES
 
 if TYPE_CHECKING:
     from gpujob.services.vertex.prices import Price, PriceTable
+    from gpujob.services.vertex.records import Scheduling
 
 NAMES = {"on_demand": "on-demand", "spot": "Spot", "flex_start": "flex-start"}
 # scheduling.strategy -> the figures it is billed at (LOW_COST, deprecated, is not known here)
@@ -153,9 +154,10 @@ def estimate(body: dict[str, Any], region: str | None, table: PriceTable | None 
                     tuple(sorted(refs)), min(dates) if dates else "", table)
 
 
-def with_timeout(est: Estimate, body: dict[str, Any]) -> Estimate:
+def with_timeout(est: Estimate, body: dict[str, Any], facts: Scheduling | None) -> Estimate:
     """``est`` with the job's timeout (``scheduling.timeout``, else Vertex AI's default from
-    the catalog) and its trials, for the worst case."""
+    ``facts``, the scheduling section of the catalog in use) and its trials, for the worst
+    case."""
     from gpujob.numbers import as_count, duration_seconds
 
     spec, _ = spec_of(body)
@@ -164,9 +166,6 @@ def with_timeout(est: Estimate, body: dict[str, Any]) -> Estimate:
     timeout = duration_seconds(scheduling.get("timeout"))
     default = timeout is None
     if default:
-        from gpujob.catalog import load
-
-        facts = load("vertex").scheduling
         timeout = float(facts.default_timeout_s) if facts and facts.default_timeout_s else None
     trials = as_count(body.get("maxTrialCount")) if "trialJobSpec" in body else 1
     return est._replace(timeout_s=timeout, timeout_from="default" if default else "job",

@@ -17,6 +17,7 @@ from gpujob.findings import Finding, Location, error, warning
 
 if TYPE_CHECKING:
     from gpujob.services.vertex.cost import Estimate
+    from gpujob.services.vertex.records import Scheduling
     from gpujob.services.vertex.request import Job
 
 CAP_FLAG = "--max-cost"
@@ -119,10 +120,12 @@ def resumable(body: dict[str, Any]) -> bool:
     return isinstance(out, dict) and bool(out.get("outputUriPrefix"))
 
 
-def risks(job: Job, est: Estimate, location: Location) -> list[Finding]:
+def risks(job: Job, est: Estimate, location: Location, facts: Scheduling | None
+          ) -> list[Finding]:
     """A warning for a Spot job with nowhere to checkpoint to (a preemption restarts it from
     scratch: what it ran is paid again), and one for a flex-start job likewise (a run longer
-    than its timeout, at most 7 days under flex-start, ends unfinished)."""
+    than its timeout, at most 7 days under flex-start, ends unfinished; ``facts``: the
+    scheduling section of the catalog in use)."""
     from gpujob.services.vertex.cost import dollars
 
     if est.strategy not in ("spot", "flex_start") or resumable(job.body):
@@ -136,10 +139,8 @@ def risks(job: Job, est: Estimate, location: Location) -> list[Finding]:
         return [warning("cost.no-resume", f"{nowhere}: when its Spot VMs are preempted, Vertex "
                         "AI restarts it from scratch, and every hour it ran before is paid "
                         f"again ({hourly})", (), location, hint)]
-    from gpujob.catalog import load
     from gpujob.numbers import seconds_in_words
 
-    facts = load("vertex").scheduling
     most = (f"flex-start allows at most {seconds_in_words(facts.flex_max_timeout_s)}"
             if facts is not None else "")
     limit = (_timeout_words(est, most) if est.timeout_s is not None

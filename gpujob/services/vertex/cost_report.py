@@ -16,6 +16,7 @@ from gpujob.findings import Finding, Location, error, warning
 
 if TYPE_CHECKING:
     from gpujob.services.vertex.cost import Estimate
+    from gpujob.services.vertex.records import Scheduling
     from gpujob.services.vertex.request import Job
 
 BUDGET_FLAG = "--max-hourly-cost"
@@ -26,12 +27,13 @@ SCALE_GPUS = 4096
 SCALE_MACHINES = 1024
 
 
-def estimate(body: dict[str, Any], region: str | None) -> Estimate:
+def estimate(body: dict[str, Any], region: str | None, facts: Scheduling | None) -> Estimate:
     """The cost of the Vertex request ``body`` in ``region``, at the freshest prices gpujob
-    has (the table is read on the first call), with its timeout for the worst case."""
+    has (the table is read on the first call), with its timeout for the worst case (Vertex
+    AI's default from ``facts``, the catalog's scheduling section, when it sets none)."""
     from gpujob.services.vertex import cost
 
-    return cost.with_timeout(cost.estimate(body, region), body)
+    return cost.with_timeout(cost.estimate(body, region), body, facts)
 
 
 def lines(estimates: Sequence[tuple[str | None, Estimate]]) -> list[str]:
@@ -57,22 +59,25 @@ def lines(estimates: Sequence[tuple[str | None, Estimate]]) -> list[str]:
 
 
 def priced(job: Job | None, findings: list[Finding], budget: float | None,
-           location: Location, max_cost: float | None = None) -> Estimate | None:
+           location: Location, max_cost: float | None = None, *,
+           facts: Scheduling | None) -> Estimate | None:
     """What the checked ``job`` costs an hour where it runs, and at most (None: it has errors,
     or no region, which its request then asks for); over ``budget`` (or unpriced under one),
     an error joins ``findings``, so that the job is refused before anything is built, uploaded
     or sent; ``max_cost`` (``--max-cost``) caps the whole job (``cost_cap.cap``: it may set the
-    job's timeout); a Spot or flex-start job with nowhere to checkpoint to is warned about."""
+    job's timeout); a Spot or flex-start job with nowhere to checkpoint to is warned about.
+    ``facts``: the scheduling section of the catalog in use (its default and flex-start
+    timeouts)."""
     from gpujob.services.vertex import cost_cap
 
     if job is None or job.region is None or any(f.is_error for f in findings):
         return None
-    est = estimate(job.body, job.region)
+    est = estimate(job.body, job.region, facts)
     for found in (budget_finding(est, budget, location), scale_finding(est, location)):
         if found is not None:
             findings.append(found)
     est, capped = cost_cap.cap(job, est, max_cost, location)
-    findings += capped + cost_cap.risks(job, est, location)
+    findings += capped + cost_cap.risks(job, est, location, facts)
     return est
 
 

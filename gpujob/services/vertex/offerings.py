@@ -111,19 +111,11 @@ def proxy_zones(cat: VertexCatalog) -> list[str]:
                   | {z for _, zs in cat.gpu_zones.values() for z in zs})
 
 
-def find_gpu(cat: VertexCatalog, text: str) -> Accelerator | None:
-    """An accelerator by its API name (NVIDIA_H100_80GB) or short name (H100, h100-mega,
-    'A100 80GB'), in any case and with any separators."""
-    wanted = _key(text)
-    return next((a for a in cat.accelerators.values()
-                 if wanted in (_key(a.api_name), _key(a.name))), None)
-
-
 def resolve_filters(cat: VertexCatalog, gpu: str | None, machine_type: str | None,
                     count: int | None, region: str | None, zone: str | None) -> Filters:
     """Names as users write them -> catalog names; an unknown name is a miss (exit 1) with a
     did-you-mean or the names there are."""
-    found = find_gpu(cat, gpu) if gpu is not None else None
+    found = cat.find_gpu(gpu) if gpu is not None else None
     if gpu is not None and (found is None or found.kind != "gpu"):
         names = [a.name for a in gpu_types(cat)]
         guess = did_you_mean(gpu, names + [a.api_name for a in gpu_types(cat)])

@@ -1,7 +1,8 @@
-"""``gpujob gpus --region REGION`` (Vertex AI): what each offering costs an hour there, the
-machine type with its GPUs, at each count it takes, on-demand and Spot (the management fee
-included), from gpujob's price table (``gpujob.services.vertex.prices``) priced as a one-replica job
-(``gpujob.services.vertex.cost``). Without a region no price is shown: prices differ by region."""
+"""Vertex AI offerings priced an hour (the management fee included) from gpujob's price table
+(``gpujob.services.vertex.prices``), each machine type with its GPUs priced as a one-replica job
+(``gpujob.services.vertex.cost``): ``one_estimate`` for ``gpujob gpus``' price table and
+``gpujob reserve``; ``priced`` and ``as_json`` for ``gpujob gpus --region REGION --format json``.
+Without a region no price is given: prices differ by region."""
 
 from __future__ import annotations
 
@@ -43,42 +44,6 @@ def priced(offerings: Sequence[Offering], f: Filters
     table = prices.load()
     return table, region, [(o, {n: one_estimate(table, region, o, n) for n in o.counts
                                 if f.count is None or n == f.count}) for o in offerings]
-
-
-def _money(values: list[float | None]) -> str:
-    from gpujob.services.vertex.cost import dollars
-
-    return ", ".join(dollars(v) for v in values)
-
-
-def rows(found: list[tuple[Offering, dict[int, Estimate]]]) -> list[tuple[str, ...]]:
-    """MACHINE TYPE, GPUS, ON-DEMAND, SPOT: one row per offering, the prices in the order of
-    the counts."""
-    out: list[tuple[str, ...]] = []
-    for o, by_count in found:
-        ests = list(by_count.values())
-        out.append((o.machine_type, f"{', '.join(map(str, by_count))} × {o.name}",
-                    _money([e.hourly["on_demand"] for e in ests]),
-                    _money([e.hourly["spot"] for e in ests])))
-    return out
-
-
-def notes(table: PriceTable, region: str, found: list[tuple[Offering, dict[int, Estimate]]]
-          ) -> list[str]:
-    from gpujob.services.vertex.cost import NOT_COUNTED
-
-    ests = [e for _, by_count in found for e in by_count.values()]
-    dates = [e.as_of for e in ests if e.as_of]
-    refs = sorted({r for e in ests for r in e.refs})
-    urls = " ".join(c["url"] for c in table.cite(refs) if c.get("url"))
-    out = [f"ON-DEMAND, SPOT: what one machine with its GPUs costs an hour in {region}, at each "
-           "count in GPUS (Spot with Vertex AI's management fee): Vertex AI list prices in "
-           f"{table.currency}" + (f" as of {min(dates)}" if dates else "")
-           + (f" ({urls})" if urls else "") + f"; not counted: {', '.join(NOT_COUNTED)}."]
-    missing = sorted({m for e in ests for m in e.unknown})
-    if missing:
-        out.append(f"no price: {'; '.join(missing)}.")
-    return out
 
 
 def as_json(table: PriceTable, region: str, found: list[tuple[Offering, dict[int, Estimate]]]
