@@ -41,8 +41,9 @@ GROUPS: dict[str, tuple[tuple[str, ...], dict[Mode, Use]]] = {
     "connection": (("--credentials-file", "--impersonate-service-account", "--max-attempts",
                     "--retry-deadline", "--request-timeout"),
                    {"submit": "applies", "dry-run": "unused", "local": "unused"}),
-    # Vertex AI's quota preflight runs before a submit only: a dry run reads no quota
-    "preflight": (("--no-preflight",),
+    # Vertex AI's quota preflight, and --order's advice, run before a submit only: a dry run
+    # reads no quota and no advice
+    "preflight": (("--no-preflight", "--order"),
                   {"submit": "applies", "dry-run": "unused", "local": "unused"}),
     "local run": (("--max-local-replicas", "--grace-period", "--preempt-after", "--recover"),
                   {"submit": "refused", "dry-run": "refused", "local": "applies"}),

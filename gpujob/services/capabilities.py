@@ -61,7 +61,8 @@ class Capability(Enum):
              "validate, submit, --max-hourly-cost, --max-cost",
              ("describe_costs",), ("--max-hourly-cost", "--max-cost"))
     PLACEMENT = ("placement", "a quota preflight and ordered choices of region and strategy",
-                 "gpujob preflight (quota), submit --region A,B --strategy X,Y", ("placement",))
+                 "gpujob preflight (quota), submit --region A,B --strategy X,Y",
+                 ("placement",), ("--order",))
     PREFLIGHT = ("preflight", "saying before a submit whether the job can start: the quota of each "
                  "choice (with placement), or the pieces a cluster needs", "gpujob preflight")
     JOBS = ("jobs", "creating and following jobs",

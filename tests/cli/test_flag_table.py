@@ -22,7 +22,7 @@ VALUES = {"--no-preflight": None, "--wait": None, "--stream-logs": None, "--asyn
           "--credentials-file": __file__, "--impersonate-service-account": "a@p.iam.x.com",
           "--max-attempts": "2", "--retry-deadline": "5", "--request-timeout": "9",
           "--max-local-replicas": "2", "--grace-period": "1", "--max-hourly-cost": "100",
-          "--max-cost": "100", "--preempt-after": "30", "--recover": "1"}
+          "--max-cost": "100", "--preempt-after": "30", "--recover": "1", "--order": "cheapest"}
 INVALID = "trainingInput: {scaleTier: HUGE}\n"  # stops a run after the flags were judged
 
 

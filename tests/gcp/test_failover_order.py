@@ -116,3 +116,15 @@ def test_region_auto_keeps_within_max_hourly_cost(cli, compute, write, vertex, p
     shown = json.loads(result.out)["failover"]
     assert "europe-west4" not in [c["region"] for c in shown["order"]["choices"]]
     assert _regions(vertex) == [REGION]
+
+
+def test_order_is_said_where_it_does_nothing(cli, compute, write):
+    """--order ranks the choices of a submit that has them: a dry run sends nothing (a note),
+    and a service without choices refuses it with the reason."""
+    dry = cli("submit", write(FORTY_T4), *VERTEX, "--dry-run", "--order", "cheapest")
+    assert dry.code == 0, dry.err
+    assert "note: --order is not used by a dry run, which sends nothing" in dry.err
+    gke = cli("submit", write(FORTY_T4), "--service", "gke", "--dry-run", "--order", "cheapest")
+    assert gke.code == 2
+    assert "error: --order is not supported by the gke service (GKE (JobSet)): a JobSet goes " \
+           "to one cluster" in gke.err
