@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 API_VERSION = "jobset.x-k8s.io/v1alpha2"
 GROUP, VERSION, PLURAL = "jobset.x-k8s.io", "v1alpha2", "jobsets"
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+JOBSET_LABEL = "jobset.sigs.k8s.io/"  # the prefix of the labels and annotations JobSet sets
 ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
 MACHINE_LABEL = "node.kubernetes.io/instance-type"
 GPU_RESOURCE = "nvidia.com/gpu"
@@ -152,7 +153,7 @@ def _environment(job: JobView, name: str, replica: Replica, listed: bool = True,
                                                                  f'"index":{index}}}')
 
     def annotation(key: str) -> dict[str, Any]:
-        return {"fieldRef": {"fieldPath": f"metadata.annotations['jobset.sigs.k8s.io/{key}']"}}
+        return {"fieldRef": {"fieldPath": f"metadata.annotations['{JOBSET_LABEL}{key}']"}}
 
     master = f"{name}-master-0-0.{name}"
     env: list[dict[str, Any]] = [
