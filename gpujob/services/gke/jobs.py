@@ -16,12 +16,12 @@ from gpujob.errors import RemoteError, UsageError
 from gpujob.services.base import Commands, Created, JobRef, JobStatus, Links, Request
 from gpujob.services.gke import translate
 from gpujob.services.gke.names import DNS_1035
+from gpujob.services.gke.translate import JOBSET_LABEL
 
 if TYPE_CHECKING:
     from gpujob.gcp.settings import GcpSettings
     from gpujob.services.gke.api import Api
 
-JOBSET_LABEL = "jobset.sigs.k8s.io/"
 WHY_KEY = "gpujobWorkload"  # added to a suspended JobSet: its Kueue Workload's conditions
 
 

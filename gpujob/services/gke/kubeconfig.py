@@ -95,6 +95,9 @@ def load(paths: list[str]) -> Kubeconfig:
                 if not isinstance(entry, dict) or not isinstance(entry.get("name"), str) \
                         or not isinstance(entry.get(inner) or {}, dict):
                     raise _unreadable(path, f"an entry of its {key} is not a named {inner}")
+                if inner in _SHAPES:
+                    _check_values(path, f"{inner} {entry['name']}", inner,
+                                  entry.get(inner) or {})
                 into.setdefault(entry["name"], (dict(entry.get(inner) or {}), base))
         if merged.current is None and isinstance(data.get("current-context"), str) \
                 and data["current-context"]:
@@ -103,6 +106,29 @@ def load(paths: list[str]) -> Kubeconfig:
         raise RemoteError(f"cannot read the kubeconfig: no file at {os.pathsep.join(paths)}",
                           _GET_CREDENTIALS)
     return merged
+
+
+# The values inside an entry that gpujob reads, and the type each must have (kubectl's schema).
+_SHAPES: dict[str, tuple[tuple[str, type, str], ...]] = {
+    "context": (("cluster", str, "a string"), ("user", str, "a string")),
+    "user": (("exec", dict, "a mapping"),),
+    "exec": (("command", str, "a string"), ("apiVersion", str, "a string"),
+             ("args", list, "a list"), ("env", list, "a list")),
+}
+
+
+def _check_values(path: str, where: str, inner: str, entry: dict[str, Any]) -> None:
+    """Refuse, naming the key, a value inside an entry that is not of the type gpujob reads
+    (``where``: the entry, as ``user NAME``)."""
+    prefix = "exec " if inner == "exec" else ""
+    for key, kind, said in _SHAPES[inner]:
+        value = entry.get(key)
+        if value is not None and not isinstance(value, kind):
+            raise _unreadable(path, f"{where}: {prefix}{key} is not {said}")
+    if inner == "user" and isinstance(entry.get("exec"), dict):
+        _check_values(path, where, "exec", entry["exec"])
+        if any(not isinstance(e, dict) for e in entry["exec"].get("env") or []):
+            raise _unreadable(path, f"{where}: an exec env entry is not a mapping")
 
 
 def choose(config: Kubeconfig, context: str | None) -> str:

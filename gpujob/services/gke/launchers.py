@@ -38,10 +38,12 @@ RANKED = ("RANK", "PET_NODE_RANK", "JAX_PROCESS_ID")  # each: the member's rank
 
 
 def variables(job: JobView, replica: Replica, master: str, port: int, rank: dict[str, Any],
-              gpus: int) -> list[dict[str, Any]]:
+              gpus: int, nodes: int | None = None) -> list[dict[str, Any]]:
     """A pod's launcher variables; ``rank``: the ``valueFrom`` of its rank (JobSet's global
-    index, 0 for the master, 1… for the workers, which come next)."""
-    nodes = world(job)
+    index, 0 for the master, 1… for the workers, which come next; a multi-host TPU slice's
+    host: its pod's completion index); ``nodes``: the members (None: ``world``; a TPU
+    slice's hosts)."""
+    nodes = world(job) if nodes is None else nodes
     env: list[dict[str, Any]] = [{"name": "WORLD_SIZE", "value": str(nodes)}]
     if replica.kind not in MEMBERS:
         return env

@@ -14,12 +14,12 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from gpujob.services.gke import answers, translate
+from gpujob.services.gke.translate import JOBSET_LABEL
 
 if TYPE_CHECKING:
     from gpujob.services.base import JobRef
     from gpujob.services.gke.api import Api
 
-JOBSET_LABEL = "jobset.sigs.k8s.io/"
 _EARLIEST = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 

@@ -349,7 +349,7 @@ def run(job: translate.Translation, gcp: GcpSettings, extra: dict[str, str],
     from gpujob.services.gke.api import Api, connect
 
     body = job.body
-    conn = connect(extra.get("--context"))
+    conn = connect(extra.get("--context"), gcp.request_timeout)
     cluster = Cluster(Api(conn, gcp))
     pods = pods_of(body)
     queue = (body["metadata"].get("labels") or {}).get(translate.QUEUE_LABEL)

@@ -127,17 +127,9 @@ def problem(cat: Catalog, replica: Replica) -> tuple[str, str] | None:
 
 def place(found: Slice, spec: dict[str, Any], container: dict[str, Any]) -> None:
     """Make ``spec`` (a pod's) one host of the slice: its node selector, ``google.com/tpu``
-    limit and toleration, and, on a slice of several hosts, ``RANK``/``WORLD_SIZE`` counting
-    the hosts (the pod's completion index; all of them are one Job)."""
+    limit and toleration (the launcher variables that count the hosts are translate's)."""
     selector = spec.setdefault("nodeSelector", {})
     selector[ACCELERATOR_LABEL] = found.machine.label
     selector[TOPOLOGY_LABEL] = found.topology
     container["resources"] = {"limits": {RESOURCE: str(found.machine.chips_per_host)}}
     spec["tolerations"] = [{"key": RESOURCE, "operator": "Exists", "effect": "NoSchedule"}]
-    if found.hosts > 1:
-        for var in container.get("env", []):
-            if var["name"] == "RANK":
-                var["valueFrom"] = {"fieldRef": {
-                    "fieldPath": f"metadata.annotations['{INDEX_ANNOTATION}']"}}
-            elif var["name"] == "WORLD_SIZE":
-                var["value"] = str(found.hosts)

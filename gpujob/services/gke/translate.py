@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 API_VERSION = "jobset.x-k8s.io/v1alpha2"
 GROUP, VERSION, PLURAL = "jobset.x-k8s.io", "v1alpha2", "jobsets"
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+JOBSET_LABEL = "jobset.sigs.k8s.io/"  # the prefix of the labels and annotations JobSet sets
 ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
 MACHINE_LABEL = "node.kubernetes.io/instance-type"
 GPU_RESOURCE = "nvidia.com/gpu"
@@ -133,9 +134,10 @@ def listing_bytes(job: JobView, name: str) -> int:
 
 
 def _environment(job: JobView, name: str, replica: Replica, listed: bool = True,
-                 gpus: int = 0) -> list[dict[str, Any]]:
+                 gpus: int = 0, hosts: int = 1) -> list[dict[str, Any]]:
     """What the replica sees, as on Vertex AI; its index comes from its pod's annotations.
-    ``listed=False``: without the cluster's addresses (a JobSet too large to send)."""
+    ``listed=False``: without the cluster's addresses (a JobSet too large to send);
+    ``hosts``: a TPU slice's (above 1, the launchers count the slice's hosts)."""
     replicas = used(job) if listed else []
     pools = {f"workerpool{ROLES[r.kind][1]}": _hosts(name, ROLES[r.kind][0], r.count)
              for r in replicas}
@@ -151,7 +153,7 @@ def _environment(job: JobView, name: str, replica: Replica, listed: bool = True,
                                                                  f'"index":{index}}}')
 
     def annotation(key: str) -> dict[str, Any]:
-        return {"fieldRef": {"fieldPath": f"metadata.annotations['jobset.sigs.k8s.io/{key}']"}}
+        return {"fieldRef": {"fieldPath": f"metadata.annotations['{JOBSET_LABEL}{key}']"}}
 
     master = f"{name}-master-0-0.{name}"
     env: list[dict[str, Any]] = [
@@ -162,8 +164,12 @@ def _environment(job: JobView, name: str, replica: Replica, listed: bool = True,
         {"name": "MASTER_PORT", "value": str(PORT)},
         {"name": "CLOUD_ML_JOB_ID", "value": name},
     ]
-    env += launchers.variables(job, replica, master, PORT, annotation("job-global-index"),
-                               gpus)
+    if hosts > 1:  # one Job of ``hosts`` pods: each one host of the slice
+        rank = {"fieldRef": {"fieldPath": f"metadata.annotations['{tpu.INDEX_ANNOTATION}']"}}
+        env += launchers.variables(job, replica, master, PORT, rank, gpus, nodes=hosts)
+    else:
+        env += launchers.variables(job, replica, master, PORT,
+                                   annotation("job-global-index"), gpus)
     job_dir = job.training_input.get("jobDir")
     if isinstance(job_dir, str) and job_dir:
         base = job_dir.rstrip("/")
@@ -247,12 +253,13 @@ def _pod(job: JobView, name: str, replica: Replica, cat: GkeCatalog,
          queue: str | None = None) -> dict[str, Any]:
     container, buckets = _code(job, replica, options, args)
     gpu, count = gpus_of(replica, cat)
+    found = tpu.slice_of(cat, replica)
     container["env"] = _environment(job, name, replica,
-                                    listed=listing_bytes(job, name) <= MAX_BYTES, gpus=count)
+                                    listed=listing_bytes(job, name) <= MAX_BYTES, gpus=count,
+                                    hosts=found.hosts if found is not None else 1)
     container["ports"] = [{"containerPort": PORT, "name": "cluster"}]
     selector = {MACHINE_LABEL: replica.machine}
     spec: dict[str, Any] = {"restartPolicy": "Never", "subdomain": name}
-    found = tpu.slice_of(cat, replica)
     if found is not None:
         tpu.place(found, spec, container)
     elif gpu is not None and count:

@@ -329,3 +329,28 @@ def test_a_file_that_is_no_kubeconfig_is_a_remote_error(cli, tmp_path, monkeypat
     assert result.err.startswith(f"error: cannot read the kubeconfig: {tmp_path / 'config'} "
                                  "is not a kubeconfig gpujob can read (")
     assert len(result.err.splitlines()) == 2 and "Traceback" not in result.err
+
+
+@pytest.mark.parametrize("user, context, said", [
+    ({"exec": "gke-gcloud-auth-plugin"}, {}, f"user {CONTEXT}: exec is not a mapping"),
+    ({"token": "t"}, {"cluster": [CONTEXT]}, f"context {CONTEXT}: cluster is not a string"),
+    ({"token": "t"}, {"user": {"name": CONTEXT}}, f"context {CONTEXT}: user is not a string"),
+    ({"exec": {"command": "gke-gcloud-auth-plugin", "args": 5,
+               "apiVersion": "client.authentication.k8s.io/v1beta1"}}, {},
+     f"user {CONTEXT}: exec args is not a list"),
+    ({"exec": {"command": "gke-gcloud-auth-plugin", "env": {"A": "b"},
+               "apiVersion": "client.authentication.k8s.io/v1beta1"}}, {},
+     f"user {CONTEXT}: exec env is not a list"),
+])
+def test_a_kubeconfig_value_of_the_wrong_type_is_a_remote_error(cli, tmp_path, monkeypatch,
+                                                                 user, context, said):
+    path = kubeconfig(tmp_path / "config", "https://127.0.0.1:9", user)
+    data = yaml.safe_load(path.read_text())
+    data["contexts"][0]["context"].update(context)
+    path.write_text(yaml.safe_dump(data))
+    monkeypatch.setenv("KUBECONFIG", str(path))
+    result = gke(cli, "list")
+    assert result.code == 3
+    assert result.err.splitlines()[0] == (f"error: cannot read the kubeconfig: {path} is not a "
+                                          f"kubeconfig gpujob can read ({said})")
+    assert len(result.err.splitlines()) == 2 and "internal error" not in result.err

@@ -256,3 +256,24 @@ def test_nodes_that_keep_back_more_than_gpujob_reckons_cannot_take_the_pods(clus
         "1843200Mi memory), so the pods never schedule; fix: give --catalog FILE with a larger "
         "pod_settings.node_reserve.system_pods (gpujob gpus --service gke --export-catalog "
         "prints the built-in catalog)"]
+
+
+def test_an_exec_plugin_that_hangs_is_stopped_at_the_request_timeout(cluster, preflight,
+                                                                     tmp_path, monkeypatch):
+    import sys
+
+    import yaml
+
+    script = tmp_path / "plugin.py"
+    script.write_text("import time\ntime.sleep(300)\n")
+    path = tmp_path / "kubeconfig"
+    data = yaml.safe_load(path.read_text())
+    data["users"][0]["user"] = {"exec": {"apiVersion": "client.authentication.k8s.io/v1beta1",
+                                         "command": sys.executable, "args": [str(script)]}}
+    path.write_text(yaml.safe_dump(data))
+    result = preflight("--request-timeout", "1")
+    assert result.code == 3
+    assert f"the credentials of context {CONTEXT} could not be obtained: its exec plugin " \
+           f"{sys.executable} gave no answer within 1 s (--request-timeout); it was stopped" \
+           in result.err
+    assert cluster.calls == []

@@ -71,6 +71,23 @@ def test_a_multi_host_slice_runs_one_pod_per_host_and_counts_them(cli, write):
     assert jobset.requirements(body) == [] and refusals(body) == []
 
 
+def test_every_launcher_of_a_multi_host_slice_counts_its_hosts(cli, write):
+    """torchrun and JAX as well as RANK/WORLD_SIZE: 4 hosts, each its pod's completion index
+    (JobSet's global index is 0 on every host of the one Job)."""
+    body = dry_run(cli, write(TPU.format(machine="ct5lp-hightpu-4t", topology="4x4")))
+    job = job_of(body)
+    assert (job["parallelism"], job["completions"]) == (4, 4)
+    env = job["template"]["spec"]["containers"][0]["env"]
+    names = [e["name"] for e in env]
+    assert len(names) == len(set(names))  # no variable said twice
+    values = {e["name"]: e.get("value", e.get("valueFrom")) for e in env}
+    host = {"fieldRef": {
+        "fieldPath": "metadata.annotations['batch.kubernetes.io/job-completion-index']"}}
+    assert (values["WORLD_SIZE"], values["PET_NNODES"], values["JAX_NUM_PROCESSES"]) == \
+        ("4", "4", "4")
+    assert values["RANK"] == values["PET_NODE_RANK"] == values["JAX_PROCESS_ID"] == host
+
+
 def test_the_jobset_name_leaves_room_for_the_hosts_index(cli, write):
     path = write(TPU.format(machine="ct5lp-hightpu-4t", topology="16x16"),
                  name="a_rather_long_config_file_name_for_a_tpu_job_on_gke.yaml")
