@@ -102,7 +102,6 @@ class CostSettings(NamedTuple):
     jobs: tuple[str, ...]
     table: str
     output_format: str = "text"
-    service: str = ""  # "": the default service (Capability.COSTS)
 
 
 class JobSettings(NamedTuple):

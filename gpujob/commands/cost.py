@@ -24,7 +24,7 @@ def execute(s: CostSettings) -> int:
     from gpujob.services.base import SUBMISSION_LABEL
     from gpujob.services.capabilities import Capability
 
-    SERVICE = services.get(s.service or services.DEFAULT_SERVICE)
+    SERVICE = services.get(services.DEFAULT_SERVICE)  # the one whose prices gpujob has
     SERVICE.require(Capability.COSTS, "gpujob cost")
     SERVICE.require(Capability.JOBS, "gpujob cost")
     table_name(s.table)  # a usage error before any call
