@@ -63,3 +63,19 @@ def stop_signals_kept() -> Iterator[None]:
     finally:
         for signum, handler in kept.items():
             signal.signal(signum, handler)
+
+
+# a master and 2 workers of n1-standard-8 with 2 × T4 each: a small GPU job of 3 nodes
+T4_JOB = """\
+jobId: run_1
+trainingInput:
+  scaleTier: CUSTOM
+  masterType: n1-standard-8
+  masterConfig:
+    imageUri: us-docker.pkg.dev/p/r/trainer:1
+    acceleratorConfig: {count: 2, type: NVIDIA_TESLA_T4}
+  workerCount: 2
+  workerType: n1-standard-8
+  workerConfig:
+    acceleratorConfig: {count: 2, type: NVIDIA_TESLA_T4}
+"""

@@ -17,24 +17,12 @@ from fakes import kube_cluster
 from fakes.errors import permission_denied, service_disabled
 from fakes.faults import Reply
 from fakes.kubernetes import FakeKubernetes
-from gke_cluster import connect, kubeconfig
+from gke_cluster import T4_JOB, connect, kubeconfig
 
 from gpujob.services.gke.advice import Where, where
 
 CONTEXT = f"gke_{PROJECT}_us-central1_train"
-T4 = """\
-jobId: run_1
-trainingInput:
-  scaleTier: CUSTOM
-  masterType: n1-standard-8
-  masterConfig:
-    imageUri: us-docker.pkg.dev/p/r/trainer:1
-    acceleratorConfig: {count: 2, type: NVIDIA_TESLA_T4}
-  workerCount: 2
-  workerType: n1-standard-8
-  workerConfig:
-    acceleratorConfig: {count: 2, type: NVIDIA_TESLA_T4}
-"""
+T4 = T4_JOB
 L4 = """\
 jobId: run_2
 trainingInput:

@@ -12,21 +12,9 @@ import pytest
 from fakes import kube_cluster
 from fakes.faults import Reply
 from fakes.kubernetes import FakeKubernetes, status
-from gke_cluster import CONTEXT, connect
+from gke_cluster import CONTEXT, T4_JOB, connect
 
-CONFIG = """\
-jobId: run_1
-trainingInput:
-  scaleTier: CUSTOM
-  masterType: n1-standard-8
-  masterConfig:
-    imageUri: us-docker.pkg.dev/p/r/trainer:1
-    acceleratorConfig: {count: 2, type: NVIDIA_TESLA_T4}
-  workerCount: 2
-  workerType: n1-standard-8
-  workerConfig:
-    acceleratorConfig: {count: 2, type: NVIDIA_TESLA_T4}
-"""
+CONFIG = T4_JOB
 
 
 @pytest.fixture

@@ -7,22 +7,11 @@ from __future__ import annotations
 
 import yaml
 from fakes.kubernetes import refusals
+from gke_cluster import T4_JOB
 
 from gpujob.services.gke import jobset
 
-CONFIG = """\
-jobId: run_1
-trainingInput:
-  scaleTier: CUSTOM
-  masterType: n1-standard-8
-  masterConfig:
-    imageUri: us-docker.pkg.dev/p/r/trainer:1
-    acceleratorConfig: {count: 2, type: NVIDIA_TESLA_T4}
-  workerCount: 2
-  workerType: n1-standard-8
-  workerConfig:
-    acceleratorConfig: {count: 2, type: NVIDIA_TESLA_T4}
-"""
+CONFIG = T4_JOB
 
 
 def dry_run(cli, path: str, *args: str) -> dict:
