@@ -199,3 +199,21 @@ def job_settings(ctx: click.Context, params: dict[str, Any], check: CheckSetting
                                   dry_run=True)
         out.append(take(settings, params))
     return out
+
+
+def given_vertex(params: dict[str, Any]) -> bool:
+    """Whether one of gcloud ai custom-jobs/hp-tuning-jobs create's own flags was given."""
+    return _flags(params).given
+
+
+def for_convert(ctx: click.Context, params: dict[str, Any], check: CheckSettings,
+                line: list[Any]) -> SubmitSettings:
+    """``convert``'s job as ``submit`` builds it (``take``): from the flags alone, or the
+    file with gcloud's custom-jobs flags applied."""
+    from gpujob.submit.settings import SubmitSettings
+
+    settings = SubmitSettings(config=params["config"], overrides=line, check=check,
+                              user_args=ctx.meta["user_args"], dry_run=True,
+                              display_name=params.get("display_name"),
+                              package_path=params.get("package_path"))
+    return take(settings, params)
