@@ -71,9 +71,10 @@ class Finding(NamedTuple):
         return self.severity == "error"
 
     def as_dict(self) -> dict[str, object]:
-        """The stable shape of ``--format json`` (``version`` 1)."""
+        """The stable shape of ``--format json`` (``version`` 1); ``flag`` only for a value a
+        command-line flag gave (its line and column are null)."""
         loc = self.location
-        return {
+        out: dict[str, object] = {
             "path": format_path(self.path),
             "line": loc.line if loc else None,
             "column": loc.column if loc else None,
@@ -81,6 +82,9 @@ class Finding(NamedTuple):
             "message": self.message,
             "hint": self.hint,
         }
+        if loc and loc.flag:
+            out["flag"] = loc.flag
+        return out
 
 
 def error(rule: str, message: str, path: JsonPath = (), location: Location | None = None,

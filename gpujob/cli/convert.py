@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from gpujob.cli import gcloud_jobs
 from gpujob.cli.common import CONTEXT, exit_codes_help
 from gpujob.cli.files import ExistingFile
 from gpujob.cli.jobflags import field_options, override_options, overrides
@@ -65,7 +66,7 @@ def package_options(func: Any) -> Any:
 @click.command(cls=UserArgsCommand, context_settings=CONTEXT, epilog=exit_codes_help(
     0, 1, 2, 130, c1="the config cannot be converted (the problems are listed), or the output "
                      "could not be written"))
-@click.argument("config", type=ExistingFile(), metavar="CONFIG")
+@click.argument("config", type=ExistingFile(), metavar="[CONFIG]", required=False)
 @field_options()
 @override_options()
 @vertex_options
@@ -77,6 +78,7 @@ def package_options(func: Any) -> Any:
               help="Write a whole CustomJob (its name, labels and encryption key in the file) "
                    "rather than the CustomJobSpec that gcloud ai custom-jobs create --config "
                    "reads.")
+@gcloud_jobs.options
 @check_options
 @service_flags
 # ai-platform is the form convert reads: there is nothing to convert it to
@@ -99,6 +101,13 @@ def convert(ctx: click.Context, **params: Any) -> int:
     built and uploaded to the address gpujob submit would stage it at, which the config names:
     the one thing convert sends to Google.
 
+    gcloud's command lines work as they do for submit, with or without CONFIG: gcloud ai
+    custom-jobs create's flags (--worker-pool-spec, --args, --command, --python-package-uris,
+    --display-name, --labels, …) build the CustomJob submit would send, which is checked and
+    written as the CustomJobSpec file gcloud's --config reads (--whole-job: the CustomJob);
+    gcloud ai-platform jobs submit training's flags alone (--master-image-uri, --module-name,
+    --scale-tier, …) build an AI Platform job, converted as a file is.
+
     \b
     Examples:
       gpujob convert configs/t4-compute-engine.yaml -o t4.vertex.yaml
@@ -107,6 +116,8 @@ def convert(ctx: click.Context, **params: Any) -> int:
       gpujob convert configs/t4-compute-engine.yaml --to gke -o t4.jobset.yaml
       gpujob convert config.yaml --package-path trainer --module-name trainer.task \\
           --executor-image-uri tensorflow/tensorflow:2.17.0-gpu --job-dir gs://my-bucket/run1
+      gpujob convert --region us-central1 --display-name run1 -o spec.yaml \\
+          --worker-pool-spec=machine-type=n1-standard-8,container-image-uri=IMAGE
     """
     from gpujob.commands.convert import ConvertSettings, execute
 
@@ -115,8 +126,25 @@ def convert(ctx: click.Context, **params: Any) -> int:
     tiers = list(check.catalog.scale_tiers)  # check_settings loads it
     gcp = gcp_settings({"api_endpoint": None, "request_timeout": 60.0, "max_attempts": 5,
                         "retry_deadline": 120.0, **params})
+    line = overrides(ctx, params, tiers)
+    loaded, package_path = None, params["package_path"]
+    if params["to"] != "vertex" and params["worker_pool_spec"]:
+        from gpujob.errors import UsageError
+
+        raise UsageError(f"--worker-pool-spec builds a Vertex AI CustomJob, named by "
+                         f"--display-name, which --to {params['to']} does not take",
+                         "write it whole (gpujob convert --whole-job -o job.yaml …), then "
+                         f"gpujob submit job.yaml --service {params['to']} --dry-run prints "
+                         "what that service is sent")
+    if params["config"] is None or gcloud_jobs.given_vertex(params):
+        if params["config"] is None and not gcloud_jobs.flag_only(params):
+            raise click.MissingParameter(ctx=ctx, param_hint="'CONFIG'", param_type="argument")
+        built = gcloud_jobs.for_convert(ctx, params, check, line)
+        loaded, package_path = built.loaded, built.package_path
+        options = options._replace(executor_image_uri=built.check.executor_image_uri)
     return execute(ConvertSettings(
-        config=params["config"], overrides=overrides(ctx, params, tiers),
+        config=params["config"], overrides=line,
         user_args=ctx.meta["user_args"], options=options, check=check,
         output=params["output"], whole_job=params["whole_job"],
-        package_path=params["package_path"], staging_bucket=params["staging_bucket"], gcp=gcp))
+        package_path=package_path, staging_bucket=params["staging_bucket"], gcp=gcp,
+        loaded=loaded))

@@ -7,14 +7,17 @@ and a job from flags alone, as gcloud takes it with no ``--config``: a CustomJob
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from gpujob.cli.options import stack
 from gpujob.cli.params import Count
 from gpujob.errors import UsageError
-from gpujob.submit.settings import SubmitSettings
+
+if TYPE_CHECKING:  # (validate imports this module: no dataclass of submit's at its start-up)
+    from gpujob.settings import CheckSettings
+    from gpujob.submit.settings import SubmitSettings
 
 # the flags that describe an AI Platform job's code or machines: one of them makes a job
 # without a config file (as gcloud ai-platform jobs submit training takes it)
@@ -129,3 +132,88 @@ def _autopackaged(settings: SubmitSettings, flags: Any, specs: list[dict[str, An
     check = settings.check._replace(executor_image_uri=job.executor)
     return dataclasses.replace(settings, config=SOURCE, loaded=Loaded(SOURCE, job.doc, []),
                                package_path=job.package_path, check=check)
+
+
+# -- the same command line for validate and convert ---------------------------------------------
+
+# gcloud ai custom-jobs create's flags that gpujob's field flags are (submit: jobflags), by the
+# parameter each sets; validate takes them as flags alone (no environment variable: a file's
+# verdict does not change with the shell it is checked in)
+_FIELDS = {"region": "Region the job runs in (us-central1, …).",
+           "service_account": "Service account email the trainer runs as.",
+           "network": "VPC network to peer with: projects/NUMBER/global/networks/NAME."}
+# every parameter of validate's job command line, and whether one of them was given
+JOB_PARAMS = ("worker_pool_spec", "gcloud_args", "gcloud_command", "python_package_uris",
+              "enable_dashboard_access", "max_trial_count", "parallel_trial_count", "algorithm",
+              "display_name", "labels", "enable_web_access", "kms_key", "kms_keyring",
+              "kms_location", "kms_project", *_FIELDS)
+
+
+def validate_options(func: Any) -> Any:
+    """``gcloud ai custom-jobs create``'s and ``hp-tuning-jobs create``'s command line, for
+    ``gpujob validate``: the job the flags build (with the file, or alone) is checked."""
+    fields = [click.option(f"--{name.replace('_', '-')}", name, metavar="TEXT",
+                           help=f"As in submit: {text}") for name, text in _FIELDS.items()]
+    return stack(
+        click.option("--config", "config_file", metavar="CONFIG",
+                     help="A config to check, as gcloud names it (the same as FILE)."),
+        click.option("--display-name", metavar="NAME",
+                     help="As in submit: the Vertex AI job's name (--worker-pool-spec needs "
+                          "it, as in gcloud)."),
+        *fields,
+        click.option("--labels", multiple=True, metavar="KEY=VALUE,…",
+                     help="As in submit: labels for the job. Repeatable."),
+        click.option("--enable-web-access/--no-enable-web-access", default=None,
+                     help="As in submit: interactive shell access to the containers."),
+        click.option("--kms-key", help="As in submit: Cloud KMS key of the job's resources."),
+        click.option("--kms-keyring", help="Key ring of a short --kms-key."),
+        click.option("--kms-location", help="Location of a short --kms-key."),
+        click.option("--kms-project", help="Project of a short --kms-key."),
+        options,
+    )(func)
+
+
+def given(params: dict[str, Any]) -> bool:
+    """Whether validate was given a job command line (else it checks the files as they are)."""
+    return any(params.get(name) not in (None, ()) for name in JOB_PARAMS)
+
+
+def job_settings(ctx: click.Context, params: dict[str, Any], check: CheckSettings,
+                 configs: list[str]) -> list[SubmitSettings]:
+    """The job of each config (none: the job from the flags alone) with the command line
+    applied, as ``submit`` builds it (``take``), for the checks."""
+    from gpujob.cli.jobflags import _FIELD_FLAGS, _param_name, overrides
+    from gpujob.submit.settings import SubmitSettings
+
+    if not configs and not flag_only(params):
+        raise click.UsageError("Missing argument 'FILE...': the flags describe no job of "
+                               "their own (give --worker-pool-spec, as gcloud ai custom-jobs "
+                               "create does, or a config file)", ctx)
+    every = {_param_name(flag): None for flag, *_ in _FIELD_FLAGS}
+    tiers = list(check.catalog.scale_tiers) if check.catalog is not None else []
+    line = overrides(ctx, {**every, "set_": (), **params}, tiers)
+    out = []
+    for config in configs or [None]:
+        settings = SubmitSettings(config=config, overrides=list(line),  # type: ignore[arg-type]
+                                  check=check, display_name=params.get("display_name"),
+                                  dry_run=True)
+        out.append(take(settings, params))
+    return out
+
+
+def given_vertex(params: dict[str, Any]) -> bool:
+    """Whether one of gcloud ai custom-jobs/hp-tuning-jobs create's own flags was given."""
+    return _flags(params).given
+
+
+def for_convert(ctx: click.Context, params: dict[str, Any], check: CheckSettings,
+                line: list[Any]) -> SubmitSettings:
+    """``convert``'s job as ``submit`` builds it (``take``): from the flags alone, or the
+    file with gcloud's custom-jobs flags applied."""
+    from gpujob.submit.settings import SubmitSettings
+
+    settings = SubmitSettings(config=params["config"], overrides=line, check=check,
+                              user_args=ctx.meta["user_args"], dry_run=True,
+                              display_name=params.get("display_name"),
+                              package_path=params.get("package_path"))
+    return take(settings, params)

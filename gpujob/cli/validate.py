@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from gpujob.checks.report import REPORTERS
+from gpujob.cli import gcloud_jobs
 from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.cli.files import expand
 from gpujob.cli.options import (
@@ -24,14 +25,16 @@ from gpujob.settings import ValidateSettings
     0, 1, 2, 130, c0="every config is valid (warnings do not count)",
     c1="a config has problems, or could not be read; also: standard output could not be "
        "written"))
-@click.argument("files", nargs=-1, required=True, metavar="FILE...")
+@click.argument("files", nargs=-1, metavar="[FILE...]")
 @format_option(list(REPORTERS), "text for people, json for programs (stable shape, version 1), "
                "github for GitHub Actions annotations.", envvar="GPUJOB_FORMAT")
 @service_option_of("The training service the configs are for: its catalog and rules check them.")
 @check_options
 @service_flags_of("validate")
 @budget_option
-def validate(files: tuple[str, ...], fmt: str, **params: Any) -> int:
+@gcloud_jobs.validate_options
+@click.pass_context
+def validate(ctx: click.Context, files: tuple[str, ...], fmt: str, **params: Any) -> int:
     """Check configs against the Job schema and the GPU compatibility rules.
 
     Every problem of every file is reported, each as FILE:LINE:COL: PATH: MESSAGE with a hint:
@@ -39,15 +42,27 @@ def validate(files: tuple[str, ...], fmt: str, **params: Any) -> int:
     scale tiers, legacy machines, TPUs, containers). Warnings never fail a file.
     A directory stands for the .yaml, .yml and .json files under it; - reads standard input.
 
+    gcloud ai custom-jobs create's and hp-tuning-jobs create's command line works as it does
+    for submit: the flags (--worker-pool-spec, --args, --display-name, --labels, …) build the
+    job submit would send, from each FILE (or --config), or from the flags alone, and every
+    check runs on it; a problem with a flag's value is reported at the flag.
+
     \b
     Examples:
       gpujob validate config.yaml
       gpujob validate configs/
       gpujob validate --format github configs/*.yaml   # in a GitHub Actions step
       gpujob validate --format json config.yaml | jq '.files[].errors'
+      gpujob validate --region us-central1 --display-name run1 \\
+          --worker-pool-spec=machine-type=n1-standard-8,container-image-uri=IMAGE
     """
     from gpujob.commands.validate import execute
 
+    files = (*files, params["config_file"]) if params["config_file"] else files
+    if not files and not gcloud_jobs.given(params):
+        raise click.MissingParameter(ctx=ctx, param_hint="'FILE...'", param_type="argument")
     check = check_settings(params)
     found, unreadable = expand(files)
-    return execute(ValidateSettings(found, fmt, check, unreadable))
+    jobs = (gcloud_jobs.job_settings(ctx, params, check, list(found))
+            if gcloud_jobs.given(params) else None)
+    return execute(ValidateSettings(found, fmt, check, unreadable), jobs)

@@ -29,8 +29,11 @@ if TYPE_CHECKING:
     from gpujob.settings import CheckSettings
 
 
+FROM_FLAGS = "command line"  # the name of a job built from the flags alone
+
+
 class ConvertSettings(NamedTuple):
-    config: str
+    config: str | None  # None: the job comes from the flags alone (``loaded``)
     overrides: list[Override]
     user_args: list[str] | None
     options: JobOptions
@@ -40,6 +43,8 @@ class ConvertSettings(NamedTuple):
     package_path: str | None = None  # --package-path: built and staged (``convert_packages``)
     staging_bucket: str | None = None  # --staging-bucket gs://BUCKET
     gcp: GcpSettings | None = None  # how to reach Cloud Storage, to stage the packages
+    # the config as gcloud's command line built it (``cli.gcloud_jobs.take``); None: the file
+    loaded: Loaded | None = None
 
 
 def execute(settings: ConvertSettings) -> int:
@@ -52,23 +57,45 @@ def execute(settings: ConvertSettings) -> int:
 
     service = services.get(settings.check.service)
     service.require(Capability.CONVERT, f"gpujob convert --to {service.name}")
+    config = settings.config or FROM_FLAGS
     if settings.output is not None:
-        _check_output(settings.output, settings.config)
-    loaded = load_file(settings.config)
+        _check_output(settings.output, config)
+    loaded = settings.loaded if settings.loaded is not None else load_file(config)
     if loaded.document is None:
         _show(loaded.findings)
-        raise InvalidConfig(f"{settings.config} cannot be read as a Job config")
-    _not_native(loaded.document)
-    doc = merged(loaded.document, settings.overrides, settings.user_args)
+        raise InvalidConfig(f"{config} cannot be read as a Job config")
     options = CheckOptions(service, catalog=settings.check.catalog,
                            region_check=settings.check.region_check, job=settings.options)
-    packages = convert_packages.wanted(doc, settings.config, settings.package_path,
+    if settings.config is not None:
+        _not_native(loaded.document)
+    elif loaded.document.form is not None:  # gcloud ai custom-jobs create's: as submit's
+        return _write_native(service, loaded, options, settings)
+    doc = merged(loaded.document, settings.overrides, settings.user_args)
+    packages = convert_packages.wanted(doc, config, settings.package_path,
                                        settings.staging_bucket, settings.gcp)
     if packages is not None:  # converted first with stand-ins: nothing is built for an error
         _converted(service, loaded, convert_packages.stand_ins(doc, packages[0]), options,
                    settings, show=False, words=packages[0].words())
         doc = convert_packages.stage(doc, *packages)
     converted, checked = _converted(service, loaded, doc, options, settings)
+    return _finish(service, converted, checked, settings)
+
+
+def _write_native(service: Service, loaded: Loaded, options: CheckOptions,
+                  settings: ConvertSettings) -> int:
+    """The job of gcloud ai custom-jobs create's flags: the service applies the rest of the
+    command line to it and checks it (as ``submit`` does), and writes it in its form."""
+    from gpujob.checks.engine import CommandLine
+
+    assert loaded.document is not None
+    line = CommandLine(tuple(settings.overrides), settings.user_args, settings.package_path)
+    converted, checked = _converted(service, loaded, loaded.document,
+                                    options._replace(command_line=line), settings)
+    return _finish(service, converted, checked, settings)
+
+
+def _finish(service: Service, converted: Converted, checked: Checked,
+            settings: ConvertSettings) -> int:
     for line in converted.notes:
         CONSOLE.err(line)
     _write(converted.text or "", settings.output)
@@ -94,8 +121,8 @@ def _converted(service: Service, loaded: Loaded, doc: Document, options: CheckOp
     if show or errors or converted.text is None:
         _show(findings)
     if errors or converted.text is None:
-        raise InvalidConfig(f"{settings.config}: {errors} problem{'s' if errors != 1 else ''}; "
-                            "nothing was written")
+        raise InvalidConfig(f"{settings.config or FROM_FLAGS}: {errors} "
+                            f"problem{'s' if errors != 1 else ''}; nothing was written")
     return converted, checked
 
 

@@ -2,14 +2,25 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from gpujob.checks.report import REPORTERS
 from gpujob.console import CONSOLE
 from gpujob.errors import EXIT_INVALID, EXIT_OK
 from gpujob.settings import ValidateSettings
 
+if TYPE_CHECKING:
+    from gpujob.checks.engine import FileResult
+    from gpujob.services.base import Service
+    from gpujob.submit.settings import SubmitSettings
 
-def execute(settings: ValidateSettings) -> int:
-    """Check every file, then report them all at once: exit 0 when all are valid, else 1."""
+FROM_FLAGS = "command line"  # the report's name of a job built from the flags alone
+
+
+def execute(settings: ValidateSettings, jobs: list[SubmitSettings] | None = None) -> int:
+    """Check every file, then report them all at once: exit 0 when all are valid, else 1.
+    ``jobs``: gcloud's command line was given, and each is a file's job with it applied (or
+    the job of the flags alone), as submit builds it (``cli.gcloud_jobs.job_settings``)."""
     from gpujob import services
     from gpujob.checks.engine import CheckOptions, FileResult, check_file
     from gpujob.checks.report import summary
@@ -18,7 +29,10 @@ def execute(settings: ValidateSettings) -> int:
     check = settings.check
     options = CheckOptions(services.get(check.service), catalog=check.catalog,
                            region_check=check.region_check, job=check.job_options())
-    results = [check_file(path, options) for path in settings.files]
+    if jobs is None:
+        results = [check_file(path, options) for path in settings.files]
+    else:
+        results = [_check_job(job, options.service) for job in jobs]
     results += [FileResult(path, [error("load.io", f"cannot read the directory: {why}", (),
                                         Location(path), "nothing under it was checked")])
                 for path, why in settings.unreadable]
@@ -41,3 +55,37 @@ def execute(settings: ValidateSettings) -> int:
             CONSOLE.err(line)
         CONSOLE.err(summary(results))
     return EXIT_OK if all(r.valid for r in results) else EXIT_INVALID
+
+
+def _check_job(settings: SubmitSettings, service: Service) -> FileResult:
+    """One job as ``submit --dry-run`` checks it (``check_config``), with validate's options:
+    what only sending needs (a region, staged packages) is not asked for."""
+    from dataclasses import fields
+
+    from gpujob.checks.engine import FileResult
+    from gpujob.submit.prepare import check_config
+
+    loaded = settings.load()
+    path = settings.config or FROM_FLAGS
+    if loaded.document is None:
+        return FileResult(path, list(loaded.findings))
+    values = {f.name: getattr(settings, f.name) for f in fields(settings)}
+    checked = check_config(_checking()(**{**values, "loaded": loaded}), service, notes=False)
+    result = FileResult(path, checked.findings)
+    result.cost = checked.cost if result.valid else None
+    return result
+
+
+def _checking() -> type:
+    from dataclasses import dataclass
+
+    from gpujob.submit.settings import SubmitSettings
+
+    @dataclass
+    class Checking(SubmitSettings):
+        """A submit's settings, checked as validate checks (``CheckOptions.submit`` False)."""
+
+        def check_options(self, service: Service):  # type: ignore[no-untyped-def]
+            return super().check_options(service)._replace(submit=False)
+
+    return Checking

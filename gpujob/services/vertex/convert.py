@@ -25,8 +25,12 @@ def convert(doc: Document, checked: Checked, options: CheckOptions, output: str 
     from gpujob.services.base import Converted
     from gpujob.services.vertex.native import output as native_output
 
-    translation = checked.job.translation if checked.job is not None else None
-    if translation is None or any(f.is_error for f in checked.findings):
+    if any(f.is_error for f in checked.findings) or checked.job is None:
+        return Converted(None)
+    if doc.form is not None:  # a native job, from gcloud ai custom-jobs create's flags
+        return _native(doc, checked.job, output, whole_job)
+    translation = checked.job.translation
+    if translation is None:
         return Converted(None)
     cat = options.catalog_in_use()
     found = _result_findings(translation, doc, cat, date.today(), options.region_check)
@@ -61,3 +65,24 @@ def _result_findings(t: Translation, doc: Document, cat: VertexCatalog, today: d
 def _source(path: tuple[str | int, ...], t: Translation) -> tuple[Any, ...]:
     """The config path the body's value at ``path`` (or its nearest parent) was made from."""
     return origin_of(path, t.origins) or ()
+
+
+def _native(doc: Document, job: Any, output: str | None, whole_job: bool) -> Converted:
+    """A native job (``native.job.check``: the command line applied, checked) written as the
+    file gcloud's --config reads, with its counts as numbers again (the body sends int64
+    values as strings)."""
+    from gpujob.services.base import Converted
+    from gpujob.services.vertex.native import output as native_output
+
+    body = _numbers(job.body)
+    written = native_output.render(job._replace(body=body), doc, output, whole_job=whole_job)
+    return Converted(written.text, written.findings, list(written.notes))
+
+
+def _numbers(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: int(v) if k == "replicaCount" and isinstance(v, str) and v.isdigit()
+                else _numbers(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_numbers(v) for v in value]
+    return value
