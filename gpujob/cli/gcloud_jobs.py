@@ -193,7 +193,8 @@ def job_settings(ctx: click.Context, params: dict[str, Any], check: CheckSetting
     tiers = list(check.catalog.scale_tiers) if check.catalog is not None else []
     line = overrides(ctx, {**every, "set_": (), **params}, tiers)
     out = []
-    for config in configs or [None]:
+    every_config: list[str | None] = list(configs) or [None]
+    for config in every_config:
         settings = SubmitSettings(config=config, overrides=list(line),  # type: ignore[arg-type]
                                   check=check, display_name=params.get("display_name"),
                                   dry_run=True)
