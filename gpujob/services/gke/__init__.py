@@ -99,7 +99,8 @@ class Gke(JobsInModule, ServiceBase):
                     "GPUJOB_GKE_TOPOLOGY", "LABEL", scope="job",
                     check=scheduling.check_topology),
         ServiceFlag("--gpudirect", "GPUDirect (TCPX, TCPXO, RDMA) for a job on A3/A4 machines: "
-                    "auto (on for 2 or more nodes), on or off [default: auto].",
+                    "auto (on for 2 or more nodes where the cluster has its networks), on or off "
+                    "[default: auto].",
                     "GPUJOB_GKE_GPUDIRECT", "auto|on|off", scope="checks",
                     check=_gpudirect_mode),
         ServiceFlag("--reservation", "Run on the nodes of this Compute Engine reservation "

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob.console import CONSOLE
 from gpujob.services.gke import capacity, sizes, tpu, translate
+from gpujob.services.gke import networks as networks_
 
 if TYPE_CHECKING:
     from gpujob.gcp.settings import GcpSettings
@@ -284,38 +285,17 @@ def fuse(cluster: Cluster, body: dict[str, Any]) -> Iterator[Gap]:
                   "service account needs Workload Identity access to the bucket)")
 
 
-NETWORKS = "networking.gke.io/v1"
-INTERFACES = "networking.gke.io/interfaces"
-
-
-def _attached(body: dict[str, Any]) -> dict[str, tuple[str, str]]:
-    """The networks the pods' interfaces annotation attaches (GPUDirect), in order: name ->
-    (interface, machine); the pod network ``default`` is every cluster's."""
-    found: dict[str, tuple[str, str]] = {}
-    for rjob in body["spec"]["replicatedJobs"]:
-        template = rjob["template"]["spec"]["template"]
-        text = ((template.get("metadata") or {}).get("annotations") or {}).get(INTERFACES)
-        try:
-            listed = json.loads(text) if text else []
-        except ValueError:
-            listed = []
-        machine = (template["spec"].get("nodeSelector") or {}).get(translate.MACHINE_LABEL, "?")
-        for item in listed if isinstance(listed, list) else []:
-            name = str(item.get("network") or "") if isinstance(item, dict) else ""
-            if name and name != "default":
-                found.setdefault(name, (str(item.get("interfaceName") or "?"), machine))
-    return found
+NETWORKS = networks_.GROUP
 
 
 def networks(cluster: Cluster, body: dict[str, Any]) -> Iterator[Gap]:
     """GPUDirect's networks: a Network and its GKENetworkParamSet (``networking.gke.io/v1``,
     cluster-scoped) for each one the pods attach; a pod naming a Network the cluster lacks is
     refused (GKE-RUNS.md §7, after xpk's network.py)."""
-    attached = _attached(body)
+    attached = networks_.attached(body)
     if not attached:
         return
-    names = list(attached)
-    shown = f"{names[0]}..{names[-1]}" if len(names) > 2 else ", ".join(names)
+    shown = networks_.shown(list(attached))
     if cluster.get(f"/apis/{NETWORKS}")[0] == 404:
         yield Gap(f"GPUDirect networks: the cluster does not serve {NETWORKS} (multi-networking "
                   f"is off), so pods attached to {shown} are refused",

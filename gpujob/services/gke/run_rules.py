@@ -33,7 +33,8 @@ def _networks(p: Mapping[str, Any]) -> str:
 
 @rule("gke.gpudirect", "Says whether the JobSet carries the GPUDirect profile of its machine "
       "(TCPX on A3 High, TCPXO on A3 Mega, RDMA on A3 Ultra, A4 and A4X) and why: "
-      "--gpudirect auto turns it on for 2 or more nodes.", services=GKE, severity="note")
+      "--gpudirect auto turns it on for 2 or more nodes where the cluster has the networks.",
+      services=GKE, severity="note")
 def gpudirect(ctx: GkeContext) -> None:
     c = _choice(ctx)
     if c is None or (c.mode == "off" and c.nodes >= 2):
@@ -46,10 +47,15 @@ def gpudirect(ctx: GkeContext) -> None:
         extra_ = "a tcpxo-daemon sidecar" if c.profile == "tcpxo" else \
             "a tcpx-daemon sidecar" if c.profile == "tcpx" else \
             "the gIB NCCL plugin (an init container)"
+        assumed = ("" if c.mode == "on" else "; auto assumed the cluster has those networks, "
+                   "as no cluster is read before a submit")
         ctx.emit(where, f"{p['name']} is on ({why}): each {c.machine} pod gets its {p['nics']} "
-                 f"GPU NICs (the cluster's networks {_networks(p)}) and {extra_}",
-                 "the cluster needs those Network and GKENetworkParamSet objects (multi-"
-                 "networking); --gpudirect off leaves GPUDirect out")
+                 f"GPU NICs (the cluster's networks {_networks(p)}) and {extra_}{assumed}",
+                 ("submit reads the cluster's Network and GKENetworkParamSet objects and sends "
+                  "the JobSet without GPUDirect, with a warning, where they are missing; "
+                  if c.mode == "auto" else "the cluster needs those Network and "
+                  "GKENetworkParamSet objects (multi-networking); ") +
+                 "--gpudirect off leaves GPUDirect out")
     elif c.mode == "auto":
         ctx.emit(where, f"{p['name']} is off (--gpudirect auto: one {c.machine} node, whose "
                  "GPUs talk over NVLink)", "--gpudirect on adds it anyway")

@@ -67,6 +67,9 @@ class Translation(NamedTuple):
     name: str
     namespace: str
     origins: Mapping[JsonPath, JsonPath]
+    # --gpudirect auto turned GPUDirect on: what a submit sends where the cluster lacks its
+    # networks (``networks.choose``)
+    auto: pods.Auto | None = None
 
 
 def extra(options: JobOptions, flag: str) -> str | None:
@@ -346,6 +349,12 @@ def translate(doc: Document, cat: GkeCatalog, options: JobOptions) -> Translatio
                          "labels": _labels(job, queue)},
             "spec": spec}
     capacity.jobset(body, options, queue, deadline)
-    return Translation(body, name, namespace, origins)
+    auto = None
+    if choice is not None and choice.on and choice.mode == "auto":
+        off = translate(doc, cat, options._replace(extra=pods.with_mode(options, "off")))
+        p = choice.settings
+        auto = pods.Auto(p["name"], choice.machine, choice.nodes, p["nics"],
+                         tuple(p["networks"]), off.body)
+    return Translation(body, name, namespace, origins, auto)
 
 
