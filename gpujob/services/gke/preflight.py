@@ -320,6 +320,19 @@ def networks(cluster: Cluster, body: dict[str, Any]) -> Iterator[Gap]:
                       f"{name} (its VPC and subnet)", params_fix)
 
 
+def _networks(cluster: Cluster, job: translate.Translation) -> list[Gap]:
+    """The networks' gaps; with --gpudirect auto, notes: a submit then sends the JobSet
+    without GPUDirect (``networks.choose``), which does not wait for them."""
+    gaps = list(networks(cluster, job.body))
+    if job.auto is None or not gaps:
+        return gaps
+    cluster.notes += [f"{g.what}; fix: {g.fix}" for g in gaps]
+    cluster.notes.append(f"--gpudirect auto: until the cluster has the networks, a submit sends "
+                         f"the JobSet without {job.auto.name} (slower between nodes); with "
+                         "--gpudirect on they are missing pieces")
+    return []
+
+
 def run(job: translate.Translation, gcp: GcpSettings, extra: dict[str, str],
         output_format: str = "text",
         availability: tuple[str | None, str | None] | None = None) -> int:
@@ -335,7 +348,7 @@ def run(job: translate.Translation, gcp: GcpSettings, extra: dict[str, str],
     queue = (body["metadata"].get("labels") or {}).get(translate.QUEUE_LABEL)
     gaps = [*jobset(cluster),
             *(kueue(cluster, queue, job.namespace, pods) if queue else ()),
-            *nodes(cluster, pods), *networks(cluster, body), *fuse(cluster, body)]
+            *nodes(cluster, pods), *_networks(cluster, job), *fuse(cluster, body)]
     where = f"context {conn.context}, namespace {job.namespace}"
     if output_format == "json":
         CONSOLE.json({"version": 1, "service": "gke", "context": conn.context,

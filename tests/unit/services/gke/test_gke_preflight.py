@@ -197,7 +197,7 @@ def test_gpudirect_needs_each_network_its_pods_attach(cluster, preflight):
     for i in range(1, 9):
         if i != 3:
             kube_cluster.network(cluster, f"vpc{i}", params=i != 5)
-    result = preflight(config=MEGA)
+    result = preflight("--gpudirect", "on", config=MEGA)
     assert result.code == 1, result.out + result.err
     assert lines(result.out) == [
         "missing: GPUDirect network vpc3: no Network vpc3 (networking.gke.io/v1), which the "
@@ -207,6 +207,15 @@ def test_gpudirect_needs_each_network_its_pods_attach(cluster, preflight):
         "missing: GPUDirect network vpc5: Network vpc5 has no GKENetworkParamSet vpc5 (its "
         "VPC and subnet); fix: create GKENetworkParamSet vpc5 (spec.vpc and spec.vpcSubnet: "
         "its VPC and subnet, spec.deviceMode: NetDevice)"]
+    # --gpudirect auto (the default): a submit sends the JobSet without GPUDirect, so the
+    # networks are notes, each with its fix, and nothing is missing
+    result = preflight(config=MEGA)
+    assert result.code == 0, result.out + result.err
+    assert ("note: GPUDirect network vpc3: no Network vpc3 (networking.gke.io/v1), which the "
+            "a3-megagpu-8g pods' eth3 attaches to; fix: create Network vpc3") in result.err
+    assert ("note: --gpudirect auto: until the cluster has the networks, a submit sends the "
+            "JobSet without GPUDirect-TCPXO (slower between nodes); with --gpudirect on they "
+            "are missing pieces") in result.err
     kube_cluster.network(cluster, "vpc3")
     kube_cluster.network(cluster, "vpc5")
     result = preflight(config=MEGA)
@@ -217,7 +226,7 @@ def test_gpudirect_needs_each_network_its_pods_attach(cluster, preflight):
 
 def test_gpudirect_on_a_cluster_without_multi_networking(cluster, preflight):
     mega_nodes(cluster)
-    result = preflight(config=MEGA)
+    result = preflight("--gpudirect", "on", config=MEGA)
     assert result.code == 1
     assert lines(result.out) == [
         "missing: GPUDirect networks: the cluster does not serve networking.gke.io/v1 "
