@@ -41,6 +41,7 @@ KUEUE_VERSIONS = ("v1beta2", "v1beta1")
 class Gap(NamedTuple):
     what: str
     fix: str
+    sure: bool = True  # False: what the cluster cannot show (a pool at zero nodes): to check
 
 
 class Pods(NamedTuple):
@@ -215,10 +216,12 @@ def nodes(cluster: Cluster, pods: list[Pods]) -> Iterator[Gap]:
         if code == 403:
             return
         found = (listed or {}).get("items") or []
-        if not found:
-            yield Gap(f"node pool: no node is a {p.shown()} (a pool at zero nodes or node "
-                      "auto-provisioning shows no node: check gcloud container node-pools "
-                      "list)", _pool_fix(p))
+        if not found:  # the Kubernetes API lists nodes, not node pools (GKE-RUNS.md §13.3)
+            yield Gap(f"node pool: no {p.shown()} node now; a node pool of that machine that "
+                      "scales from zero, or node auto-provisioning, adds one when the pods "
+                      "wait (the Kubernetes API shows neither)", "check with gcloud container "
+                      "node-pools list --cluster CLUSTER --location LOCATION (a pool of that "
+                      f"machine with autoscaling), else {_pool_fix(p)}", sure=False)
             continue
         if p.resource and not any(int(str((n.get("status") or {}).get("allocatable", {}).get(
                 p.resource, "0")) or 0) >= p.count for n in found):
@@ -350,20 +353,31 @@ def run(job: translate.Translation, gcp: GcpSettings, extra: dict[str, str],
             *(kueue(cluster, queue, job.namespace, pods) if queue else ()),
             *nodes(cluster, pods), *_networks(cluster, job), *fuse(cluster, body)]
     where = f"context {conn.context}, namespace {job.namespace}"
+    checks = [g for g in gaps if not g.sure]
+    gaps = [g for g in gaps if g.sure]
     if output_format == "json":
         CONSOLE.json({"version": 1, "service": "gke", "context": conn.context,
                       "namespace": job.namespace, "ready": not gaps,
-                      "missing": [g._asdict() for g in gaps], "notes": cluster.notes})
+                      "missing": [{"what": g.what, "fix": g.fix} for g in gaps],
+                      "check": [{"what": g.what, "fix": g.fix} for g in checks],
+                      "notes": cluster.notes})
     else:
         for gap in gaps:
             CONSOLE.line(f"missing: {gap.what}; fix: {gap.fix}")
-        if not gaps:
+        for gap in checks:
+            CONSOLE.line(f"check: {gap.what}; {gap.fix}")
+        if not gaps and not checks:
             CONSOLE.line(f"ready: {where}: " + "; ".join(p.shown() for p in pods))
     for note in cluster.notes:
         CONSOLE.err(f"note: {note}")
+    more = (f"; {len(checks)} thing{'s' if len(checks) > 1 else ''} the cluster cannot show "
+            "(check: lines)") if checks else ""
     if gaps:
         CONSOLE.err(f"Preflight: {len(gaps)} missing piece{'s' if len(gaps) > 1 else ''} on "
-                    f"{where}: the JobSet would wait; nothing was sent")
+                    f"{where}: the JobSet would wait{more}; nothing was sent")
+    elif checks:
+        CONSOLE.err(f"Preflight: nothing is missing on {where}{more}: the JobSet waits if "
+                    "they are not there; nothing was sent")
     else:
         CONSOLE.err(f"Preflight: the cluster ({where}) has what the JobSet needs; nothing was "
                     "sent")
