@@ -130,10 +130,12 @@ def capacity_note(ctx: GkeContext) -> None:
     if chosen == "SPOT":
         ctx.emit((TI,), "Spot: a pod lost with its node (preemption, maintenance) fails its "
                  "Job at once and the JobSet restarts without spending --max-restarts "
-                 f"({capacity.max_restarts(ctx.options.job)}); JobSet sets no limit on those "
-                 f"restarts (Vertex AI retries a preempted job up to "
-                 f"{capacity.VERTEX_SPOT_RETRIES} times)", "save checkpoints: each restart "
-                 "runs the trainer from its start", key=True)
+                 f"({capacity.max_restarts(ctx.options.job)}); those restarts have no limit: "
+                 "JobSet's failure policy caps only maxRestarts, not a rule's restarts "
+                 f"(Vertex AI retries a preempted job up to {capacity.VERTEX_SPOT_RETRIES} "
+                 "times; Google's recipes and xpk count a preemption against maxRestarts "
+                 "instead)", "save checkpoints: each restart runs the trainer from its start; "
+                 "gpujob cancel stops a job that keeps being preempted", key=True)
     elif chosen == "FLEX_START" and queue and _deadline(ctx) is None:
         ctx.emit((TI,), "flex-start through Kueue's ProvisioningRequest: without a timeout "
                  "(scheduling.maxRunningTime) the nodes are held for GKE's default of 7 days",
