@@ -44,6 +44,7 @@ class JobSetRequest(Request):
     cluster lacks GPUDirect's networks (``networks.choose``)."""
 
     auto: pods.Auto | None = None
+    companions: tuple[dict[str, Any], ...] = ()  # made with the JobSet (``domains``)
 
     def staged(self, uris: Mapping[str, str]) -> JobSetRequest:
         done = super().staged(uris)
@@ -65,7 +66,8 @@ def request(job: translate.Translation) -> Request:
         off["metadata"].setdefault("labels", {})[translate.SUBMISSION_LABEL] = token
         auto = auto._replace(body=off)
     return JobSetRequest("POST", collection(job.namespace), body, "JobSet", job_id=job.name,
-                         origins=job.origins, media="yaml", project_scoped=False, auto=auto)
+                         origins=job.origins, media="yaml", project_scoped=False, auto=auto,
+                         companions=job.companions)
 
 
 def _condition(raw: dict[str, Any], kind: str) -> dict[str, Any] | None:
@@ -191,6 +193,21 @@ class Jobs:
                               what)
 
     def create(self, request: Request) -> Created:
+        """POST the JobSet (``_create``), with what is made with it (a ComputeDomain: the
+        cluster is asked first whether it serves its API, and nothing is sent if not)."""
+        from gpujob.services.gke import domains
+
+        companions = getattr(request, "companions", ())
+        name = str(request.body["metadata"]["name"])
+        ns = str(request.body["metadata"].get("namespace") or self.namespace)
+        if companions:
+            domains.check_served(self.api, companions, name)
+        created = self._create(request)
+        if companions:
+            domains.create(self.api, companions, created.raw, ns)
+        return created
+
+    def _create(self, request: Request) -> Created:
         """POST the JobSet. After an answer that never came (a broken connection, 429, 5xx) it
         is sent again: a JobSet of its name that carries this submission's label is the one the
         lost answer was about (adopted, ``recovered``); one without it is someone else's. An

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob.console import CONSOLE
-from gpujob.services.gke import capacity, sizes, tpu, translate
+from gpujob.services.gke import capacity, domains, sizes, tpu, translate
 from gpujob.services.gke import networks as networks_
 
 if TYPE_CHECKING:
@@ -351,7 +351,11 @@ def run(job: translate.Translation, gcp: GcpSettings, extra: dict[str, str],
     queue = (body["metadata"].get("labels") or {}).get(translate.QUEUE_LABEL)
     gaps = [*jobset(cluster),
             *(kueue(cluster, queue, job.namespace, pods) if queue else ()),
-            *nodes(cluster, pods), *_networks(cluster, job), *fuse(cluster, body)]
+            *nodes(cluster, pods), *_networks(cluster, job), *fuse(cluster, body),
+            *(Gap(f"{o['kind']}: the cluster does not serve {o['apiVersion']} (NVIDIA's DRA "
+                  "driver for GPUs), so the pods' NVLink across nodes cannot be made",
+                  domains.DRA_FIX) for o in job.companions
+              if cluster.get(f"/apis/{o['apiVersion']}")[0] == 404)]
     where = f"context {conn.context}, namespace {job.namespace}"
     checks = [g for g in gaps if not g.sure]
     gaps = [g for g in gaps if g.sure]

@@ -11,7 +11,7 @@ from gpujob.checks.registry import rule
 from gpujob.config.job import TI
 from gpujob.findings import JsonPath
 from gpujob.numbers import duration_seconds
-from gpujob.services.gke import capacity, pods, sizes, translate
+from gpujob.services.gke import capacity, domains, pods, sizes, translate
 from gpujob.services.gke.translate import extra
 
 GKE = ("gke",)
@@ -104,6 +104,19 @@ def arm(ctx: GkeContext) -> None:
             ctx.emit(r.type_path, f"{r.machine} nodes are Arm (the pods select and tolerate "
                      "kubernetes.io/arch=arm64): the image must be built for linux/arm64")
             return
+
+
+@rule("gke.compute-domain", "A job of 2 or more GB200 nodes (A4X) gets NVLink across nodes from "
+      "a ComputeDomain of NVIDIA's DRA driver, which the JobSet's pods claim.", services=GKE,
+      severity="note")
+def compute_domain(ctx: GkeContext) -> None:
+    found = domains.wanted(ctx.job, ctx.catalog)
+    if found is not None:
+        ctx.emit(_where(ctx, found.machine), f"NVLink across the {found.nodes} {found.machine} "
+                 "nodes: a ComputeDomain (resource.nvidia.com/v1beta1) of as many nodes is made "
+                 "with the JobSet, and each pod claims its channel (resourceClaims), as Google's "
+                 "A4X recipe does", "the cluster needs NVIDIA's DRA driver for GPUs (a submit "
+                 "checks that it serves ComputeDomains before it sends anything)")
 
 
 @rule("gke.requests", "A GPU pod requests the CPU and memory its node leaves to pods (so "
