@@ -57,11 +57,10 @@ def body(name: str, namespace: str, domain: Domain) -> dict[str, Any]:
 
 def owned(obj: dict[str, Any], jobset: Mapping[str, Any]) -> dict[str, Any]:
     """``obj`` owned by the created ``jobset``: Kubernetes deletes it with the JobSet."""
-    from gpujob.services.gke import translate
-
     meta = jobset.get("metadata") or {}
     out = {**obj, "metadata": {**obj["metadata"], "ownerReferences": [{
-        "apiVersion": translate.API_VERSION, "kind": "JobSet", "name": str(meta.get("name")),
+        "apiVersion": str(jobset.get("apiVersion")), "kind": "JobSet",
+        "name": str(meta.get("name")),
         "uid": str(meta.get("uid")), "blockOwnerDeletion": True}]}}
     return out
 
@@ -74,7 +73,7 @@ def _where(obj: Mapping[str, Any]) -> tuple[str, str, str]:
 def check_served(api: Api, companions: tuple[dict[str, Any], ...], name: str) -> None:
     """Before the JobSet is sent: the cluster serves each companion's API (a ComputeDomain:
     NVIDIA's DRA driver for GPUs is installed), else ``RemoteError`` and nothing is sent."""
-    from gpujob.services.gke.preflight import Cluster
+    from gpujob.services.gke.reads import Cluster
 
     for obj in companions:
         if Cluster(api).get(f"/apis/{obj['apiVersion']}")[0] == 404:

@@ -17,7 +17,7 @@ from gpujob.services.gke import translate
 if TYPE_CHECKING:
     from gpujob.services.gke.api import Api
     from gpujob.services.gke.pods import Auto
-    from gpujob.services.gke.preflight import Cluster
+    from gpujob.services.gke.reads import Cluster
 
 GROUP = "networking.gke.io/v1"
 INTERFACES = "networking.gke.io/interfaces"
@@ -70,7 +70,7 @@ def lacking(cluster: Cluster, names: tuple[str, ...]) -> list[str] | str:
 def choose(api: Api, body: dict[str, Any], auto: Auto) -> dict[str, Any]:
     """The JobSet a submit sends for ``--gpudirect auto``: ``body`` (with GPUDirect) when the
     cluster has the networks, else ``auto.body``; what was found is said on stderr."""
-    from gpujob.services.gke.preflight import Cluster
+    from gpujob.services.gke.reads import Cluster
 
     found = lacking(Cluster(api), auto.networks)
     nets = shown(auto.networks)

@@ -11,7 +11,6 @@ GPU, TPU and Cloud Storage FUSE pages.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -19,10 +18,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from gpujob.console import CONSOLE
 from gpujob.services.gke import capacity, domains, sizes, tpu, translate
 from gpujob.services.gke import networks as networks_
+from gpujob.services.gke.reads import Cluster
 
 if TYPE_CHECKING:
     from gpujob.gcp.settings import GcpSettings
-    from gpujob.services.gke.api import Api
 
 # JobSet writes the jobset.sigs.k8s.io/job-global-index annotation RANK is read from from
 # v0.6.0 (kubernetes-sigs/jobset release notes; GKE-RUNS.md §10)
@@ -79,41 +78,6 @@ def pods_of(body: dict[str, Any]) -> list[Pods]:
                         int(limits[resource]) if resource else 0,
                         dict(resources.get("requests") or {})))
     return out
-
-
-class Cluster:
-    """Reads of one cluster: (status, object), 403 and 404 answered, not raised; what the
-    kubeconfig's user may not read is said in ``notes`` (not checked, not missing)."""
-
-    def __init__(self, api: Api) -> None:
-        self.api = api
-        self.notes: list[str] = []
-
-    def get(self, path: str, **query: str) -> tuple[int, Any]:
-        from kubernetes.client.exceptions import ApiException
-
-        client = self.api.conn.client
-
-        def read() -> tuple[int, Any]:
-            request = client.param_serialize("GET", path, query_params=list(query.items()),
-                                             header_params={"Accept": "application/json"},
-                                             auth_settings=["BearerToken"])
-            response = client.call_api(*request, _request_timeout=self.api.timeout)
-            response.read()
-            text = (response.data or b"").decode("utf-8", "replace")
-            if 200 <= response.status <= 299 or response.status in (403, 404):
-                try:
-                    found = json.loads(text or "{}")
-                except ValueError:
-                    found = {}
-                return response.status, found if isinstance(found, dict) else {}
-            raise ApiException.from_response(http_resp=response, body=text, data=None)
-
-        code, found = self.api.call(f"read {path}", read)
-        if code == 403:
-            self.notes.append(f"not checked: {path} (403 Forbidden: the kubeconfig's user may "
-                              "not read it)")
-        return code, found
 
 
 def _version(image: str) -> tuple[int, ...] | None:
