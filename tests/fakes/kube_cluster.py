@@ -15,6 +15,7 @@ KUEUE = "/apis/kueue.x-k8s.io/v1beta1"
 JOBSET_DEPLOYMENT = "/apis/apps/v1/namespaces/jobset-system/deployments/jobset-controller-manager"
 FUSE = "/apis/storage.k8s.io/v1/csidrivers/gcsfuse.csi.storage.gke.io"
 NETWORKS = "/apis/networking.gke.io/v1"
+COMPUTE_DOMAINS = "resource.nvidia.com/v1beta1"
 
 
 def jobset(fake: FakeKubernetes, version: str = "v0.10.1") -> None:
@@ -84,6 +85,12 @@ def network(fake: FakeKubernetes, name: str, params: bool = True) -> None:
             "metadata": {"name": name},
             "spec": {"vpc": f"{name}-vpc", "vpcSubnet": f"{name}-subnet",
                      "deviceMode": "RDMA" if name.startswith("rdma-") else "NetDevice"}}
+
+
+def dra_driver(fake: FakeKubernetes) -> None:
+    """NVIDIA's DRA driver for GPUs: the cluster serves ComputeDomains
+    (``resource.nvidia.com/v1beta1``, namespaced)."""
+    fake.served.add(COMPUTE_DOMAINS)
 
 
 def fuse(fake: FakeKubernetes) -> None:

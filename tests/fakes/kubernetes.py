@@ -40,7 +40,11 @@ SPEC_FIELDS = {"coordinator", "failurePolicy", "managedBy", "network", "replicat
                "volumeClaimPolicies"}
 RJOB_FIELDS = {"dependsOn", "groupName", "name", "replicas", "template"}
 # the collections a preflight reads besides JobSets (objects: FakeKubernetes.objects)
-COLLECTIONS = {"localqueues", "clusterqueues", "resourceflavors", "csidrivers", "deployments"}
+COLLECTIONS = {"localqueues", "clusterqueues", "resourceflavors", "csidrivers", "deployments",
+               "networks", "gkenetworkparamsets", "computedomains"}
+# namespaced custom objects a create makes beside a JobSet (a ComputeDomain), when the cluster
+# serves their API (``served``): stored in ``objects`` under their path
+MADE = re.compile(r"/apis/([^/]+/[^/]+)/namespaces/([^/]+)/(computedomains)")
 
 
 def status(code: int, reason: str, message: str, **details: Any) -> dict[str, Any]:
@@ -327,6 +331,8 @@ class _Handler(serving.Handler):
                               for p in fake.pods(ns, js["metadata"]["name"])
                               if _selected(p, c.query)]}, "application/json"))
             return ("GET log", lambda c: self._log(pod))
+        if method == "POST" and (m := MADE.fullmatch(path)) and m.group(1) in fake.served:
+            return (f"POST {m.group(3)}", lambda c: self._make(c, path))
         if method == "GET" and (found := self._read(path)) is not None:
             return (f"GET {path}", lambda c: (200, found(c), "application/json"))
         if method == "GET" and path.rsplit("/", 2)[-2] in COLLECTIONS:  # an object not there
@@ -354,6 +360,19 @@ class _Handler(serving.Handler):
             return lambda c: {"kind": "List", "apiVersion": "v1", "metadata": {}, "items": [
                 o for k, o in fake.objects.items() if k.rsplit("/", 1)[0] == path]}
         return None
+
+    def _make(self, call: Call, path: str) -> tuple[int, Any, str]:
+        fake = self.server_fake
+        obj = json.loads(json.dumps(call.body))
+        name = str((obj.get("metadata") or {}).get("name", ""))
+        kind = path.rsplit("/", 1)[-1]
+        if f"{path}/{name}" in fake.objects:
+            return 409, status(409, "AlreadyExists", f'{kind} "{name}" already exists',
+                               name=name, kind=kind), "application/json"
+        obj["metadata"].update(uid=str(uuid.uuid4()), resourceVersion="1",
+                               creationTimestamp="2026-11-26T12:00:00Z")
+        fake.objects[f"{path}/{name}"] = obj
+        return 201, obj, "application/json"
 
     def _log(self, pod: str) -> tuple[int, Any, str]:
         lines = self.server_fake.logs.get(pod)

@@ -95,7 +95,7 @@ def test_the_nodes_are_asked_about_in_the_contexts_project_and_region(cluster, c
 
 def test_spot_is_asked_as_spot_with_its_preemption_rate_and_the_exit_code_is_the_clusters(
         cluster, compute, preflight):
-    kube_cluster.jobset(cluster)  # no g2 nodes: a missing piece, exit 1 whatever the advice
+    kube_cluster.no_jobset(cluster)  # a missing piece: exit 1 whatever the advice
     compute.advice.score("us-central1", 0.4, uptime_s=3600, zones=("us-central1-b",),
                          model="SPOT")
     compute.advice.history("us-central1", "g2-standard-8", [("2026-11-26", 0.3),
@@ -110,7 +110,7 @@ def test_spot_is_asked_as_spot_with_its_preemption_rate_and_the_exit_code_is_the
     assert ("capacity advice: 2 × g2-standard-8 in us-central1/SPOT: obtainable 0.4 "
             "(us-central1-b), Spot uptime about 1 h, 12% of Spot VMs preempted on 2026-11-27"
             ) in result.err
-    assert "missing: node pool" in result.out
+    assert "check: node pool" in result.out
 
 
 def test_project_and_region_given_are_where_it_is_asked(cluster, compute, preflight):
@@ -229,8 +229,8 @@ workerPoolSpecs:
 
 
 def test_a_tpu_slice_is_not_asked_about_and_says_so(cluster, compute, preflight):
-    kube_cluster.jobset(cluster)
+    kube_cluster.no_jobset(cluster)
     result = preflight("--availability", config=TPU)
-    assert result.code == 1  # no TPU nodes: the cluster's answer
+    assert result.code == 1  # no JobSet: the cluster's answer
     assert "capacity advice: 2 TPU slice pods: not asked" in result.err
     assert compute.calls("advice.capacity") == []

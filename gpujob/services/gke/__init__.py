@@ -99,7 +99,8 @@ class Gke(JobsInModule, ServiceBase):
                     "GPUJOB_GKE_TOPOLOGY", "LABEL", scope="job",
                     check=scheduling.check_topology),
         ServiceFlag("--gpudirect", "GPUDirect (TCPX, TCPXO, RDMA) for a job on A3/A4 machines: "
-                    "auto (on for 2 or more nodes), on or off [default: auto].",
+                    "auto (on for 2 or more nodes where the cluster has its networks), on or off "
+                    "[default: auto].",
                     "GPUJOB_GKE_GPUDIRECT", "auto|on|off", scope="checks",
                     check=_gpudirect_mode),
         ServiceFlag("--reservation", "Run on the nodes of this Compute Engine reservation "
@@ -157,7 +158,9 @@ class Gke(JobsInModule, ServiceBase):
         if checked.job is None or any(f.is_error for f in checked.findings):
             return Converted(None)
         body = self.request(checked.job, GcpSettings(), None, options.job).body
-        return Converted(yaml.safe_dump(body, sort_keys=False, allow_unicode=True, width=100),
+        docs = [*checked.job.companions, body]  # a ComputeDomain first (``domains``)
+        return Converted(yaml.safe_dump_all(docs, sort_keys=False, allow_unicode=True,
+                                            width=100),
                          notes=[f"The JobSet {body['metadata']['name']} in namespace "
                                 f"{body['metadata']['namespace']}: kubectl apply -f FILE "
                                 "creates it (gpujob submit --service gke sends it once)"])

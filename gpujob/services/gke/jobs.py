@@ -7,14 +7,14 @@ from __future__ import annotations
 import copy
 import secrets
 import shlex
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from gpujob.errors import RemoteError, UsageError
 from gpujob.services.base import Commands, Created, JobRef, JobStatus, Links, Request
-from gpujob.services.gke import translate
+from gpujob.services.gke import pods, translate
 from gpujob.services.gke.names import DNS_1035
 from gpujob.services.gke.translate import JOBSET_LABEL
 
@@ -38,13 +38,36 @@ def submission_token(now: datetime | None = None) -> str:
     return f"{now:%Y%m%d-%H%M%S-%f}-{secrets.token_hex(4)}"
 
 
+@dataclass(frozen=True)
+class JobSetRequest(Request):
+    """The JobSet's create, and with ``--gpudirect auto`` on what the create sends where the
+    cluster lacks GPUDirect's networks (``networks.choose``)."""
+
+    auto: pods.Auto | None = None
+    companions: tuple[dict[str, Any], ...] = ()  # made with the JobSet (``domains``)
+
+    def staged(self, uris: Mapping[str, str]) -> JobSetRequest:
+        done = super().staged(uris)
+        if self.auto is None or not uris:
+            return done
+        off = Request(self.method, self.url, self.auto.body).staged(uris).body
+        return replace(done, auto=self.auto._replace(body=off))
+
+
 def request(job: translate.Translation) -> Request:
     """POST the JobSet, with the submission's label, to its namespace's collection; the JobSet's
     name is the job's ID (and the create's idempotency key)."""
+    token = submission_token()
     body = copy.deepcopy(job.body)
-    body["metadata"].setdefault("labels", {})[translate.SUBMISSION_LABEL] = submission_token()
-    return Request("POST", collection(job.namespace), body, "JobSet", job_id=job.name,
-                   origins=job.origins, media="yaml", project_scoped=False)
+    body["metadata"].setdefault("labels", {})[translate.SUBMISSION_LABEL] = token
+    auto = job.auto
+    if auto is not None:
+        off = copy.deepcopy(auto.body)
+        off["metadata"].setdefault("labels", {})[translate.SUBMISSION_LABEL] = token
+        auto = auto._replace(body=off)
+    return JobSetRequest("POST", collection(job.namespace), body, "JobSet", job_id=job.name,
+                         origins=job.origins, media="yaml", project_scoped=False, auto=auto,
+                         companions=job.companions)
 
 
 def _condition(raw: dict[str, Any], kind: str) -> dict[str, Any] | None:
@@ -170,6 +193,21 @@ class Jobs:
                               what)
 
     def create(self, request: Request) -> Created:
+        """POST the JobSet (``_create``), with what is made with it (a ComputeDomain: the
+        cluster is asked first whether it serves its API, and nothing is sent if not)."""
+        from gpujob.services.gke import domains
+
+        companions = getattr(request, "companions", ())
+        name = str(request.body["metadata"]["name"])
+        ns = str(request.body["metadata"].get("namespace") or self.namespace)
+        if companions:
+            domains.check_served(self.api, companions, name)
+        created = self._create(request)
+        if companions:
+            domains.create(self.api, companions, created.raw, ns)
+        return created
+
+    def _create(self, request: Request) -> Created:
         """POST the JobSet. After an answer that never came (a broken connection, 429, 5xx) it
         is sent again: a JobSet of its name that carries this submission's label is the one the
         lost answer was about (adopted, ``recovered``); one without it is someone else's. An
@@ -181,6 +219,11 @@ class Jobs:
         from gpujob.services.gke.api import status_of
 
         body, name = request.body, str(request.body["metadata"]["name"])
+        auto = getattr(request, "auto", None)
+        if auto is not None:  # --gpudirect auto: with GPUDirect where the cluster has its networks
+            from gpujob.services.gke import networks
+
+            body = networks.choose(self.api, body, auto)
         ns = str(body["metadata"].get("namespace") or self.namespace)
         token = body["metadata"]["labels"][translate.SUBMISSION_LABEL]
         what = f"creating JobSet {name} in namespace {ns}"

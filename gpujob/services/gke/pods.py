@@ -29,7 +29,8 @@ def check_mode(value: str) -> tuple[str, str] | None:
     if value.lower() in MODES:
         return None
     return (f"is not one of {', '.join(MODES)}",
-            "auto: on for a job of 2 or more nodes of a machine with GPU NICs (A3, A4, A4X)")
+            "auto: on for a job of 2 or more nodes of a machine with GPU NICs (A3, A4, A4X) "
+            "where the cluster has the networks")
 
 
 class Choice(NamedTuple):
@@ -43,6 +44,18 @@ class Choice(NamedTuple):
     on: bool
 
 
+class Auto(NamedTuple):
+    """What --gpudirect auto turned on, assuming the cluster has the networks, and the JobSet
+    to send where it has not."""
+
+    name: str  # GPUDirect-TCPXO
+    machine: str
+    nodes: int
+    nics: int
+    networks: tuple[str, ...]
+    body: dict[str, Any]  # the JobSet without GPUDirect (as --gpudirect off gives it)
+
+
 def machine_settings(cat: GkeCatalog, machine: str | None) -> Mapping[str, Any]:
     return ((cat.pod_settings.get("machines") or {}).get(machine or "")) or {}
 
@@ -52,9 +65,15 @@ def mode_of(options: JobOptions) -> str:
     return (given or "auto").lower()
 
 
+def with_mode(options: JobOptions, mode: str) -> tuple[tuple[str, str], ...]:
+    """``options.extra`` with --gpudirect ``mode``."""
+    return (*((n, v) for n, v in options.extra if n != FLAG), (FLAG, mode))
+
+
 def decide(job: JobView, cat: GkeCatalog, options: JobOptions) -> Choice | None:
     """GPUDirect for the job: None when no replica runs on a machine with a GPUDirect profile;
-    auto turns it on for 2 or more such nodes (one node talks to itself over NVLink)."""
+    auto turns it on for 2 or more such nodes (one node talks to itself over NVLink), assuming
+    the cluster has the networks: a submit reads them (``networks.choose``)."""
     profiles = cat.pod_settings.get("gpudirect") or {}
     counts: dict[str, int] = {}
     for r in job.active():

@@ -11,17 +11,17 @@ GPU, TPU and Cloud Storage FUSE pages.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob.console import CONSOLE
-from gpujob.services.gke import capacity, sizes, tpu, translate
+from gpujob.services.gke import capacity, domains, sizes, tpu, translate
+from gpujob.services.gke import networks as networks_
+from gpujob.services.gke.reads import Cluster
 
 if TYPE_CHECKING:
     from gpujob.gcp.settings import GcpSettings
-    from gpujob.services.gke.api import Api
 
 # JobSet writes the jobset.sigs.k8s.io/job-global-index annotation RANK is read from from
 # v0.6.0 (kubernetes-sigs/jobset release notes; GKE-RUNS.md §10)
@@ -40,6 +40,7 @@ KUEUE_VERSIONS = ("v1beta2", "v1beta1")
 class Gap(NamedTuple):
     what: str
     fix: str
+    sure: bool = True  # False: what the cluster cannot show (a pool at zero nodes): to check
 
 
 class Pods(NamedTuple):
@@ -77,41 +78,6 @@ def pods_of(body: dict[str, Any]) -> list[Pods]:
                         int(limits[resource]) if resource else 0,
                         dict(resources.get("requests") or {})))
     return out
-
-
-class Cluster:
-    """Reads of one cluster: (status, object), 403 and 404 answered, not raised; what the
-    kubeconfig's user may not read is said in ``notes`` (not checked, not missing)."""
-
-    def __init__(self, api: Api) -> None:
-        self.api = api
-        self.notes: list[str] = []
-
-    def get(self, path: str, **query: str) -> tuple[int, Any]:
-        from kubernetes.client.exceptions import ApiException
-
-        client = self.api.conn.client
-
-        def read() -> tuple[int, Any]:
-            request = client.param_serialize("GET", path, query_params=list(query.items()),
-                                             header_params={"Accept": "application/json"},
-                                             auth_settings=["BearerToken"])
-            response = client.call_api(*request, _request_timeout=self.api.timeout)
-            response.read()
-            text = (response.data or b"").decode("utf-8", "replace")
-            if 200 <= response.status <= 299 or response.status in (403, 404):
-                try:
-                    found = json.loads(text or "{}")
-                except ValueError:
-                    found = {}
-                return response.status, found if isinstance(found, dict) else {}
-            raise ApiException.from_response(http_resp=response, body=text, data=None)
-
-        code, found = self.api.call(f"read {path}", read)
-        if code == 403:
-            self.notes.append(f"not checked: {path} (403 Forbidden: the kubeconfig's user may "
-                              "not read it)")
-        return code, found
 
 
 def _version(image: str) -> tuple[int, ...] | None:
@@ -214,10 +180,12 @@ def nodes(cluster: Cluster, pods: list[Pods]) -> Iterator[Gap]:
         if code == 403:
             return
         found = (listed or {}).get("items") or []
-        if not found:
-            yield Gap(f"node pool: no node is a {p.shown()} (a pool at zero nodes or node "
-                      "auto-provisioning shows no node: check gcloud container node-pools "
-                      "list)", _pool_fix(p))
+        if not found:  # the Kubernetes API lists nodes, not node pools (GKE-RUNS.md §13.3)
+            yield Gap(f"node pool: no {p.shown()} node now; a node pool of that machine that "
+                      "scales from zero, or node auto-provisioning, adds one when the pods "
+                      "wait (the Kubernetes API shows neither)", "check with gcloud container "
+                      "node-pools list --cluster CLUSTER --location LOCATION (a pool of that "
+                      f"machine with autoscaling), else {_pool_fix(p)}", sure=False)
             continue
         if p.resource and not any(int(str((n.get("status") or {}).get("allocatable", {}).get(
                 p.resource, "0")) or 0) >= p.count for n in found):
@@ -284,38 +252,17 @@ def fuse(cluster: Cluster, body: dict[str, Any]) -> Iterator[Gap]:
                   "service account needs Workload Identity access to the bucket)")
 
 
-NETWORKS = "networking.gke.io/v1"
-INTERFACES = "networking.gke.io/interfaces"
-
-
-def _attached(body: dict[str, Any]) -> dict[str, tuple[str, str]]:
-    """The networks the pods' interfaces annotation attaches (GPUDirect), in order: name ->
-    (interface, machine); the pod network ``default`` is every cluster's."""
-    found: dict[str, tuple[str, str]] = {}
-    for rjob in body["spec"]["replicatedJobs"]:
-        template = rjob["template"]["spec"]["template"]
-        text = ((template.get("metadata") or {}).get("annotations") or {}).get(INTERFACES)
-        try:
-            listed = json.loads(text) if text else []
-        except ValueError:
-            listed = []
-        machine = (template["spec"].get("nodeSelector") or {}).get(translate.MACHINE_LABEL, "?")
-        for item in listed if isinstance(listed, list) else []:
-            name = str(item.get("network") or "") if isinstance(item, dict) else ""
-            if name and name != "default":
-                found.setdefault(name, (str(item.get("interfaceName") or "?"), machine))
-    return found
+NETWORKS = networks_.GROUP
 
 
 def networks(cluster: Cluster, body: dict[str, Any]) -> Iterator[Gap]:
     """GPUDirect's networks: a Network and its GKENetworkParamSet (``networking.gke.io/v1``,
     cluster-scoped) for each one the pods attach; a pod naming a Network the cluster lacks is
     refused (GKE-RUNS.md §7, after xpk's network.py)."""
-    attached = _attached(body)
+    attached = networks_.attached(body)
     if not attached:
         return
-    names = list(attached)
-    shown = f"{names[0]}..{names[-1]}" if len(names) > 2 else ", ".join(names)
+    shown = networks_.shown(list(attached))
     if cluster.get(f"/apis/{NETWORKS}")[0] == 404:
         yield Gap(f"GPUDirect networks: the cluster does not serve {NETWORKS} (multi-networking "
                   f"is off), so pods attached to {shown} are refused",
@@ -340,6 +287,19 @@ def networks(cluster: Cluster, body: dict[str, Any]) -> Iterator[Gap]:
                       f"{name} (its VPC and subnet)", params_fix)
 
 
+def _networks(cluster: Cluster, job: translate.Translation) -> list[Gap]:
+    """The networks' gaps; with --gpudirect auto, notes: a submit then sends the JobSet
+    without GPUDirect (``networks.choose``), which does not wait for them."""
+    gaps = list(networks(cluster, job.body))
+    if job.auto is None or not gaps:
+        return gaps
+    cluster.notes += [f"{g.what}; fix: {g.fix}" for g in gaps]
+    cluster.notes.append(f"--gpudirect auto: until the cluster has the networks, a submit sends "
+                         f"the JobSet without {job.auto.name} (slower between nodes); with "
+                         "--gpudirect on they are missing pieces")
+    return []
+
+
 def run(job: translate.Translation, gcp: GcpSettings, extra: dict[str, str],
         output_format: str = "text",
         availability: tuple[str | None, str | None] | None = None) -> int:
@@ -355,22 +315,37 @@ def run(job: translate.Translation, gcp: GcpSettings, extra: dict[str, str],
     queue = (body["metadata"].get("labels") or {}).get(translate.QUEUE_LABEL)
     gaps = [*jobset(cluster),
             *(kueue(cluster, queue, job.namespace, pods) if queue else ()),
-            *nodes(cluster, pods), *networks(cluster, body), *fuse(cluster, body)]
+            *nodes(cluster, pods), *_networks(cluster, job), *fuse(cluster, body),
+            *(Gap(f"{o['kind']}: the cluster does not serve {o['apiVersion']} (NVIDIA's DRA "
+                  "driver for GPUs), so the pods' NVLink across nodes cannot be made",
+                  domains.DRA_FIX) for o in job.companions
+              if cluster.get(f"/apis/{o['apiVersion']}")[0] == 404)]
     where = f"context {conn.context}, namespace {job.namespace}"
+    checks = [g for g in gaps if not g.sure]
+    gaps = [g for g in gaps if g.sure]
     if output_format == "json":
         CONSOLE.json({"version": 1, "service": "gke", "context": conn.context,
                       "namespace": job.namespace, "ready": not gaps,
-                      "missing": [g._asdict() for g in gaps], "notes": cluster.notes})
+                      "missing": [{"what": g.what, "fix": g.fix} for g in gaps],
+                      "check": [{"what": g.what, "fix": g.fix} for g in checks],
+                      "notes": cluster.notes})
     else:
         for gap in gaps:
             CONSOLE.line(f"missing: {gap.what}; fix: {gap.fix}")
-        if not gaps:
+        for gap in checks:
+            CONSOLE.line(f"check: {gap.what}; {gap.fix}")
+        if not gaps and not checks:
             CONSOLE.line(f"ready: {where}: " + "; ".join(p.shown() for p in pods))
     for note in cluster.notes:
         CONSOLE.err(f"note: {note}")
+    more = (f"; {len(checks)} thing{'s' if len(checks) > 1 else ''} the cluster cannot show "
+            "(check: lines)") if checks else ""
     if gaps:
         CONSOLE.err(f"Preflight: {len(gaps)} missing piece{'s' if len(gaps) > 1 else ''} on "
-                    f"{where}: the JobSet would wait; nothing was sent")
+                    f"{where}: the JobSet would wait{more}; nothing was sent")
+    elif checks:
+        CONSOLE.err(f"Preflight: nothing is missing on {where}{more}: the JobSet waits if "
+                    "they are not there; nothing was sent")
     else:
         CONSOLE.err(f"Preflight: the cluster ({where}) has what the JobSet needs; nothing was "
                     "sent")

@@ -11,7 +11,7 @@ from gpujob.checks.registry import rule
 from gpujob.config.job import TI
 from gpujob.findings import JsonPath
 from gpujob.numbers import duration_seconds
-from gpujob.services.gke import capacity, pods, sizes, translate
+from gpujob.services.gke import capacity, domains, pods, sizes, translate
 from gpujob.services.gke.translate import extra
 
 GKE = ("gke",)
@@ -33,7 +33,8 @@ def _networks(p: Mapping[str, Any]) -> str:
 
 @rule("gke.gpudirect", "Says whether the JobSet carries the GPUDirect profile of its machine "
       "(TCPX on A3 High, TCPXO on A3 Mega, RDMA on A3 Ultra, A4 and A4X) and why: "
-      "--gpudirect auto turns it on for 2 or more nodes.", services=GKE, severity="note")
+      "--gpudirect auto turns it on for 2 or more nodes where the cluster has the networks.",
+      services=GKE, severity="note")
 def gpudirect(ctx: GkeContext) -> None:
     c = _choice(ctx)
     if c is None or (c.mode == "off" and c.nodes >= 2):
@@ -46,10 +47,15 @@ def gpudirect(ctx: GkeContext) -> None:
         extra_ = "a tcpxo-daemon sidecar" if c.profile == "tcpxo" else \
             "a tcpx-daemon sidecar" if c.profile == "tcpx" else \
             "the gIB NCCL plugin (an init container)"
+        assumed = ("" if c.mode == "on" else "; auto assumed the cluster has those networks, "
+                   "as no cluster is read before a submit")
         ctx.emit(where, f"{p['name']} is on ({why}): each {c.machine} pod gets its {p['nics']} "
-                 f"GPU NICs (the cluster's networks {_networks(p)}) and {extra_}",
-                 "the cluster needs those Network and GKENetworkParamSet objects (multi-"
-                 "networking); --gpudirect off leaves GPUDirect out")
+                 f"GPU NICs (the cluster's networks {_networks(p)}) and {extra_}{assumed}",
+                 ("submit reads the cluster's Network and GKENetworkParamSet objects and sends "
+                  "the JobSet without GPUDirect, with a warning, where they are missing; "
+                  if c.mode == "auto" else "the cluster needs those Network and "
+                  "GKENetworkParamSet objects (multi-networking); ") +
+                 "--gpudirect off leaves GPUDirect out")
     elif c.mode == "auto":
         ctx.emit(where, f"{p['name']} is off (--gpudirect auto: one {c.machine} node, whose "
                  "GPUs talk over NVLink)", "--gpudirect on adds it anyway")
@@ -100,6 +106,19 @@ def arm(ctx: GkeContext) -> None:
             return
 
 
+@rule("gke.compute-domain", "A job of 2 or more GB200 nodes (A4X) gets NVLink across nodes from "
+      "a ComputeDomain of NVIDIA's DRA driver, which the JobSet's pods claim.", services=GKE,
+      severity="note")
+def compute_domain(ctx: GkeContext) -> None:
+    found = domains.wanted(ctx.job, ctx.catalog)
+    if found is not None:
+        ctx.emit(_where(ctx, found.machine), f"NVLink across the {found.nodes} {found.machine} "
+                 "nodes: a ComputeDomain (resource.nvidia.com/v1beta1) of as many nodes is made "
+                 "with the JobSet, and each pod claims its channel (resourceClaims), as Google's "
+                 "A4X recipe does", "the cluster needs NVIDIA's DRA driver for GPUs (a submit "
+                 "checks that it serves ComputeDomains before it sends anything)")
+
+
 @rule("gke.requests", "A GPU pod requests the CPU and memory its node leaves to pods (so "
       "Kueue's quotas count them); a machine type whose size gpujob does not know gets none.",
       services=GKE, severity="note")
@@ -124,10 +143,12 @@ def capacity_note(ctx: GkeContext) -> None:
     if chosen == "SPOT":
         ctx.emit((TI,), "Spot: a pod lost with its node (preemption, maintenance) fails its "
                  "Job at once and the JobSet restarts without spending --max-restarts "
-                 f"({capacity.max_restarts(ctx.options.job)}); JobSet sets no limit on those "
-                 f"restarts (Vertex AI retries a preempted job up to "
-                 f"{capacity.VERTEX_SPOT_RETRIES} times)", "save checkpoints: each restart "
-                 "runs the trainer from its start", key=True)
+                 f"({capacity.max_restarts(ctx.options.job)}); those restarts have no limit: "
+                 "JobSet's failure policy caps only maxRestarts, not a rule's restarts "
+                 f"(Vertex AI retries a preempted job up to {capacity.VERTEX_SPOT_RETRIES} "
+                 "times; Google's recipes and xpk count a preemption against maxRestarts "
+                 "instead)", "save checkpoints: each restart runs the trainer from its start; "
+                 "gpujob cancel stops a job that keeps being preempted", key=True)
     elif chosen == "FLEX_START" and queue and _deadline(ctx) is None:
         ctx.emit((TI,), "flex-start through Kueue's ProvisioningRequest: without a timeout "
                  "(scheduling.maxRunningTime) the nodes are held for GKE's default of 7 days",

@@ -32,7 +32,7 @@ from gpujob.config.job import JobView, Replica, view
 from gpujob.config.native_form import display_name
 from gpujob.numbers import duration_seconds
 from gpujob.services.base import SUBMISSION_LABEL as SUBMISSION_LABEL  # on every JobSet
-from gpujob.services.gke import capacity, launchers, pods, scheduling, tpu, volumes
+from gpujob.services.gke import capacity, domains, launchers, pods, scheduling, tpu, volumes
 
 if TYPE_CHECKING:
     from gpujob.config.document import Document
@@ -67,6 +67,11 @@ class Translation(NamedTuple):
     name: str
     namespace: str
     origins: Mapping[JsonPath, JsonPath]
+    # --gpudirect auto turned GPUDirect on: what a submit sends where the cluster lacks its
+    # networks (``networks.choose``)
+    auto: pods.Auto | None = None
+    # objects made with the JobSet (a ComputeDomain: ``domains``), printed before it
+    companions: tuple[dict[str, Any], ...] = ()
 
 
 def extra(options: JobOptions, flag: str) -> str | None:
@@ -346,6 +351,19 @@ def translate(doc: Document, cat: GkeCatalog, options: JobOptions) -> Translatio
                          "labels": _labels(job, queue)},
             "spec": spec}
     capacity.jobset(body, options, queue, deadline)
-    return Translation(body, name, namespace, origins)
+    domain = domains.wanted(job, cat)
+    if domain is not None:
+        for rjob in replicated:
+            pod = rjob["template"]["spec"]["template"]["spec"]
+            if pod["nodeSelector"].get(MACHINE_LABEL) == domain.machine:
+                domains.claim(pod, pod["containers"][0], name, domain)
+    companions = (domains.body(name, namespace, domain),) if domain is not None else ()
+    auto = None
+    if choice is not None and choice.on and choice.mode == "auto":
+        off = translate(doc, cat, options._replace(extra=pods.with_mode(options, "off")))
+        p = choice.settings
+        auto = pods.Auto(p["name"], choice.machine, choice.nodes, p["nics"],
+                         tuple(p["networks"]), off.body)
+    return Translation(body, name, namespace, origins, auto, companions)
 
 

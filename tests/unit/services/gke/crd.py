@@ -6,6 +6,7 @@ reference folder beside the checkout (``../shared/reference/k8s``), not copied h
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -16,7 +17,9 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[4]
-CRD = ROOT.parent / "shared" / "reference" / "k8s" / "jobset.x-k8s.io_jobsets.yaml"
+# GPUJOB_SHARED: the shared folder, for a checkout that is not beside it (a git worktree)
+SHARED = Path(os.environ.get("GPUJOB_SHARED") or ROOT.parent / "shared")
+CRD = SHARED / "reference" / "k8s" / "jobset.x-k8s.io_jobsets.yaml"
 
 
 @cache

@@ -57,6 +57,25 @@ def test_spot_selects_and_tolerates_spot_nodes_and_restarts_after_a_preemption(c
     assert crd.problems(body) == []
 
 
+def test_spot_says_the_preemption_restarts_have_no_cap_and_why(cli, write):
+    """JobSet's failurePolicy caps only maxRestarts: a rule has no limit of its own (the CRD's
+    rule fields: action, name, onJobFailureReasons, onJobFailureMessagePatterns,
+    targetReplicatedJobs), so the restarts after a preemption cannot be capped at Vertex AI's
+    six; the recipes (maxRestarts alone) and xpk (exit codes counted toward maxRestarts) count
+    them with the failures instead. The note says so rather than invent a field."""
+    body, err = dry_run(cli, write, "--strategy", "spot")
+    rule_fields = set(crd.schema()["properties"]["spec"]["properties"]["failurePolicy"][
+        "properties"]["rules"]["items"]["properties"])
+    assert not any("max" in f.lower() or "limit" in f.lower() for f in rule_fields)
+    assert set(body["spec"]["failurePolicy"]["rules"][0]) <= rule_fields
+    text = " ".join(err.split())
+    assert ("those restarts have no limit: JobSet's failure policy caps only maxRestarts, not "
+            "a rule's restarts (Vertex AI retries a preempted job up to 6 times; Google's "
+            "recipes and xpk count a preemption against maxRestarts instead) [gke.capacity]"
+            ) in text
+    assert "gpujob cancel stops a job that keeps being preempted" in text
+
+
 def test_without_spot_a_failure_gets_max_restarts_and_nothing_else(cli, write):
     body, _ = dry_run(cli, write)
     assert body["spec"]["failurePolicy"] == {"maxRestarts": 0}

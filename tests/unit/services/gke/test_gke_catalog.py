@@ -49,3 +49,15 @@ def test_a_users_catalog_is_checked(cli, write, tmp_path):
     result = cli("validate", "--service", "gke", "--catalog", str(bad), config)
     assert result.code == 2
     assert "machine_types.types.n1-standard-8: unknown GPU type NVIDIA_NOPE" in result.err
+
+
+def test_the_system_pods_margin_says_it_is_inferred_and_how_it_is_checked():
+    """GKE's page on allocatable (GKE-ALLOC, plan-node-sizes) gives the reservation tiers and the
+    eviction threshold but no figure for GKE's own pods: the margin left to them is gpujob's
+    inference, and its source says so, and what reads the real figure."""
+    reserve = shipped()["pod_settings"]["node_reserve"]
+    assert "GKE-ALLOC" in reserve["source"] and "inferred" not in reserve["source"]
+    system = reserve["system_pods"]["source"]
+    assert system.startswith("inferred, not a published figure: GKE-ALLOC ")
+    assert "gpujob preflight --service gke compares the requests with the nodes' real " \
+        "allocatable" in system

@@ -12,11 +12,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import crd
 import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[4]
-CORPUS = ROOT.parent / "shared" / "corpus" / "real-configs"
+CORPUS = crd.SHARED / "corpus" / "real-configs"
 DROPPED = {"--project": 1, "--display-name": 1, "--staging-bucket": 1, "--packages": 1,
            "--async": 0}
 RJOBS = ("master", "worker", "ps", "evaluator")  # by worker pool

@@ -164,7 +164,7 @@ trainingInput:
 def dry_run(cli, path: str, *args: str) -> tuple[dict[str, Any], str]:
     result = cli("submit", path, "--service", "gke", "--dry-run", *args)
     assert result.code == 0, result.err
-    return yaml.safe_load(result.out), result.err
+    return list(yaml.safe_load_all(result.out))[-1], result.err  # (a ComputeDomain first)
 
 
 def pod_of(body: dict[str, Any], rjob: str = "master") -> dict[str, Any]:

@@ -59,14 +59,17 @@ def test_every_missing_piece_is_one_line_with_its_fix(cluster, preflight):
         "missing: LocalQueue team-a: not in namespace default; fix: create it (kind "
         "LocalQueue, namespace default, spec.clusterQueue naming a ClusterQueue), or give "
         "--queue team-b",
-        "missing: node pool: no node is a n1-standard-8 with nvidia-tesla-t4 (a pool at zero "
-        "nodes or node auto-provisioning shows no node: check gcloud container node-pools "
-        "list); fix: gcloud container node-pools create POOL --cluster CLUSTER --location "
-        "LOCATION --machine-type n1-standard-8 --accelerator type=nvidia-tesla-t4,count=2,"
+        "check: node pool: no n1-standard-8 with nvidia-tesla-t4 node now; a node pool of "
+        "that machine that scales from zero, or node auto-provisioning, adds one when the pods "
+        "wait (the Kubernetes API shows neither); check with gcloud container node-pools list "
+        "--cluster CLUSTER --location LOCATION (a pool of that machine with autoscaling), else "
+        "gcloud container node-pools create POOL --cluster CLUSTER --location LOCATION "
+        "--machine-type n1-standard-8 --accelerator type=nvidia-tesla-t4,count=2,"
         "gpu-driver-version=latest",
     ]
-    assert f"Preflight: 3 missing pieces on context {CONTEXT}, namespace default: the JobSet " \
-           "would wait; nothing was sent" in result.err
+    assert f"Preflight: 2 missing pieces on context {CONTEXT}, namespace default: the JobSet " \
+           "would wait; 1 thing the cluster cannot show (check: lines); nothing was sent" \
+        in result.err
     assert not cluster.route_calls("POST", "jobsets")
 
 
@@ -128,12 +131,17 @@ workerPoolSpecs:
     containerSpec: {imageUri: us-docker.pkg.dev/p/r/trainer:1}
 """
     result = preflight(config=config)
-    assert result.code == 1
+    assert result.code == 0, "a node pool at zero nodes is not said to be missing"
     assert lines(result.out) == [
-        "missing: node pool: no node is a ct5lp-hightpu-4t with tpu-v5-lite-podslice (2x4) (a "
-        "pool at zero nodes or node auto-provisioning shows no node: check gcloud container "
-        "node-pools list); fix: gcloud container node-pools create POOL --cluster CLUSTER "
+        "check: node pool: no ct5lp-hightpu-4t with tpu-v5-lite-podslice (2x4) node now; a "
+        "node pool of that machine that scales from zero, or node auto-provisioning, adds one "
+        "when the pods wait (the Kubernetes API shows neither); check with gcloud container "
+        "node-pools list --cluster CLUSTER --location LOCATION (a pool of that machine with "
+        "autoscaling), else gcloud container node-pools create POOL --cluster CLUSTER "
         "--location LOCATION --machine-type ct5lp-hightpu-4t --tpu-topology 2x4"]
+    assert f"Preflight: nothing is missing on context {CONTEXT}, namespace default; 1 thing " \
+        "the cluster cannot show (check: lines): the JobSet waits if they are not there; " \
+        "nothing was sent" in result.err
 
 
 def test_json_lists_what_is_missing(cluster, preflight):
@@ -144,6 +152,18 @@ def test_json_lists_what_is_missing(cluster, preflight):
     answer = json.loads(result.out)
     assert answer["ready"] is False and answer["context"] == CONTEXT
     assert [m["what"].split(":")[0] for m in answer["missing"]] == ["JobSet"]
+    assert answer["check"] == []
+
+
+def test_json_lists_a_machine_with_no_node_now_apart_from_what_is_missing(cluster, preflight):
+    kube_cluster.jobset(cluster)
+    kube_cluster.fuse(cluster)
+    result = preflight("--format", "json")
+    assert result.code == 0, result.err
+    answer = json.loads(result.out)
+    assert answer["ready"] is True and answer["missing"] == []
+    assert [c["what"].split(";")[0] for c in answer["check"]] == [
+        "node pool: no n1-standard-8 with nvidia-tesla-t4 node now"]
 
 
 def test_an_invalid_config_is_reported_before_the_cluster_is_read(cluster, preflight):
@@ -197,7 +217,7 @@ def test_gpudirect_needs_each_network_its_pods_attach(cluster, preflight):
     for i in range(1, 9):
         if i != 3:
             kube_cluster.network(cluster, f"vpc{i}", params=i != 5)
-    result = preflight(config=MEGA)
+    result = preflight("--gpudirect", "on", config=MEGA)
     assert result.code == 1, result.out + result.err
     assert lines(result.out) == [
         "missing: GPUDirect network vpc3: no Network vpc3 (networking.gke.io/v1), which the "
@@ -207,6 +227,15 @@ def test_gpudirect_needs_each_network_its_pods_attach(cluster, preflight):
         "missing: GPUDirect network vpc5: Network vpc5 has no GKENetworkParamSet vpc5 (its "
         "VPC and subnet); fix: create GKENetworkParamSet vpc5 (spec.vpc and spec.vpcSubnet: "
         "its VPC and subnet, spec.deviceMode: NetDevice)"]
+    # --gpudirect auto (the default): a submit sends the JobSet without GPUDirect, so the
+    # networks are notes, each with its fix, and nothing is missing
+    result = preflight(config=MEGA)
+    assert result.code == 0, result.out + result.err
+    assert ("note: GPUDirect network vpc3: no Network vpc3 (networking.gke.io/v1), which the "
+            "a3-megagpu-8g pods' eth3 attaches to; fix: create Network vpc3") in result.err
+    assert ("note: --gpudirect auto: until the cluster has the networks, a submit sends the "
+            "JobSet without GPUDirect-TCPXO (slower between nodes); with --gpudirect on they "
+            "are missing pieces") in result.err
     kube_cluster.network(cluster, "vpc3")
     kube_cluster.network(cluster, "vpc5")
     result = preflight(config=MEGA)
@@ -217,7 +246,7 @@ def test_gpudirect_needs_each_network_its_pods_attach(cluster, preflight):
 
 def test_gpudirect_on_a_cluster_without_multi_networking(cluster, preflight):
     mega_nodes(cluster)
-    result = preflight(config=MEGA)
+    result = preflight("--gpudirect", "on", config=MEGA)
     assert result.code == 1
     assert lines(result.out) == [
         "missing: GPUDirect networks: the cluster does not serve networking.gke.io/v1 "

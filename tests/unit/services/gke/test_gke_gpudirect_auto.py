@@ -1,0 +1,146 @@
+"""``--gpudirect auto`` decided by the cluster's networks (GKE multi-networking's cluster-scoped
+``Network`` and ``GKENetworkParamSet`` objects, ``networking.gke.io/v1``; the names the recipes
+and xpk attach: GKE-RUNS.md §7): a submit to the fake cluster on 127.0.0.1 sends the JobSet with
+the machine's GPUDirect when the cluster has every network, without it (exactly the
+``--gpudirect off`` JobSet) and a warning when it has not; a dry run, which reads no cluster,
+says what auto assumed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import crd
+import pytest
+import yaml
+from fakes import kube_cluster
+from fakes.kubernetes import FakeKubernetes, refusals
+from gke_cluster import connect
+
+CONFIG = """\
+jobId: gd_run
+trainingInput:
+  scaleTier: CUSTOM
+  masterType: {machine}
+  masterConfig:
+    imageUri: us-docker.pkg.dev/p/r/trainer:1
+    containerCommand: [torchrun, train.py]
+  workerType: {machine}
+  workerCount: 1
+"""
+MEGA = [f"vpc{i}" for i in range(1, 9)]
+A4 = ["gvnic-1", *(f"rdma-{i}" for i in range(8))]
+SUBMISSION = "gpujob-submission"
+
+
+@pytest.fixture
+def cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeKubernetes]:
+    with FakeKubernetes() as fake:
+        connect(fake, tmp_path, monkeypatch)
+        yield fake
+
+
+def submit(cli, write, machine: str, *flags: str):
+    return cli("submit", write(CONFIG.format(machine=machine)), "--service", "gke", *flags)
+
+
+def unlabelled(body: dict[str, Any]) -> dict[str, Any]:
+    body["metadata"]["labels"].pop(SUBMISSION, None)
+    for key in ("uid", "resourceVersion", "creationTimestamp", "generation"):
+        body["metadata"].pop(key, None)
+    body.pop("status", None)
+    return body
+
+
+def interfaces(body: dict[str, Any]) -> list[str | None]:
+    return [((r["template"]["spec"]["template"].get("metadata") or {}).get("annotations")
+             or {}).get("networking.gke.io/interfaces") for r in body["spec"]["replicatedJobs"]]
+
+
+@pytest.mark.parametrize(("machine", "nets", "name"), [
+    ("a3-megagpu-8g", MEGA, "GPUDirect-TCPXO"),
+    ("a4-highgpu-8g", A4, "GPUDirect-RDMA (gIB)")])
+def test_a_cluster_with_the_networks_gets_gpudirect_and_is_told_so(cluster, cli, write, machine,
+                                                                   nets, name):
+    for net in nets:
+        kube_cluster.network(cluster, net)
+    result = submit(cli, write, machine)
+    assert result.code == 0, result.err
+    sent = cluster.received[-1]
+    assert all(interfaces(sent)), "GPUDirect's interfaces are in every pod"
+    shown = f"{nets[0]}..{nets[-1]}"
+    assert (f"note: --gpudirect auto: the cluster has the networks {shown} (a Network and a "
+            f"GKENetworkParamSet each): {name} is on for the 2 {machine} nodes") in result.err
+    for net in nets:
+        assert cluster.route_calls("GET", f"/networking.gke.io/v1/networks/{net}")
+        assert cluster.route_calls("GET", f"/networking.gke.io/v1/gkenetworkparamsets/{net}")
+    assert refusals(sent) == [] and crd.problems(unlabelled(sent)) == []
+
+
+@pytest.mark.parametrize("arrange", ["no multi-networking", "one network short",
+                                     "a network without its params"])
+def test_a_cluster_without_the_networks_gets_the_gpudirect_off_jobset_and_a_warning(
+        cluster, cli, write, arrange):
+    if arrange == "one network short":
+        for net in MEGA[:-1]:
+            kube_cluster.network(cluster, net)
+    elif arrange == "a network without its params":
+        for net in MEGA:
+            kube_cluster.network(cluster, net, params=net != "vpc3")
+    result = submit(cli, write, "a3-megagpu-8g")
+    assert result.code == 0, result.err
+    sent = unlabelled(cluster.received[-1])
+    off = cli("submit", write(CONFIG.format(machine="a3-megagpu-8g")), "--service", "gke",
+              "--dry-run", "--gpudirect", "off")
+    assert off.code == 0, off.err
+    assert sent == unlabelled(yaml.safe_load(off.out)), "what --gpudirect off sends"
+    assert interfaces(sent) == [None, None]
+    lacking = {"no multi-networking": "vpc1..vpc8", "one network short": "vpc8",
+               "a network without its params": "vpc3"}[arrange]
+    assert (f"warning: --gpudirect auto: the cluster lacks the networks {lacking} (a Network "
+            "and a GKENetworkParamSet each): the JobSet goes without GPUDirect-TCPXO, so its "
+            "2 a3-megagpu-8g nodes talk over one network interface each instead of their 8 GPU "
+            "NICs") in result.err
+    assert ("  hint: create a Network and a GKENetworkParamSet for each of vpc1..vpc8 (gpujob "
+            "preflight --service gke says how; multi-networking must be on) and submit again; "
+            "--gpudirect on sends GPUDirect without looking") in result.err
+    assert crd.problems(sent) == []
+
+
+def test_gpudirect_on_and_off_read_no_networks(cluster, cli, write):
+    for mode, attached in (("on", True), ("off", False)):
+        result = submit(cli, write, "a3-megagpu-8g", "--gpudirect", mode)
+        assert result.code == 0, result.err
+        assert all(interfaces(cluster.received[-1])) is attached
+        assert "--gpudirect auto:" not in result.err
+        cluster.jobsets.clear()
+    assert not cluster.route_calls("GET", "networking.gke.io")
+
+
+def test_networks_the_user_may_not_read_leave_gpudirect_on_with_a_note(cluster, cli, write):
+    from fakes.faults import Reply
+    from fakes.kubernetes import status
+
+    kube_cluster.network(cluster, "vpc1")
+    cluster.inject("GET /apis/networking.gke.io/v1/networks/vpc1",
+                   Reply(403, status(403, "Forbidden", "networks is forbidden")))
+    result = submit(cli, write, "a3-megagpu-8g")
+    assert result.code == 0, result.err
+    assert all(interfaces(cluster.received[-1]))
+    assert ("note: --gpudirect auto: the cluster's networks were not read (403 Forbidden on "
+            "networks.networking.gke.io): GPUDirect-TCPXO stays on, as a dry run assumes") \
+        in result.err
+
+
+def test_a_dry_run_says_what_auto_assumed_without_a_cluster(cli, write):
+    result = cli("submit", write(CONFIG.format(machine="a3-megagpu-8g")), "--service", "gke",
+                 "--dry-run")
+    assert result.code == 0, result.err
+    assert all(interfaces(yaml.safe_load(result.out)))
+    assert ("GPUDirect-TCPXO is on (--gpudirect auto: 2 a3-megagpu-8g nodes): each "
+            "a3-megagpu-8g pod gets its 8 GPU NICs (the cluster's networks vpc1..vpc8) and a "
+            "tcpxo-daemon sidecar; auto assumed the cluster has those networks, as no cluster "
+            "is read before a submit [gke.gpudirect]") in result.err
+    assert ("hint: submit reads the cluster's Network and GKENetworkParamSet objects and sends "
+            "the JobSet without GPUDirect, with a warning, where they are missing") in result.err
