@@ -128,7 +128,7 @@ def convert(ctx: click.Context, **params: Any) -> int:
                         "retry_deadline": 120.0, **params})
     line = overrides(ctx, params, tiers)
     loaded, package_path = None, params["package_path"]
-    if params["to"] != "vertex" and params["worker_pool_spec"]:
+    if params["worker_pool_spec"] and "--display-name" in _service(params["to"]).unsupported_flags:
         from gpujob.errors import UsageError
 
         raise UsageError(f"--worker-pool-spec builds a Vertex AI CustomJob, named by "
@@ -148,3 +148,9 @@ def convert(ctx: click.Context, **params: Any) -> int:
         output=params["output"], whole_job=params["whole_job"],
         package_path=package_path, staging_bucket=params["staging_bucket"], gcp=gcp,
         loaded=loaded))
+
+
+def _service(name: str) -> Any:
+    from gpujob.services import get
+
+    return get(name)

@@ -178,20 +178,12 @@ def given(params: dict[str, Any]) -> bool:
     return any(params.get(name) not in (None, ()) for name in JOB_PARAMS)
 
 
-def job_settings(ctx: click.Context, params: dict[str, Any], check: CheckSettings,
-                 configs: list[str]) -> list[SubmitSettings]:
+def job_settings(params: dict[str, Any], check: CheckSettings, configs: list[str],
+                 line: list[Any]) -> list[SubmitSettings]:
     """The job of each config (none: the job from the flags alone) with the command line
-    applied, as ``submit`` builds it (``take``), for the checks."""
-    from gpujob.cli.jobflags import _FIELD_FLAGS, _param_name, overrides
+    (``line``, its overrides) applied, as ``submit`` builds it (``take``), for the checks."""
     from gpujob.submit.settings import SubmitSettings
 
-    if not configs and not flag_only(params):
-        raise click.UsageError("Missing argument 'FILE...': the flags describe no job of "
-                               "their own (give --worker-pool-spec, as gcloud ai custom-jobs "
-                               "create does, or a config file)", ctx)
-    every = {_param_name(flag): None for flag, *_ in _FIELD_FLAGS}
-    tiers = list(check.catalog.scale_tiers) if check.catalog is not None else []
-    line = overrides(ctx, {**every, "set_": (), **params}, tiers)
     out = []
     every_config: list[str | None] = list(configs) or [None]
     for config in every_config:

@@ -155,6 +155,13 @@ def overrides(ctx: click.Context, params: dict[str, Any], tiers: Sequence[str]) 
     return out
 
 
+def only_given(ctx: click.Context, params: dict[str, Any], tiers: Sequence[str]) -> list[Any]:
+    """``overrides`` of a command that declares only some of the job flags (``validate``):
+    the others count as not given."""
+    every = {_param_name(flag): None for flag, *_ in _FIELD_FLAGS}
+    return overrides(ctx, {**every, "set_": (), **params}, tiers)
+
+
 def parse_unset(text: str) -> Any:
     """``--unset PATH``: an override that removes PATH (``merge.REMOVE``); PATH is written as
     for ``--set``."""

@@ -10,6 +10,7 @@ from gpujob.checks.report import REPORTERS
 from gpujob.cli import gcloud_jobs
 from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.cli.files import expand
+from gpujob.cli.jobflags import only_given
 from gpujob.cli.options import (
     budget_option,
     check_options,
@@ -63,6 +64,13 @@ def validate(ctx: click.Context, files: tuple[str, ...], fmt: str, **params: Any
         raise click.MissingParameter(ctx=ctx, param_hint="'FILE...'", param_type="argument")
     check = check_settings(params)
     found, unreadable = expand(files)
-    jobs = (gcloud_jobs.job_settings(ctx, params, check, list(found))
-            if gcloud_jobs.given(params) else None)
+    jobs = None
+    if gcloud_jobs.given(params):
+        if not found and not gcloud_jobs.flag_only(params):
+            raise click.UsageError("Missing argument 'FILE...': the flags describe no job of "
+                                   "their own (give --worker-pool-spec, as gcloud ai "
+                                   "custom-jobs create does, or a config file)", ctx)
+        tiers = list(check.catalog.scale_tiers) if check.catalog is not None else []
+        jobs = gcloud_jobs.job_settings(params, check, list(found),
+                                        only_given(ctx, params, tiers))
     return execute(ValidateSettings(found, fmt, check, unreadable), jobs)

@@ -30,6 +30,8 @@ from gpujob.findings import Finding, JsonPath, Location
 from gpujob.services.flags import ServiceFlag
 
 if TYPE_CHECKING:
+    from typing_extensions import Self  # typing.Self from Python 3.11; annotations only
+
     from gpujob.catalog.offer import Offer
     from gpujob.checks.engine import Checked, CheckOptions
     from gpujob.checks.registry import Rule
@@ -68,7 +70,7 @@ class Request:
     media: str = "json"  # how the dry-run prints the body: json, or yaml (kubectl apply -f -)
     project_scoped: bool = True  # the URL names a Google Cloud project (GKE's: a cluster's)
 
-    def staged(self, uris: Mapping[str, str]) -> Request:
+    def staged(self, uris: Mapping[str, str]) -> Self:
         """This request with each package that stood in for the check (``gs://to-be-staged/``
         and its file name) at the address it was staged at, wherever the body names it (a
         ``packageUris`` entry, or a path in a command such as ``/gcs/to-be-staged/…``): the

@@ -353,8 +353,8 @@ def translate(doc: Document, cat: GkeCatalog, options: JobOptions) -> Translatio
     capacity.jobset(body, options, queue, deadline)
     domain = domains.wanted(job, cat)
     if domain is not None:
-        for rjob in replicated:
-            pod = rjob["template"]["spec"]["template"]["spec"]
+        for each in replicated:
+            pod = each["template"]["spec"]["template"]["spec"]
             if pod["nodeSelector"].get(MACHINE_LABEL) == domain.machine:
                 domains.claim(pod, pod["containers"][0], name, domain)
     companions = (domains.body(name, namespace, domain),) if domain is not None else ()
