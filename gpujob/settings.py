@@ -117,3 +117,5 @@ class JobSettings(NamedTuple):
     filter_: str | None = None  # list
     limit: int | None = None  # list
     extra: tuple[tuple[str, str], ...] = ()  # the service's own flags given (name, value)
+    recover: int | None = None  # wait --recover N
+    recover_exit_codes: tuple[int, ...] = ()  # wait --recover-on-exit-codes

@@ -22,7 +22,7 @@ from gpujob.cli.options import (
     poll_option_of,
     stack,
 )
-from gpujob.cli.params import Project
+from gpujob.cli.params import ExitCodes, Project
 from gpujob.submit.output import FORMATS
 
 
@@ -73,6 +73,11 @@ def cloud_options(hidden: bool = False) -> Any:
         click.option("--stream-logs", is_flag=True, hidden=hidden,
                      help="After submitting, print the job's logs until it ends (exit 4 if it "
                           "fails)."),
+        click.option("--recover-on-exit-codes", type=ExitCodes(), metavar="CODES",
+                     hidden=hidden,
+                     help="With --recover: recover a job that ended FAILED with one of these "
+                          "exit codes too (comma-separated, e.g. 137,143: SIGKILL, SIGTERM); "
+                          "the trainer's other failures are not recovered."),
         click.option("--async", "async_", is_flag=True, hidden=hidden,
                      help=gcloud.async_option_help),
         poll_option_of(hidden),

@@ -24,12 +24,15 @@ class Ended:
     """How a job ended, as recovery reads it: ``cause``, the infrastructure's reason in words
     (a preemption, a stockout, …; None: not the infrastructure's); ``exit_code``: the code the
     trainer exited with, where the service's message says it; ``ran``: it ran before it
-    ended; ``failed``: it ended FAILED (not SUCCEEDED, CANCELLED, EXPIRED)."""
+    ended; ``failed``: it ended FAILED (not SUCCEEDED, CANCELLED, EXPIRED); ``where``: its
+    region and strategy; ``seconds``: how long it ran."""
 
     failed: bool
     cause: str | None = None
     exit_code: int | None = None
     ran: bool = False
+    where: str = ""  # REGION/STRATEGY
+    seconds: float | None = None  # how long it ran (None: it never ran)
 
 
 @dataclass(frozen=True)
@@ -47,10 +50,11 @@ class Recovery(Protocol):
         """How the job ``raw`` ended (its causes and messages are the service's data)."""
         ...
 
-    def attempt(self, request: Request, lineage: str, number: int) -> Request:
-        """``request`` as attempt ``number`` of ``lineage``: a submission label of its own
-        (so that a lost answer's look-up finds this attempt's job, never an earlier one's) and
-        the lineage labels; nothing else changes (the same output directory)."""
+    def attempt(self, request: Request, lineage: str | None, number: int) -> Request:
+        """``request`` as attempt ``number`` of ``lineage`` (None: the lineage its own
+        submission label starts): after the first, a submission label of its own (so that a
+        lost answer's look-up finds this attempt's job, never an earlier one's); the lineage
+        labels; nothing else changes (the same output directory)."""
         ...
 
     def again(self, raw: dict[str, Any]) -> Request:

@@ -44,7 +44,8 @@ class SubmitSettings:
     max_local_replicas: int | None = None
     grace_period: float | None = None
     preempt_after: str | None = None  # the drill's --preempt-after SECONDS|FILE
-    recover: int | None = None
+    recover: int | None = None  # the drill's; submit's: attempts after the infrastructure's end
+    recover_exit_codes: tuple[int, ...] = ()  # --recover-on-exit-codes: recovered too
     given_flags: tuple[str, ...] = ()  # the options given on the command line
     display_name: str | None = None  # --display-name: the Vertex AI job's name
     # Vertex AI: the choices tried in order (gpujob.failover; empty: the config's region, the

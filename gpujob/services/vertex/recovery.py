@@ -45,12 +45,18 @@ def _strategy(raw: dict[str, Any]) -> str:
 def ended(raw: dict[str, Any]) -> Ended:
     """How ``raw`` ended: the infrastructure's cause (the catalog's words), or the exit code
     its message gives."""
+    from gpujob.services.vertex.api import JobName
+    from gpujob.services.vertex.cost_spent import _span
+
+    name = JobName.parse(str(raw.get("name", "")))
+    where = f"{name.location if name else '?'}/{_strategy(raw) or 'STANDARD'}"
+    seconds = _span(raw.get("startTime"), raw.get("endTime"), _now())
+    ran = seconds is not None
     if raw.get("state") != "JOB_STATE_FAILED":
-        return Ended(failed=False)
+        return Ended(failed=False, ran=ran, where=where, seconds=seconds)
     data = _data()
     error = found if isinstance(found := raw.get("error"), dict) else {}
     message = " ".join(str(error.get("message") or "").split())
-    ran = bool(raw.get("startTime"))
     for cause in data["causes"]:
         if cause["infrastructure"] and any(re.search(p, message, re.IGNORECASE)
                                            for p in cause["patterns"]):
@@ -58,9 +64,26 @@ def ended(raw: dict[str, Any]) -> Ended:
             if ran:
                 spot = _strategy(raw) == "SPOT" and cause.get("ran_spot")
                 words = spot or cause["ran"]
-            return Ended(failed=True, cause=words, ran=ran)
+            return Ended(failed=True, cause=words, ran=ran, where=where, seconds=seconds)
     code = re.search(data["exit_code"]["pattern"], message)
-    return Ended(failed=True, exit_code=int(code.group(1)) if code else None, ran=ran)
+    return Ended(failed=True, exit_code=int(code.group(1)) if code else None, ran=ran,
+                 where=where, seconds=seconds)
+
+
+def _now() -> Any:
+    from datetime import datetime, timezone
+
+    return datetime.now(timezone.utc)
+
+
+def lineage_of(raw: dict[str, Any]) -> dict[str, Any] | None:
+    """The lineage labels of a job (or a request's body): ``{"id", "attempt"}``; None."""
+    labels = found if isinstance(found := raw.get("labels"), dict) else {}
+    first = labels.get(LINEAGE_LABEL)
+    number = str(labels.get(ATTEMPT_LABEL) or "")
+    if not isinstance(first, str) or not first:
+        return None
+    return {"id": first, "attempt": int(number) if number.isdigit() else 1}
 
 
 class VertexRecovery:
@@ -76,12 +99,16 @@ class VertexRecovery:
     def ended(self, raw: dict[str, Any]) -> Ended:
         return ended(raw)
 
-    def attempt(self, request: Request, lineage: str, number: int) -> Request:
+    def attempt(self, request: Request, lineage: str | None, number: int) -> Request:
         from gpujob.services.vertex.paths import SUBMISSION_LABEL
         from gpujob.services.vertex.request import submission_token
 
-        labels = {**request.body.get("labels", {}), SUBMISSION_LABEL: submission_token(),
-                  LINEAGE_LABEL: lineage, ATTEMPT_LABEL: str(number)}
+        labels = dict(request.body.get("labels", {}))
+        own = labels.get(SUBMISSION_LABEL)
+        if number > 1 or not own:  # each attempt is found by its own label
+            labels[SUBMISSION_LABEL] = submission_token()
+        labels.update({LINEAGE_LABEL: lineage or own or labels[SUBMISSION_LABEL],
+                       ATTEMPT_LABEL: str(number)})
         return replace(request, body={**request.body, "labels": labels})
 
     def again(self, raw: dict[str, Any]) -> Request:
@@ -102,12 +129,8 @@ class VertexRecovery:
         return Request("POST", url, layout(body), noun)
 
     def lineage(self, raw: dict[str, Any]) -> Lineage | None:
-        labels = found if isinstance(found := raw.get("labels"), dict) else {}
-        first = labels.get(LINEAGE_LABEL)
-        number = str(labels.get(ATTEMPT_LABEL) or "")
-        if not isinstance(first, str) or not first:
-            return None
-        return Lineage(first, int(number) if number.isdigit() else 1)
+        found = lineage_of(raw)
+        return Lineage(found["id"], found["attempt"]) if found is not None else None
 
     def attempts(self, raw: dict[str, Any]) -> list[dict[str, Any]]:
         """The jobs of ``raw``'s lineage in its region (the first one too, which may carry
