@@ -78,8 +78,8 @@ REFUSALS: dict[tuple[str, Mode], tuple[str, str]] = {
         "leave out --dry-run to submit the job"),
     ("recovery of exit codes", "local"): (
         "for jobs in the cloud, not for local runs",
-        "a local run's --recover starts it again after the drill's preemption "
-        "(--preempt-after)"),
+        "a local run uses the package where it is, streams its replicas' output and exits "
+        "with the master's status"),
     ("local run", "dry-run"): (
         "for local runs (gpujob local, or submit --local)",
         "a dry run prints the request for the cloud; gpujob local runs the job here"),

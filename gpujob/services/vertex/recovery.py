@@ -25,10 +25,16 @@ _INPUT = {"customJobs": ("displayName", "jobSpec", "labels", "encryptionSpec"),
 _NOUNS = {"customJobs": "CustomJob", "hyperparameterTuningJobs": "HyperparameterTuningJob"}
 
 
+def _catalog() -> Any:
+    """The built-in Vertex catalog (read once per run)."""
+    from gpujob.catalog import files
+    from gpujob.services.vertex import catalog
+
+    return files.built_in(catalog)
+
+
 def _data() -> Any:
     """The catalog's ``recovery`` section (the built-in catalog's)."""
-    from gpujob.services.vertex.preflight import _catalog
-
     found = _catalog().recovery
     if found is None:
         raise AssertionError("the built-in Vertex catalog has no recovery section")
@@ -45,12 +51,14 @@ def _strategy(raw: dict[str, Any]) -> str:
 def ended(raw: dict[str, Any]) -> Ended:
     """How ``raw`` ended: the infrastructure's cause (the catalog's words), or the exit code
     its message gives."""
+    from gpujob.gcp.proto3 import parse_time
     from gpujob.services.vertex.api import JobName
-    from gpujob.services.vertex.cost_spent import _span
 
     name = JobName.parse(str(raw.get("name", "")))
     where = f"{name.location if name else '?'}/{_strategy(raw) or 'STANDARD'}"
-    seconds = _span(raw.get("startTime"), raw.get("endTime"), _now())
+    began = parse_time(raw.get("startTime"))
+    seconds = None if began is None else \
+        max(((parse_time(raw.get("endTime")) or _now()) - began).total_seconds(), 0.0)
     ran = seconds is not None
     if raw.get("state") != "JOB_STATE_FAILED":
         return Ended(failed=False, ran=ran, where=where, seconds=seconds)
@@ -150,7 +158,6 @@ class VertexRecovery:
 
     def worst_case(self, request: Request) -> float | None:
         from gpujob.services.vertex.cost import estimate, with_timeout
-        from gpujob.services.vertex.preflight import _catalog
 
         region = self.vertex.place_of(request.url).location
         est = with_timeout(estimate(request.body, region), request.body, _catalog().scheduling)
