@@ -36,6 +36,7 @@ class JobOptions(NamedTuple):
     extra: tuple[tuple[str, str], ...] = ()
     max_hourly_cost: float | None = None  # --max-hourly-cost: USD an hour, else refused
     max_cost: float | None = None  # --max-cost: USD for the whole job (a timeout, else refused)
+    recover: int = 0  # submit --recover N: the job may be created again N times
 
 
 class CheckSettings(NamedTuple):

@@ -82,4 +82,5 @@ class SubmitSettings:
 
     def job_options(self) -> JobOptions:
         """What the service reads from the command line besides the config."""
-        return self.check.job_options()._replace(display_name=self.display_name)
+        return self.check.job_options()._replace(display_name=self.display_name,
+                                                 recover=self.recover or 0)

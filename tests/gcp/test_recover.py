@@ -211,3 +211,14 @@ def test_recover_is_a_usage_error_naming_the_capability(cli, write, service):
     result = cli("submit", write(SPOT_T4), "--service", service, "--recover", "1")
     assert result.code == 2, result.err
     assert "lacks the capability 'recover'" in result.err
+
+
+def test_a_spot_job_with_nowhere_to_resume_from_is_warned_that_every_attempt_starts_over(
+        cli, google, key, write, vertex, clock):
+    vertex.create_scripts.append(SUCCEEDS)
+    config = SPOT_T4.replace(f"  jobDir: {JOB_DIR}\n", "")
+    result = cli("submit", write(config), *VERTEX, "--strategy", "spot", "--recover", "3")
+    assert result.code == 0, result.err
+    (warned,) = [line for line in result.err.splitlines() if "[cost.no-resume]" in line]
+    assert "when its Spot VMs are preempted, Vertex AI restarts it from scratch" in warned
+    assert "; with --recover 3, every attempt (up to 4) starts from scratch too" in warned
