@@ -71,6 +71,8 @@ class Recovering:
     stream_logs: bool
     lineage: str
     first: int = 1  # the first attempt's number (wait --recover: the followed job's)
+    # wait --recover: look for a later attempt someone else made before making one
+    look_later: bool = False
     attempts: list[dict[str, Any]] = field(default_factory=list)
 
     @property
@@ -109,6 +111,12 @@ class Recovering:
             stop = self._judge(raw, number, ended)
             if stop is not None:
                 return None, raw
+            later = self._later(raw, number) if self.look_later else None
+            if later is not None:  # recovered already (another wait --recover): follow that
+                raw, number = later
+                CONSOLE.err(f"  attempt {number} was made already: job "
+                            f"{printable(self.service.status(raw).id)}; following it")
+                continue
             request, where = next_request(number + 1)
             worst = self.recovery.worst_case(request)
             if self._over_cap(worst, number):
@@ -119,6 +127,18 @@ class Recovering:
             if made is None:
                 return EXIT_INTERRUPTED, raw
             raw, number = made, number + 1
+
+    def _later(self, raw: dict[str, Any], number: int) -> tuple[dict[str, Any], int] | None:
+        """The newest attempt of the lineage after ``number``, if one was made already."""
+        found = []
+        for job in self.recovery.attempts(raw):
+            lineage = self.recovery.lineage(job)
+            if lineage is not None and lineage.attempt > number:
+                found.append((lineage.attempt, job))
+        if not found:
+            return None
+        attempt, job = max(found, key=lambda pair: pair[0])
+        return job, attempt
 
     def _record(self, raw: dict[str, Any], number: int, ended: Ended, words: str) -> None:
         status = self.service.status(raw)
@@ -264,6 +284,7 @@ def take_over(service: Service, client: JobClient, raw: dict[str, Any], most: in
         return recovery.attempt(again, lineage, number), state.attempts[-1]["where"]
 
     state = Recovering(service, client, recovery, most, codes, max_cost, poll_interval, False,
-                       lineage, first=found.attempt if found is not None else 1)
+                       lineage, first=found.attempt if found is not None else 1,
+                       look_later=True)
     code, last = state.follow(raw, state.first, next_request)
     return state.finish(code, last, output_format, {})

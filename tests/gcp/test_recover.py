@@ -222,3 +222,19 @@ def test_a_spot_job_with_nowhere_to_resume_from_is_warned_that_every_attempt_sta
     (warned,) = [line for line in result.err.splitlines() if "[cost.no-resume]" in line]
     assert "when its Spot VMs are preempted, Vertex AI restarts it from scratch" in warned
     assert "; with --recover 3, every attempt (up to 4) starts from scratch too" in warned
+
+
+def test_wait_on_an_attempt_recovered_already_follows_the_later_one_and_makes_none(
+        cli, google, key, write, vertex, clock):
+    vertex.create_scripts.extend([_preempted(), ["JOB_STATE_RUNNING", "JOB_STATE_RUNNING",
+                                                 Step("JOB_STATE_SUCCEEDED", ran=HOUR)]])
+    clock.interrupt_at = 3  # the submit stops following attempt 2, which keeps running
+    assert cli("submit", write(SPOT_T4), *VERTEX, "--strategy", "spot",
+               "--recover", "2").code == 130
+    first, second = (j["name"].rsplit("/", 1)[1] for j in vertex.jobs.values())
+    clock.interrupt_at = None
+    result = cli("wait", first, *VERTEX, "--region", REGION, "--recover", "2")
+    assert result.code == 0, result.err
+    assert len(_creates(google)) == 2  # none made by the wait
+    assert f"  attempt 2 was made already: job {second}; following it" in result.err
+    assert result.out == second + "\n"

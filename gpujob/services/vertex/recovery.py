@@ -142,16 +142,19 @@ class VertexRecovery:
 
     def attempts(self, raw: dict[str, Any]) -> list[dict[str, Any]]:
         """The jobs of ``raw``'s lineage in its region (the first one too, which may carry
-        only its submission label), oldest first; [] for a job of none."""
+        only its submission label; a job of no lineage starts one with its submission label),
+        oldest first; [] for a job gpujob did not submit."""
         from gpujob.services.vertex.api import JobName, Place, quoted
         from gpujob.services.vertex.paths import SUBMISSION_LABEL
 
         found = self.lineage(raw)
+        labels = raw.get("labels") if isinstance(raw.get("labels"), dict) else {}
+        first = found.id if found is not None else labels.get(SUBMISSION_LABEL)
         name = JobName.parse(str(raw.get("name", "")))
-        if found is None or name is None:
+        if not isinstance(first, str) or not first or name is None:
             return []
-        text = (f"labels.{LINEAGE_LABEL}={quoted(found.id)} OR "
-                f"labels.{SUBMISSION_LABEL}={quoted(found.id)}")
+        text = (f"labels.{LINEAGE_LABEL}={quoted(first)} OR "
+                f"labels.{SUBMISSION_LABEL}={quoted(first)}")
         jobs = list(self.vertex.list(Place(name.project, name.location, name.collection),
                                      text))
         return sorted(jobs, key=lambda job: str(job.get("createTime", "")))
