@@ -238,3 +238,26 @@ def test_wait_on_an_attempt_recovered_already_follows_the_later_one_and_makes_no
     assert len(_creates(google)) == 2  # none made by the wait
     assert f"  attempt 2 was made already: job {second}; following it" in result.err
     assert result.out == second + "\n"
+
+
+def test_the_docs_transcript_is_what_submit_prints(cli, google, key, write, vertex, clock):
+    """docs/preflight.md shows this run (against this fake) in a text block: its attempt,
+    recovering and state lines are what gpujob prints today, job IDs aside."""
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "preflight.md").read_text(
+        encoding="utf-8")
+    block = page.split("## After the job started")[1].split("```text\n")[1].split("```")[0]
+    vertex.create_scripts.extend([_preempted(REGION), _preempted(EAST), SUCCEEDS])
+    result = cli("submit", write(SPOT_T4), *VERTEX, "--strategy", "spot", "--region",
+                 f"{REGION},{EAST}", "--recover", "3")
+    assert result.code == 0, result.err
+
+    def kept(text: str) -> list[str]:
+        wanted = ("attempt ", "  recovering", "recovery:", "job ", "Chose", "  cost:",
+                  "  worst case:", "cost:")
+        return [re.sub(r"\b\d{19}\b", "ID", line) for line in text.splitlines()
+                if line.startswith(wanted)]
+
+    assert kept(block) == kept(result.err)
