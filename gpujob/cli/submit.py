@@ -92,7 +92,8 @@ def cloud_options(hidden: bool = False) -> Any:
 
 @click.command(cls=UserArgsCommand, context_settings=CONTEXT,
                epilog=exit_codes_help(0, 1, 2, 3, 4, 130, c4="the job ended unsuccessfully "
-                                      "(--wait, --stream-logs, --local)"))
+                                      "(--wait, --stream-logs, --local); with --recover: the "
+                                      "last attempt, or the cost cap stopped recovery"))
 @job_options()
 @gcloud_jobs.options
 @cloud_options()
@@ -116,6 +117,8 @@ def submit(ctx: click.Context, **params: Any) -> int:
       gpujob submit configs/a100-single-node.yaml --strategy flex_start \\
           --set trainingInput.scheduling.maxWaitTime=3600s --dry-run
       gpujob submit config.yaml --project my-proj --stream-logs
+      gpujob submit config.yaml --strategy spot --region us-central1,us-east4 \\
+          --job-dir gs://my-bucket/run1 --recover 3 --recover-on-exit-codes 137
       gpujob submit config.yaml --package-path trainer --module-name trainer.task \\
           --staging-bucket gs://my-bucket
       gpujob submit config.yaml --local --package-path trainer/ --module-name trainer.task \\
