@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from gpujob.console import CONSOLE
-from gpujob.errors import EXIT_INTERRUPTED, JobFailed
+from gpujob.errors import EXIT_INTERRUPTED, JobFailed, RemoteError
 from gpujob.terminal import printable
 
 if TYPE_CHECKING:
@@ -195,12 +195,33 @@ class Recovering:
         Ctrl-C during the create (said)."""
         from gpujob.submit.create import announce, create_once
 
-        created = create_once(self.client, request, self.service)
+        try:
+            created = create_once(self.client, request, self.service)
+        except RemoteError as exc:
+            if self._cleaned_up(exc, request):
+                return None
+            CONSOLE.err(f"recovery stopped: the create of attempt {len(self.attempts) + 1} "
+                        "failed (below); the attempts so far: "
+                        + ", ".join(f"{a['id']} ({a['state']})" for a in self.attempts))
+            raise
         if created is None:
             return None
         status = self.service.status(created.raw)
         announce(self.service, status, request, self.client.project, created.recovered)
         return created.raw
+
+    def _cleaned_up(self, refused: RemoteError, request: Request) -> bool:
+        """After a create refused for room, which may have made its job all the same: none of
+        it is left alive (``create.clean_up``, as failover does); True when interrupted."""
+        from gpujob.services.capabilities import Capability
+        from gpujob.submit.create import clean_up
+
+        if not self.service.supports(Capability.PLACEMENT):
+            return False
+        placement = self.service.placement(self.client)
+        if placement.refused_for_room(refused, request) is None:
+            return False
+        return clean_up(placement, refused, request) is not None
 
     def finish(self, code: int | None, raw: dict[str, Any], output_format: str,
                extra: dict[str, Any]) -> int:

@@ -261,3 +261,22 @@ def test_the_docs_transcript_is_what_submit_prints(cli, google, key, write, vert
                 if line.startswith(wanted)]
 
     assert kept(block) == kept(result.err)
+
+
+def test_a_recovery_create_refused_for_quota_stops_with_the_refusal_and_leaves_no_job(
+        cli, google, key, write, vertex, clock):
+    from fakes.errors import vertex_quota_exceeded
+    from test_preflight import T4_SPOT
+
+    vertex.create_scripts.append(_preempted())
+    vertex.refusals[EAST] = (429, vertex_quota_exceeded(T4_SPOT, EAST, 0))
+    result = cli("submit", write(SPOT_T4), *VERTEX, "--strategy", "spot", "--region",
+                 f"{REGION},{EAST}", "--recover", "2")
+    assert result.code == 3, result.err
+    assert [c.path.split("/")[5] for c in _creates(google)] == [REGION, EAST]
+    assert len(vertex.jobs) == 1
+    first = next(iter(vertex.jobs))
+    assert f"recovery stopped: the create of attempt 2 failed (below); the attempts so far: " \
+           f"{first} (FAILED)" in result.err
+    looked = [c for c in google.calls("customJobs.list") if f"/locations/{EAST}/" in c.path]
+    assert looked and "gpujob-submission" in looked[-1].query["filter"][0]

@@ -148,7 +148,7 @@ class VertexRecovery:
         from gpujob.services.vertex.paths import SUBMISSION_LABEL
 
         found = self.lineage(raw)
-        labels = raw.get("labels") if isinstance(raw.get("labels"), dict) else {}
+        labels = given if isinstance(given := raw.get("labels"), dict) else {}
         first = found.id if found is not None else labels.get(SUBMISSION_LABEL)
         name = JobName.parse(str(raw.get("name", "")))
         if not isinstance(first, str) or not first or name is None:
