@@ -120,3 +120,4 @@ class JobSettings(NamedTuple):
     extra: tuple[tuple[str, str], ...] = ()  # the service's own flags given (name, value)
     recover: int | None = None  # wait --recover N
     recover_exit_codes: tuple[int, ...] = ()  # wait --recover-on-exit-codes
+    max_cost: float | None = None  # wait --recover --max-cost: USD for the attempts

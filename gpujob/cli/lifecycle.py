@@ -120,6 +120,9 @@ def cancel(job: str, **params: Any) -> int:
 @click.option("--recover-on-exit-codes", type=ExitCodes(), metavar="CODES",
               help="With --recover: recover a job that ended FAILED with one of these exit "
                    "codes too (comma-separated, e.g. 137,143).")
+@click.option("--max-cost", "max_cost", type=click.FloatRange(min=0), metavar="USD",
+              help="With --recover: stop recovering (exit 4) before an attempt whose worst "
+                   "case, added to what the attempts cost so far, would pass USD.")
 @_FORMAT
 @remote_options
 def wait(job: str, **params: Any) -> int:

@@ -181,10 +181,11 @@ def execute_cancel(s: JobSettings) -> int:
 
 
 def execute_wait(s: JobSettings) -> int:
-    if s.recover_exit_codes and not s.recover:
+    if (s.recover_exit_codes or s.max_cost is not None) and not s.recover:
         from gpujob.errors import UsageError
 
-        raise UsageError("--recover-on-exit-codes is for a job followed with --recover N",
+        flag = "--recover-on-exit-codes" if s.recover_exit_codes else "--max-cost"
+        raise UsageError(f"{flag} is for a job followed with --recover N",
                          "add --recover N: the number of times the job may be created again")
     if s.recover:
         return wait_recovering(s)
@@ -204,7 +205,7 @@ def wait_recovering(s: JobSettings) -> int:
     service.require(Capability.JOBS, "gpujob wait")
     client, ref = _open(service, s.job or "", s.gcp, s.extra)
     return take_over(service, client, client.get(ref), s.recover or 0, s.recover_exit_codes,
-                     s.poll_interval, s.output_format)
+                     s.poll_interval, s.output_format, s.max_cost)
 
 
 def execute_logs(s: JobSettings) -> int:

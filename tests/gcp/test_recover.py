@@ -280,3 +280,21 @@ def test_a_recovery_create_refused_for_quota_stops_with_the_refusal_and_leaves_n
            f"{first} (FAILED)" in result.err
     looked = [c for c in google.calls("customJobs.list") if f"/locations/{EAST}/" in c.path]
     assert looked and "gpujob-submission" in looked[-1].query["filter"][0]
+
+
+def test_wait_recover_holds_max_cost_too(cli, google, key, vertex, vertex_job, clock):
+    job = vertex_job(state="JOB_STATE_RUNNING", labels={"gpujob-submission": "sub-1"})
+    job_id = job["name"].rsplit("/", 1)[1]
+    vertex.script(job_id, Step("JOB_STATE_FAILED", error=preempted(REGION), ran=HOUR))
+    result = cli("wait", job_id, *VERTEX, "--region", REGION, "--recover", "1",
+                 "--max-cost", "0.01")
+    assert result.code == 4, result.err
+    assert _creates(google) == []
+    assert "recovery stopped before attempt 2: the attempts so far cost $" in result.err
+    assert "over --max-cost $0.01" in result.err
+
+
+def test_wait_max_cost_without_recover_is_a_usage_error(cli, google, key, vertex):
+    result = cli("wait", "123", *VERTEX, "--region", REGION, "--max-cost", "5")
+    assert result.code == 2
+    assert result.err.startswith("error: --max-cost is for a job followed with --recover N")
