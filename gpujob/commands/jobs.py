@@ -187,6 +187,12 @@ def execute_wait(s: JobSettings) -> int:
         flag = "--recover-on-exit-codes" if s.recover_exit_codes else "--max-cost"
         raise UsageError(f"{flag} is for a job followed with --recover N",
                          "add --recover N: the number of times the job may be created again")
+    if s.recover and s.timeout is not None:
+        from gpujob.errors import UsageError
+
+        raise UsageError("--timeout and --recover do not go together: --recover follows every "
+                         "attempt to its end", "leave out --timeout (Ctrl-C stops following; "
+                         "the attempt keeps running)")
     if s.recover:
         return wait_recovering(s)
     return wait(_service(s, "wait"), s.job or "", s.gcp, s.poll_interval, s.timeout,

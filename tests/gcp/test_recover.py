@@ -298,3 +298,9 @@ def test_wait_max_cost_without_recover_is_a_usage_error(cli, google, key, vertex
     result = cli("wait", "123", *VERTEX, "--region", REGION, "--max-cost", "5")
     assert result.code == 2
     assert result.err.startswith("error: --max-cost is for a job followed with --recover N")
+
+
+def test_wait_timeout_with_recover_is_a_usage_error(cli, google, key, vertex):
+    result = cli("wait", "123", *VERTEX, "--region", REGION, "--recover", "1", "--timeout", "60")
+    assert result.code == 2
+    assert result.err.startswith("error: --timeout and --recover do not go together")
