@@ -38,12 +38,16 @@ if TYPE_CHECKING:
     from gpujob.submit.failover import Choice, Plan
     from gpujob.submit.settings import SubmitSettings
 
-# the next attempt's request, made when it is needed (None: interrupted while creating it)
+# attempt N's request, made when it is needed, and where it goes (REGION/STRATEGY)
 NextRequest = Callable[[int], "tuple[Request, str]"]
+# how long a job that ended FAILED is read again while it has no error message yet: Vertex AI
+# sets the error about a minute after the job ends ("Understand the serverless training
+# service")
+SETTLE_SECONDS = 180.0
 
 
 def span(seconds: float | None) -> str:
-    """``3720`` -> ``1 h 2 min``; None -> ``an unknown time``."""
+    """``3720`` -> ``1 h 2 min``; None -> ``no time (it never ran)``."""
     if seconds is None:
         return "no time (it never ran)"
     whole = int(seconds)
@@ -86,7 +90,9 @@ class Recovering:
     def resume(self, commands: Commands, number: int) -> Commands:
         """The commands of attempt ``number``'s job, its wait one resuming recovery."""
         more = f" --recover-on-exit-codes {','.join(map(str, self.codes))}" if self.codes else ""
-        return replace(commands, wait=f"{commands.wait} --recover {self.left(number)}{more}")
+        more += f" --max-cost {self.max_cost:g}" if self.max_cost is not None else ""
+        wait = f"{commands.wait} --recover {self.left(number)}{more}"
+        return replace(commands, wait=wait, follow_logs=wait)  # both resume the recovery
 
     def follow(self, raw: dict[str, Any], number: int, next_request: NextRequest
                ) -> tuple[int | None, dict[str, Any]]:
@@ -107,6 +113,7 @@ class Recovering:
                 if final is None:
                     return EXIT_INTERRUPTED, raw
                 raw = final
+            raw = self._settled(raw)
             ended = self.recovery.ended(raw)
             stop = self._judge(raw, number, ended)
             if stop is not None:
@@ -127,6 +134,24 @@ class Recovering:
             if made is None:
                 return EXIT_INTERRUPTED, raw
             raw, number = made, number + 1
+
+    def _settled(self, raw: dict[str, Any]) -> dict[str, Any]:
+        """``raw``, read again while it ended FAILED without an error message yet (at most
+        ``SETTLE_SECONDS``): why it failed decides whether it is recovered."""
+        from gpujob.services.base import JobRef
+
+        status = self.service.status(raw)
+        waited = 0.0
+        while status.state == "FAILED" and not status.message and waited < SETTLE_SECONDS:
+            if not waited:
+                CONSOLE.err(f"  job {printable(status.id)} ended FAILED without an error message "
+                            "yet (Vertex AI sets it about a minute after the end); reading it "
+                            "again")
+            self.client.clock.sleep(self.poll_interval)
+            waited += self.poll_interval
+            raw = self.client.get(self.client.resolve(JobRef(status.id)))
+            status = self.service.status(raw)
+        return raw
 
     def _later(self, raw: dict[str, Any], number: int) -> tuple[dict[str, Any], int] | None:
         """The newest attempt of the lineage after ``number``, if one was made already."""

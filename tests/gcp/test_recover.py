@@ -304,3 +304,18 @@ def test_wait_timeout_with_recover_is_a_usage_error(cli, google, key, vertex):
     result = cli("wait", "123", *VERTEX, "--region", REGION, "--recover", "1", "--timeout", "60")
     assert result.code == 2
     assert result.err.startswith("error: --timeout and --recover do not go together")
+
+
+def test_a_failed_job_without_its_error_yet_is_read_again_before_it_is_judged(
+        cli, google, key, write, vertex, clock):
+    """Vertex AI sets the error about a minute after the job ends: a FAILED job read before
+    then has no message, which is not taken for the trainer's own failure."""
+    vertex.create_scripts.extend([
+        ["JOB_STATE_RUNNING", Step("JOB_STATE_FAILED", error={"code": 0, "message": ""}),
+         Step("JOB_STATE_FAILED", error=preempted(REGION), ran=HOUR)],
+        SUCCEEDS])
+    result = cli("submit", write(SPOT_T4), *VERTEX, "--strategy", "spot", "--recover", "1")
+    assert result.code == 0, result.err
+    assert len(_creates(google)) == 2
+    assert "ended FAILED without an error message yet" in result.err
+    assert _attempt_lines(result.err)[0].endswith("after Compute Engine's restarts)")
