@@ -33,7 +33,7 @@ from gpujob.errors import EXIT_INTERRUPTED, JobFailed, RemoteError
 from gpujob.terminal import printable
 
 if TYPE_CHECKING:
-    from gpujob.services.base import Commands, JobClient, Request, Service
+    from gpujob.services.base import Commands, Created, JobClient, Request, Service
     from gpujob.services.recovery import Ended, Recovery
     from gpujob.submit.failover import Choice, Plan
     from gpujob.submit.settings import SubmitSettings
@@ -77,6 +77,9 @@ class Recovering:
     first: int = 1  # the first attempt's number (wait --recover: the followed job's)
     # wait --recover: look for a later attempt someone else made before making one
     look_later: bool = False
+    # how an attempt's request is created (submit: Plan.create of its choice); None:
+    # create.create_once through the client, the same create
+    creator: Callable[[Request], Created | None] | None = None
     attempts: list[dict[str, Any]] = field(default_factory=list)
 
     @property
@@ -221,7 +224,8 @@ class Recovering:
         from gpujob.submit.create import announce, create_once
 
         try:
-            created = create_once(self.client, request, self.service)
+            created = self.creator(request) if self.creator is not None else \
+                create_once(self.client, request, self.service)
         except RemoteError as exc:
             if self._cleaned_up(exc, request):
                 return None
@@ -310,7 +314,8 @@ def after_submit(plan: Plan, settings: SubmitSettings, choice: Choice, raw: dict
     state = Recovering(plan.service, client, recovery, settings.recover or 0,
                        settings.recover_exit_codes, settings.check.max_cost,
                        settings.poll_interval, settings.stream_logs,
-                       found.id if found else "")
+                       found.id if found else "",
+                       creator=lambda _staged: plan.create(order[at["index"]]))
     code, last = state.follow(raw, 1, next_request)
     return state.finish(code, last, settings.output_format, extra)
 
