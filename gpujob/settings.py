@@ -36,6 +36,7 @@ class JobOptions(NamedTuple):
     extra: tuple[tuple[str, str], ...] = ()
     max_hourly_cost: float | None = None  # --max-hourly-cost: USD an hour, else refused
     max_cost: float | None = None  # --max-cost: USD for the whole job (a timeout, else refused)
+    recover: int = 0  # submit --recover N: the job may be created again N times
 
 
 class CheckSettings(NamedTuple):
@@ -117,3 +118,6 @@ class JobSettings(NamedTuple):
     filter_: str | None = None  # list
     limit: int | None = None  # list
     extra: tuple[tuple[str, str], ...] = ()  # the service's own flags given (name, value)
+    recover: int | None = None  # wait --recover N
+    recover_exit_codes: tuple[int, ...] = ()  # wait --recover-on-exit-codes
+    max_cost: float | None = None  # wait --recover --max-cost: USD for the attempts

@@ -250,9 +250,12 @@ def local_options(hidden: bool = False) -> Callable[[Callable[..., Any]], Callab
                           "FILE (a path or glob pattern under the job dir, e.g. "
                           "'checkpoints/*.pt') is written; the job then ends as preempted."),
         click.option("--recover", type=Count(min=0), metavar="N", hidden=hidden,
-                     help="Local runs, with --preempt-after: after a preemption, start the job "
-                          "again with the same job dir, at most N times (each attempt is "
-                          "preempted likewise). Default: 0."),
+                     help="Follow the job and, when it ends FAILED for the infrastructure's "
+                          "cause (a preemption, a stockout, quota, an internal error), create "
+                          "it again with the same output directory, at most N times (vertex; "
+                          "with --region A,B or --strategy X,Y at the next choice). Local runs, "
+                          "with --preempt-after: start the job again after the drill's "
+                          "preemption with the same job dir. Default: 0."),
     )
 
 
@@ -282,6 +285,7 @@ def submit_settings(ctx: click.Context, params: dict[str, Any], *, local: bool) 
         # the drill's flags: local's and submit's (refused there), not preflight's
         preempt_after=params.get("preempt_after"),
         recover=params.get("recover"),
+        recover_exit_codes=params.get("recover_on_exit_codes") or (),
         # the flags the mode uses (``modes`` noted the others): the service judges those alone
         given_flags=tuple(f for f in given_flags(ctx)
                           if modes.use(f, "local" if local else "submit") != "unused"),

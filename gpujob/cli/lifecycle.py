@@ -19,7 +19,7 @@ from gpujob.cli.options import (
     region_option,
     stack,
 )
-from gpujob.cli.params import Count, Seconds
+from gpujob.cli.params import Count, ExitCodes, Seconds
 from gpujob.submit.output import FORMATS
 
 
@@ -113,18 +113,31 @@ def cancel(job: str, **params: Any) -> int:
 @poll_option
 @click.option("--timeout", type=Seconds(min=0), metavar="SECONDS",
               help="Stop waiting after this long (exit 3; the job keeps running).")
+@click.option("--recover", type=Count(min=0), metavar="N",
+              help="When the job ends FAILED for the infrastructure's cause (a preemption, a "
+                   "stockout, quota, an internal error), create it again where it was, with "
+                   "the same output directory, at most N times, following each (vertex).")
+@click.option("--recover-on-exit-codes", type=ExitCodes(), metavar="CODES",
+              help="With --recover: recover a job that ended FAILED with one of these exit "
+                   "codes too (comma-separated, e.g. 137,143).")
+@click.option("--max-cost", "max_cost", type=click.FloatRange(min=0), metavar="USD",
+              help="With --recover: stop recovering (exit 4) before an attempt whose worst "
+                   "case, added to what the attempts cost so far, would pass USD.")
 @_FORMAT
 @remote_options
 def wait(job: str, **params: Any) -> int:
     """Wait for a job to end, telling its state changes on stderr.
 
     Exits 0 when the job SUCCEEDED, 4 when it FAILED, was CANCELLED or EXPIRED (with its
-    error message). Ctrl-C stops waiting; the job keeps running. JOB as for describe.
+    error message). Ctrl-C stops waiting; the job keeps running. JOB as for describe. With
+    --recover N it takes over a job another shell or CI step submitted: each attempt is one
+    line on stderr, and the exit code is the last attempt's.
 
     \b
     Examples:
       gpujob wait my_job --region us-central1 --project my-proj && echo trained
       gpujob wait my_job --region us-central1 --poll-interval 60 --timeout 7200
+      gpujob wait 4126800986851246080 --service vertex --region us-central1 --recover 3
     """
     from gpujob.commands.jobs import execute_wait
 

@@ -45,8 +45,13 @@ GROUPS: dict[str, tuple[tuple[str, ...], dict[Mode, Use]]] = {
     # reads no quota and no advice
     "preflight": (("--no-preflight", "--order"),
                   {"submit": "applies", "dry-run": "unused", "local": "unused"}),
-    "local run": (("--max-local-replicas", "--grace-period", "--preempt-after", "--recover"),
+    "local run": (("--max-local-replicas", "--grace-period", "--preempt-after"),
                   {"submit": "refused", "dry-run": "refused", "local": "applies"}),
+    # a job created again after the infrastructure ended it (submit), or after the drill's
+    # preemption (local)
+    "recovery": (("--recover",), {"submit": "applies", "dry-run": "refused", "local": "applies"}),
+    "recovery of exit codes": (("--recover-on-exit-codes",),
+                               {"submit": "applies", "dry-run": "refused", "local": "refused"}),
 }
 
 # (group, mode) -> why a refused flag is refused, and the way forward
@@ -65,6 +70,16 @@ REFUSALS: dict[tuple[str, Mode], tuple[str, str]] = {
     ("local run", "submit"): (
         "for local runs (gpujob local, or submit --local)",
         "add --local to run the job on this machine"),
+    ("recovery", "dry-run"): (
+        "for following a submitted job and creating it again, and --dry-run submits nothing",
+        "leave out --dry-run to submit the job"),
+    ("recovery of exit codes", "dry-run"): (
+        "for following a submitted job and creating it again, and --dry-run submits nothing",
+        "leave out --dry-run to submit the job"),
+    ("recovery of exit codes", "local"): (
+        "for jobs in the cloud, not for local runs",
+        "a local run uses the package where it is, streams its replicas' output and exits "
+        "with the master's status"),
     ("local run", "dry-run"): (
         "for local runs (gpujob local, or submit --local)",
         "a dry run prints the request for the cloud; gpujob local runs the job here"),

@@ -364,4 +364,6 @@ def job_settings(params: dict[str, Any], job: str | None = None) -> JobSettings:
         output_format=params.get("fmt", "text"),
         poll_interval=params.get("poll_interval", 10.0), timeout=params.get("timeout"),
         follow=params.get("follow", False), filter_=params.get("filter_"),
-        limit=params.get("limit"))
+        limit=params.get("limit"), recover=params.get("recover"),
+        recover_exit_codes=params.get("recover_on_exit_codes") or (),
+        max_cost=params.get("max_cost"))

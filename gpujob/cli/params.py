@@ -42,6 +42,23 @@ class Seconds(click.FloatRange):
         return super().convert(value, param, ctx)
 
 
+class ExitCodes(click.ParamType):
+    """Exit codes, comma-separated (``137,143``), each 1 to 255: a tuple."""
+
+    name = "codes"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        if isinstance(value, tuple):
+            return value
+        parts = [part.strip() for part in str(value).split(",")]
+        bad = [part for part in parts if not part.isdigit() or not 1 <= int(part) <= 255]
+        if bad:
+            self.fail(f"'{bad[0]}' is not an exit code (1 to 255; give them comma-separated, "
+                      "e.g. 137,143)", param, ctx)
+        return tuple(dict.fromkeys(int(part) for part in parts))
+
+
 class _Name(click.ParamType):
     """A name checked by the rule ``rule`` of ``gpujob.gcp.settings`` (read when a value is
     checked: not on --help's path); the empty text means "not given"."""

@@ -22,7 +22,7 @@ from gpujob.cli.options import (
     poll_option_of,
     stack,
 )
-from gpujob.cli.params import Project
+from gpujob.cli.params import ExitCodes, Project
 from gpujob.submit.output import FORMATS
 
 
@@ -73,6 +73,11 @@ def cloud_options(hidden: bool = False) -> Any:
         click.option("--stream-logs", is_flag=True, hidden=hidden,
                      help="After submitting, print the job's logs until it ends (exit 4 if it "
                           "fails)."),
+        click.option("--recover-on-exit-codes", type=ExitCodes(), metavar="CODES",
+                     hidden=hidden,
+                     help="With --recover: recover a job that ended FAILED with one of these "
+                          "exit codes too (comma-separated, e.g. 137,143: SIGKILL, SIGTERM); "
+                          "the trainer's other failures are not recovered."),
         click.option("--async", "async_", is_flag=True, hidden=hidden,
                      help=gcloud.async_option_help),
         poll_option_of(hidden),
@@ -87,7 +92,8 @@ def cloud_options(hidden: bool = False) -> Any:
 
 @click.command(cls=UserArgsCommand, context_settings=CONTEXT,
                epilog=exit_codes_help(0, 1, 2, 3, 4, 130, c4="the job ended unsuccessfully "
-                                      "(--wait, --stream-logs, --local)"))
+                                      "(--wait, --stream-logs, --local); with --recover: the "
+                                      "last attempt, or the cost cap stopped recovery"))
 @job_options()
 @gcloud_jobs.options
 @cloud_options()
@@ -111,6 +117,8 @@ def submit(ctx: click.Context, **params: Any) -> int:
       gpujob submit configs/a100-single-node.yaml --strategy flex_start \\
           --set trainingInput.scheduling.maxWaitTime=3600s --dry-run
       gpujob submit config.yaml --project my-proj --stream-logs
+      gpujob submit config.yaml --strategy spot --region us-central1,us-east4 \\
+          --job-dir gs://my-bucket/run1 --recover 3 --recover-on-exit-codes 137
       gpujob submit config.yaml --package-path trainer --module-name trainer.task \\
           --staging-bucket gs://my-bucket
       gpujob submit config.yaml --local --package-path trainer/ --module-name trainer.task \\

@@ -40,7 +40,31 @@ def describe(service: Service, job: str, gcp: GcpSettings, output_format: str = 
         CONSOLE.err(line)
     if status.waiting:
         CONSOLE.err(status.waiting)
+    if status.lineage is not None:
+        _attempts(service, client, found, status.lineage)
     return EXIT_OK
+
+
+def _attempts(service: Service, client: JobClient, raw: dict[str, Any],
+              lineage: dict[str, Any]) -> None:
+    """The attempts of a recovered job (``--recover``), found by its lineage label where the
+    job is."""
+    from gpujob.errors import RemoteError
+    from gpujob.services.capabilities import Capability
+
+    if not service.supports(Capability.RECOVER):
+        return
+    try:
+        found = [service.status(job) for job in service.recovery(client).attempts(raw)]
+    except RemoteError as exc:
+        CONSOLE.err(f"attempt {lineage['attempt']} of a recovered job (lineage "
+                    f"{lineage['id']}); its other attempts could not be listed: {exc.message}")
+        return
+    shown = ", ".join(f"{s.id} ({s.lineage['attempt'] if s.lineage else 1}, {s.state})"
+                      for s in found)
+    CONSOLE.err(f"attempt {lineage['attempt']} of a recovered job; its attempts: {shown} "
+                f"(lineage {lineage['id']}; those in other regions: gpujob list --region "
+                f"REGION --filter 'labels.gpujob-lineage={lineage['id']}')")
 
 
 def _shown(job: dict[str, Any]) -> dict[str, Any]:
@@ -157,8 +181,37 @@ def execute_cancel(s: JobSettings) -> int:
 
 
 def execute_wait(s: JobSettings) -> int:
+    if (s.recover_exit_codes or s.max_cost is not None) and not s.recover:
+        from gpujob.errors import UsageError
+
+        flag = "--recover-on-exit-codes" if s.recover_exit_codes else "--max-cost"
+        raise UsageError(f"{flag} is for a job followed with --recover N",
+                         "add --recover N: the number of times the job may be created again")
+    if s.recover and s.timeout is not None:
+        from gpujob.errors import UsageError
+
+        raise UsageError("--timeout and --recover do not go together: --recover follows every "
+                         "attempt to its end", "leave out --timeout (Ctrl-C stops following; "
+                         "the attempt keeps running)")
+    if s.recover:
+        return wait_recovering(s)
     return wait(_service(s, "wait"), s.job or "", s.gcp, s.poll_interval, s.timeout,
                 s.output_format, s.extra)
+
+
+def wait_recovering(s: JobSettings) -> int:
+    """``wait JOB --recover N``: take over following a job, and create it again after the
+    infrastructure ended it (``submit.recover``)."""
+    from gpujob import services
+    from gpujob.services.capabilities import Capability
+    from gpujob.submit.recover import take_over
+
+    service = services.get(s.service)
+    service.require(Capability.RECOVER, "gpujob wait --recover")
+    service.require(Capability.JOBS, "gpujob wait")
+    client, ref = _open(service, s.job or "", s.gcp, s.extra)
+    return take_over(service, client, client.get(ref), s.recover or 0, s.recover_exit_codes,
+                     s.poll_interval, s.output_format, s.max_cost)
 
 
 def execute_logs(s: JobSettings) -> int:

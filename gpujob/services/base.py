@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from gpujob.local.cluster import LocalCluster, LocalOptions
     from gpujob.services.capabilities import Capability
     from gpujob.services.placement import Placement
+    from gpujob.services.recovery import Recovery
     from gpujob.settings import GpusSettings, JobOptions, ReserveSettings
 
 
@@ -124,13 +125,15 @@ class JobStatus:
     hint: str = ""  # what to do about how it ended, when the service's message says
     waiting: str = ""  # what a job that has not started (or started again) waits for
     cost: dict[str, Any] | None = None  # what it cost so far, an estimate (Vertex AI)
+    lineage: dict[str, Any] | None = None  # {"id", "attempt"}: an attempt of a recovered job
 
     def as_dict(self) -> dict[str, Any]:
         """The ``job`` of the JSON envelope (``output.envelope``)."""
         return {"id": self.id, "state": self.state, "done": self.done,
                 "succeeded": self.succeeded, "message": self.message,
                 "createTime": self.created, **({"waiting": self.waiting} if self.waiting else {}),
-                **({"cost": self.cost} if self.cost is not None else {})}
+                **({"cost": self.cost} if self.cost is not None else {}),
+                **({"lineage": self.lineage} if self.lineage is not None else {})}
 
 
 @dataclass(frozen=True)
@@ -318,6 +321,11 @@ class Service(Protocol):
     def placement(self, client: JobClient) -> Placement:
         """How a submit through ``client`` checks the project's quota and moves between
         choices of region and strategy (``Capability.PLACEMENT``)."""
+        ...
+
+    def recovery(self, client: JobClient) -> Recovery:
+        """How a job of ``client`` that ended is read and created again
+        (``Capability.RECOVER``)."""
         ...
 
     def scope(self, project: str) -> str | None:

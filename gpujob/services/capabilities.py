@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     )
     from gpujob.services.flags import ServiceFlag
     from gpujob.services.placement import Placement
+    from gpujob.services.recovery import Recovery
     from gpujob.settings import GpusSettings, JobOptions, ReserveSettings
 
 
@@ -71,6 +72,8 @@ class Capability(Enum):
              "gpujob local, submit --local", ("local",))
     REFRESH = ("refresh", "reading the catalog's live parts from Google's APIs",
                "gpujob catalog refresh")
+    RECOVER = ("recover", "creating a job again after the infrastructure ended it (a "
+               "preemption, a stockout)", "submit --recover, wait --recover", ("recovery",))
 
     def __init__(self, label: str, does: str, commands: str, methods: tuple[str, ...] = (),
                  flags: tuple[str, ...] = (), switch: str = "--service") -> None:
@@ -94,6 +97,7 @@ DEFAULT_LACKS: Mapping[Capability, str] = {
     Capability.JOBS: "it creates no jobs",
     Capability.LOCAL: "it cannot say what its replicas see",
     Capability.REFRESH: "its catalog has no live parts",
+    Capability.RECOVER: "gpujob cannot tell why its jobs end",
 }
 
 
@@ -188,6 +192,10 @@ class ServiceBase(ABC):
     def placement(self, client: JobClient) -> Placement:
         self.require(Capability.PLACEMENT, "a quota preflight or ordered choices")
         raise NotImplementedError(f"{type(self).__name__}.placement")
+
+    def recovery(self, client: JobClient) -> Recovery:
+        self.require(Capability.RECOVER, "creating a job again after it ended")
+        raise NotImplementedError(f"{type(self).__name__}.recovery")
 
     def scope(self, project: str) -> str | None:
         """Where its jobs are, in words, when that is not a Google project (GKE: a context and

@@ -42,16 +42,21 @@ def job_list(service: Service, project: str, jobs: list[dict[str, Any]]) -> dict
 
 def job_table(service: Service, jobs: list[dict[str, Any]]) -> str:
     """``list``'s table: JOB_ID, STATE, CREATED, aligned; COST where the service estimates
-    what its jobs cost (Vertex AI: ``-`` for a job that has not run); and NAME last when the
+    what its jobs cost (Vertex AI: ``-`` for a job that has not run); ATTEMPT and LINEAGE
+    when a job is an attempt of a recovered one (``--recover``); and NAME last when the
     service's jobs have display names apart from their IDs (Vertex AI). Every cell is the service's
     text (a display name, anyone's in the project): one line, control characters escaped."""
     statuses = [service.status(raw) for raw in jobs]
     named = any(s.display_name for s in statuses)
     priced = any(s.cost is not None for s in statuses)
+    linked = any(s.lineage for s in statuses)  # attempts of a recovered job (--recover)
     rows = [("JOB_ID", "STATE", "CREATED") + (("COST",) if priced else ())
+            + (("ATTEMPT", "LINEAGE") if linked else ())
             + (("NAME",) if named else ())] + [
         tuple(printable(cell) for cell in (s.id, s.state, s.created or "-")
               + ((_cost_cell(s.cost),) if priced else ())
+              + ((str(s.lineage["attempt"]), str(s.lineage["id"])) if s.lineage
+                 else ("-", "-") if linked else ())
               + ((s.display_name or "-",) if named else ()))
         for s in statuses]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]

@@ -67,6 +67,10 @@ def send(plan: Plan, settings: SubmitSettings) -> int:
         CONSOLE.err(f"note: every choice's job reads the package{'s' if count > 1 else ''} "
                     f"from {prepared.location.url} (a bucket is readable from every region; "
                     "a multi-region bucket keeps the reads near)")
+    if settings.recover:  # every choice's job is attempt 1 of one lineage
+        from gpujob.submit.recover import label_first
+
+        label_first(plan)
     for index, choice in enumerate(plan.left):
         last = index == len(plan.left) - 1
         request = plan.staged(choice)
@@ -136,13 +140,17 @@ def _report(plan: Plan, settings: SubmitSettings, choice: Choice, created: Creat
         extra["cost"] = chosen.as_dict()
     if plan.says_choice:
         extra["failover"] = plan.summary(choice, why)
-    watch = settings.wait or settings.stream_logs
-    # the job's ID is the result: at once, unless a stockout may still replace the job
-    early = settings.output_format == "text" and (last or not watch)
+    watch = settings.wait or settings.stream_logs or bool(settings.recover)
+    # the job's ID is the result: at once, unless a stockout or recovery may still replace it
+    early = settings.output_format == "text" and (last or not watch) and not settings.recover
     if early:
         CONSOLE.line(printable(job_id))
     if not watch:
         return left_running(service, created.raw, commands, settings.output_format, extra)
+    if settings.recover:  # the attempts, followed one at a time (submit/recover.py)
+        from gpujob.submit.recover import after_submit
+
+        return after_submit(plan, settings, choice, created.raw, extra)
     final = follow_to_end(service, client, client.resolve(JobRef(job_id)), created.raw,
                           status.state, commands, Follow(
                               settings.wait, settings.stream_logs, settings.poll_interval))

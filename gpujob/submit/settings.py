@@ -44,7 +44,8 @@ class SubmitSettings:
     max_local_replicas: int | None = None
     grace_period: float | None = None
     preempt_after: str | None = None  # the drill's --preempt-after SECONDS|FILE
-    recover: int | None = None
+    recover: int | None = None  # the drill's; submit's: attempts after the infrastructure's end
+    recover_exit_codes: tuple[int, ...] = ()  # --recover-on-exit-codes: recovered too
     given_flags: tuple[str, ...] = ()  # the options given on the command line
     display_name: str | None = None  # --display-name: the Vertex AI job's name
     # Vertex AI: the choices tried in order (gpujob.failover; empty: the config's region, the
@@ -81,4 +82,5 @@ class SubmitSettings:
 
     def job_options(self) -> JobOptions:
         """What the service reads from the command line besides the config."""
-        return self.check.job_options()._replace(display_name=self.display_name)
+        return self.check.job_options()._replace(display_name=self.display_name,
+                                                 recover=self.recover or 0)

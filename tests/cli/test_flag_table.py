@@ -22,7 +22,8 @@ VALUES = {"--no-preflight": None, "--wait": None, "--stream-logs": None, "--asyn
           "--credentials-file": __file__, "--impersonate-service-account": "a@p.iam.x.com",
           "--max-attempts": "2", "--retry-deadline": "5", "--request-timeout": "9",
           "--max-local-replicas": "2", "--grace-period": "1", "--max-hourly-cost": "100",
-          "--max-cost": "100", "--preempt-after": "30", "--recover": "1", "--order": "cheapest"}
+          "--max-cost": "100", "--preempt-after": "30", "--recover": "1", "--order": "cheapest",
+          "--recover-on-exit-codes": "137"}
 INVALID = "trainingInput: {scaleTier: HUGE}\n"  # stops a run after the flags were judged
 
 
@@ -70,9 +71,7 @@ def test_dry_run_refuses_what_it_cannot_do(cli, write, flag):
     result = cli("submit", write(CONTAINER_JOB), "--dry-run", *_args(flag))
     assert result.code == 2
     assert result.out == ""
-    why = ("for following a submitted job, and --dry-run submits nothing"
-           if modes.group_of(flag) == "following" else
-           "for local runs (gpujob local, or submit --local)")
+    why = modes.REFUSALS[(modes.group_of(flag) or "", "dry-run")][0]
     assert result.err.splitlines()[0] == f"error: {flag} is {why}"
 
 

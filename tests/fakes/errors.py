@@ -162,6 +162,16 @@ def insufficient_resources(region: str) -> dict[str, Any]:
                                   "a different region."}
 
 
+def preempted(region: str) -> dict[str, Any]:
+    """How Vertex AI ends a Spot job whose VMs were preempted, once Compute Engine's restarts
+    ran out: "fails with a STOCKOUT error" ("Use Spot VMs with training"), whose message is the
+    stockout's ("Understand the serverless training service": "Resources are insufficient in
+    region: REGION_NAME. Try a different region or use a different accelerator."). The code
+    is not documented: 8 (RESOURCE_EXHAUSTED), as seen with a quota failure."""
+    return {"code": 8, "message": f"Resources are insufficient in region: {region}. Try a "
+                                  "different region or use a different accelerator."}
+
+
 def quota_failure(metric: str) -> dict[str, Any]:
     """A job that failed on a resource quota (GoogleCloudPlatform/vertex-ai-samples#700:
     ``code: 8 message: "The following quota metrics exceed quota limits: …"``)."""

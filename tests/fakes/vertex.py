@@ -46,7 +46,8 @@ Set-up and inspection (``google.vertex``):
 
 - ``add_job(project, location, body, state=..., created=...)``: a job as if created earlier
   (kind from the body: ``trialJobSpec`` makes a tuning job); returns the stored job.
-- ``jobs`` (id -> stored job), ``job(id)``.
+- ``jobs`` (id -> stored job), ``job(id)``; ``live_at_create``: for each create that made a
+  job, how many jobs were alive (not ended) just before.
 - ``script(id, *steps)``: each later get moves the job one step; a step is a state
   (``"JOB_STATE_RUNNING"`` or ``"RUNNING"``), ``(state, [log lines])``, or ``Step(state, logs,
   error, trials)``. Entering RUNNING sets ``startTime``; an end state sets ``endTime``; FAILED
@@ -65,7 +66,10 @@ Set-up and inspection (``google.vertex``):
   ``(429, errors.vertex_quota_exceeded(metric, region))`` for quota); a region in ``stockouts``
   makes the job, which reads PENDING once and then FAILED with
   ``errors.insufficient_resources(region)``, never having run (a stockout);
-  ``region_scripts[region] = [steps]`` scripts every job made there (``script``).
+  ``region_scripts[region] = [steps]`` scripts every job made there (``script``);
+  ``create_scripts.append([steps])`` scripts the next job any create makes, one list per
+  create, in order (before ``region_scripts``): e.g. a Spot job that runs and is then
+  preempted, ``["JOB_STATE_RUNNING", Step("JOB_STATE_FAILED", error=errors.preempted(R))]``.
 
 Faults, with ``google.inject(route, ...)`` (``fakes.faults``, bodies from ``fakes.errors``):
 ``Reply(429, rate_limited(), {"Retry-After": "7"})``, ``Reply(503, unavailable(), {...})``,
@@ -88,10 +92,12 @@ import copy
 import secrets
 from collections import deque
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from fakes.discovery import document, proto3_json
 from fakes.errors import CANCELLED_ERROR, replica_failure
+from fakes.times import parse_time
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -119,6 +125,7 @@ class Step:
     logs: list[str | tuple[str, str]] = field(default_factory=list)
     error: dict[str, Any] | None = None
     trials: list[dict[str, Any]] | None = None
+    ran: float | None = None  # an end state: its endTime this many seconds after its startTime
 
 
 def full_state(state: str) -> str:
@@ -159,6 +166,8 @@ class VertexAI:
         self.refusals: dict[str, tuple[int, dict[str, Any]]] = {}
         self.stockouts: set[str] = set()
         self.region_scripts: dict[str, list[Any]] = {}  # the script of each job made there
+        self.create_scripts: deque[list[Any]] = deque()  # the script of each next job made
+        self.live_at_create: list[int] = []  # per create that made a job: the live jobs then
         # how a listing names each job it returns (None: by its name): a listing gpujob
         # cannot read the name of (a trailing "/", a full URL, "")
         self.listed_name: Callable[[str], str] | None = None
@@ -230,7 +239,13 @@ class VertexAI:
             step = Step(step)
         elif isinstance(step, tuple):
             step = Step(step[0], list(step[1]))
-        self.enter(self.jobs[job_id], step.state, step.error, step.trials)
+        job = self.jobs[job_id]
+        self.enter(job, step.state, step.error, step.trials)
+        if step.ran is not None and job.get("startTime"):
+            began = parse_time(job["startTime"])
+            assert began is not None
+            job["endTime"] = (began + timedelta(seconds=step.ran)).strftime(
+                "%Y-%m-%dT%H:%M:%S.%fZ")
         for line in step.logs:
             task, text = line if isinstance(line, tuple) else ("workerpool0-0", line)
             self.add_log(job_id, text, task=task)

@@ -129,11 +129,16 @@ def _create(fake: FakeGoogle, call: Call) -> Answer:
     refusal = fake.vertex.refusals.get(location)
     if refusal is not None:  # the region's quota or capacity is short: nothing is made
         raise Refused(*refusal)
+    # how many of the project's jobs were alive when this one was made (``live_at_create``)
+    fake.vertex.live_at_create.append(sum(1 for job in fake.vertex.jobs.values()
+                                           if job["state"] not in ENDED))
     stored = fake.vertex.add_job(call.params["project"], location, call.body)
     job_id = stored["name"].rsplit("/", 1)[1]
     if location in fake.vertex.stockouts:  # it fails for capacity before it runs
         fake.vertex.script(job_id, "JOB_STATE_PENDING",
                            Step("JOB_STATE_FAILED", error=insufficient_resources(location)))
+    elif fake.vertex.create_scripts:
+        fake.vertex.script(job_id, *fake.vertex.create_scripts.popleft())
     elif location in fake.vertex.region_scripts:
         fake.vertex.script(job_id, *fake.vertex.region_scripts[location])
     return 200, copy.deepcopy(stored), {}

@@ -58,6 +58,7 @@ class AiPlatform(ServiceBase):
         Capability.PREFLIGHT: f"gpujob reads no quota of AI Platform's; {_VERTEX_ONLY}",
         Capability.REFRESH: "its catalog is fixed: the service takes no new jobs since "
                             "2025-01-31",
+        Capability.RECOVER: "the service was shut down: it takes no new jobs since 2025-01-31",
     }
 
     @property

@@ -80,6 +80,8 @@ class Gke(JobsInModule, ServiceBase):
         Capability.PLACEMENT: "a JobSet goes to one cluster, whose queue (Kueue) decides when "
                               "and where it runs",
         Capability.REFRESH: "its catalog's facts change with gpujob's releases",
+        Capability.RECOVER: "a JobSet restarts itself when a pod fails (its failurePolicy: "
+                            "--max-restarts)",
     }
     flags = (
         ServiceFlag("--queue", "Kueue LocalQueue the JobSet waits in "

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from gpujob.local.cluster import LocalCluster, LocalOptions
     from gpujob.services.base import Converted, JobClient, Request, Service
     from gpujob.services.placement import Placement
+    from gpujob.services.recovery import Recovery
     from gpujob.services.vertex.request import Job
     from gpujob.settings import GpusSettings, JobOptions, ReserveSettings
 
@@ -114,6 +115,11 @@ class Vertex(JobsInModule, ServiceBase):
         from gpujob.services.vertex.failover import VertexPlacement
 
         return VertexPlacement(client)
+
+    def recovery(self, client: JobClient) -> Recovery:
+        from gpujob.services.vertex.recovery import VertexRecovery
+
+        return VertexRecovery(client)
 
     def offerings(self, settings: GpusSettings) -> int:
         from gpujob.services.vertex import offerings, offerings_report

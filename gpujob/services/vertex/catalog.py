@@ -56,6 +56,7 @@ class VertexCatalog(NamedTuple):
     document: Mapping[str, Any] | None = None  # the merged data, when parts were refreshed
     scheduling: Scheduling | None = None  # None: a catalog without the section (not checked)
     quota: Mapping[str, Any] | None = None  # the quota metrics a job draws on (preflight)
+    recovery: Mapping[str, Any] | None = None  # how a failed job ended (--recover)
     aliases: Mapping[str, str] = {}  # another name people write for a type -> the type
 
     @property
@@ -254,6 +255,7 @@ def build(data: dict[str, Any], path: str) -> VertexCatalog:
         refreshed=data.get("refreshed", {}),
         scheduling=scheduling(data.get("scheduling")),
         quota=data.get("quota"),
+        recovery=data.get("recovery"),
         aliases={alias: name for name, a in data["accelerator_types"]["types"].items()
                  for alias in a.get("aliases", ())})
 

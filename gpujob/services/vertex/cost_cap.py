@@ -120,10 +120,11 @@ def resumable(body: dict[str, Any]) -> bool:
     return isinstance(out, dict) and bool(out.get("outputUriPrefix"))
 
 
-def risks(job: Job, est: Estimate, location: Location, facts: Scheduling | None
-          ) -> list[Finding]:
+def risks(job: Job, est: Estimate, location: Location, facts: Scheduling | None,
+          recover: int = 0) -> list[Finding]:
     """A warning for a Spot job with nowhere to checkpoint to (a preemption restarts it from
-    scratch: what it ran is paid again), and one for a flex-start job likewise (a run longer
+    scratch: what it ran is paid again; so does every attempt of ``--recover``), and one for a
+    flex-start job likewise (a run longer
     than its timeout, at most 7 days under flex-start, ends unfinished; ``facts``: the
     scheduling section of the catalog in use)."""
     from gpujob.services.vertex.cost import dollars
@@ -135,10 +136,12 @@ def risks(job: Job, est: Estimate, location: Location, facts: Scheduling | None
                "Platform config's jobDir)")
     hint = ("give it a job dir (--job-dir gs://BUCKET/PATH, or baseOutputDirectory in a Vertex "
             "config) and have the trainer save to AIP_CHECKPOINT_DIR and resume from it")
+    again = (f"; with --recover {recover}, every attempt (up to {recover + 1}) starts from "
+             "scratch too" if recover else "")
     if est.strategy == "spot":
         return [warning("cost.no-resume", f"{nowhere}: when its Spot VMs are preempted, Vertex "
                         "AI restarts it from scratch, and every hour it ran before is paid "
-                        f"again ({hourly})", (), location, hint)]
+                        f"again ({hourly}){again}", (), location, hint)]
     from gpujob.numbers import seconds_in_words
 
     most = (f"flex-start allows at most {seconds_in_words(facts.flex_max_timeout_s)}"
@@ -149,5 +152,5 @@ def risks(job: Job, est: Estimate, location: Location, facts: Scheduling | None
             if est.worst is not None else "")
     return [warning("cost.no-resume", f"{nowhere}: a flex-start job runs at most until its "
                     f"{limit}, and a run that needs longer "
-                    f"ends unfinished, to start again from scratch ({hourly}{lost})", (),
+                    f"ends unfinished, to start again from scratch ({hourly}{lost}){again}", (),
                     location, hint)]

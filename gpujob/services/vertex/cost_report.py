@@ -60,14 +60,14 @@ def lines(estimates: Sequence[tuple[str | None, Estimate]]) -> list[str]:
 
 def priced(job: Job | None, findings: list[Finding], budget: float | None,
            location: Location, max_cost: float | None = None, *,
-           facts: Scheduling | None) -> Estimate | None:
+           facts: Scheduling | None, recover: int = 0) -> Estimate | None:
     """What the checked ``job`` costs an hour where it runs, and at most (None: it has errors,
     or no region, which its request then asks for); over ``budget`` (or unpriced under one),
     an error joins ``findings``, so that the job is refused before anything is built, uploaded
     or sent; ``max_cost`` (``--max-cost``) caps the whole job (``cost_cap.cap``: it may set the
     job's timeout); a Spot or flex-start job with nowhere to checkpoint to is warned about.
     ``facts``: the scheduling section of the catalog in use (its default and flex-start
-    timeouts)."""
+    timeouts); ``recover``: ``--recover N``, whose attempts then each start from scratch."""
     from gpujob.services.vertex import cost_cap
 
     if job is None or job.region is None or any(f.is_error for f in findings):
@@ -77,7 +77,7 @@ def priced(job: Job | None, findings: list[Finding], budget: float | None,
         if found is not None:
             findings.append(found)
     est, capped = cost_cap.cap(job, est, max_cost, location)
-    findings += capped + cost_cap.risks(job, est, location, facts)
+    findings += capped + cost_cap.risks(job, est, location, facts, recover)
     return est
 
 

@@ -49,6 +49,7 @@ def status(raw: dict[str, Any]) -> JobStatus:
     estimate, ``cost_spent``)."""
     from gpujob.services.vertex.api import JobName, capacity_or_quota
     from gpujob.services.vertex.cost_spent import spent
+    from gpujob.services.vertex.recovery import lineage_of
 
     state = str(raw.get("state") or "JOB_STATE_UNSPECIFIED").removeprefix(PREFIX)
     name = JobName.parse(str(raw.get("name", "")))
@@ -61,7 +62,7 @@ def status(raw: dict[str, Any]) -> JobStatus:
                      display_name=str(raw.get("displayName") or ""),
                      summary=(*summary(raw), *([cost["line"]] if cost else [])),
                      hint=capacity_or_quota(message, name.location if name else None) or "",
-                     waiting=why(raw), cost=cost)
+                     waiting=why(raw), cost=cost, lineage=lineage_of(raw))
 
 
 def parse_ref(text: str) -> JobRef:

@@ -147,5 +147,5 @@ def check(doc: Document, cat: VertexCatalog, refused: set[JsonPath],
     from gpujob.services.vertex.cost_report import priced
 
     cost = priced(job, findings, options.job.max_hourly_cost, doc.locate(()),
-                  options.job.max_cost, facts=cat.scheduling)
+                  options.job.max_cost, facts=cat.scheduling, recover=options.job.recover)
     return findings, job, cost

@@ -59,6 +59,10 @@ COMMANDS: list[tuple[str, Capability | None, tuple[str, ...]]] = [
         "submit", "CONFIG", "--service", "NAME", "--dry-run", "--strategy", "spot,standard")),
     ("catalog refresh", Capability.REFRESH, ("catalog", "refresh", "--service", "NAME",
                                              "--project", "p")),
+    ("submit --recover", Capability.RECOVER, ("submit", "CONFIG", "--service", "NAME", "PLACE",
+                                              "--job-id", "j1", "--recover", "1")),
+    ("wait --recover", Capability.RECOVER, ("wait", "j1", "--service", "NAME", "PLACE",
+                                            "--recover", "1")),
 ]
 
 

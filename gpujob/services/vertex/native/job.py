@@ -62,7 +62,7 @@ def check(doc: Document, cat: VertexCatalog, options: CheckOptions) -> Checked:
     from gpujob.services.vertex.cost_report import priced
 
     cost = priced(checked, findings, options.job.max_hourly_cost, doc.locate(()),
-                  options.job.max_cost, facts=cat.scheduling)
+                  options.job.max_cost, facts=cat.scheduling, recover=options.job.recover)
     return Checked(findings, checked if not any(f.is_error for f in findings) else None, cost)
 
 

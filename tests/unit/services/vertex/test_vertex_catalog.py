@@ -31,12 +31,28 @@ def test_the_shipped_catalog_holds_to_its_schema_and_cross_references():
 
 def test_every_section_names_its_sources_and_date():
     sections = [k for k, v in DATA.items() if isinstance(v, dict) and "source" in v]
-    assert len(sections) == 11  # scheduling; quota: the preflight's metrics
+    assert len(sections) == 12  # scheduling; quota: the preflight's metrics; recovery
     for name in sections:
         source = DATA[name]["source"]
         date.fromisoformat(source["as_of"])
         assert source["refs"] and set(source["refs"]) <= set(DATA["source_key"]), name
         assert source["notes"], name
+
+
+def test_every_cause_of_recovery_cites_known_sources_and_its_patterns_compile():
+    import re
+
+    recovery = DATA["recovery"]
+    causes = {c["cause"] for c in recovery["causes"]}
+    assert {"stockout", "capacity", "internal", "maintenance"} <= causes
+    for cause in recovery["causes"]:
+        assert cause["refs"] and set(cause["refs"]) <= set(DATA["source_key"]), cause["cause"]
+        for pattern in cause["patterns"]:
+            re.compile(pattern)
+    assert set(recovery["exit_code"]["refs"]) <= set(DATA["source_key"])
+    found = re.search(recovery["exit_code"]["pattern"], "The replica workerpool0-0 exited with "
+                      "a non-zero status of 143. Termination reason: Error.")
+    assert found is not None and found.group(1) == "143"
 
 
 def test_a_broken_cross_reference_is_found():

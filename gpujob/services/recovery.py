@@ -1,0 +1,76 @@
+"""What a service that can create a job again after the infrastructure ended it
+(``Capability.RECOVER``: ``submit --recover N``, ``wait JOB --recover N``) tells the submit:
+how a job that ended FAILED ended (``Ended``: the infrastructure's cause, in words, or the
+trainer's exit code), the request of the next attempt (its own submission label, the labels
+that link the attempts), and the attempts of a lineage (``describe``, ``list``).
+
+The attempts of one recovered job carry ``LINEAGE_LABEL`` (the first attempt's submission
+label, or its ID when it has none) and ``ATTEMPT_LABEL`` (1, 2, …)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from gpujob.services.base import Request
+
+LINEAGE_LABEL = "gpujob-lineage"
+ATTEMPT_LABEL = "gpujob-attempt"
+
+
+@dataclass(frozen=True)
+class Ended:
+    """How a job ended, as recovery reads it: ``cause``, the infrastructure's reason in words
+    (a preemption, a stockout, …; None: not the infrastructure's); ``exit_code``: the code the
+    trainer exited with, where the service's message says it; ``ran``: it ran before it
+    ended; ``failed``: it ended FAILED (not SUCCEEDED, CANCELLED, EXPIRED); ``where``: its
+    region and strategy; ``seconds``: how long it ran."""
+
+    failed: bool
+    cause: str | None = None
+    exit_code: int | None = None
+    ran: bool = False
+    where: str = ""  # REGION/STRATEGY
+    seconds: float | None = None  # how long it ran (None: it never ran)
+
+
+@dataclass(frozen=True)
+class Lineage:
+    """The attempts a job belongs to: the lineage's ID and the job's attempt number."""
+
+    id: str
+    attempt: int
+
+
+class Recovery(Protocol):
+    """A service's side of recovering a job (``Capability.RECOVER``)."""
+
+    def ended(self, raw: dict[str, Any]) -> Ended:
+        """How the job ``raw`` ended (its causes and messages are the service's data)."""
+        ...
+
+    def attempt(self, request: Request, lineage: str | None, number: int) -> Request:
+        """``request`` as attempt ``number`` of ``lineage`` (None: the lineage its own
+        submission label starts): after the first, a submission label of its own (so that a
+        lost answer's look-up finds this attempt's job, never an earlier one's); the lineage
+        labels; nothing else changes (the same output directory)."""
+        ...
+
+    def again(self, raw: dict[str, Any]) -> Request:
+        """The request that creates the job ``raw`` (one gpujob did not submit in this run:
+        ``wait --recover``) again, as it was."""
+        ...
+
+    def lineage(self, raw: dict[str, Any]) -> Lineage | None:
+        """The lineage the job ``raw`` is an attempt of (None: none)."""
+        ...
+
+    def attempts(self, raw: dict[str, Any]) -> list[dict[str, Any]]:
+        """The jobs of ``raw``'s lineage (``raw`` too) the service lists where ``raw`` is,
+        oldest first; [] for a job of no lineage."""
+        ...
+
+    def worst_case(self, request: Request) -> float | None:
+        """The most the job of ``request`` can cost (US dollars), None when not known."""
+        ...

@@ -1,0 +1,167 @@
+"""Vertex AI's side of ``--recover`` (``recovery.Recovery``): how a job that ended FAILED
+ended, read from its ``error.message`` with the causes and messages of the catalog's
+``recovery`` section (the infrastructure's: a preemption, a stockout, the project's quota, an
+internal error; else the replica's exit code), and the request of the next attempt: the same
+body (the same ``baseOutputDirectory``, so the same ``AIP_CHECKPOINT_DIR``) with a submission
+label of its own and the labels that link the attempts."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from gpujob.services.recovery import ATTEMPT_LABEL, LINEAGE_LABEL, Ended, Lineage
+
+if TYPE_CHECKING:
+    from gpujob.services.base import JobClient, Request
+    from gpujob.services.vertex.api import VertexClient
+
+# what a create takes of a job as the API reads it (the rest is the service's output)
+_INPUT = {"customJobs": ("displayName", "jobSpec", "labels", "encryptionSpec"),
+          "hyperparameterTuningJobs": ("displayName", "studySpec", "maxTrialCount",
+                                       "parallelTrialCount", "maxFailedTrialCount",
+                                       "trialJobSpec", "labels", "encryptionSpec")}
+_NOUNS = {"customJobs": "CustomJob", "hyperparameterTuningJobs": "HyperparameterTuningJob"}
+
+
+def _catalog() -> Any:
+    """The built-in Vertex catalog (read once per run)."""
+    from gpujob.catalog import files
+    from gpujob.services.vertex import catalog
+
+    return files.built_in(catalog)
+
+
+def _data() -> Any:
+    """The catalog's ``recovery`` section (the built-in catalog's)."""
+    found = _catalog().recovery
+    if found is None:
+        raise AssertionError("the built-in Vertex catalog has no recovery section")
+    return found
+
+
+def _strategy(raw: dict[str, Any]) -> str:
+    spec = raw.get("trialJobSpec" if "trialJobSpec" in raw else "jobSpec")
+    scheduling = spec.get("scheduling") if isinstance(spec, dict) else None
+    strategy = scheduling.get("strategy") if isinstance(scheduling, dict) else None
+    return strategy if isinstance(strategy, str) else ""
+
+
+def ended(raw: dict[str, Any]) -> Ended:
+    """How ``raw`` ended: the infrastructure's cause (the catalog's words), or the exit code
+    its message gives."""
+    from gpujob.gcp.proto3 import parse_time
+    from gpujob.services.vertex.api import JobName
+
+    name = JobName.parse(str(raw.get("name", "")))
+    where = f"{name.location if name else '?'}/{_strategy(raw) or 'STANDARD'}"
+    began = parse_time(raw.get("startTime"))
+    seconds = None if began is None else \
+        max(((parse_time(raw.get("endTime")) or _now()) - began).total_seconds(), 0.0)
+    ran = seconds is not None
+    if raw.get("state") != "JOB_STATE_FAILED":
+        return Ended(failed=False, ran=ran, where=where, seconds=seconds)
+    data = _data()
+    error = found if isinstance(found := raw.get("error"), dict) else {}
+    message = " ".join(str(error.get("message") or "").split())
+    for cause in data["causes"]:
+        if cause["infrastructure"] and any(re.search(p, message, re.IGNORECASE)
+                                           for p in cause["patterns"]):
+            words = cause["before"]
+            if ran:
+                spot = _strategy(raw) == "SPOT" and cause.get("ran_spot")
+                words = spot or cause["ran"]
+            return Ended(failed=True, cause=words, ran=ran, where=where, seconds=seconds)
+    code = re.search(data["exit_code"]["pattern"], message)
+    return Ended(failed=True, exit_code=int(code.group(1)) if code else None, ran=ran,
+                 where=where, seconds=seconds)
+
+
+def _now() -> Any:
+    from datetime import datetime, timezone
+
+    return datetime.now(timezone.utc)
+
+
+def lineage_of(raw: dict[str, Any]) -> dict[str, Any] | None:
+    """The lineage labels of a job (or a request's body): ``{"id", "attempt"}``; None."""
+    labels = found if isinstance(found := raw.get("labels"), dict) else {}
+    first = labels.get(LINEAGE_LABEL)
+    number = str(labels.get(ATTEMPT_LABEL) or "")
+    if not isinstance(first, str) or not first:
+        return None
+    return {"id": first, "attempt": int(number) if number.isdigit() else 1}
+
+
+class VertexRecovery:
+    """``recovery.Recovery`` for Vertex AI, through a submit's or a command's client."""
+
+    def __init__(self, client: JobClient) -> None:
+        self.client = client
+
+    @property
+    def vertex(self) -> VertexClient:
+        return self.client.vertex  # type: ignore[attr-defined]  # (VertexJobs)
+
+    def ended(self, raw: dict[str, Any]) -> Ended:
+        return ended(raw)
+
+    def attempt(self, request: Request, lineage: str | None, number: int) -> Request:
+        from gpujob.services.vertex.paths import SUBMISSION_LABEL
+        from gpujob.services.vertex.request import submission_token
+
+        labels = dict(request.body.get("labels", {}))
+        own = labels.get(SUBMISSION_LABEL)
+        if number > 1 or not own:  # each attempt is found by its own label
+            labels[SUBMISSION_LABEL] = submission_token()
+        labels.update({LINEAGE_LABEL: lineage or own or labels[SUBMISSION_LABEL],
+                       ATTEMPT_LABEL: str(number)})
+        return replace(request, body={**request.body, "labels": labels})
+
+    def again(self, raw: dict[str, Any]) -> Request:
+        from gpujob.services.base import Request
+        from gpujob.services.vertex.api import JobName
+        from gpujob.services.vertex.paths import jobs_url, layout
+
+        name = JobName.parse(str(raw.get("name", "")))
+        if name is None:
+            from gpujob.errors import RemoteError
+
+            raise RemoteError(f"the job's name {raw.get('name')!r} is not a job's resource name, "
+                              "so it cannot be created again")
+        body = {key: raw[key] for key in _INPUT[name.collection] if key in raw}
+        noun = _NOUNS[name.collection]
+        url = jobs_url(self.client.gcp, name.project,  # type: ignore[attr-defined]
+                       name.location, noun)
+        return Request("POST", url, layout(body), noun)
+
+    def lineage(self, raw: dict[str, Any]) -> Lineage | None:
+        found = lineage_of(raw)
+        return Lineage(found["id"], found["attempt"]) if found is not None else None
+
+    def attempts(self, raw: dict[str, Any]) -> list[dict[str, Any]]:
+        """The jobs of ``raw``'s lineage in its region (the first one too, which may carry
+        only its submission label; a job of no lineage starts one with its submission label),
+        oldest first; [] for a job gpujob did not submit."""
+        from gpujob.services.vertex.api import JobName, Place, quoted
+        from gpujob.services.vertex.paths import SUBMISSION_LABEL
+
+        found = self.lineage(raw)
+        labels = given if isinstance(given := raw.get("labels"), dict) else {}
+        first = found.id if found is not None else labels.get(SUBMISSION_LABEL)
+        name = JobName.parse(str(raw.get("name", "")))
+        if not isinstance(first, str) or not first or name is None:
+            return []
+        text = (f"labels.{LINEAGE_LABEL}={quoted(first)} OR "
+                f"labels.{SUBMISSION_LABEL}={quoted(first)}")
+        jobs = list(self.vertex.list(Place(name.project, name.location, name.collection),
+                                     text))
+        return sorted(jobs, key=lambda job: str(job.get("createTime", "")))
+
+    def worst_case(self, request: Request) -> float | None:
+        from gpujob.services.vertex.cost import estimate, with_timeout
+
+        region = self.vertex.place_of(request.url).location
+        est = with_timeout(estimate(request.body, region), request.body, _catalog().scheduling)
+        return est.worst

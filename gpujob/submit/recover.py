@@ -1,0 +1,341 @@
+"""``submit --recover N`` and ``wait JOB --recover N``: follow the job; when it ends FAILED
+for a cause that is the infrastructure's (a preemption, a stockout, the project's quota, an
+internal error: the service's data says which, ``recovery.Recovery.ended``), or with an exit
+code of ``--recover-on-exit-codes``, create it again, at most N times.
+
+- Every attempt is created through the one create that never makes two jobs (``Plan.create``
+  for a submit; the same ``create_once`` for ``wait``), with a submission label of its own, so
+  that the look-up after a lost answer finds this attempt's job, never an earlier one's; and
+  with the labels that link the attempts (``recovery.LINEAGE_LABEL``, ``ATTEMPT_LABEL``).
+- The body is the same (the same ``baseOutputDirectory``: the trainer resumes from its
+  checkpoints); a submit with choices (``--region a,b``, ``--strategy spot,standard``) takes
+  the next choice in order for each attempt, after the last the first again (wrapping
+  around); ``wait --recover`` creates the job where it was.
+- Never two live jobs: an attempt is created only once the one before has ended (FAILED).
+- A failure that is the trainer's own (an exit code not listed, no cause of the
+  infrastructure's) is not recovered; exit 4.
+- ``--max-cost``: before an attempt, what the attempts cost so far (the estimate ``describe``
+  shows) and the next one's worst case are added; over the cap, recovery stops (exit 4).
+- Ctrl-C stops following and leaves the running attempt alone (exit 130), with the command
+  that resumes following with the attempts left.
+
+One line on stderr per attempt: how it ended, where, how long it ran, what it cost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from gpujob.console import CONSOLE
+from gpujob.errors import EXIT_INTERRUPTED, JobFailed, RemoteError
+from gpujob.terminal import printable
+
+if TYPE_CHECKING:
+    from gpujob.services.base import Commands, Created, JobClient, Request, Service
+    from gpujob.services.recovery import Ended, Recovery
+    from gpujob.submit.failover import Choice, Plan
+    from gpujob.submit.settings import SubmitSettings
+
+# attempt N's request, made when it is needed, and where it goes (REGION/STRATEGY)
+NextRequest = Callable[[int], "tuple[Request, str]"]
+# how long a job that ended FAILED is read again while it has no error message yet: Vertex AI
+# sets the error about a minute after the job ends ("Understand the serverless training
+# service")
+SETTLE_SECONDS = 180.0
+
+
+def span(seconds: float | None) -> str:
+    """``3720`` -> ``1 h 2 min``; None -> ``no time (it never ran)``."""
+    if seconds is None:
+        return "no time (it never ran)"
+    whole = int(seconds)
+    hours, minutes, rest = whole // 3600, whole % 3600 // 60, whole % 60
+    if hours:
+        return f"{hours} h {minutes} min"
+    return f"{minutes} min {rest} s" if minutes else f"{rest} s"
+
+
+def _money(value: float | None) -> str:
+    return "cost unknown" if value is None else f"${value:,.2f}"
+
+
+@dataclass
+class Recovering:
+    """One job's attempts, followed one at a time (see the module's docstring)."""
+
+    service: Service
+    client: JobClient
+    recovery: Recovery
+    most: int  # --recover N: attempts after the first, at most
+    codes: tuple[int, ...]  # --recover-on-exit-codes
+    max_cost: float | None
+    poll_interval: float
+    stream_logs: bool
+    lineage: str
+    first: int = 1  # the first attempt's number (wait --recover: the followed job's)
+    # wait --recover: look for a later attempt someone else made before making one
+    look_later: bool = False
+    # how an attempt's request is created (submit: Plan.create of its choice); None:
+    # create.create_once through the client, the same create
+    creator: Callable[[Request], Created | None] | None = None
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def spent(self) -> float | None:
+        costs = [a["cost"] for a in self.attempts]
+        return None if None in costs else sum(costs)
+
+    def left(self, number: int) -> int:
+        return self.most - (number - self.first)
+
+    def resume(self, commands: Commands, number: int) -> Commands:
+        """The commands of attempt ``number``'s job, its wait one resuming recovery."""
+        more = f" --recover-on-exit-codes {','.join(map(str, self.codes))}" if self.codes else ""
+        more += f" --max-cost {self.max_cost:g}" if self.max_cost is not None else ""
+        wait = f"{commands.wait} --recover {self.left(number)}{more}"
+        return replace(commands, wait=wait, follow_logs=wait)  # both resume the recovery
+
+    def follow(self, raw: dict[str, Any], number: int, next_request: NextRequest
+               ) -> tuple[int | None, dict[str, Any]]:
+        """Follow attempt ``number`` (``raw``) and the attempts after it: the exit code (None:
+        the last attempt's end, which ``finish`` turns into one) and the last job."""
+        from gpujob.services.base import JobRef
+        from gpujob.submit.create import Follow, follow_to_end
+
+        while True:
+            status = self.service.status(raw)
+            commands = self.resume(self.service.commands(status.id, self.client.project,
+                                                         status.location), number)
+            if not status.done:
+                final = follow_to_end(self.service, self.client,
+                                      self.client.resolve(JobRef(status.id)), raw, status.state,
+                                      commands, Follow(True, self.stream_logs,
+                                                       self.poll_interval))
+                if final is None:
+                    return EXIT_INTERRUPTED, raw
+                raw = final
+            raw = self._settled(raw)
+            ended = self.recovery.ended(raw)
+            stop = self._judge(raw, number, ended)
+            if stop is not None:
+                return None, raw
+            later = self._later(raw, number) if self.look_later else None
+            if later is not None:  # recovered already (another wait --recover): follow that
+                raw, number = later
+                CONSOLE.err(f"  attempt {number} was made already: job "
+                            f"{printable(self.service.status(raw).id)}; following it")
+                continue
+            request, where = next_request(number + 1)
+            worst = self.recovery.worst_case(request)
+            if self._over_cap(worst, number):
+                return None, raw
+            CONSOLE.err(f"  recovering: attempt {number + 1} in {where} "
+                        f"({self.left(number + 1)} more left after it)")
+            made = self._create(request)
+            if made is None:
+                return EXIT_INTERRUPTED, raw
+            raw, number = made, number + 1
+
+    def _settled(self, raw: dict[str, Any]) -> dict[str, Any]:
+        """``raw``, read again while it ended FAILED without an error message yet (at most
+        ``SETTLE_SECONDS``): why it failed decides whether it is recovered."""
+        from gpujob.services.base import JobRef
+
+        status = self.service.status(raw)
+        waited = 0.0
+        while status.state == "FAILED" and not status.message and waited < SETTLE_SECONDS:
+            if not waited:
+                CONSOLE.err(f"  job {printable(status.id)} ended FAILED without an error message "
+                            "yet (Vertex AI sets it about a minute after the end); reading it "
+                            "again")
+            self.client.clock.sleep(self.poll_interval)
+            waited += self.poll_interval
+            raw = self.client.get(self.client.resolve(JobRef(status.id)))
+            status = self.service.status(raw)
+        return raw
+
+    def _later(self, raw: dict[str, Any], number: int) -> tuple[dict[str, Any], int] | None:
+        """The newest attempt of the lineage after ``number``, if one was made already."""
+        found = []
+        for job in self.recovery.attempts(raw):
+            lineage = self.recovery.lineage(job)
+            if lineage is not None and lineage.attempt > number:
+                found.append((lineage.attempt, job))
+        if not found:
+            return None
+        attempt, job = max(found, key=lambda pair: pair[0])
+        return job, attempt
+
+    def _record(self, raw: dict[str, Any], number: int, ended: Ended, words: str) -> None:
+        status = self.service.status(raw)
+        cost = status.cost.get("amount") if status.cost else None
+        self.attempts.append({"attempt": number, "id": status.id, "where": ended.where,
+                              "state": status.state, "seconds": ended.seconds,
+                              "cost": cost, "cause": ended.cause,
+                              "exitCode": ended.exit_code, "outcome": words})
+        cost_words = "" if not status.cost else f", {_money(cost)} (an estimate)"
+        CONSOLE.err(f"attempt {number}: job {printable(status.id)} in {ended.where} "
+                    f"{status.state} after {span(ended.seconds)}{cost_words}: {words}")
+
+    def _judge(self, raw: dict[str, Any], number: int, ended: Ended) -> str | None:
+        """Say how attempt ``number`` ended; None when it is to be recovered, else why not."""
+        status = self.service.status(raw)
+        if status.succeeded:
+            self._record(raw, number, ended, "done")
+            return "succeeded"
+        listed = ended.exit_code is not None and ended.exit_code in self.codes
+        if not ended.failed:
+            why = f"it ended {status.state}, which is not recovered"
+        elif ended.cause is None and not listed:
+            code = (f"exit status {ended.exit_code}" if ended.exit_code is not None
+                    else "no cause of the infrastructure's in its message")
+            why = (f"the trainer's own failure ({code}"
+                   + (f", not in --recover-on-exit-codes {','.join(map(str, self.codes))})"
+                      if self.codes and ended.exit_code is not None else ")")
+                   + ": not recovered")
+        elif self.left(number) <= 0:
+            why = (f"{ended.cause or f'exit status {ended.exit_code}'}; --recover "
+                   f"{self.most} used up: not recovered")
+        else:
+            self._record(raw, number, ended, ended.cause or
+                         f"exit status {ended.exit_code} (--recover-on-exit-codes)")
+            return None
+        self._record(raw, number, ended, why)
+        return why
+
+    def _over_cap(self, worst: float | None, number: int) -> bool:
+        """Whether the next attempt could take the attempts past ``--max-cost`` (said)."""
+        if self.max_cost is None:
+            return False
+        spent = self.spent
+        if spent is not None and worst is not None and spent + worst <= self.max_cost:
+            return False
+        told = (f"the attempts so far cost {_money(spent)} and attempt {number + 1} could cost "
+                f"{_money(worst)} (its worst case)")
+        CONSOLE.err(f"recovery stopped before attempt {number + 1}: {told}, over --max-cost "
+                    f"{_money(self.max_cost)}")
+        return True
+
+    def _create(self, request: Request) -> dict[str, Any] | None:
+        """Create the next attempt (the previous one has ended): its job as made; None after
+        Ctrl-C during the create (said)."""
+        from gpujob.submit.create import announce, create_once
+
+        try:
+            created = self.creator(request) if self.creator is not None else \
+                create_once(self.client, request, self.service)
+        except RemoteError as exc:
+            if self._cleaned_up(exc, request):
+                return None
+            CONSOLE.err(f"recovery stopped: the create of attempt {len(self.attempts) + 1} "
+                        "failed (below); the attempts so far: "
+                        + ", ".join(f"{a['id']} ({a['state']})" for a in self.attempts))
+            raise
+        if created is None:
+            return None
+        status = self.service.status(created.raw)
+        announce(self.service, status, request, self.client.project, created.recovered)
+        return created.raw
+
+    def _cleaned_up(self, refused: RemoteError, request: Request) -> bool:
+        """After a create refused for room, which may have made its job all the same: none of
+        it is left alive (``create.clean_up``, as failover does); True when interrupted."""
+        from gpujob.services.capabilities import Capability
+        from gpujob.submit.create import clean_up
+
+        if not self.service.supports(Capability.PLACEMENT):
+            return False
+        placement = self.service.placement(self.client)
+        if placement.refused_for_room(refused, request) is None:
+            return False
+        return clean_up(placement, refused, request) is not None
+
+    def finish(self, code: int | None, raw: dict[str, Any], output_format: str,
+               extra: dict[str, Any]) -> int:
+        """The result: the last job's ID (text) or envelope with the attempts (json), and the
+        exit code: 0 when the last attempt succeeded, 4 (``JobFailed``) when it did not, 130
+        when interrupted."""
+        from gpujob.submit import follow as following
+        from gpujob.submit import output
+
+        status = self.service.status(raw)
+        if len(self.attempts) > 1:
+            CONSOLE.err(f"recovery: {len(self.attempts)} attempts, "
+                        f"{_money(self.spent)} in all (an estimate)")
+        if output_format == "text":
+            CONSOLE.line(printable(status.id))
+        else:
+            CONSOLE.json(output.envelope(self.service, raw, **extra,
+                                         recovery=self.summary()))
+        if code is not None:
+            return code
+        try:
+            return following.outcome(self.service, raw, self.client.project)
+        except JobFailed as exc:
+            raise JobFailed(f"{exc.message} (attempt {self.attempts[-1]['attempt']}: "
+                            f"{self.attempts[-1]['outcome']})", exc.hint) from exc
+
+    def summary(self) -> dict[str, Any]:
+        return {"lineage": self.lineage, "most": self.most, "exitCodes": list(self.codes),
+                "maxCost": self.max_cost, "attempts": self.attempts, "spent": self.spent}
+
+
+def label_first(plan: Plan) -> str:
+    """Make every choice's request attempt 1 of one lineage (the first one's submission
+    label): the lineage's ID."""
+    recovery = plan.service.recovery(plan.remote.open())
+    lineage = ""
+    for choice in plan.left:
+        made = recovery.attempt(plan.request(choice), lineage or None, 1)
+        plan.requests[choice] = made
+        found = recovery.lineage(made.body)
+        lineage = lineage or (found.id if found is not None else "")
+    return lineage
+
+
+def after_submit(plan: Plan, settings: SubmitSettings, choice: Choice, raw: dict[str, Any],
+                 extra: dict[str, Any]) -> int:
+    """``submit --recover``: follow the job made at ``choice`` and its attempts."""
+    client = plan.remote.open()
+    recovery = plan.service.recovery(client)
+    found = recovery.lineage(plan.requests[choice].body)
+    order = list(plan.left)
+    at = {"index": order.index(choice)}
+
+    def next_request(number: int) -> tuple[Request, str]:
+        at["index"] = (at["index"] + 1) % len(order)
+        taken = order[at["index"]]
+        made = recovery.attempt(plan.request(taken), found.id if found else None, number)
+        plan.requests[taken] = made  # Plan.create sends the choice's request: this attempt's
+        return plan.staged(taken), taken.label(plan.own)
+
+    state = Recovering(plan.service, client, recovery, settings.recover or 0,
+                       settings.recover_exit_codes, settings.check.max_cost,
+                       settings.poll_interval, settings.stream_logs,
+                       found.id if found else "",
+                       creator=lambda _staged: plan.create(order[at["index"]]))
+    code, last = state.follow(raw, 1, next_request)
+    return state.finish(code, last, settings.output_format, extra)
+
+
+def take_over(service: Service, client: JobClient, raw: dict[str, Any], most: int,
+              codes: tuple[int, ...], poll_interval: float, output_format: str,
+              max_cost: float | None = None) -> int:
+    """``wait JOB --recover N``: follow ``raw`` (running or ended) and create it again where
+    it was, as a submit's attempts are."""
+    recovery = service.recovery(client)
+    found = recovery.lineage(raw)
+    again = recovery.again(raw)  # with its labels: its lineage's, else its submission label
+    lineage = found.id if found is not None else \
+        getattr(recovery.lineage(recovery.attempt(again, None, 1).body), "id", "")
+
+    def next_request(number: int) -> tuple[Request, str]:
+        return recovery.attempt(again, lineage, number), state.attempts[-1]["where"]
+
+    state = Recovering(service, client, recovery, most, codes, max_cost, poll_interval, False,
+                       lineage, first=found.attempt if found is not None else 1,
+                       look_later=True)
+    code, last = state.follow(raw, state.first, next_request)
+    return state.finish(code, last, output_format, {})
