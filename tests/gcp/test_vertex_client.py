@@ -1,4 +1,4 @@
-"""The aiplatform v1 client (gpujob.services.vertex.api) against the fake Vertex AI: the request it
+"""The aiplatform v1 client (vertex.jobs.api) against the fake Vertex AI: the request it
 sends, the regional address, reads, and one job per submission whatever the network does (a
 late second job, which a create without a request ID cannot rule out, is named for cancelling)."""
 
@@ -22,9 +22,9 @@ from vertex_jobs import custom_job
 from gpujob.errors import RemoteError
 from gpujob.gcp.session import Session
 from gpujob.gcp.settings import GcpSettings
-from gpujob.services.vertex import api as aiplatform
 from gpujob.services.vertex import paths as vertex_api
-from gpujob.services.vertex.create import create
+from gpujob.services.vertex.jobs import api as aiplatform
+from gpujob.services.vertex.jobs.create import create
 
 TOKEN = "20261123-101010-123456-abcd"
 FIND = ("gpujob list --service vertex --project proj-a --region us-central1 --filter "

@@ -16,9 +16,9 @@ from vertex_jobs import custom_job
 from gpujob.errors import RemoteError
 from gpujob.gcp.session import Session
 from gpujob.gcp.settings import GcpSettings
-from gpujob.services.vertex import api as aiplatform
 from gpujob.services.vertex import paths as vertex_api
-from gpujob.services.vertex.create import create
+from gpujob.services.vertex.jobs import api as aiplatform
+from gpujob.services.vertex.jobs.create import create
 
 TOKEN = "20261123-101010-123456-abcd"
 FIND = ("gpujob list --service vertex --project proj-a --region us-central1 --filter "

@@ -1,4 +1,4 @@
-"""The vertex service's job client (gpujob.services.vertex.jobs over gpujob.services.vertex.api)
+"""The vertex service's job client (gpujob.services.vertex.jobs over its api module)
 against the fake Vertex AI: how jobs read, how users name them, reads, lists, cancels, logs,
 tuning jobs' trials."""
 

@@ -45,8 +45,8 @@ def _ran(raw: dict[str, Any], now: datetime) -> tuple[float | None, bool]:
 def spent(raw: dict[str, Any], now: datetime | None = None) -> dict[str, Any] | None:
     """The job's cost so far, for ``--format json`` and the lines (``line``, ``cell``); None
     for what is not a job gpujob can price (no pools)."""
-    from gpujob.services.vertex.api import JobName
     from gpujob.services.vertex.cost import estimate, money, prices_dict
+    from gpujob.services.vertex.jobs.api import JobName
 
     name = JobName.parse(str(raw.get("name", "")))
     est = estimate(raw, name.location if name else None)

@@ -18,7 +18,7 @@ from gpujob.terminal import printable
 if TYPE_CHECKING:
     from gpujob.services.base import JobClient, Request
     from gpujob.services.placement import Ranked
-    from gpujob.services.vertex.api import Place, VertexClient
+    from gpujob.services.vertex.jobs.api import Place, VertexClient
     from gpujob.services.vertex.preflight import Need, Preflight
 
 # capacity words of Vertex AI and Compute Engine answers besides "resources are insufficient"
@@ -111,7 +111,7 @@ class VertexPlacement:
         from googleapiclient.errors import HttpError
 
         from gpujob.gcp.errors import parse_http_error
-        from gpujob.services.vertex.api import capacity_or_quota, resource_quota
+        from gpujob.services.vertex.jobs.api import capacity_or_quota, resource_quota
 
         cause = exc.__cause__
         if not isinstance(exc, RemoteError) or not isinstance(cause, HttpError):
@@ -126,7 +126,7 @@ class VertexPlacement:
         return None
 
     def stocked_out(self, raw: dict[str, Any]) -> str | None:
-        from gpujob.services.vertex.api import capacity_or_quota
+        from gpujob.services.vertex.jobs.api import capacity_or_quota
 
         if raw.get("state") != "JOB_STATE_FAILED" or raw.get("startTime"):
             return None
@@ -137,7 +137,7 @@ class VertexPlacement:
 
     def confirm_none(self, request: Request) -> None:
         from gpujob.services.base import CreateInterrupted
-        from gpujob.services.vertex.create import find_command
+        from gpujob.services.vertex.jobs.create import find_command
         from gpujob.services.vertex.paths import SUBMISSION_LABEL
 
         token = request.body["labels"][SUBMISSION_LABEL]
@@ -153,8 +153,8 @@ class VertexPlacement:
 
     def _alive(self, place: Place, token: str, look: str) -> list[dict[str, Any]]:
         """The jobs carrying the submission label ``token`` that have not ended."""
-        from gpujob.services.vertex.api import submission_filter
-        from gpujob.services.vertex.create import labelled
+        from gpujob.services.vertex.jobs.api import submission_filter
+        from gpujob.services.vertex.jobs.create import labelled
 
         try:
             listed = labelled(self.vertex.list(place, submission_filter(token)), token)
@@ -171,7 +171,7 @@ class VertexPlacement:
         import json
 
         from gpujob.services.base import CreateInterrupted
-        from gpujob.services.vertex.api import JobName
+        from gpujob.services.vertex.jobs.api import JobName
 
         raw = job.get("name")
         state = job.get("state") if isinstance(job.get("state"), str) else "unknown"

@@ -27,7 +27,7 @@ from gpujob.services.vertex.paths import count_of, spec_of
 
 if TYPE_CHECKING:
     from gpujob.gcp.serviceusage import Limits, ServiceUsageClient
-    from gpujob.services.vertex.api import VertexClient
+    from gpujob.services.vertex.jobs.api import VertexClient
 
 _VCPUS = re.compile(r"-(\d+)$")
 

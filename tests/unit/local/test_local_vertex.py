@@ -238,7 +238,7 @@ def test_a_local_run_loads_no_client_of_the_service(write, tmp_path: Path):
                                                                "evaluatorCount": 0}}))
     script = ("import sys; from gpujob.cli import main; code = main(sys.argv[1:]); "
               "print(sorted(m for m in sys.modules if m in ('gpujob.services.vertex.jobs', "
-              "'gpujob.gcp.session', 'gpujob.services.vertex.api') or m.startswith(("
+              "'gpujob.gcp.session', 'gpujob.services.vertex.jobs.api') or m.startswith(("
               "'googleapiclient', 'google.auth'))), code)")
     done = subprocess.run([sys.executable, "-c", script, "local", config, "--service", "vertex",
                            "--package-path", str(RECORDER), "--job-dir", str(tmp_path / "out")],

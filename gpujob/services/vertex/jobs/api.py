@@ -302,7 +302,7 @@ class VertexClient:
                     return state
             raise_explained(exc, action)
 
-    # -- for creates (``gpujob.services.vertex.create``)
+    # -- for creates (``gpujob.services.vertex.jobs.create``)
     # ----------------------------------------------
 
     def place_of(self, url: str) -> Place:

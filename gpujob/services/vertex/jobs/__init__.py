@@ -1,5 +1,5 @@
 """The remote half of the ``vertex`` service (Vertex AI custom training): a job client over
-``gpujob.services.vertex.api``, how its jobs read (``status``), how users name them (``parse_ref``),
+``api`` (beside it), how its jobs read (``status``), how users name them (``parse_ref``),
 and where to look next (``links``, ``commands``). ``gpujob.services.vertex`` delegates to these.
 
 Vertex AI is regional, and a job has three names: its numeric ID (which needs the region:
@@ -25,15 +25,15 @@ from gpujob.services.base import (
     Request,
 )
 from gpujob.services.vertex import paths as vertex_api
-from gpujob.services.vertex.pending import why
-from gpujob.services.vertex.trials import summary
+from gpujob.services.vertex.jobs.pending import why
+from gpujob.services.vertex.jobs.trials import summary
 
 if TYPE_CHECKING:
     from gpujob.gcp.clock import Clock
     from gpujob.gcp.logs import LogsClient
     from gpujob.gcp.session import Session
     from gpujob.gcp.settings import GcpSettings
-    from gpujob.services.vertex.api import JobName, Place, VertexClient
+    from gpujob.services.vertex.jobs.api import JobName, Place, VertexClient
 
 PREFIX = "JOB_STATE_"
 ENDED = frozenset({"SUCCEEDED", "FAILED", "CANCELLED", "EXPIRED", "PARTIALLY_SUCCEEDED"})
@@ -47,8 +47,8 @@ def status(raw: dict[str, Any]) -> JobStatus:
     ``JOB_STATE_`` prefix (SUCCEEDED, FAILED, CANCELLED, EXPIRED end it); for a job that
     ended for want of capacity or quota, what to do about it; what it cost so far (an
     estimate, ``cost_spent``)."""
-    from gpujob.services.vertex.api import JobName, capacity_or_quota
     from gpujob.services.vertex.cost_spent import spent
+    from gpujob.services.vertex.jobs.api import JobName, capacity_or_quota
 
     state = str(raw.get("state") or "JOB_STATE_UNSPECIFIED").removeprefix(PREFIX)
     name = JobName.parse(str(raw.get("name", "")))
@@ -66,7 +66,7 @@ def status(raw: dict[str, Any]) -> JobStatus:
 
 def parse_ref(text: str) -> JobRef:
     """A job given as its numeric ID, its full resource name, or its display name."""
-    from gpujob.services.vertex.api import JobName
+    from gpujob.services.vertex.jobs.api import JobName
 
     name = JobName.parse(text)
     if name is not None:
@@ -133,7 +133,7 @@ class VertexJobs:
     def vertex(self) -> VertexClient:
         if self._vertex is None:
             from gpujob.gcp.session import Session
-            from gpujob.services.vertex.api import VertexClient
+            from gpujob.services.vertex.jobs.api import VertexClient
 
             self._vertex = VertexClient(self._session or Session(self.gcp))
         return self._vertex
@@ -151,7 +151,7 @@ class VertexJobs:
         return self.session.clock
 
     def _seen(self, raw: dict[str, Any]) -> dict[str, Any]:
-        from gpujob.services.vertex.api import JobName
+        from gpujob.services.vertex.jobs.api import JobName
 
         name = JobName.parse(str(raw.get("name", "")))
         if name is not None:
@@ -175,8 +175,8 @@ class VertexJobs:
         self.vertex.check_access(self.vertex.place_of(request.url))
 
     def create(self, request: Request) -> Created:
-        from gpujob.services.vertex.create import create
-        from gpujob.services.vertex.refusals import refusal
+        from gpujob.services.vertex.jobs.create import create
+        from gpujob.services.vertex.jobs.refusals import refusal
 
         try:  # to the end: a Ctrl-C after the job was made still says how to find it
             made = create(self.vertex, request.url, request.body, refusal(request))
@@ -187,7 +187,7 @@ class VertexJobs:
     def _where_to_look(self, request: Request) -> str:
         """After Ctrl-C during a create: how to find the job, should it have been made (every
         body sent carries the label: ``vertex_create.create`` refuses one without it)."""
-        from gpujob.services.vertex.create import find_command
+        from gpujob.services.vertex.jobs.create import find_command
         from gpujob.services.vertex.paths import SUBMISSION_LABEL
 
         place = self.vertex.place_of(request.url)
@@ -207,7 +207,7 @@ class VertexJobs:
 
     def _by_id(self, ref: JobRef) -> JobName:
         """A numeric ID: a custom job's, else a tuning job's (one read each at most)."""
-        from gpujob.services.vertex.api import JobName
+        from gpujob.services.vertex.jobs.api import JobName
 
         location = self._location(ref)
         project = ref.project or self.project
@@ -225,7 +225,7 @@ class VertexJobs:
         """The newest job of that display name; the others are listed on stderr. The display
         name of each job listed is checked again: a listing that ignores the filter must not
         make another job (the newest of the region) the one named."""
-        from gpujob.services.vertex.api import JobName, quoted
+        from gpujob.services.vertex.jobs.api import JobName, quoted
 
         location = self._location(ref)
         found = sorted((job for collection in COLLECTIONS for job in self.vertex.list(
@@ -253,7 +253,7 @@ class VertexJobs:
 
     def _name(self, ref: JobRef) -> JobName:
         """The full name of a job ``resolve`` gave."""
-        from gpujob.services.vertex.api import JobName
+        from gpujob.services.vertex.jobs.api import JobName
 
         known = self._names.get(ref.id)
         if known is not None and ref.location in (None, known.location):
@@ -287,7 +287,7 @@ class VertexJobs:
 
     def log_entries(self, ref: JobRef, since: str | None) -> Iterable[dict[str, Any]]:
         from gpujob.gcp.logs import LogsClient
-        from gpujob.services.vertex.api import log_filter
+        from gpujob.services.vertex.jobs.api import log_filter
 
         if self._logs is None:
             self._logs = LogsClient(self.session)

@@ -42,11 +42,11 @@ from gpujob.errors import RemoteError
 from gpujob.gcp import retry
 from gpujob.gcp.answers import BadAnswer, Created, short
 from gpujob.gcp.errors import Action, ServiceError, explain, parse_http_error, raise_explained
-from gpujob.services.vertex.api import WORDS, JobName, Place, resource_quota, submission_filter
+from gpujob.services.vertex.jobs.api import WORDS, JobName, Place, resource_quota, submission_filter
 from gpujob.services.vertex.paths import SUBMISSION_LABEL
 
 if TYPE_CHECKING:
-    from gpujob.services.vertex.api import VertexClient
+    from gpujob.services.vertex.jobs.api import VertexClient
 
 Refusal = Callable[[ServiceError, Action], RemoteError | None]
 
