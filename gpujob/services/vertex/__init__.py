@@ -67,15 +67,16 @@ class Vertex(JobsInModule, ServiceBase):
 
     def explain(self, findings: list[Finding], doc: Document, cat: Any) -> list[Finding]:
         """A refused GPU name's hint names the type it stands for (``gpu_names``)."""
-        from gpujob.services.vertex.gpu_names import reword
+        from gpujob.services.vertex.rules.gpu_names import reword
 
         return reword(findings, doc.data, cat)
 
     def rules(self, doc: Document, cat: Any, refused: set[JsonPath],
               options: CheckOptions) -> Checked:
         from gpujob.checks.engine import Checked
-        from gpujob.services.vertex import rules, scheduling_rules  # noqa: F401 (registers them)
         from gpujob.services.vertex.request import check_display_name
+        from gpujob.services.vertex.rules import scheduling_rules  # noqa: F401 (registers them)
+        from gpujob.services.vertex.rules import translated as rules
 
         if options.job.display_name is not None:
             check_display_name(options.job.display_name)
@@ -83,7 +84,7 @@ class Vertex(JobsInModule, ServiceBase):
 
     def listed_rules(self) -> list[Rule]:
         from gpujob.checks.rules import service_rules
-        from gpujob.services.vertex import rules, scheduling_rules  # noqa: F401 (registers them)
+        from gpujob.services.vertex.rules import scheduling_rules, translated  # noqa: F401 (registers them)
 
         return service_rules(self.name)
 

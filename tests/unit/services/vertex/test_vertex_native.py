@@ -25,7 +25,7 @@ from gpujob.config import native_form
 from gpujob.config.load import loads
 from gpujob.findings import Location, finding_line
 from gpujob.services.vertex import native as vertex_native
-from gpujob.services.vertex.rules import NATIVE_RULES
+from gpujob.services.vertex.rules.translated import NATIVE_RULES
 
 ROOT = Path(__file__).resolve().parents[4]
 TODAY = date(2026, 11, 23)

@@ -14,8 +14,8 @@ import pytest
 from gpujob import services
 from gpujob.checks.engine import CheckOptions, check_job
 from gpujob.config.load import loads
-from gpujob.services.vertex import scheduling
-from gpujob.services.vertex.rules import NATIVE_RULES
+from gpujob.services.vertex.rules import scheduling
+from gpujob.services.vertex.rules.translated import NATIVE_RULES
 
 pytestmark = pytest.mark.default_service  # they name their service; the default is not set
 

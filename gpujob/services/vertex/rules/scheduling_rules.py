@@ -10,9 +10,9 @@ import sys
 from gpujob.checks.registry import arrange, rule
 from gpujob.config.job import TI
 from gpujob.findings import Finding, JsonPath, Location
-from gpujob.services.vertex import scheduling
-from gpujob.services.vertex.context import VERTEX, VertexContext
 from gpujob.services.vertex.paths import origin_of
+from gpujob.services.vertex.rules import scheduling
+from gpujob.services.vertex.rules.context import VERTEX, VertexContext
 from gpujob.services.vertex.translate import extras as vertex_extras
 
 # a request path's last keys -> the flag that writes it (translate.vertex_extras)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from gpujob.checks import submission
 from gpujob.checks.registry import rule
-from gpujob.services.vertex.context import VERTEX, VertexContext
+from gpujob.services.vertex.rules.context import VERTEX, VertexContext
 from gpujob.services.vertex.translate.notes import RULE as TRANSLATE
 from gpujob.services.vertex.translate.notes import RULES as TRANSLATION_RULES
 

@@ -27,8 +27,8 @@ from gpujob.checks.registry import arrange, listed, rule
 from gpujob.checks.rules import run
 from gpujob.config.job import TI
 from gpujob.findings import Finding, JsonPath, Severity
-from gpujob.services.vertex import machine_rules, translation_rules
-from gpujob.services.vertex.context import VERTEX, Translated, VertexContext
+from gpujob.services.vertex.rules import machine_rules, translation_rules
+from gpujob.services.vertex.rules.context import VERTEX, Translated, VertexContext
 
 if TYPE_CHECKING:  # the catalog comes with the context: validate for AI Platform never reads it
     from gpujob.checks.engine import CheckOptions
@@ -138,7 +138,7 @@ def check(doc: Document, cat: VertexCatalog, refused: set[JsonPath],
     findings = run(ctx, "vertex", submit=options.submit and not options.local)
     if options.local:  # the run translates the job itself, with its own job dir, and reports it
         from gpujob.services.vertex.local_env import for_local, translated_by_the_run
-        from gpujob.services.vertex.scheduling import RULES
+        from gpujob.services.vertex.rules.scheduling import RULES
 
         # a local run is not scheduled by Vertex AI: the scheduling rules' errors are warnings
         findings = for_local([f for f in findings if not translated_by_the_run(f)],

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from gpujob.checks.registry import rule
 from gpujob.config.job import TI
 from gpujob.findings import JsonPath
-from gpujob.services.vertex.context import POOL_LABELS, VERTEX, VertexContext
+from gpujob.services.vertex.rules.context import POOL_LABELS, VERTEX, VertexContext
 from gpujob.suggest import describe_list, did_you_mean
 
 if TYPE_CHECKING:
