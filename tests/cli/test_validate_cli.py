@@ -264,7 +264,7 @@ def test_many_files_find_the_cache_directory_and_the_prices_once(cli, tmp_path: 
     """Each file's cost line needs the price table: it is read once, and the cache directory
     (where a refreshed table would be) is looked up once, not once per file."""
     from gpujob.catalog import overlay
-    from gpujob.services.vertex import prices
+    from gpujob.services.vertex.pricing import prices
 
     monkeypatch.setenv("GPUJOB_CACHE_DIR", str(tmp_path / "cache"))  # a lookup not made yet
     looked: list[object] = []

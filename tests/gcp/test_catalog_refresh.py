@@ -304,7 +304,7 @@ def test_without_credentials_prices_are_still_read(cli, apis, monkeypatch, tmp_p
     assert any(o["why"].startswith("Compute Engine's machine types could not be listed: no "
                                    "Google Cloud credentials found") for o in table["omitted"])
     # and what gpujob then prices from says so: who made the table, and why a price is missing
-    from gpujob.services.vertex import prices
+    from gpujob.services.vertex.pricing import prices
 
     merged = prices.load()
     assert merged.generated["by"] == "gpujob catalog refresh"

@@ -8,7 +8,7 @@ from conftest import PROJECT
 from fakes.errors import permission_denied
 from fakes.faults import Reply
 
-from gpujob.services.vertex import prices
+from gpujob.services.vertex.pricing import prices
 
 B200 = ("reserve", "--gpu", "b200", "--count", "16", "--days", "3", "--project", PROJECT)
 START, END = "2026-12-05T00:00:00Z", "2026-12-08T00:00:00Z"

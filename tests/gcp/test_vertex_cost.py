@@ -13,7 +13,7 @@ import pytest
 from conftest import PROJECT, REGION
 from vertex_jobs import custom_job
 
-from gpujob.services.vertex import prices
+from gpujob.services.vertex.pricing import prices
 
 VERTEX = ("--service", "vertex", "--region", REGION)
 A100 = {"machineType": "a2-highgpu-1g", "acceleratorType": "NVIDIA_TESLA_A100",

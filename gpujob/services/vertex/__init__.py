@@ -89,7 +89,7 @@ class Vertex(JobsInModule, ServiceBase):
         return service_rules(self.name)
 
     def describe_costs(self, costs: list[tuple[str | None, Any]]) -> list[str]:
-        from gpujob.services.vertex.cost_report import lines
+        from gpujob.services.vertex.pricing.cost_report import lines
 
         return lines(costs)
 

@@ -173,7 +173,7 @@ def rank(session: Any, placed: Sequence[tuple[str, str, dict[str, Any]]], by: st
     keys: list[float | None] = []
     reasons: list[str] = []
     if by == "cheapest":
-        from gpujob.services.vertex.cost import dollars, estimate
+        from gpujob.services.vertex.pricing.cost import dollars, estimate
 
         for region, strategy, body in placed:
             hourly = estimate(body, region).hourly.get(_BILLED.get(strategy, "on_demand"))

@@ -1,6 +1,6 @@
 """Vertex AI offerings priced an hour (the management fee included) from gpujob's price table
-(``gpujob.services.vertex.prices``), each machine type with its GPUs priced as a one-replica job
-(``gpujob.services.vertex.cost``): ``one_estimate`` for ``gpujob gpus``' price table and
+(``vertex.pricing.prices``), each machine type with its GPUs priced as a one-replica job
+(``vertex.pricing.cost``): ``one_estimate`` for ``gpujob gpus``' price table and
 ``gpujob reserve``; ``priced`` and ``as_json`` for ``gpujob gpus --region REGION --format json``.
 Without a region no price is given: prices differ by region."""
 
@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from gpujob.services.offerings import Filters
-    from gpujob.services.vertex.cost import Estimate
     from gpujob.services.vertex.offerings import Offering
-    from gpujob.services.vertex.prices import PriceTable
+    from gpujob.services.vertex.pricing.cost import Estimate
+    from gpujob.services.vertex.pricing.prices import PriceTable
 
 
 def region_of_filters(f: Filters) -> str | None:
@@ -25,7 +25,7 @@ def region_of_filters(f: Filters) -> str | None:
 
 
 def one_estimate(table: PriceTable, region: str, o: Offering, count: int) -> Estimate:
-    from gpujob.services.vertex.cost import estimate
+    from gpujob.services.vertex.pricing.cost import estimate
 
     spec = {"machineType": o.machine_type, "acceleratorType": o.gpu, "acceleratorCount": count}
     return estimate({"workerPoolSpecs": [{"machineSpec": spec, "replicaCount": "1"}]}, region,
@@ -39,7 +39,7 @@ def priced(offerings: Sequence[Offering], f: Filters
     region = region_of_filters(f)
     if region is None:
         return None
-    from gpujob.services.vertex import prices
+    from gpujob.services.vertex.pricing import prices
 
     table = prices.load()
     return table, region, [(o, {n: one_estimate(table, region, o, n) for n in o.counts
@@ -49,7 +49,7 @@ def priced(offerings: Sequence[Offering], f: Filters
 def as_json(table: PriceTable, region: str, found: list[tuple[Offering, dict[int, Estimate]]]
             ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The prices' sources for the report, and each offering's figures by count."""
-    from gpujob.services.vertex.cost import money, prices_dict
+    from gpujob.services.vertex.pricing.cost import money, prices_dict
 
     ests = [e for _, by_count in found for e in by_count.values()]
     dates = [e.as_of for e in ests if e.as_of]

@@ -2,8 +2,8 @@
 GPUs asked for, at each count, with what one machine with its GPUs costs an hour there on
 demand, on Spot and with flex-start (Vertex AI's management fee included), cheapest first
 (``--sort``). One run, no network: the regions are the catalog's zone proxy's, the prices
-gpujob's table (``gpujob.services.vertex.prices``), priced as a one-replica job
-(``gpujob.services.vertex.cost``). A figure the table lacks is "no price", never a guess."""
+gpujob's table (``gpujob.services.vertex.pricing.prices``), priced as a one-replica job
+(``gpujob.services.vertex.pricing.cost``). A figure the table lacks is "no price", never a guess."""
 
 from __future__ import annotations
 
@@ -12,14 +12,14 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from gpujob.services.vertex.prices import STRATEGIES
+from gpujob.services.vertex.pricing.prices import STRATEGIES
 
 if TYPE_CHECKING:
     from gpujob.services.offerings import Filters
-    from gpujob.services.vertex.cost import Estimate
     from gpujob.services.vertex.offerings import Offering
     from gpujob.services.vertex.offerings_advice import Availability
-    from gpujob.services.vertex.prices import PriceTable
+    from gpujob.services.vertex.pricing.cost import Estimate
+    from gpujob.services.vertex.pricing.prices import PriceTable
 
 SORTS = ("price", "region", "name")
 HEADER = ("REGION", "MACHINE TYPE", "GPUS", "ON-DEMAND $/HOUR", "SPOT $/HOUR",
@@ -60,7 +60,7 @@ class PriceRow(NamedTuple):
         return self.estimate.hourly
 
     def as_dict(self) -> dict[str, Any]:
-        from gpujob.services.vertex.cost import money
+        from gpujob.services.vertex.pricing.cost import money
 
         return {"region": self.region, "machine_type": self.machine_type, "gpu": self.gpu,
                 "name": self.name, "count": self.count,
@@ -94,8 +94,8 @@ def price_rows(offerings: Sequence[Offering], count: int | None, sort: str = "pr
                table: PriceTable | None = None) -> tuple[PriceTable, list[PriceRow]]:
     """A row per region the zone proxy lists each offering in (as far as the filters keep
     them) and per count (``count``: only that one), sorted by ``sort``."""
-    from gpujob.services.vertex import prices
     from gpujob.services.vertex.offerings_prices import one_estimate
+    from gpujob.services.vertex.pricing import prices
 
     table = table or prices.load()
     rows = [PriceRow(region, o.machine_type, o.gpu, o.name, n, one_estimate(table, region, o, n))
@@ -105,7 +105,7 @@ def price_rows(offerings: Sequence[Offering], count: int | None, sort: str = "pr
 
 
 def cells(rows: Sequence[PriceRow]) -> list[tuple[str, ...]]:
-    from gpujob.services.vertex.cost import dollars
+    from gpujob.services.vertex.pricing.cost import dollars
 
     return [(r.region, r.machine_type, f"{r.count} × {r.name}",
              *(dollars(r.hourly[s]) for s in STRATEGIES)) for r in rows]
@@ -114,7 +114,7 @@ def cells(rows: Sequence[PriceRow]) -> list[tuple[str, ...]]:
 def _missing(table: PriceTable, rows: Sequence[PriceRow]) -> list[str]:
     """``no flex-start price for NVIDIA_L4 in any of the 18 regions shown``: what each
     strategy has no figure for, and where (with why, where the table says)."""
-    from gpujob.services.vertex.cost import NAMES
+    from gpujob.services.vertex.pricing.cost import NAMES
     from gpujob.suggest import describe_list
 
     shown = sorted({r.region for r in rows})
@@ -145,7 +145,7 @@ def _missing(table: PriceTable, rows: Sequence[PriceRow]) -> list[str]:
 
 def notes(table: PriceTable, rows: Sequence[PriceRow], sort: str,
           unzoned: Sequence[Offering]) -> list[str]:
-    from gpujob.services.vertex.cost import NOT_COUNTED
+    from gpujob.services.vertex.pricing.cost import NOT_COUNTED
 
     dates = [r.estimate.as_of for r in rows if r.estimate.as_of]
     refs = sorted({ref for r in rows for ref in r.estimate.refs})
@@ -171,7 +171,7 @@ def unzoned_note(unzoned: Sequence[Offering]) -> str:
 def as_json(table: PriceTable, rows: Sequence[PriceRow], sort: str,
             unzoned: Sequence[Offering]) -> dict[str, Any]:
     """``price_table``: the rows in their order, and where the prices come from."""
-    from gpujob.services.vertex.cost import NOT_COUNTED, prices_dict
+    from gpujob.services.vertex.pricing.cost import NOT_COUNTED, prices_dict
 
     dates = [r.estimate.as_of for r in rows if r.estimate.as_of]
     return {"sort": sort, "currency": table.currency, "per": "hour",

@@ -62,10 +62,10 @@ def _machine(cat: Any, s: ReserveSettings) -> Machine:
 def _price(region: str, m: Machine, hours: float) -> str:
     """What the window would cost at Vertex AI's on-demand list price in gpujob's table (no
     calendar-mode price is in it), or why there is none."""
-    from gpujob.services.vertex import prices
-    from gpujob.services.vertex.cost import dollars
     from gpujob.services.vertex.offerings import Offering
     from gpujob.services.vertex.offerings_prices import one_estimate
+    from gpujob.services.vertex.pricing import prices
+    from gpujob.services.vertex.pricing.cost import dollars
 
     o = Offering(m.gpu, m.short, m.name, "", (m.per_vm,), True, None)
     hourly = one_estimate(prices.load(), region, o, m.per_vm).hourly.get("on_demand")

@@ -47,8 +47,8 @@ def status(raw: dict[str, Any]) -> JobStatus:
     ``JOB_STATE_`` prefix (SUCCEEDED, FAILED, CANCELLED, EXPIRED end it); for a job that
     ended for want of capacity or quota, what to do about it; what it cost so far (an
     estimate, ``cost_spent``)."""
-    from gpujob.services.vertex.cost_spent import spent
     from gpujob.services.vertex.jobs.api import JobName, capacity_or_quota
+    from gpujob.services.vertex.pricing.cost_spent import spent
 
     state = str(raw.get("state") or "JOB_STATE_UNSPECIFIED").removeprefix(PREFIX)
     name = JobName.parse(str(raw.get("name", "")))

@@ -144,7 +144,7 @@ def check(doc: Document, cat: VertexCatalog, refused: set[JsonPath],
         findings = for_local([f for f in findings if not translated_by_the_run(f)],
                              frozenset(rule_id for rule_id, _, _ in RULES))
         return findings, job, None
-    from gpujob.services.vertex.cost_report import priced
+    from gpujob.services.vertex.pricing.cost_report import priced
 
     cost = priced(job, findings, options.job.max_hourly_cost, doc.locate(()),
                   options.job.max_cost, facts=cat.scheduling)

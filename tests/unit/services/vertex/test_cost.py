@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from gpujob.services.vertex import cost, prices
+from gpujob.services.vertex.pricing import cost, prices
 
 ROOT = Path(__file__).resolve().parents[4]
 
@@ -38,7 +38,8 @@ def job(*pools: dict, strategy: str | None = None) -> dict:
 # -- the shipped table, pinned to the public price points ------------------------------------
 
 def test_the_shipped_table_has_its_schema_sources_and_dates():
-    data = json.loads((ROOT / "gpujob" / "services" / "vertex" / "prices.json").read_text())
+    data = json.loads((ROOT / "gpujob" / "services" / "vertex" / "pricing" / "prices.json")
+                      .read_text())
     schema = json.loads((ROOT / "schemas" / "vertex-prices.schema.json").read_text())
     assert not list(Draft202012Validator(schema).iter_errors(data))
     assert data["currency"] == "USD" and data["generated"]["by"] == "scripts/vertex_prices.py"

@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob.services.vertex.paths import count_of, spec_of
-from gpujob.services.vertex.prices import STRATEGIES
+from gpujob.services.vertex.pricing.prices import STRATEGIES
 
 if TYPE_CHECKING:
-    from gpujob.services.vertex.prices import Price, PriceTable
+    from gpujob.services.vertex.pricing.prices import Price, PriceTable
     from gpujob.services.vertex.records import Scheduling
 
 NAMES = {"on_demand": "on-demand", "spot": "Spot", "flex_start": "flex-start"}
@@ -119,7 +119,7 @@ def estimate(body: dict[str, Any], region: str | None, table: PriceTable | None 
              ) -> Estimate:
     """The cost an hour of the Vertex request ``body`` in ``region``."""
     if table is None:
-        from gpujob.services.vertex import prices
+        from gpujob.services.vertex.pricing import prices
 
         table = prices.load()
     spec, parallel = spec_of(body)

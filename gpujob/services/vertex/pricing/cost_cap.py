@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from gpujob.findings import Finding, Location, error, warning
 
 if TYPE_CHECKING:
-    from gpujob.services.vertex.cost import Estimate
+    from gpujob.services.vertex.pricing.cost import Estimate
     from gpujob.services.vertex.records import Scheduling
     from gpujob.services.vertex.request import Job
 
@@ -58,7 +58,7 @@ def _runs_to_timeout(est: Estimate) -> str:
 def worst_line(est: Estimate) -> str | None:
     """``at most $2,838.77, if it runs until its timeout of 7 days (…)``; None without a
     figure."""
-    from gpujob.services.vertex.cost import dollars
+    from gpujob.services.vertex.pricing.cost import dollars
 
     if est.worst is None:
         return None
@@ -71,7 +71,7 @@ def cap(job: Job, est: Estimate, max_cost: float | None, location: Location
     that keeps it under (a note; its request's ``scheduling.timeout``), or an error when its
     own timeout is longer, or when its worst case cannot be told. The estimate with the
     timeout the job ends up with."""
-    from gpujob.services.vertex.cost import NAMES, dollars, unpriced
+    from gpujob.services.vertex.pricing.cost import NAMES, dollars, unpriced
 
     if max_cost is None:
         return est, []
@@ -126,7 +126,7 @@ def risks(job: Job, est: Estimate, location: Location, facts: Scheduling | None
     scratch: what it ran is paid again), and one for a flex-start job likewise (a run longer
     than its timeout, at most 7 days under flex-start, ends unfinished; ``facts``: the
     scheduling section of the catalog in use)."""
-    from gpujob.services.vertex.cost import dollars
+    from gpujob.services.vertex.pricing.cost import dollars
 
     if est.strategy not in ("spot", "flex_start") or resumable(job.body):
         return []

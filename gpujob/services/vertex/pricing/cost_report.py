@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from gpujob.findings import Finding, Location, error, warning
 
 if TYPE_CHECKING:
-    from gpujob.services.vertex.cost import Estimate
+    from gpujob.services.vertex.pricing.cost import Estimate
     from gpujob.services.vertex.records import Scheduling
     from gpujob.services.vertex.request import Job
 
@@ -31,19 +31,19 @@ def estimate(body: dict[str, Any], region: str | None, facts: Scheduling | None)
     """The cost of the Vertex request ``body`` in ``region``, at the freshest prices gpujob
     has (the table is read on the first call), with its timeout for the worst case (Vertex
     AI's default from ``facts``, the catalog's scheduling section, when it sets none)."""
-    from gpujob.services.vertex import cost
+    from gpujob.services.vertex.pricing import cost
 
     return cost.with_timeout(cost.estimate(body, region), body, facts)
 
 
 def lines(estimates: Sequence[tuple[str | None, Estimate]]) -> list[str]:
     """``cost: [LABEL: ]…`` per job, then one ``prices:`` line for them all."""
-    from gpujob.services.vertex.cost import describe, sources_line
+    from gpujob.services.vertex.pricing.cost import describe, sources_line
     from gpujob.terminal import printable
 
     if not estimates:
         return []
-    from gpujob.services.vertex.cost_cap import worst_line
+    from gpujob.services.vertex.pricing.cost_cap import worst_line
 
     out = []
     for label, est in estimates:
@@ -68,7 +68,7 @@ def priced(job: Job | None, findings: list[Finding], budget: float | None,
     job's timeout); a Spot or flex-start job with nowhere to checkpoint to is warned about.
     ``facts``: the scheduling section of the catalog in use (its default and flex-start
     timeouts)."""
-    from gpujob.services.vertex import cost_cap
+    from gpujob.services.vertex.pricing import cost_cap
 
     if job is None or job.region is None or any(f.is_error for f in findings):
         return None
@@ -84,7 +84,7 @@ def priced(job: Job | None, findings: list[Finding], budget: float | None,
 def scale_finding(est: Estimate, location: Location) -> Finding | None:
     """A warning when the job asks for more than ``SCALE_GPUS`` GPUs or ``SCALE_MACHINES``
     machines at once (its trials in parallel counted), naming what an hour of it costs."""
-    from gpujob.services.vertex.cost import NAMES, dollars
+    from gpujob.services.vertex.pricing.cost import NAMES, dollars
 
     machines = sum(p.replicas for p in est.pools) * est.parallel
     gpus = sum(p.replicas * p.accelerator_count for p in est.pools) * est.parallel
@@ -103,7 +103,7 @@ def scale_finding(est: Estimate, location: Location) -> Finding | None:
 def budget_finding(est: Estimate, budget: float | None, location: Location) -> Finding | None:
     """An error when the job costs more than ``budget`` an hour, or when its cost cannot be
     told; None within budget (or without one)."""
-    from gpujob.services.vertex.cost import NAMES, dollars
+    from gpujob.services.vertex.pricing.cost import NAMES, dollars
 
     if budget is None:
         return None

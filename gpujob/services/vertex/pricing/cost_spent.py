@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gpujob.services.vertex.cost import Estimate
+    from gpujob.services.vertex.pricing.cost import Estimate
 
 
 def _span(start: Any, end: Any, now: datetime) -> float | None:
@@ -45,8 +45,8 @@ def _ran(raw: dict[str, Any], now: datetime) -> tuple[float | None, bool]:
 def spent(raw: dict[str, Any], now: datetime | None = None) -> dict[str, Any] | None:
     """The job's cost so far, for ``--format json`` and the lines (``line``, ``cell``); None
     for what is not a job gpujob can price (no pools)."""
-    from gpujob.services.vertex.cost import estimate, money, prices_dict
     from gpujob.services.vertex.jobs.api import JobName
+    from gpujob.services.vertex.pricing.cost import estimate, money, prices_dict
 
     name = JobName.parse(str(raw.get("name", "")))
     est = estimate(raw, name.location if name else None)
@@ -71,8 +71,8 @@ def spent(raw: dict[str, Any], now: datetime | None = None) -> dict[str, Any] | 
 
 def _line(est: Estimate, seconds: float | None, amount: float | None,
           per_run: float | None, by_trials: bool, ended: bool) -> str:
-    from gpujob.services.vertex.cost import NAMES, describe, dollars, machines, unpriced
-    from gpujob.services.vertex.cost_cap import span
+    from gpujob.services.vertex.pricing.cost import NAMES, describe, dollars, machines, unpriced
+    from gpujob.services.vertex.pricing.cost_cap import span
 
     if seconds is None and ended:
         return ("cost: nothing: the job ended without having run (no startTime), and time "
