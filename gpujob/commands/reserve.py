@@ -1,5 +1,6 @@
 """``gpujob reserve``: calendar-mode windows for GPUs ahead, from Compute Engine's advice, and
-the command that requests one (Vertex AI's catalog and price table: ``services.vertex.reserve``).
+the command that requests one (Vertex AI's catalog and price table:
+``services.vertex.quota.reserve``).
 """
 
 from __future__ import annotations

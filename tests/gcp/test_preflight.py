@@ -227,7 +227,7 @@ def test_the_regions_whose_limit_would_do_offer_the_gpu(cli, google, key, write,
     ("STANDARD", "aiplatform.googleapis.com/custom_model_training_nvidia_l4_gpus"),
     (None, "aiplatform.googleapis.com/custom_model_training_nvidia_l4_gpus")])
 def test_flex_start_and_spot_draw_on_the_preemptible_metric(strategy, metric):
-    from gpujob.services.vertex.preflight import needs
+    from gpujob.services.vertex.quota.preflight import needs
 
     spec = {"workerPoolSpecs": [{"machineSpec": {"machineType": "g2-standard-48",
                                                  "acceleratorType": "NVIDIA_L4",
@@ -240,7 +240,7 @@ def test_flex_start_and_spot_draw_on_the_preemptible_metric(strategy, metric):
 
 
 def test_a_listed_job_with_unreadable_counts_is_read_without_failing():
-    from gpujob.services.vertex.preflight import in_use
+    from gpujob.services.vertex.quota.preflight import in_use
 
     held = in_use([
         {"jobSpec": {"workerPoolSpecs": [{"machineSpec": {
@@ -276,7 +276,7 @@ def test_limits_are_read_per_region_with_the_default_bucket_and_minus_one_unlimi
 
 def test_a_metric_without_a_limit_for_the_region_is_unknown_not_short():
     from gpujob.gcp.serviceusage import Limits
-    from gpujob.services.vertex.preflight import Preflight
+    from gpujob.services.vertex.quota.preflight import Preflight
 
     class Usage:  # answers as Service Usage would for a metric not limited per region
         def all_limits(self, service: str) -> dict[str, Limits]:

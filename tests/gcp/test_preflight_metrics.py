@@ -10,7 +10,7 @@ import pytest
 from conftest import REGION
 
 from gpujob.catalog import load
-from gpujob.services.vertex.preflight import needs, quota_data, unchecked
+from gpujob.services.vertex.quota.preflight import needs, quota_data, unchecked
 
 VERTEX = ("--service", "vertex")
 B200 = "aiplatform.googleapis.com/custom_model_training_nvidia_b200_gpus"

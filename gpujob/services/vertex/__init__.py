@@ -112,7 +112,7 @@ class Vertex(JobsInModule, ServiceBase):
         return jobs.client(gcp, session)
 
     def placement(self, client: JobClient) -> Placement:
-        from gpujob.services.vertex.failover import VertexPlacement
+        from gpujob.services.vertex.quota.failover import VertexPlacement
 
         return VertexPlacement(client)
 
@@ -127,7 +127,7 @@ class Vertex(JobsInModule, ServiceBase):
                                             settings.zone)
         advise = None
         if settings.availability and settings.gcp is not None:
-            from gpujob.services.vertex.offerings_advice import advise_rows
+            from gpujob.services.vertex.quota.advice import advise_rows
 
             gcp, zone = settings.gcp, settings.zone
             advise = lambda rows: advise_rows(rows, gcp, zone)  # noqa: E731
@@ -140,7 +140,7 @@ class Vertex(JobsInModule, ServiceBase):
         return code
 
     def reserve(self, settings: ReserveSettings) -> int:
-        from gpujob.services.vertex.reserve import execute
+        from gpujob.services.vertex.quota.reserve import execute
 
         return execute(settings, settings.catalog)
 

@@ -200,7 +200,7 @@ def _price_table(offerings: Sequence[Offering], f: Filters, ask: PriceAsk) -> st
     header: tuple[str, ...] = prices_table.HEADER
     cells: list[tuple[str, ...]] = prices_table.cells(found)
     if ask.advise is not None:
-        from gpujob.services.vertex import offerings_advice
+        from gpujob.services.vertex.quota import advice as offerings_advice
 
         got = ask.advise(found)
         header = (*header, *offerings_advice.HEADER)
@@ -248,7 +248,7 @@ def _json_table(offerings: Sequence[Offering], f: Filters, ask: PriceAsk
     table, found = prices_table.price_rows(offerings, f.count, ask.sort)
     out = prices_table.as_json(table, found, ask.sort, [o for o in offerings if o.zones is None])
     if ask.advise is not None:
-        from gpujob.services.vertex import offerings_advice
+        from gpujob.services.vertex.quota import advice as offerings_advice
 
         got = ask.advise(found)
         out["advice"] = offerings_advice.as_json(got)

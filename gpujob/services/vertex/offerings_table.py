@@ -17,9 +17,9 @@ from gpujob.services.vertex.pricing.prices import STRATEGIES
 if TYPE_CHECKING:
     from gpujob.services.offerings import Filters
     from gpujob.services.vertex.offerings import Offering
-    from gpujob.services.vertex.offerings_advice import Availability
     from gpujob.services.vertex.pricing.cost import Estimate
     from gpujob.services.vertex.pricing.prices import PriceTable
+    from gpujob.services.vertex.quota.advice import Availability
 
 SORTS = ("price", "region", "name")
 HEADER = ("REGION", "MACHINE TYPE", "GPUS", "ON-DEMAND $/HOUR", "SPOT $/HOUR",

@@ -138,7 +138,7 @@ def preflight_lines(client: AdviceClient, placed: Sequence[tuple[str, str, dict[
     """``gpujob preflight --availability``: for each choice (region, strategy, the job's body)
     in order, the advice on each worker pool's machines (their replica count in VMs), one line
     each; the warning (once) when it could not be had."""
-    from gpujob.services.vertex.preflight import spec_of
+    from gpujob.services.vertex.quota.preflight import spec_of
 
     out: list[str] = []
     for region, strategy, body in placed:
@@ -182,7 +182,7 @@ def rank(session: Any, placed: Sequence[tuple[str, str, dict[str, Any]]], by: st
                            else f"{dollars(hourly)}/hour")
         return Ranked(keys, reasons)
     from gpujob.gcp.advice import AdviceClient
-    from gpujob.services.vertex.preflight import spec_of
+    from gpujob.services.vertex.quota.preflight import spec_of
 
     client = AdviceClient(session)
     for region, strategy, body in placed:
@@ -208,7 +208,7 @@ def regions_offering(body: dict[str, Any]) -> list[str]:
     """``--region auto``: the training regions where the catalog's zone proxy lists every
     worker pool's machine type (and N1's attached GPU), sorted."""
     from gpujob import catalog
-    from gpujob.services.vertex.preflight import spec_of
+    from gpujob.services.vertex.quota.preflight import spec_of
 
     cat = catalog.load("vertex", None)
     found: set[str] | None = None

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from gpujob.services.base import JobClient, Request
     from gpujob.services.placement import Ranked
     from gpujob.services.vertex.jobs.api import Place, VertexClient
-    from gpujob.services.vertex.preflight import Need, Preflight
+    from gpujob.services.vertex.quota.preflight import Need, Preflight
 
 # capacity words of Vertex AI and Compute Engine answers besides "resources are insufficient"
 # (``api.capacity_or_quota``): a zone's stockout
@@ -42,17 +42,17 @@ class VertexPlacement:
         return self.client.vertex  # type: ignore[attr-defined]  # (VertexJobs)
 
     def where(self, request: Request) -> tuple[str, str]:
-        from gpujob.services.vertex.preflight import strategy_of
+        from gpujob.services.vertex.quota.preflight import strategy_of
 
         return self.vertex.place_of(request.url).location, strategy_of(request.body)
 
     def regions(self, request: Request) -> list[str]:
-        from gpujob.services.vertex.offerings_advice import regions_offering
+        from gpujob.services.vertex.quota.advice import regions_offering
 
         return regions_offering(request.body)
 
     def rank(self, requests: Sequence[Request], by: str) -> Ranked:
-        from gpujob.services.vertex.offerings_advice import rank
+        from gpujob.services.vertex.quota.advice import rank
 
         session = self.client.session
         assert session is not None, "a Vertex AI client has a session"
@@ -60,7 +60,7 @@ class VertexPlacement:
 
     def advice(self, requests: Sequence[Request]) -> list[str]:
         from gpujob.gcp.advice import AdviceClient
-        from gpujob.services.vertex.offerings_advice import preflight_lines
+        from gpujob.services.vertex.quota.advice import preflight_lines
 
         session = self.client.session
         assert session is not None, "a Vertex AI client has a session"
@@ -68,11 +68,11 @@ class VertexPlacement:
                                [(*self.where(r), r.body) for r in requests])
 
     def room(self, request: Request) -> Room:
-        from gpujob.services.vertex.preflight import request_hint
+        from gpujob.services.vertex.quota.preflight import request_hint
 
         if self._preflight is None:
             from gpujob.gcp.serviceusage import ServiceUsageClient
-            from gpujob.services.vertex.preflight import Preflight
+            from gpujob.services.vertex.quota.preflight import Preflight
 
             session = self.client.session
             assert session is not None, "a Vertex AI client has a session"

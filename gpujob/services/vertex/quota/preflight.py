@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from gpujob.console import CONSOLE
 from gpujob.errors import RemoteError
-from gpujob.services.vertex import quota_metrics
 from gpujob.services.vertex.paths import count_of, spec_of
+from gpujob.services.vertex.quota import metrics as quota_metrics
 
 if TYPE_CHECKING:
     from gpujob.gcp.serviceusage import Limits, ServiceUsageClient
