@@ -117,8 +117,9 @@ class Vertex(JobsInModule, ServiceBase):
         return VertexPlacement(client)
 
     def offerings(self, settings: GpusSettings) -> int:
-        from gpujob.services.vertex import offerings, offerings_report
-        from gpujob.services.vertex.offerings_table import PriceAsk
+        from gpujob.services.vertex import offerings
+        from gpujob.services.vertex.offerings import report as offerings_report
+        from gpujob.services.vertex.offerings.table import PriceAsk
 
         cat = settings.check.catalog
         every = (settings.region or "").strip().lower() == "all"

@@ -63,7 +63,7 @@ def _price(region: str, m: Machine, hours: float) -> str:
     """What the window would cost at Vertex AI's on-demand list price in gpujob's table (no
     calendar-mode price is in it), or why there is none."""
     from gpujob.services.vertex.offerings import Offering
-    from gpujob.services.vertex.offerings_prices import one_estimate
+    from gpujob.services.vertex.offerings.prices import one_estimate
     from gpujob.services.vertex.pricing import prices
     from gpujob.services.vertex.pricing.cost import dollars
 

@@ -20,7 +20,7 @@ from gpujob.services.vertex.offerings import (
     related,
     unlisted,
 )
-from gpujob.services.vertex.offerings_table import DEFAULT_ASK, PriceAsk
+from gpujob.services.vertex.offerings.table import DEFAULT_ASK, PriceAsk
 from gpujob.services.vertex.records import Accelerator, region_of
 from gpujob.suggest import and_list
 
@@ -190,7 +190,7 @@ def _price_table(offerings: Sequence[Offering], f: Filters, ask: PriceAsk) -> st
     if not ask.wanted(f):
         return _notes(["$/hour in every region that has it, cheapest first: add --count N "
                        "(or --region R[,R…] or all)."])
-    from gpujob.services.vertex import offerings_table as prices_table
+    from gpujob.services.vertex.offerings import table as prices_table
 
     table, found = prices_table.price_rows(offerings, f.count, ask.sort)
     unzoned = [o for o in offerings if o.zones is None]
@@ -243,7 +243,7 @@ def _json_table(offerings: Sequence[Offering], f: Filters, ask: PriceAsk
     """``price_table``, as the text shows it (when the filters narrow the offerings)."""
     if not offerings or not ask.wanted(f):
         return {}
-    from gpujob.services.vertex import offerings_table as prices_table
+    from gpujob.services.vertex.offerings import table as prices_table
 
     table, found = prices_table.price_rows(offerings, f.count, ask.sort)
     out = prices_table.as_json(table, found, ask.sort, [o for o in offerings if o.zones is None])
@@ -260,7 +260,7 @@ def _json_table(offerings: Sequence[Offering], f: Filters, ask: PriceAsk
 def _json_prices(offerings: Sequence[Offering], f: Filters) -> dict[str, object]:
     """With a region: ``prices`` (where they come from) and each offering's ``hourly`` by
     count and strategy, which the offerings carry; without one, nothing."""
-    from gpujob.services.vertex import offerings_prices as gpus_prices
+    from gpujob.services.vertex.offerings import prices as gpus_prices
 
     found = gpus_prices.priced(offerings, f)
     if found is None:

@@ -94,7 +94,7 @@ def price_rows(offerings: Sequence[Offering], count: int | None, sort: str = "pr
                table: PriceTable | None = None) -> tuple[PriceTable, list[PriceRow]]:
     """A row per region the zone proxy lists each offering in (as far as the filters keep
     them) and per count (``count``: only that one), sorted by ``sort``."""
-    from gpujob.services.vertex.offerings_prices import one_estimate
+    from gpujob.services.vertex.offerings.prices import one_estimate
     from gpujob.services.vertex.pricing import prices
 
     table = table or prices.load()
