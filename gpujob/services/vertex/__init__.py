@@ -95,7 +95,7 @@ class Vertex(JobsInModule, ServiceBase):
 
     def convert(self, doc: Document, checked: Checked, options: CheckOptions,
                 output: str | None, whole_job: bool) -> Converted:
-        from gpujob.services.vertex import convert
+        from gpujob.services.vertex.native import convert
 
         return convert.convert(doc, checked, options, output, whole_job)
 
