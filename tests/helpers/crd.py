@@ -15,7 +15,7 @@ import jsonschema
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[4]
+ROOT = Path(__file__).resolve().parents[2]
 CRD = ROOT.parent / "shared" / "reference" / "k8s" / "jobset.x-k8s.io_jobsets.yaml"
 
 

@@ -5,7 +5,7 @@ from typing import Any
 
 # The seed's own example of a refused job: T4, K80 and P100 in us-central1, which no zone offered
 # together in 2021 (a newer catalog accepts it).
-ZONE_MIX = Path(__file__).parent / "cases" / "invalid" / "rule-zone-gpu-mix.yaml"
+ZONE_MIX = Path(__file__).parent.parent / "cases" / "invalid" / "rule-zone-gpu-mix.yaml"
 
 # A custom-container job on a T4 machine: valid for validate, dry-runs and the fake API.
 CONTAINER_JOB = """\
@@ -32,7 +32,7 @@ trainingInput:
 
 # The recorder trainer (tests/trainers/recorder), which writes down what each replica saw, and a
 # cluster of every kind of replica for it (trainingInput fields): the local-run tests' job.
-RECORDER = Path(__file__).resolve().parent / "trainers" / "recorder"
+RECORDER = Path(__file__).resolve().parent.parent / "trainers" / "recorder"
 
 CLUSTER: dict[str, Any] = {
     "scaleTier": "CUSTOM", "region": "us-central1",
