@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 import pytest
 from jsonschema import Draft202012Validator
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 NAMES = {"job": "job.schema.json", "ai-platform-catalog": "catalog.ai-platform.schema.json",
          "vertex-catalog": "vertex-catalog.schema.json",
          "vertex-prices": "vertex-prices.schema.json", "gke-catalog": "catalog.gke.schema.json",

@@ -173,5 +173,5 @@ def test_the_price_table_imports_no_google_library_and_sends_nothing():
              "'urllib3', 'socket')); print(code, heavy, file=sys.stderr)")
     env = {k: v for k, v in os.environ.items() if not k.startswith("GPUJOB_")}
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                            env=env, timeout=60, cwd=Path(__file__).parents[1])
+                            env=env, timeout=60, cwd=Path(__file__).parents[2])
     assert result.stderr.splitlines()[-1] == "0 []"

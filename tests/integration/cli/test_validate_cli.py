@@ -275,7 +275,7 @@ def test_many_files_find_the_cache_directory_and_the_prices_once(cli, tmp_path: 
     monkeypatch.setattr(prices, "build", lambda data, origin: read.append(origin) or
                         prices.PriceTable(data, origin))
     prices.built_in.cache_clear()
-    source = (Path(__file__).resolve().parents[2] / "configs" / "t4-compute-engine.yaml")
+    source = (Path(__file__).resolve().parents[3] / "configs" / "t4-compute-engine.yaml")
     folder = tmp_path / "configs"
     folder.mkdir()
     for i in range(20):

@@ -12,7 +12,7 @@ from jobs import CONTAINER_JOB
 
 from gpujob.cli import COMMANDS, modes
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 # a value for each flag of the table (None: a switch)
 VALUES = {"--no-preflight": None, "--wait": None, "--stream-logs": None, "--async": None,

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from vertex_translation import PYTORCH
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
 LABEL = "gpujob-submission"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "docs" / "examples"
 
 EXPECTED = {
     "vertex": [

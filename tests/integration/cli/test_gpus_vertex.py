@@ -336,5 +336,5 @@ def test_browsing_vertex_imports_no_google_library():
              "print(code, heavy, file=sys.stderr)")
     env = {k: v for k, v in os.environ.items() if not k.startswith("GPUJOB_")}
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                            env=env, timeout=60, cwd=Path(__file__).parents[1])
+                            env=env, timeout=60, cwd=Path(__file__).parents[2])
     assert result.stderr.splitlines()[-1] == "0 []"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CONFIG = str(ROOT / "configs" / "custom-container.yaml")
 HEAD = "# Vertex AI CustomJobSpec converted by gpujob"
 

@@ -22,7 +22,7 @@ from doc_pages import PAGES, page_name
 
 from gpujob.cli import cli
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 REMOTE = {"describe", "list", "cancel", "wait", "logs", "preflight", "cost", "reserve"}
 
 

@@ -17,7 +17,7 @@ from jobs import CONTAINER_JOB
 
 pytestmark = pytest.mark.default_service  # they name their service; the default is not set
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
 SEEDS = ROOT / "tests" / "seeds"  # package jobs, as AI Platform had them
 PYTORCH = "pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime"

@@ -16,7 +16,7 @@ from gpujob.config.load import load_file, loads
 from gpujob.services.vertex.translate.job import translate
 from gpujob.settings import JobOptions
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CONFIGS = ROOT / "configs"
 SEEDS = ROOT / "tests" / "seeds"  # package jobs, as AI Platform had them
 T4 = str(SEEDS / "t4-compute-engine.yaml")
