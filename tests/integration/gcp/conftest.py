@@ -44,7 +44,7 @@ def google(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeGoogle]:
                      "GPUJOB_SERVICEUSAGE_ENDPOINT"):
             monkeypatch.setenv(name, fake.url)
         # the tests of submit written before the quota preflight count its requests without
-        # it; tests/gcp/test_preflight.py and test_failover.py take it back (``preflight``)
+        # it; test_preflight.py and test_failover.py take it back (``preflight``)
         monkeypatch.setenv("GPUJOB_NO_PREFLIGHT", "1")
         yield fake
 

@@ -16,7 +16,7 @@ from test_catalog_refresh import NEW_IMAGE, apis  # noqa: F401  (the fixture)
 
 from gpujob.catalog.services import data_file
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "refresh_catalog.py"
+SCRIPT = Path(__file__).resolve().parents[3] / "scripts" / "refresh_catalog.py"
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:

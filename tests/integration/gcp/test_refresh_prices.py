@@ -15,7 +15,7 @@ from test_catalog_refresh import VERTEX_AI, apis, overlay  # noqa: F401  (the fi
 
 from gpujob.catalog import overlay as overlay_module
 
-T4 = Path(__file__).resolve().parents[2] / "configs" / "t4-compute-engine.yaml"
+T4 = Path(__file__).resolve().parents[3] / "configs" / "t4-compute-engine.yaml"
 BUILT_IN_COST = "cost: $24.25/hour on-demand in us-central1"  # 10 replicas with 4 T4s each
 pytestmark = pytest.mark.usefixtures("apis")  # the fake's APIs, gpujob pointed at them
 PRICES = ("catalog", "refresh", "--project", PROJECT, "--parts", "prices")
