@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-CONFIGS = sorted((Path(__file__).resolve().parents[2] / "configs").glob("*.yaml"))
+CONFIGS = sorted((Path(__file__).resolve().parents[3] / "configs").glob("*.yaml"))
 
 
 def test_there_are_examples_for_each_kind_of_job():

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-CASES = Path(__file__).parents[1] / "cases"
+CASES = Path(__file__).parents[2] / "cases"
 
 
 def _case_files(kind: str) -> list[Path]:
