@@ -17,7 +17,7 @@ import pytest
 
 from gpujob.services import SERVICES
 
-PACKAGE = Path(__file__).resolve().parent.parent / "gpujob"
+PACKAGE = Path(__file__).resolve().parents[2] / "gpujob"
 
 # modules any stage may import: they import nothing of gpujob's but each other
 FOUNDATION = {"gpujob", "gpujob.errors", "gpujob.findings", "gpujob.suggest", "gpujob.resources",
