@@ -12,7 +12,7 @@ from gpujob.cli.files import ExistingFile
 from gpujob.cli.jobflags import field_options, override_options, overrides
 from gpujob.cli.options import (
     check_options,
-    check_settings,
+    check_options_of,
     gcp_settings,
     service_flags,
     services_choice,
@@ -108,15 +108,16 @@ def convert(ctx: click.Context, **params: Any) -> int:
       gpujob convert config.yaml --package-path trainer --module-name trainer.task \\
           --executor-image-uri tensorflow/tensorflow:2.17.0-gpu --job-dir gs://my-bucket/run1
     """
-    from gpujob.commands.convert import ConvertSettings, execute
+    from gpujob.cli.jobflags import with_tiers
+    from gpujob.commands.convert import execute
+    from gpujob.submit.settings import SubmitSettings
 
-    check = check_settings({**params, "service": params["to"]})
-    options = check.job_options()._replace(display_name=params["display_name"])
-    tiers = list(check.catalog.scale_tiers)  # check_settings loads it
+    check, tiers = with_tiers(check_options_of({**params, "service": params["to"]}), params)
+    check = check._replace(job=check.job._replace(display_name=params["display_name"]))
     gcp = gcp_settings({"api_endpoint": None, "request_timeout": 60.0, "max_attempts": 5,
                         "retry_deadline": 120.0, **params})
-    return execute(ConvertSettings(
+    return execute(SubmitSettings(
         config=params["config"], overrides=overrides(ctx, params, tiers),
-        user_args=ctx.meta["user_args"], options=options, check=check,
+        user_args=ctx.meta["user_args"], check=check,
         output=params["output"], whole_job=params["whole_job"],
         package_path=params["package_path"], staging_bucket=params["staging_bucket"], gcp=gcp))

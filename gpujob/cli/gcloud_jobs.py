@@ -119,13 +119,14 @@ def _autopackaged(settings: SubmitSettings, flags: Any, specs: list[dict[str, An
                                       ("--python-package-uris", flags.package_uris),
                                       ("--package-path", settings.package_path),
                                       ("--executor-image-uri",
-                                       settings.check.executor_image_uri)) if value]
+                                       settings.check.job.executor_image_uri)) if value]
     if given:
         raise UsageError(f"{', '.join(given)}: not with local-package-path, which names the "
                          "package, its module and its image in --worker-pool-spec",
                          "leave them out, or give the job as a config file")
     job = auto.autopackaged(specs, split_list(flags.args), SOURCE)
     CONSOLE.err(job.note)
-    check = settings.check._replace(executor_image_uri=job.executor)
+    check = settings.check
+    check = check._replace(job=check.job._replace(executor_image_uri=job.executor))
     return dataclasses.replace(settings, config=SOURCE, loaded=Loaded(SOURCE, job.doc, []),
                                package_path=job.package_path, check=check)

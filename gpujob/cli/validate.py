@@ -12,7 +12,7 @@ from gpujob.cli.files import expand
 from gpujob.cli.options import (
     budget_option,
     check_options,
-    check_settings,
+    check_options_of,
     format_option,
     service_flags_of,
     service_option_of,
@@ -48,6 +48,6 @@ def validate(files: tuple[str, ...], fmt: str, **params: Any) -> int:
     """
     from gpujob.commands.validate import execute
 
-    check = check_settings(params)
+    check = check_options_of(params)
     found, unreadable = expand(files)
     return execute(ValidateSettings(found, fmt, check, unreadable))

@@ -9,48 +9,31 @@ value it is about; with an error nothing is written (exit 1).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from gpujob.checks.engine import Checked, check_job, combine
 from gpujob.checks.schema import position_key
 from gpujob.config.document import Document
 from gpujob.config.load import Loaded, load_file
-from gpujob.config.overrides import Override
 from gpujob.console import CONSOLE, safe
 from gpujob.errors import InvalidConfig, UsageError
 from gpujob.findings import Finding, capped, finding_line
 from gpujob.outfile import write_text
-from gpujob.settings import JobOptions
 
 if TYPE_CHECKING:
     from gpujob.checks.engine import CheckOptions
-    from gpujob.gcp.settings import GcpSettings
     from gpujob.services.base import Converted, Service
-    from gpujob.settings import CheckSettings
+    from gpujob.submit.settings import SubmitSettings
 
 
-class ConvertSettings(NamedTuple):
-    config: str
-    overrides: list[Override]
-    user_args: list[str] | None
-    options: JobOptions
-    check: CheckSettings  # the service (--to), its catalog, whether region findings are errors
-    output: str | None = None  # -o FILE; None: standard output
-    whole_job: bool = False  # a whole CustomJob rather than the CustomJobSpec gcloud reads
-    package_path: str | None = None  # --package-path: built and staged (``convert_packages``)
-    staging_bucket: str | None = None  # --staging-bucket gs://BUCKET
-    gcp: GcpSettings | None = None  # how to reach Cloud Storage, to stage the packages
-
-
-def execute(settings: ConvertSettings) -> int:
+def execute(settings: SubmitSettings) -> int:
     """Convert, report, and write the config (nothing is written with an error)."""
-    from gpujob import services
-    from gpujob.checks.engine import CheckOptions
     from gpujob.commands import convert_packages
     from gpujob.services.capabilities import Capability
     from gpujob.submit.prepare import merged
 
-    service = services.get(settings.check.service)
+    options = settings.check.loaded()  # the service (--to) and its catalog, first
+    service = options.service
     service.require(Capability.CONVERT, f"gpujob convert --to {service.name}")
     if settings.output is not None:
         _check_output(settings.output, settings.config)
@@ -60,8 +43,6 @@ def execute(settings: ConvertSettings) -> int:
         raise InvalidConfig(f"{settings.config} cannot be read as a Job config")
     _not_native(loaded.document)
     doc = merged(loaded.document, settings.overrides, settings.user_args)
-    options = CheckOptions(service, catalog=settings.check.catalog,
-                           region_check=settings.check.region_check, job=settings.options)
     packages = convert_packages.wanted(doc, settings.config, settings.package_path,
                                        settings.staging_bucket, settings.gcp)
     if packages is not None:  # converted first with stand-ins: nothing is built for an error
@@ -79,7 +60,7 @@ def execute(settings: ConvertSettings) -> int:
 
 
 def _converted(service: Service, loaded: Loaded, doc: Document, options: CheckOptions,
-               settings: ConvertSettings, show: bool = True,
+               settings: SubmitSettings, show: bool = True,
                words: dict[str, str] | None = None) -> tuple[Converted, Checked]:
     """``doc`` checked and converted; its findings shown (``show``; those of errors always),
     ``InvalidConfig`` with an error. ``words``: what the packages' stand-ins are."""

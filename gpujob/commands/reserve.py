@@ -13,5 +13,7 @@ if TYPE_CHECKING:
 
 def execute(settings: ReserveSettings) -> int:
     from gpujob import services
+    from gpujob.settings import CheckOptions
 
-    return services.get("vertex").reserve(settings)
+    vertex = services.get("vertex")
+    return vertex.reserve(settings._replace(catalog=CheckOptions(vertex).loaded().catalog))

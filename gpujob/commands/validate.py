@@ -10,14 +10,11 @@ from gpujob.settings import ValidateSettings
 
 def execute(settings: ValidateSettings) -> int:
     """Check every file, then report them all at once: exit 0 when all are valid, else 1."""
-    from gpujob import services
-    from gpujob.checks.engine import CheckOptions, FileResult, check_file
+    from gpujob.checks.engine import FileResult, check_file
     from gpujob.checks.report import summary
     from gpujob.findings import Location, error
 
-    check = settings.check
-    options = CheckOptions(services.get(check.service), catalog=check.catalog,
-                           region_check=check.region_check, job=check.job_options())
+    options = settings.check.loaded()  # the catalog first: a bad --catalog is one error
     results = [check_file(path, options) for path in settings.files]
     results += [FileResult(path, [error("load.io", f"cannot read the directory: {why}", (),
                                         Location(path), "nothing under it was checked")])
@@ -26,8 +23,7 @@ def execute(settings: ValidateSettings) -> int:
         from gpujob.catalog import freshness
         from gpujob.checks.report import render_json
 
-        assert check.catalog is not None, "validate loads the catalog it checks with"
-        described = freshness.describe(check.catalog)
+        described = freshness.describe(options.catalog)
         # a catalog with live facts (Vertex AI's) says how old they are; AI Platform's report
         # keeps its shape
         report = render_json(results, catalog=described if described["live"] else None)
