@@ -126,7 +126,12 @@ def check(doc: Document, cat: VertexCatalog, refused: set[JsonPath],
     from gpujob.services.vertex.request import Job
     from gpujob.services.vertex.translate.job import translate
 
-    t = translate(doc, cat, date.today(), options.job)
+    if options.local:  # as the run submits it, which then takes this translation
+        from gpujob.services.vertex.local_env import translate_checked
+
+        t = translate_checked(doc, cat, options.job, options.command_line.package_path)
+    else:
+        t = translate(doc, cat, date.today(), options.job)
     job = None if t.errors else Job(t.kind, t.body, t.region, t.origins, doc.locate,
                                      translation=t)
     if not doc.data.get(TI):
