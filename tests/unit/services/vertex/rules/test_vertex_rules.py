@@ -316,7 +316,7 @@ def test_every_vertex_rule_a_finding_can_name_is_exercised_here():
                              "vertex-translate.executor-image",
                              "vertex-translate.job-dir"}
     native_elsewhere = {rule_id for rule_id, _, _ in NATIVE_RULES}  # test_vertex_native.py
-    # tests/unit/services/vertex/test_vertex_scheduling.py
+    # tests/unit/services/vertex/rules/test_vertex_scheduling.py
     scheduling_elsewhere = {rule_id for rule_id, _, _ in scheduling.RULES}
     assert set(VERTEX_RULES) - translation_elsewhere - native_elsewhere - \
         scheduling_elsewhere == named

@@ -13,7 +13,7 @@ from jsonschema import Draft202012Validator
 
 from gpujob.services.vertex.pricing import cost, prices
 
-ROOT = Path(__file__).resolve().parents[4]
+ROOT = Path(__file__).resolve().parents[5]
 
 
 @pytest.fixture(autouse=True)

@@ -18,8 +18,8 @@ from gpujob.config.load import load_file
 from gpujob.services.vertex.translate.job import Translation, translate
 from gpujob.settings import JobOptions
 
-CONFIGS = sorted((Path(__file__).resolve().parents[4] / "configs").glob("*.yaml"))
-SEEDS = Path(__file__).resolve().parents[3] / "seeds"  # package jobs, as AI Platform had them
+CONFIGS = sorted((Path(__file__).resolve().parents[5] / "configs").glob("*.yaml"))
+SEEDS = Path(__file__).resolve().parents[4] / "seeds"  # package jobs, as AI Platform had them
 PREBUILT = "us-docker.pkg.dev/vertex-ai/training/pytorch-gpu.2-4.py310:latest"
 
 

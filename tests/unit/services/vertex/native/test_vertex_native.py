@@ -27,7 +27,7 @@ from gpujob.findings import Location, finding_line
 from gpujob.services.vertex import native as vertex_native
 from gpujob.services.vertex.rules.translated import NATIVE_RULES
 
-ROOT = Path(__file__).resolve().parents[4]
+ROOT = Path(__file__).resolve().parents[5]
 TODAY = date(2026, 11, 23)
 
 
