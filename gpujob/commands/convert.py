@@ -43,8 +43,7 @@ def execute(settings: SubmitSettings) -> int:
         raise InvalidConfig(f"{settings.config} cannot be read as a Job config")
     _not_native(loaded.document)
     doc = merged(loaded.document, settings.overrides, settings.user_args)
-    packages = convert_packages.wanted(doc, settings.config, settings.package_path,
-                                       settings.staging_bucket, settings.gcp)
+    packages = convert_packages.wanted(doc, settings)
     if packages is not None:  # converted first with stand-ins: nothing is built for an error
         _converted(service, loaded, convert_packages.stand_ins(doc, packages[0]), options,
                    settings, show=False, words=packages[0].words())
