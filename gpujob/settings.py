@@ -8,17 +8,17 @@ default. The work is then ``execute(settings)``; nothing past this point reads f
 
 # (no ``from __future__ import annotations``: typing.NamedTuple would compile each string
 # annotation at start-up.) NamedTuples, not dataclasses: importing dataclasses (and inspect) and
-# creating each class cost ~25 ms on validate's start-up. SubmitSettings, which submit and local
-# alone need, is a dataclass in gpujob.submit.settings.
+# creating each class cost ~25 ms on validate's start-up. SubmitSettings, which submit, local,
+# preflight and convert alone need, is a dataclass in gpujob.submit.settings.
 
 from typing import TYPE_CHECKING, Any, NamedTuple
-
-from gpujob.services import DEFAULT_SERVICE
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from gpujob.config.overrides import Override
     from gpujob.gcp.settings import GcpSettings
+    from gpujob.services.base import Service
 
 
 class JobOptions(NamedTuple):
@@ -39,31 +39,68 @@ class JobOptions(NamedTuple):
     recover: int = 0  # submit --recover N: the job may be created again N times
 
 
-class CheckSettings(NamedTuple):
-    """How configs are checked: for which service, against which catalog (loaded from
-    ``--catalog`` or the service's built-in one; None: the built-in one, loaded when needed),
-    whether region findings are errors, and (Vertex AI) the image that runs a Python package
-    job and the scheduling strategy (``--strategy``, upper case)."""
+class CommandLine(NamedTuple):
+    """What ``submit`` and ``convert`` apply to a config: the overrides in order, the trainer's
+    arguments after ``--``, and ``--package-path``. An AI Platform config has them merged
+    before the check (``config.merge``); a config in a service's own form, by the service."""
 
-    service: str = DEFAULT_SERVICE
+    overrides: "tuple[Override, ...]" = ()
+    user_args: "list[str] | None" = None
+    package_path: str | None = None
+
+
+class CheckOptions(NamedTuple):
+    """How configs are checked, and what to check beyond the file itself.
+
+    ``service``: the service the job is for (``--service``). ``submit``: the job is about to be
+    sent, so what the service needs at creation (a region, the trainer's packages) must be
+    there. ``local``: it runs on this machine instead (region checks become warnings).
+    ``catalog``: the catalog to check against (None: the service's built-in one), loaded by the
+    command (``loaded``) from ``catalog_file`` (``--catalog``) or the built-in one.
+    ``region_check``: False turns region and zone findings into warnings. ``job``: what the
+    command line gives the service besides the config (``--executor-image-uri``,
+    ``--strategy``, …). ``command_line``: what a submit applies to the config.
+    """
+
+    service: "Service"
+    submit: bool = False
+    local: bool = False
     catalog: Any = None  # the service's catalog record (its type is the service's)
     region_check: bool = True
-    executor_image_uri: str | None = None
-    strategy: str | None = None
-    extra: tuple[tuple[str, str], ...] = ()  # the service's own flags given (name, value)
-    max_hourly_cost: float | None = None  # --max-hourly-cost (validate, submit): USD
-    max_cost: float | None = None  # --max-cost (validate, submit): USD for the whole job
+    job: JobOptions = JobOptions()
+    command_line: CommandLine = CommandLine()
+    catalog_file: str | None = None  # --catalog: a file to use instead of the built-in one
 
-    def job_options(self) -> JobOptions:
-        return JobOptions(executor_image_uri=self.executor_image_uri, strategy=self.strategy,
-                          extra=self.extra,
-                          max_hourly_cost=self.max_hourly_cost, max_cost=self.max_cost)
+    def loaded(self) -> "CheckOptions":
+        """These options with their catalog: ``catalog_file``, else the service's built-in
+        one (with the parts ``gpujob catalog refresh`` wrote, and a warning when its facts
+        are old). The command loads it once, first, so that a bad --catalog is one usage
+        error, not one per config."""
+        if self.catalog is not None:
+            return self
+        from gpujob import catalog
+        from gpujob.catalog import freshness
+        from gpujob.console import CONSOLE
+
+        found = catalog.load(self.service.name, self.catalog_file)
+        if self.catalog_file is None:
+            for warning in freshness.warnings(found):
+                CONSOLE.err(warning)
+        return self._replace(catalog=found)
+
+    def catalog_in_use(self) -> Any:
+        from gpujob.catalog import files
+
+        assert self.catalog is not None or self.catalog_file is None, "not loaded (``loaded``)"
+
+        return self.catalog if self.catalog is not None else files.built_in(
+            self.service.catalog)
 
 
 class ValidateSettings(NamedTuple):
     files: "Sequence[str]"  # the configs, directories expanded (``cli.files.expand``)
     output_format: str
-    check: CheckSettings
+    check: CheckOptions
     unreadable: "Sequence[tuple[str, str]]" = ()  # directories under them not read, and why
 
 
@@ -74,7 +111,7 @@ class GpusSettings(NamedTuple):
     region: str | None
     zone: str | None
     output_format: str
-    check: CheckSettings
+    check: CheckOptions
     export_catalog: bool = False
     sort: str | None = None  # the price table's order (--sort); None: cheapest first
     availability: bool = False  # --availability: Compute Engine's capacity advice per row
@@ -96,17 +133,10 @@ class ReserveSettings(NamedTuple):
     create: bool = False  # --create: submit the first window's request once confirmed
 
 
-class CostSettings(NamedTuple):
-    """``cost``: the jobs, where, and the Cloud Billing export table (PROJECT.DATASET.TABLE)."""
-
-    gcp: "GcpSettings"
-    jobs: tuple[str, ...]
-    table: str
-    output_format: str = "text"
-
-
-class JobSettings(NamedTuple):
-    """``describe``, ``list``, ``cancel``, ``wait`` and ``logs``: which job, where, and how."""
+class RemoteSettings(NamedTuple):
+    """The commands over jobs already sent: ``describe``, ``list``, ``cancel``, ``wait`` and
+    ``logs`` (which job, where, and how), and ``cost`` (its jobs, and the Cloud Billing export
+    table, PROJECT.DATASET.TABLE)."""
 
     service: str
     gcp: "GcpSettings"
@@ -121,3 +151,5 @@ class JobSettings(NamedTuple):
     recover: int | None = None  # wait --recover N
     recover_exit_codes: tuple[int, ...] = ()  # wait --recover-on-exit-codes
     max_cost: float | None = None  # wait --recover --max-cost: USD for the attempts
+    jobs: tuple[str, ...] = ()  # cost
+    table: str = ""  # cost

@@ -1,6 +1,6 @@
 """Record the body a real gcloud sends for each command line of tests/cases/gcloud/cases.json,
 against a recorder on 127.0.0.1, into tests/cases/gcloud/recorded/NAME.json (the peer test,
-tests/cases/gcloud/test_gcloud_peer.py, compares gpujob's dry-run body with each).
+tests/integration/cases/test_gcloud_peer.py, compares gpujob's dry-run body with each).
 
     python scripts/record_gcloud_bodies.py PATH/TO/google-cloud-sdk [NAME ...]
 

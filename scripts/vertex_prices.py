@@ -1,7 +1,7 @@
-"""Derive gpujob's built-in price table (gpujob/services/vertex/prices.json) from two dated public
-snapshots of Compute Engine list prices, so that the derivation can be run again and reviewed as
-a diff. The snapshots belong to their authors and are not copied into the repository; only the
-derived Vertex AI figures are.
+"""Derive gpujob's built-in price table (gpujob/services/vertex/pricing/prices.json) from two
+dated public snapshots of Compute Engine list prices, so that the derivation can be run again
+and reviewed as a diff. The snapshots belong to their authors and are not copied into the
+repository; only the derived Vertex AI figures are.
 
 Usage: python scripts/vertex_prices.py CYCLENERD_CSV SKYPILOT_FORMAT_CSV [-o OUT]
 
@@ -35,7 +35,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "gpujob" / "services" / "vertex" / "catalog.json"
-OUT = ROOT / "gpujob" / "services" / "vertex" / "prices.json"
+OUT = ROOT / "gpujob" / "services" / "vertex" / "pricing" / "prices.json"
 
 VERTEX_FACTOR = 1.15
 FEE_FACTOR = 0.15

@@ -8,17 +8,14 @@ with a clearly misspelt key read as the key it means (``typos``), and hands to
 ``Service.rules``, whose ``Checked.job`` is what the service's request is built from.
 """
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from gpujob.checks import schema
 from gpujob.config.document import Document
 from gpujob.config.load import load_file
 from gpujob.findings import Finding
-from gpujob.settings import JobOptions
-
-if TYPE_CHECKING:
-    from gpujob.config.overrides import Override
-    from gpujob.services.base import Service
+from gpujob.settings import CheckOptions as CheckOptions  # the engine's options, re-exported
+from gpujob.settings import CommandLine as CommandLine
 
 
 class Checked(NamedTuple):
@@ -30,43 +27,6 @@ class Checked(NamedTuple):
     findings: list[Finding]
     job: Any = None
     cost: Any = None  # what the job costs an hour, when the service knows (its Estimate)
-
-
-class CommandLine(NamedTuple):
-    """What ``submit`` and ``convert`` apply to a config: the overrides in order, the trainer's
-    arguments after ``--``, and ``--package-path``. An AI Platform config has them merged
-    before the check (``config.merge``); a config in a service's own form, by the service."""
-
-    overrides: "tuple[Override, ...]" = ()
-    user_args: "list[str] | None" = None
-    package_path: str | None = None
-
-
-class CheckOptions(NamedTuple):
-    """What to check beyond the file itself.
-
-    ``service``: the service the job is for (``--service``). ``submit``: the job is about to be
-    sent, so what the service needs at creation (a region, the trainer's packages) must be
-    there. ``local``: it runs on this machine instead (region checks become warnings).
-    ``catalog``: the catalog to check against (None: the service's built-in one).
-    ``region_check``: False turns region and zone findings into warnings. ``job``: what the
-    command line gives the service besides the config (``--executor-image-uri``,
-    ``--strategy``, …).
-    """
-
-    service: "Service"
-    submit: bool = False
-    local: bool = False
-    catalog: Any = None
-    region_check: bool = True
-    job: JobOptions = JobOptions()
-    command_line: CommandLine = CommandLine()
-
-    def catalog_in_use(self) -> Any:
-        from gpujob.catalog import files
-
-        return self.catalog if self.catalog is not None else files.built_in(
-            self.service.catalog)
 
 
 class FileResult:

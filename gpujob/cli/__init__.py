@@ -36,7 +36,7 @@ class Entry(NamedTuple):
     """A command in the table: where it is, and what ``gpujob --help`` and TAB say of it."""
 
     target: str  # "module:attribute" under gpujob.cli
-    summary: str  # the first paragraph of its help (tests/cli/test_lazy_commands.py checks it)
+    summary: str  # the first paragraph of its help (test_lazy_commands.py checks it)
 
 
 COMMANDS: dict[str, Entry] = {

@@ -23,7 +23,7 @@ def offer(service: str, path: str | None) -> Offer | None:
     None when it cannot be read."""
     from gpujob import catalog, services
 
-    try:  # not cli.common.load_catalog: a TAB says nothing, not even that the catalog is old
+    try:  # not CheckOptions.loaded: a TAB says nothing, not even that the catalog is old
         return services.get(service).completions(catalog.load(service, path))
     except Exception:  # a TAB never shows a traceback: the command reports a bad catalog
         return None

@@ -39,21 +39,6 @@ EXIT_CODES_HELP = exit_codes_help(0, 1, 2, 3, 4, 130)
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
-def load_catalog(service: str, path: str | None) -> Any:
-    """The catalog of ``service`` (AI Platform's ``Catalog`` or Vertex AI's ``VertexCatalog``;
-    ``path``: a file to use instead of the built-in one), loaded up front so that a bad
-    --catalog is one usage error, not one per file."""
-    from gpujob import catalog
-    from gpujob.catalog import freshness
-    from gpujob.console import CONSOLE
-
-    found = catalog.load(service, path)
-    if path is None:
-        for warning in freshness.warnings(found):
-            CONSOLE.err(warning)
-    return found
-
-
 # parameters that name files: any bytes the system allows are fine there (they are shown with
 # the bytes that are not UTF-8 escaped); every other value may reach the API, which takes UTF-8
 PATH_PARAMETERS = frozenset({"config", "config_file", "positional", "files", "catalog",

@@ -13,7 +13,7 @@ from gpujob.cli.files import ExistingFile
 from gpujob.cli.jobflags import field_options, override_options, overrides
 from gpujob.cli.options import (
     check_options,
-    check_settings,
+    check_options_of,
     gcp_settings,
     service_flags,
     services_choice,
@@ -119,16 +119,17 @@ def convert(ctx: click.Context, **params: Any) -> int:
       gpujob convert --region us-central1 --display-name run1 -o spec.yaml \\
           --worker-pool-spec=machine-type=n1-standard-8,container-image-uri=IMAGE
     """
-    from gpujob.commands.convert import ConvertSettings, execute
+    from gpujob.cli.jobflags import with_tiers
+    from gpujob.commands.convert import execute
+    from gpujob.submit.settings import SubmitSettings
 
-    check = check_settings({**params, "service": params["to"]})
-    options = check.job_options()._replace(display_name=params["display_name"])
-    tiers = list(check.catalog.scale_tiers)  # check_settings loads it
+    check, tiers = with_tiers(check_options_of({**params, "service": params["to"]}), params)
+    check = check._replace(job=check.job._replace(display_name=params["display_name"]))
     gcp = gcp_settings({"api_endpoint": None, "request_timeout": 60.0, "max_attempts": 5,
                         "retry_deadline": 120.0, **params})
     line = overrides(ctx, params, tiers)
     loaded, package_path = None, params["package_path"]
-    if params["worker_pool_spec"] and "--display-name" in _service(params["to"]).unsupported_flags:
+    if params["worker_pool_spec"] and "--display-name" in check.service.unsupported_flags:
         from gpujob.errors import UsageError
 
         raise UsageError(f"--worker-pool-spec builds a Vertex AI CustomJob, named by "
@@ -140,17 +141,11 @@ def convert(ctx: click.Context, **params: Any) -> int:
         if params["config"] is None and not gcloud_jobs.flag_only(params):
             raise click.MissingParameter(ctx=ctx, param_hint="'CONFIG'", param_type="argument")
         built = gcloud_jobs.for_convert(ctx, params, check, line)
-        loaded, package_path = built.loaded, built.package_path
-        options = options._replace(executor_image_uri=built.check.executor_image_uri)
-    return execute(ConvertSettings(
+        loaded, package_path, check = built.loaded, built.package_path, built.check
+    return execute(SubmitSettings(
         config=params["config"], overrides=line,
-        user_args=ctx.meta["user_args"], options=options, check=check,
+        user_args=ctx.meta["user_args"], check=check,
         output=params["output"], whole_job=params["whole_job"],
         package_path=package_path, staging_bucket=params["staging_bucket"], gcp=gcp,
         loaded=loaded))
 
-
-def _service(name: str) -> Any:
-    from gpujob.services import get
-
-    return get(name)

@@ -45,7 +45,8 @@ def cost(jobs: tuple[str, ...], table: str, fmt: str, **params: Any) -> int:
       gpujob cost nightly --region us-central1 --billing-export my-proj.billing.export --format json
     """
     from gpujob.commands.cost import execute
-    from gpujob.settings import CostSettings
+    from gpujob.services import DEFAULT_SERVICE
+    from gpujob.settings import RemoteSettings
 
-    return execute(CostSettings(gcp=gcp_settings(params), jobs=jobs, table=table,
-                                output_format=fmt))
+    return execute(RemoteSettings(DEFAULT_SERVICE, gcp_settings(params), jobs=jobs, table=table,
+                                  output_format=fmt))

@@ -16,7 +16,7 @@ from gpujob.cli.params import Count
 from gpujob.errors import UsageError
 
 if TYPE_CHECKING:  # (validate imports this module: no dataclass of submit's at its start-up)
-    from gpujob.settings import CheckSettings
+    from gpujob.settings import CheckOptions
     from gpujob.submit.settings import SubmitSettings
 
 # the flags that describe an AI Platform job's code or machines: one of them makes a job
@@ -122,14 +122,15 @@ def _autopackaged(settings: SubmitSettings, flags: Any, specs: list[dict[str, An
                                       ("--python-package-uris", flags.package_uris),
                                       ("--package-path", settings.package_path),
                                       ("--executor-image-uri",
-                                       settings.check.executor_image_uri)) if value]
+                                       settings.check.job.executor_image_uri)) if value]
     if given:
         raise UsageError(f"{', '.join(given)}: not with local-package-path, which names the "
                          "package, its module and its image in --worker-pool-spec",
                          "leave them out, or give the job as a config file")
     job = auto.autopackaged(specs, split_list(flags.args), SOURCE)
     CONSOLE.err(job.note)
-    check = settings.check._replace(executor_image_uri=job.executor)
+    check = settings.check
+    check = check._replace(job=check.job._replace(executor_image_uri=job.executor))
     return dataclasses.replace(settings, config=SOURCE, loaded=Loaded(SOURCE, job.doc, []),
                                package_path=job.package_path, check=check)
 
@@ -178,18 +179,18 @@ def given(params: dict[str, Any]) -> bool:
     return any(params.get(name) not in (None, ()) for name in JOB_PARAMS)
 
 
-def job_settings(params: dict[str, Any], check: CheckSettings, configs: list[str],
+def job_settings(params: dict[str, Any], check: CheckOptions, configs: list[str],
                  line: list[Any]) -> list[SubmitSettings]:
     """The job of each config (none: the job from the flags alone) with the command line
     (``line``, its overrides) applied, as ``submit`` builds it (``take``), for the checks."""
     from gpujob.submit.settings import SubmitSettings
 
+    check = check._replace(job=check.job._replace(display_name=params.get("display_name")))
     out = []
     every_config: list[str | None] = list(configs) or [None]
     for config in every_config:
         settings = SubmitSettings(config=config, overrides=list(line),  # type: ignore[arg-type]
-                                  check=check, display_name=params.get("display_name"),
-                                  dry_run=True)
+                                  check=check, dry_run=True)
         out.append(take(settings, params))
     return out
 
@@ -199,7 +200,7 @@ def given_vertex(params: dict[str, Any]) -> bool:
     return _flags(params).given
 
 
-def for_convert(ctx: click.Context, params: dict[str, Any], check: CheckSettings,
+def for_convert(ctx: click.Context, params: dict[str, Any], check: CheckOptions,
                 line: list[Any]) -> SubmitSettings:
     """``convert``'s job as ``submit`` builds it (``take``): from the flags alone, or the
     file with gcloud's custom-jobs flags applied."""
@@ -207,6 +208,5 @@ def for_convert(ctx: click.Context, params: dict[str, Any], check: CheckSettings
 
     settings = SubmitSettings(config=params["config"], overrides=line, check=check,
                               user_args=ctx.meta["user_args"], dry_run=True,
-                              display_name=params.get("display_name"),
                               package_path=params.get("package_path"))
     return take(settings, params)

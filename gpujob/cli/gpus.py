@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from gpujob.cli import candidates
-from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help, load_catalog
+from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.cli.files import ExistingFile
 from gpujob.cli.options import (
     format_option,
@@ -17,7 +17,7 @@ from gpujob.cli.options import (
     service_option_of,
 )
 from gpujob.cli.params import Count
-from gpujob.settings import CheckSettings, GpusSettings
+from gpujob.settings import CheckOptions, GpusSettings
 
 
 @click.command(cls=GpujobCommand, context_settings=CONTEXT, epilog=exit_codes_help(
@@ -72,10 +72,10 @@ def gpus(gpu: str | None, machine_type: str | None, count: int | None, region: s
       gpujob gpus --service vertex --gpu h100
       gpujob gpus --export-catalog > my-catalog.json   # edit, then --catalog my-catalog.json
     """
+    from gpujob import services
     from gpujob.commands.gpus import execute
 
     return execute(GpusSettings(gpu, machine_type, count, region, zone, fmt,
-                                CheckSettings(service=service,
-                                              catalog=load_catalog(service, catalog)),
+                                CheckOptions(services.get(service), catalog_file=catalog),
                                 export_catalog, sort, availability,
                                 gcp_settings(params) if availability else None))

@@ -9,7 +9,7 @@ flag left out leaves the file alone.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from click.core import ParameterSource
@@ -17,7 +17,7 @@ from click.core import ParameterSource
 from gpujob.cli import candidates, gcloud, modes
 from gpujob.cli.options import (
     check_options,
-    check_settings,
+    check_options_of,
     gcp_settings,
     given_flags,
     service_flags,
@@ -26,6 +26,9 @@ from gpujob.cli.options import (
 )
 from gpujob.cli.params import Count, Seconds
 from gpujob.submit.settings import SubmitSettings
+
+if TYPE_CHECKING:
+    from gpujob.settings import CheckOptions
 
 # (flag, JSON path, parser, environment variable, help). Every one defaults to "not given": a
 # flag that is absent leaves the file's value alone.
@@ -259,6 +262,15 @@ def local_options(hidden: bool = False) -> Callable[[Callable[..., Any]], Callab
     )
 
 
+def with_tiers(check: CheckOptions, params: dict[str, Any]) -> tuple[CheckOptions, list[str]]:
+    """``check``, and the scale tiers --scale-tier is checked against: the catalog's, which
+    is loaded here only for that flag (the command loads it otherwise)."""
+    if params.get("scale_tier") is None:
+        return check, []
+    check = check.loaded()
+    return check, list(check.catalog.scale_tiers)
+
+
 def submit_settings(ctx: click.Context, params: dict[str, Any], *, local: bool) -> SubmitSettings:
     """The SubmitSettings of ``submit`` (its cloud options are in ``params``) and ``local``."""
     cloud: dict[str, Any] = {}
@@ -268,8 +280,8 @@ def submit_settings(ctx: click.Context, params: dict[str, Any], *, local: bool) 
                  "poll_interval": params["poll_interval"]}
     if local:  # a local run has no price (``modes`` noted the flag as unused)
         params = {**params, "max_hourly_cost": None, "max_cost": None}
-    check = check_settings(params)
-    tiers = list(check.catalog.scale_tiers) if check.catalog is not None else []
+    check, tiers = with_tiers(check_options_of(params), params)
+    check = check._replace(job=check.job._replace(display_name=params.get("display_name")))
     return SubmitSettings(
         config=params["config"],
         overrides=overrides(ctx, params, tiers),
@@ -289,6 +301,5 @@ def submit_settings(ctx: click.Context, params: dict[str, Any], *, local: bool) 
         # the flags the mode uses (``modes`` noted the others): the service judges those alone
         given_flags=tuple(f for f in given_flags(ctx)
                           if modes.use(f, "local" if local else "submit") != "unused"),
-        display_name=params.get("display_name"),
         **cloud,
     )

@@ -17,7 +17,7 @@ from gpujob.cli.files import ExistingFile
 from gpujob.cli.params import Count, Project, Region, Seconds
 from gpujob.services import DEFAULT_SERVICE, SERVICES
 from gpujob.services.capabilities import Capability
-from gpujob.settings import CheckSettings, JobSettings
+from gpujob.settings import CheckOptions, JobOptions, RemoteSettings
 
 if TYPE_CHECKING:
     from gpujob.gcp.settings import GcpSettings
@@ -207,10 +207,10 @@ def check_options(func: Callable[..., Any]) -> Callable[..., Any]:
     )(func)
 
 
-def check_settings(params: dict[str, Any]) -> CheckSettings:
-    """The service, its catalog (``--catalog`` or the built-in one, loaded here so that a bad
-    file is one usage error, not one per config) and whether region findings are errors."""
-    from gpujob.cli.common import load_catalog
+def check_options_of(params: dict[str, Any]) -> CheckOptions:
+    """The service, its catalog file (``--catalog``; the command loads it, or the built-in
+    one), whether region findings are errors, and what the service reads from the flags."""
+    from gpujob import services
 
     service = params["service"]
     executor = params.get("executor_image_uri")
@@ -226,14 +226,14 @@ def check_settings(params: dict[str, Any]) -> CheckSettings:
     given += ["--max-hourly-cost"] if budget is not None else []
     given += ["--max-cost"] if max_cost is not None else []
     if given:
-        from gpujob import services
         from gpujob.services.capabilities import check_flags
 
         check_flags(services.get(service), given)
-    return CheckSettings(service=service, catalog=load_catalog(service, params["catalog"]),
-                         region_check=not params.get("no_region_check", False),
-                         executor_image_uri=executor, strategy=strategy,
-                         max_hourly_cost=budget, max_cost=max_cost, extra=extra(params))
+    job = JobOptions(executor_image_uri=executor, strategy=strategy, extra=extra(params),
+                     max_hourly_cost=budget, max_cost=max_cost,
+                     recover=params.get("recover") or 0)
+    return CheckOptions(services.get(service), catalog_file=params["catalog"],
+                        region_check=not params.get("no_region_check", False), job=job)
 
 
 def _usd(ctx: click.Context, param: click.Parameter, value: Any) -> float | None:
@@ -352,14 +352,14 @@ def gcp_settings(params: dict[str, Any]) -> GcpSettings:
     )
 
 
-def job_settings(params: dict[str, Any], job: str | None = None) -> JobSettings:
+def job_settings(params: dict[str, Any], job: str | None = None) -> RemoteSettings:
     """The settings of the commands that follow and manage jobs; a flag the service cannot
     honour (GKE's --project) is refused, as a submit refuses it."""
     from gpujob import services
     from gpujob.services.capabilities import check_flags
 
     check_flags(services.get(params["service"]), given_flags(click.get_current_context()))
-    return JobSettings(
+    return RemoteSettings(
         service=params["service"], gcp=gcp_settings(params), job=job, extra=extra(params),
         output_format=params.get("fmt", "text"),
         poll_interval=params.get("poll_interval", 10.0), timeout=params.get("timeout"),

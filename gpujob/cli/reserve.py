@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from gpujob.cli import candidates
-from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help, load_catalog
+from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.cli.options import gcp_options, gcp_settings, project_option
 from gpujob.cli.params import Count
 
@@ -55,5 +55,4 @@ def reserve(gpu: str, count: int, days: int, region: str | None, machine_type: s
     from gpujob.settings import ReserveSettings
 
     return execute(ReserveSettings(gpu, count, days, region, machine_type, name,
-                                   gcp_settings(params), load_catalog("vertex", None),
-                                   create))
+                                   gcp_settings(params), create=create))

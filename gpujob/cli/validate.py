@@ -10,11 +10,11 @@ from gpujob.checks.report import REPORTERS
 from gpujob.cli import gcloud_jobs
 from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.cli.files import expand
-from gpujob.cli.jobflags import only_given
+from gpujob.cli.jobflags import only_given, with_tiers
 from gpujob.cli.options import (
     budget_option,
     check_options,
-    check_settings,
+    check_options_of,
     format_option,
     service_flags_of,
     service_option_of,
@@ -62,7 +62,7 @@ def validate(ctx: click.Context, files: tuple[str, ...], fmt: str, **params: Any
     files = (*files, params["config_file"]) if params["config_file"] else files
     if not files and not gcloud_jobs.given(params):
         raise click.MissingParameter(ctx=ctx, param_hint="'FILE...'", param_type="argument")
-    check = check_settings(params)
+    check = check_options_of(params)
     found, unreadable = expand(files)
     jobs = None
     if gcloud_jobs.given(params):
@@ -70,7 +70,7 @@ def validate(ctx: click.Context, files: tuple[str, ...], fmt: str, **params: Any
             raise click.UsageError("Missing argument 'FILE...': the flags describe no job of "
                                    "their own (give --worker-pool-spec, as gcloud ai "
                                    "custom-jobs create does, or a config file)", ctx)
-        tiers = list(check.catalog.scale_tiers) if check.catalog is not None else []
+        check, tiers = with_tiers(check, params)
         jobs = gcloud_jobs.job_settings(params, check, list(found),
                                         only_given(ctx, params, tiers))
     return execute(ValidateSettings(found, fmt, check, unreadable), jobs)

@@ -9,53 +9,34 @@ value it is about; with an error nothing is written (exit 1).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from gpujob.checks.engine import Checked, check_job, combine
 from gpujob.checks.schema import position_key
 from gpujob.config.document import Document
 from gpujob.config.load import Loaded, load_file
-from gpujob.config.overrides import Override
 from gpujob.console import CONSOLE, safe
 from gpujob.errors import InvalidConfig, UsageError
 from gpujob.findings import Finding, capped, finding_line
 from gpujob.outfile import write_text
-from gpujob.settings import JobOptions
 
 if TYPE_CHECKING:
     from gpujob.checks.engine import CheckOptions
-    from gpujob.gcp.settings import GcpSettings
     from gpujob.services.base import Converted, Service
-    from gpujob.settings import CheckSettings
+    from gpujob.submit.settings import SubmitSettings
 
 
 FROM_FLAGS = "command line"  # the name of a job built from the flags alone
 
 
-class ConvertSettings(NamedTuple):
-    config: str | None  # None: the job comes from the flags alone (``loaded``)
-    overrides: list[Override]
-    user_args: list[str] | None
-    options: JobOptions
-    check: CheckSettings  # the service (--to), its catalog, whether region findings are errors
-    output: str | None = None  # -o FILE; None: standard output
-    whole_job: bool = False  # a whole CustomJob rather than the CustomJobSpec gcloud reads
-    package_path: str | None = None  # --package-path: built and staged (``convert_packages``)
-    staging_bucket: str | None = None  # --staging-bucket gs://BUCKET
-    gcp: GcpSettings | None = None  # how to reach Cloud Storage, to stage the packages
-    # the config as gcloud's command line built it (``cli.gcloud_jobs.take``); None: the file
-    loaded: Loaded | None = None
-
-
-def execute(settings: ConvertSettings) -> int:
+def execute(settings: SubmitSettings) -> int:
     """Convert, report, and write the config (nothing is written with an error)."""
-    from gpujob import services
-    from gpujob.checks.engine import CheckOptions
     from gpujob.commands import convert_packages
     from gpujob.services.capabilities import Capability
     from gpujob.submit.prepare import merged
 
-    service = services.get(settings.check.service)
+    options = settings.check.loaded()  # the service (--to) and its catalog, first
+    service = options.service
     service.require(Capability.CONVERT, f"gpujob convert --to {service.name}")
     config = settings.config or FROM_FLAGS
     if settings.output is not None:
@@ -64,15 +45,12 @@ def execute(settings: ConvertSettings) -> int:
     if loaded.document is None:
         _show(loaded.findings)
         raise InvalidConfig(f"{config} cannot be read as a Job config")
-    options = CheckOptions(service, catalog=settings.check.catalog,
-                           region_check=settings.check.region_check, job=settings.options)
     if settings.config is not None:
         _not_native(loaded.document)
     elif loaded.document.form is not None:  # gcloud ai custom-jobs create's: as submit's
         return _write_native(service, loaded, options, settings)
     doc = merged(loaded.document, settings.overrides, settings.user_args)
-    packages = convert_packages.wanted(doc, config, settings.package_path,
-                                       settings.staging_bucket, settings.gcp)
+    packages = convert_packages.wanted(doc, settings)
     if packages is not None:  # converted first with stand-ins: nothing is built for an error
         _converted(service, loaded, convert_packages.stand_ins(doc, packages[0]), options,
                    settings, show=False, words=packages[0].words())
@@ -82,7 +60,7 @@ def execute(settings: ConvertSettings) -> int:
 
 
 def _write_native(service: Service, loaded: Loaded, options: CheckOptions,
-                  settings: ConvertSettings) -> int:
+                  settings: SubmitSettings) -> int:
     """The job of gcloud ai custom-jobs create's flags: the service applies the rest of the
     command line to it and checks it (as ``submit`` does), and writes it in its form."""
     from gpujob.checks.engine import CommandLine
@@ -95,7 +73,7 @@ def _write_native(service: Service, loaded: Loaded, options: CheckOptions,
 
 
 def _finish(service: Service, converted: Converted, checked: Checked,
-            settings: ConvertSettings) -> int:
+            settings: SubmitSettings) -> int:
     for line in converted.notes:
         CONSOLE.err(line)
     _write(converted.text or "", settings.output)
@@ -106,7 +84,7 @@ def _finish(service: Service, converted: Converted, checked: Checked,
 
 
 def _converted(service: Service, loaded: Loaded, doc: Document, options: CheckOptions,
-               settings: ConvertSettings, show: bool = True,
+               settings: SubmitSettings, show: bool = True,
                words: dict[str, str] | None = None) -> tuple[Converted, Checked]:
     """``doc`` checked and converted; its findings shown (``show``; those of errors always),
     ``InvalidConfig`` with an error. ``words``: what the packages' stand-ins are."""

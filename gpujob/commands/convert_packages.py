@@ -20,28 +20,17 @@ from gpujob.config.overrides import Override
 from gpujob.console import CONSOLE
 from gpujob.errors import GpujobError
 from gpujob.submit.packages import PACKAGE_URIS, Wanted
-from gpujob.submit.settings import SubmitSettings
 
 if TYPE_CHECKING:
     from gpujob.config.document import Document
-    from gpujob.gcp.settings import GcpSettings
+    from gpujob.submit.settings import SubmitSettings
 
 
-def wanted(doc: Document, config: str, package_path: str | None, staging_bucket: str | None,
-           gcp: GcpSettings | None) -> tuple[Wanted, SubmitSettings] | None:
-    """The packages to stage, checked (exit 2); None when there are none."""
-    settings = _settings(config, package_path, staging_bucket, gcp)
+def wanted(doc: Document, settings: SubmitSettings) -> tuple[Wanted, SubmitSettings] | None:
+    """The packages to stage (``settings``: convert's, which submit's steps read), checked
+    (exit 2); None when there are none."""
     found = Wanted(doc, settings)
     return (found, settings) if found else None
-
-
-def _settings(config: str, package_path: str | None, staging_bucket: str | None,
-              gcp: GcpSettings | None) -> SubmitSettings:
-    settings = SubmitSettings(config=config, package_path=package_path,
-                              staging_bucket=staging_bucket)
-    if gcp is not None:
-        settings.gcp = gcp
-    return settings
 
 
 def stand_ins(doc: Document, found: Wanted) -> Document:

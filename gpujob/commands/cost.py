@@ -12,13 +12,13 @@ from gpujob.console import CONSOLE
 from gpujob.errors import EXIT_OK
 
 if TYPE_CHECKING:
-    from gpujob.settings import CostSettings
+    from gpujob.settings import RemoteSettings
 
 LAG = ("the export lags hours behind, sometimes more than a day "
        "(https://cloud.google.com/billing/docs/how-to/export-data-bigquery-tables)")
 
 
-def execute(s: CostSettings) -> int:
+def execute(s: RemoteSettings) -> int:
     from gpujob import services
     from gpujob.gcp.bigquery import BillingExport, table_name
     from gpujob.services.base import SUBMISSION_LABEL

@@ -13,8 +13,7 @@ from gpujob.settings import GpusSettings
 
 def execute(settings: GpusSettings) -> int:
     """The offerings that pass the filters (exit 1 when none), or the catalog itself."""
-    from gpujob import services
-
+    settings = settings._replace(check=settings.check.loaded())
     cat = settings.check.catalog
     assert cat is not None, "the command loads the catalog it browses"
     if settings.export_catalog:
@@ -22,4 +21,4 @@ def execute(settings: GpusSettings) -> int:
         CONSOLE.out(Path(cat.path).read_text(encoding="utf-8") if cat.document is None
                     else json.dumps(cat.document, indent=2, ensure_ascii=False) + "\n")
         return EXIT_OK
-    return services.get(settings.check.service).offerings(settings)
+    return settings.check.service.offerings(settings)

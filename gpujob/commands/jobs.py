@@ -19,7 +19,7 @@ from gpujob.submit.create import links
 
 if TYPE_CHECKING:
     from gpujob.gcp.settings import GcpSettings
-    from gpujob.settings import JobSettings
+    from gpujob.settings import RemoteSettings
 
 
 def describe(service: Service, job: str, gcp: GcpSettings, output_format: str = "text",
@@ -158,7 +158,7 @@ def _open(service: Service, job: str, gcp: GcpSettings,
 
 # -- the commands: execute(settings) ------------------------------------------------------
 
-def _service(settings: JobSettings, command: str) -> Service:
+def _service(settings: RemoteSettings, command: str) -> Service:
     """The service, which creates and follows jobs (else a usage error naming ``command``)."""
     from gpujob import services
     from gpujob.services.capabilities import Capability
@@ -168,19 +168,19 @@ def _service(settings: JobSettings, command: str) -> Service:
     return service
 
 
-def execute_describe(s: JobSettings) -> int:
+def execute_describe(s: RemoteSettings) -> int:
     return describe(_service(s, "describe"), s.job or "", s.gcp, s.output_format, s.extra)
 
 
-def execute_list(s: JobSettings) -> int:
+def execute_list(s: RemoteSettings) -> int:
     return list_jobs(_service(s, "list"), s.gcp, s.filter_, s.limit, s.output_format, s.extra)
 
 
-def execute_cancel(s: JobSettings) -> int:
+def execute_cancel(s: RemoteSettings) -> int:
     return cancel(_service(s, "cancel"), s.job or "", s.gcp, s.extra)
 
 
-def execute_wait(s: JobSettings) -> int:
+def execute_wait(s: RemoteSettings) -> int:
     if (s.recover_exit_codes or s.max_cost is not None) and not s.recover:
         from gpujob.errors import UsageError
 
@@ -199,7 +199,7 @@ def execute_wait(s: JobSettings) -> int:
                 s.output_format, s.extra)
 
 
-def wait_recovering(s: JobSettings) -> int:
+def wait_recovering(s: RemoteSettings) -> int:
     """``wait JOB --recover N``: take over following a job, and create it again after the
     infrastructure ended it (``submit.recover``)."""
     from gpujob import services
@@ -214,5 +214,5 @@ def wait_recovering(s: JobSettings) -> int:
                      s.poll_interval, s.output_format, s.max_cost)
 
 
-def execute_logs(s: JobSettings) -> int:
+def execute_logs(s: RemoteSettings) -> int:
     return logs(_service(s, "logs"), s.job or "", s.gcp, s.follow, s.poll_interval, s.extra)

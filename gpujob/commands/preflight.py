@@ -5,6 +5,7 @@ reads its cluster) runs that, on the checked job, instead."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -18,6 +19,7 @@ def execute(settings: SubmitSettings, availability: bool = False) -> int:
     from gpujob.submit.failover import check_only
     from gpujob.submit.prepare import Remote
 
+    settings = replace(settings, check=settings.check.loaded())
     service = services.get(settings.service)
     service.require(Capability.PREFLIGHT, "gpujob preflight")
     if not service.supports(Capability.PLACEMENT):  # a preflight of its own (GKE: the cluster)
@@ -30,7 +32,7 @@ def execute(settings: SubmitSettings, availability: bool = False) -> int:
         report_or_fail(settings, checked.findings)
         asked = (settings.gcp.project if "--project" in given else None,
                  settings.gcp.region if "--region" in given else None)
-        return service.preflight(checked.job, settings.gcp, settings.job_options().extra,
+        return service.preflight(checked.job, settings.gcp, settings.check.job.extra,
                                  settings.output_format, asked if availability else None)
     check_flags(service, settings.given_flags)
     return check_only(settings, service, Remote(settings, service), availability)

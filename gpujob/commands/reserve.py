@@ -1,5 +1,6 @@
 """``gpujob reserve``: calendar-mode windows for GPUs ahead, from Compute Engine's advice, and
-the command that requests one (Vertex AI's catalog and price table: ``services.vertex.reserve``).
+the command that requests one (Vertex AI's catalog and price table:
+``services.vertex.quota.reserve``).
 """
 
 from __future__ import annotations
@@ -12,5 +13,7 @@ if TYPE_CHECKING:
 
 def execute(settings: ReserveSettings) -> int:
     from gpujob import services
+    from gpujob.settings import CheckOptions
 
-    return services.get("vertex").reserve(settings)
+    vertex = services.get("vertex")
+    return vertex.reserve(settings._replace(catalog=CheckOptions(vertex).loaded().catalog))

@@ -21,18 +21,17 @@ def execute(settings: ValidateSettings, jobs: list[SubmitSettings] | None = None
     """Check every file, then report them all at once: exit 0 when all are valid, else 1.
     ``jobs``: gcloud's command line was given, and each is a file's job with it applied (or
     the job of the flags alone), as submit builds it (``cli.gcloud_jobs.job_settings``)."""
-    from gpujob import services
-    from gpujob.checks.engine import CheckOptions, FileResult, check_file
+    from dataclasses import replace
+
+    from gpujob.checks.engine import FileResult, check_file
     from gpujob.checks.report import summary
     from gpujob.findings import Location, error
 
-    check = settings.check
-    options = CheckOptions(services.get(check.service), catalog=check.catalog,
-                           region_check=check.region_check, job=check.job_options())
+    options = settings.check.loaded()  # the catalog first: a bad --catalog is one error
     if jobs is None:
         results = [check_file(path, options) for path in settings.files]
     else:
-        results = [_check_job(job, options.service) for job in jobs]
+        results = [_check_job(replace(job, check=options), options.service) for job in jobs]
     results += [FileResult(path, [error("load.io", f"cannot read the directory: {why}", (),
                                         Location(path), "nothing under it was checked")])
                 for path, why in settings.unreadable]
@@ -40,8 +39,7 @@ def execute(settings: ValidateSettings, jobs: list[SubmitSettings] | None = None
         from gpujob.catalog import freshness
         from gpujob.checks.report import render_json
 
-        assert check.catalog is not None, "validate loads the catalog it checks with"
-        described = freshness.describe(check.catalog)
+        described = freshness.describe(options.catalog)
         # a catalog with live facts (Vertex AI's) says how old they are; AI Platform's report
         # keeps its shape
         report = render_json(results, catalog=described if described["live"] else None)
@@ -85,7 +83,7 @@ def _checking() -> type:
     class Checking(SubmitSettings):
         """A submit's settings, checked as validate checks (``CheckOptions.submit`` False)."""
 
-        def check_options(self, service: Service):  # type: ignore[no-untyped-def]
-            return super().check_options(service)._replace(submit=False)
+        def check_options(self):  # type: ignore[no-untyped-def]
+            return super().check_options()._replace(submit=False)
 
     return Checking

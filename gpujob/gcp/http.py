@@ -11,7 +11,7 @@ From the bottom:
 - google-auth's ``AuthorizedHttp``, with the credentials guarded (``credentials``). It refreshes
   the token and resends a request answered 401 by itself, which is right for every call but a
   create that may not be repeated: over ``single_send`` it does not (``refresh_status_codes``
-  empty), and the caller decides (``gpujob.services.vertex.create`` looks for the job instead).
+  empty), and the caller decides (``gpujob.services.vertex.jobs.create`` looks for the job instead).
 - ``ClientHttp``, what googleapiclient talks to: it makes error answers readable to
   googleapiclient, whose ``HttpError`` fails on an error whose ``message`` is not a string (a
   malformed answer would otherwise end in an ``AttributeError``); and with ``--verbose`` it

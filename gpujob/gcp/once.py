@@ -6,7 +6,7 @@ httplib2 resends a request by itself when the connection closes before the answe
 line arrives: ``Http._conn_request`` takes the ``BadStatusLine`` (``RemoteDisconnected``) for a
 kept-alive connection that went stale, reconnects and sends the request again, whatever the
 method, "regardless of the number of RETRIES set". When the service had received the first one
-and only its answer was lost, that makes two jobs (``tests/gcp/test_fake_vertex_faults.py``
+and only its answer was lost, that makes two jobs (``test_fake_vertex_faults.py``
 shows it). ``httplib2.RETRIES`` cannot prevent it: the stale-connection resend ignores it, and
 it is a module-wide setting, shared by every request of the process.
 

@@ -16,7 +16,7 @@ TAKEN_BY: dict[str, tuple[Scope, ...]] = {"job": ("all", "job", "checks"),
 class ServiceFlag(NamedTuple):
     """A flag that only this service reads (GKE's ``--namespace``, Vertex AI's
     ``--reservation``): the command line adds it, and its value reaches the service in
-    ``JobOptions.extra`` (or ``JobSettings.extra``) under ``name``; given with another service,
+    ``JobOptions.extra`` (or ``RemoteSettings.extra``) under ``name``; given with another service,
     it is a usage error."""
 
     name: str  # --namespace

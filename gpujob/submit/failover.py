@@ -89,7 +89,7 @@ AUTO = ("auto",)  # --region auto: every region that offers the job's machines
 
 def choices(settings: SubmitSettings) -> list[Choice]:
     regions = (None,) if settings.regions == AUTO else settings.regions or (None,)
-    strategies = settings.strategies or (settings.check.strategy,)
+    strategies = settings.strategies or (settings.check.job.strategy,)
     return [Choice(region, strategy) for region in regions for strategy in strategies]
 
 
@@ -101,8 +101,8 @@ def settings_for(settings: SubmitSettings, choice: Choice) -> SubmitSettings:
     if choice.region is not None:
         overrides = [o for o in overrides if o.path != (TI, "region")]
         overrides.append(Override((TI, "region"), choice.region, flag_origin("--region")))
-    check = settings.check._replace(strategy=choice.strategy) if choice.strategy else \
-        settings.check
+    check = settings.check._replace(job=settings.check.job._replace(
+        strategy=choice.strategy)) if choice.strategy else settings.check
     return replace(settings, overrides=overrides, check=check)
 
 
@@ -208,7 +208,7 @@ class Plan:
             CONSOLE.err("note: --region auto: the catalog places the job's machines in no "
                         "region; the config's region is the only choice")
             return
-        strategies = self.settings.strategies or (self.settings.check.strategy,)
+        strategies = self.settings.strategies or (self.settings.check.job.strategy,)
         self.choices = [Choice(r, s) for r in regions for s in strategies]
         self.left = []
         for choice in self.choices:

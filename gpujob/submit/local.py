@@ -20,7 +20,7 @@ def run(settings: SubmitSettings, service: Service, prepared: Prepared) -> int:
 
     assert prepared.doc is not None, "a local run prepares the config, not a request"
     options = LocalOptions(service, package_path=settings.package_path,
-                           catalog=settings.catalog, job=settings.job_options(),
+                           catalog=settings.catalog, job=settings.check.job,
                            packages=prepared.local_packages)
     if settings.max_local_replicas is not None:
         options.max_replicas = settings.max_local_replicas

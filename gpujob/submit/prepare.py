@@ -107,7 +107,7 @@ def check_config(settings: SubmitSettings, service: Service, job_id: str | None 
     if loaded.document is None:
         _report(settings, loaded.findings, valid=False)
         raise InvalidConfig(f"{settings.config} cannot be read as a Job config")
-    options = settings.check_options(service)
+    options = settings.check_options()
     own = service.read(loaded.document, options.catalog_in_use(), options)
     if own is not None:  # the service applies the command line to its own form
         return JobCheck(combine(loaded.findings, own.findings), own.job, own.cost)
@@ -178,7 +178,7 @@ def make_request(settings: SubmitSettings, service: Service, job: object,
     opens (a dry-run: --project's, or none)."""
     project = remote.open().project if remote is not None else settings.project
     gcp = remote.gcp if remote is not None else settings.gcp
-    return service.request(job, gcp, project, settings.job_options())
+    return service.request(job, gcp, project, settings.check.job)
 
 
 class Remote:
@@ -189,7 +189,7 @@ class Remote:
     def __init__(self, settings: SubmitSettings, service: Service) -> None:
         self.gcp = replace(settings.gcp, project=settings.project)
         self.service = service
-        self.extra = settings.job_options().extra
+        self.extra = settings.check.job.extra
         self.client: JobClient | None = None
 
     def open(self) -> JobClient:

@@ -312,7 +312,7 @@ def after_submit(plan: Plan, settings: SubmitSettings, choice: Choice, raw: dict
         return plan.staged(taken), taken.label(plan.own)
 
     state = Recovering(plan.service, client, recovery, settings.recover or 0,
-                       settings.recover_exit_codes, settings.check.max_cost,
+                       settings.recover_exit_codes, settings.check.job.max_cost,
                        settings.poll_interval, settings.stream_logs,
                        found.id if found else "",
                        creator=lambda _staged: plan.create(order[at["index"]]))

@@ -1,19 +1,17 @@
-"""``submit`` and ``local``'s settings (see ``gpujob.settings`` for the order values come in)."""
+"""``submit``, ``local``, ``preflight`` and ``convert``'s settings (see ``gpujob.settings`` for
+the order values come in)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from gpujob.settings import CheckSettings
+from gpujob.settings import CheckOptions, CommandLine
 
 if TYPE_CHECKING:
-    from gpujob.checks.engine import CheckOptions
     from gpujob.config.load import Loaded
     from gpujob.config.overrides import Override
     from gpujob.gcp.settings import GcpSettings
-    from gpujob.services.base import Service
-    from gpujob.settings import JobOptions
 
 
 def _gcp() -> GcpSettings:
@@ -22,9 +20,16 @@ def _gcp() -> GcpSettings:
     return GcpSettings()
 
 
+def _check() -> CheckOptions:
+    from gpujob import services
+
+    return CheckOptions(services.get(services.DEFAULT_SERVICE))
+
+
 @dataclass
 class SubmitSettings:
-    """Everything ``submit`` (and ``local``) was asked to do."""
+    """Everything ``submit`` (and ``local``, ``preflight``, ``convert``) was asked to do.
+    ``check``: the service, its catalog, and what it reads from the flags (``job``)."""
 
     config: str
     overrides: list[Override] = field(default_factory=list)
@@ -32,7 +37,7 @@ class SubmitSettings:
     project: str | None = None
     dry_run: bool = False
     local: bool = False
-    check: CheckSettings = field(default_factory=CheckSettings)
+    check: CheckOptions = field(default_factory=_check)
     gcp: GcpSettings = field(default_factory=_gcp)  # its project: ``project`` above
     output_format: str = "text"
     wait: bool = False  # after submitting: wait for the job's end,
@@ -47,7 +52,6 @@ class SubmitSettings:
     recover: int | None = None  # the drill's; submit's: attempts after the infrastructure's end
     recover_exit_codes: tuple[int, ...] = ()  # --recover-on-exit-codes: recovered too
     given_flags: tuple[str, ...] = ()  # the options given on the command line
-    display_name: str | None = None  # --display-name: the Vertex AI job's name
     # Vertex AI: the choices tried in order (gpujob.failover; empty: the config's region, the
     # one --strategy), and whether the quota preflight runs (--no-preflight)
     regions: tuple[str, ...] = ()
@@ -57,6 +61,8 @@ class SubmitSettings:
     # the config as the command line built it (gcloud's flag-only jobs, custom-jobs flags);
     # None: read from ``config``
     loaded: Loaded | None = None
+    output: str | None = None  # convert's -o FILE; None: standard output
+    whole_job: bool = False  # convert: a whole CustomJob rather than the CustomJobSpec
 
     def load(self) -> Loaded:
         """The config: as the command line built it, else read from its file."""
@@ -66,21 +72,18 @@ class SubmitSettings:
 
     @property
     def service(self) -> str:
-        return self.check.service
+        return self.check.service.name
 
     @property
     def catalog(self) -> Any:
         return self.check.catalog
 
-    def check_options(self, service: Service) -> CheckOptions:
-        from gpujob.checks.engine import CheckOptions, CommandLine
+    @property
+    def display_name(self) -> str | None:
+        """--display-name: the Vertex AI job's name."""
+        return self.check.job.display_name
 
-        return CheckOptions(service, submit=True, local=self.local, catalog=self.catalog,
-                            region_check=self.check.region_check, job=self.job_options(),
-                            command_line=CommandLine(tuple(self.overrides), self.user_args,
-                                                     self.package_path))
-
-    def job_options(self) -> JobOptions:
-        """What the service reads from the command line besides the config."""
-        return self.check.job_options()._replace(display_name=self.display_name,
-                                                 recover=self.recover or 0)
+    def check_options(self) -> CheckOptions:
+        """The check of a submit: ``check`` with what the command line applies to the config."""
+        return self.check._replace(submit=True, local=self.local, command_line=CommandLine(
+            tuple(self.overrides), self.user_args, self.package_path))

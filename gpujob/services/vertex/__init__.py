@@ -68,15 +68,16 @@ class Vertex(JobsInModule, ServiceBase):
 
     def explain(self, findings: list[Finding], doc: Document, cat: Any) -> list[Finding]:
         """A refused GPU name's hint names the type it stands for (``gpu_names``)."""
-        from gpujob.services.vertex.gpu_names import reword
+        from gpujob.services.vertex.rules.gpu_names import reword
 
         return reword(findings, doc.data, cat)
 
     def rules(self, doc: Document, cat: Any, refused: set[JsonPath],
               options: CheckOptions) -> Checked:
         from gpujob.checks.engine import Checked
-        from gpujob.services.vertex import rules, scheduling_rules  # noqa: F401 (registers them)
         from gpujob.services.vertex.request import check_display_name
+        from gpujob.services.vertex.rules import scheduling_rules  # noqa: F401 (registers them)
+        from gpujob.services.vertex.rules import translated as rules
 
         if options.job.display_name is not None:
             check_display_name(options.job.display_name)
@@ -84,18 +85,18 @@ class Vertex(JobsInModule, ServiceBase):
 
     def listed_rules(self) -> list[Rule]:
         from gpujob.checks.rules import service_rules
-        from gpujob.services.vertex import rules, scheduling_rules  # noqa: F401 (registers them)
+        from gpujob.services.vertex.rules import scheduling_rules, translated  # noqa: F401 (registers them)
 
         return service_rules(self.name)
 
     def describe_costs(self, costs: list[tuple[str | None, Any]]) -> list[str]:
-        from gpujob.services.vertex.cost_report import lines
+        from gpujob.services.vertex.pricing.cost_report import lines
 
         return lines(costs)
 
     def convert(self, doc: Document, checked: Checked, options: CheckOptions,
                 output: str | None, whole_job: bool) -> Converted:
-        from gpujob.services.vertex import convert
+        from gpujob.services.vertex.native import convert
 
         return convert.convert(doc, checked, options, output, whole_job)
 
@@ -112,7 +113,7 @@ class Vertex(JobsInModule, ServiceBase):
         return jobs.client(gcp, session)
 
     def placement(self, client: JobClient) -> Placement:
-        from gpujob.services.vertex.failover import VertexPlacement
+        from gpujob.services.vertex.quota.failover import VertexPlacement
 
         return VertexPlacement(client)
 
@@ -122,8 +123,9 @@ class Vertex(JobsInModule, ServiceBase):
         return VertexRecovery(client)
 
     def offerings(self, settings: GpusSettings) -> int:
-        from gpujob.services.vertex import offerings, offerings_report
-        from gpujob.services.vertex.offerings_table import PriceAsk
+        from gpujob.services.vertex import offerings
+        from gpujob.services.vertex.offerings import report as offerings_report
+        from gpujob.services.vertex.offerings.table import PriceAsk
 
         cat = settings.check.catalog
         every = (settings.region or "").strip().lower() == "all"
@@ -132,7 +134,7 @@ class Vertex(JobsInModule, ServiceBase):
                                             settings.zone)
         advise = None
         if settings.availability and settings.gcp is not None:
-            from gpujob.services.vertex.offerings_advice import advise_rows
+            from gpujob.services.vertex.quota.advice import advise_rows
 
             gcp, zone = settings.gcp, settings.zone
             advise = lambda rows: advise_rows(rows, gcp, zone)  # noqa: E731
@@ -145,7 +147,7 @@ class Vertex(JobsInModule, ServiceBase):
         return code
 
     def reserve(self, settings: ReserveSettings) -> int:
-        from gpujob.services.vertex.reserve import execute
+        from gpujob.services.vertex.quota.reserve import execute
 
         return execute(settings, settings.catalog)
 

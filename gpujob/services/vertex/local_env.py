@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from gpujob.config.document import Document
     from gpujob.services.vertex.catalog import VertexCatalog
     from gpujob.services.vertex.translate.job import Translation
+    from gpujob.settings import JobOptions
 
 
 class Role(NamedTuple):
@@ -72,6 +73,25 @@ CLOUD_ONLY = frozenset({"vertex-translate.package", "vertex-translate.executor-i
                         "vertex-translate.hyperparameters"})
 
 
+# The job dir a local run's check translates the job with: the run chooses its own after the
+# check (``gpujob.local.run``) and puts it in place of this one (``translate_here``)
+JOB_DIR_STAND_IN = "/gpujob-local-run/job-dir"
+
+
+class _Checked(NamedTuple):
+    """What a local run's check translated (the job as the run submits it, with the stand-in
+    job dir), against which catalog, and the translation."""
+
+    data: Any
+    cat: Any
+    executor_image_uri: str | None
+    strategy: str | None
+    translation: Translation
+
+
+_CHECKED: list[_Checked] = []  # the last check's, which its run takes instead of translating
+
+
 class Refused(InvalidConfig):
     """The job cannot be translated into a Vertex cluster; ``findings`` say why."""
 
@@ -93,21 +113,38 @@ class VertexJob(NamedTuple):
     warnings: list[str]
 
 
+def translate_checked(doc: Document, cat: VertexCatalog, options: JobOptions,
+                      package_path: str | None) -> Translation:
+    """The translation a local run's check makes, and its run then takes (``translate_here``):
+    ``doc`` as the run submits it, with a stand-in for the job dir the run chooses after the
+    check."""
+    from gpujob.services.vertex.translate.job import translate
+
+    submitted = _as_submitted(doc, JOB_DIR_STAND_IN, package_path)
+    translation = translate(submitted, cat, date.today(), options)
+    _CHECKED[:] = [_Checked(submitted.data, cat, options.executor_image_uri, options.strategy,
+                            translation)]
+    return translation
+
+
 def translate_here(doc: Document, job_dir: str, package_path: str | None = None,
                    cat: VertexCatalog | None = None, executor_image_uri: str | None = None,
                    strategy: str | None = None) -> VertexJob:
     """Translate ``doc`` (checked) as ``submit --service vertex`` would (with
     ``--executor-image-uri`` and ``--strategy``), with ``job_dir`` as its jobDir and, when it
-    has no packageUris, the package ``submit --package-path`` would build; ``Refused`` when the
-    cluster itself cannot be translated."""
+    has no packageUris, the package ``submit --package-path`` would build: the check's
+    translation of that job (``translate_checked``) with ``job_dir`` in place of its stand-in,
+    else made here; ``Refused`` when the cluster itself cannot be translated."""
     from gpujob.catalog import load
     from gpujob.services.vertex.translate.job import translate
     from gpujob.settings import JobOptions
 
     cat = cat if cat is not None else load("vertex")
-    translation = translate(_as_submitted(doc, job_dir, package_path), cat,
-                            date.today(), JobOptions(
-                                executor_image_uri=executor_image_uri, strategy=strategy))
+    translation = _checked(doc, package_path, cat, executor_image_uri, strategy, job_dir)
+    if translation is None:
+        translation = translate(_as_submitted(doc, job_dir, package_path), cat,
+                                date.today(), JobOptions(
+                                    executor_image_uri=executor_image_uri, strategy=strategy))
     findings = for_local(translation.findings)
     if any(f.is_error for f in findings):
         raise Refused(doc.source, findings)
@@ -116,6 +153,35 @@ def translate_here(doc: Document, job_dir: str, package_path: str | None = None,
     for index, pool in enumerate(spec_of(translation.body)[0].get("workerPoolSpecs", [])):
         args[index], spec_jobs[index] = _code(pool, translation, doc.data[TI])
     return VertexJob(groups, args, spec_jobs, findings, warnings)
+
+
+def _checked(doc: Document, package_path: str | None, cat: VertexCatalog,
+             executor_image_uri: str | None, strategy: str | None,
+             job_dir: str) -> Translation | None:
+    """The check's translation of this job, with ``job_dir`` in place of the stand-in (the
+    translation takes the jobDir as it is, so nothing else in it depends on it); None when the
+    check translated another job (a local package given by --packages is a gs:// stand-in
+    there, a path here)."""
+    if not _CHECKED:
+        return None
+    last = _CHECKED[0]
+    if (last.cat is not cat or (last.executor_image_uri, last.strategy) != (
+            executor_image_uri, strategy)
+            or last.data != _as_submitted(doc, JOB_DIR_STAND_IN, package_path).data):
+        return None
+    t = last.translation
+
+    def put(value: Any) -> Any:
+        if isinstance(value, str):
+            return value.replace(JOB_DIR_STAND_IN, job_dir)
+        if isinstance(value, dict):
+            return {key: put(item) for key, item in value.items()}
+        if isinstance(value, (list, tuple)):
+            return type(value)(put(item) for item in value)
+        return value
+
+    return t._replace(body=put(t.body), args=put(t.args), findings=[
+        f._replace(message=put(f.message), hint=put(f.hint)) for f in t.findings])
 
 
 def _code(pool: dict[str, Any], translation: Translation,

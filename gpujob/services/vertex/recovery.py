@@ -15,7 +15,7 @@ from gpujob.services.recovery import ATTEMPT_LABEL, LINEAGE_LABEL, Ended, Lineag
 
 if TYPE_CHECKING:
     from gpujob.services.base import JobClient, Request
-    from gpujob.services.vertex.api import VertexClient
+    from gpujob.services.vertex.jobs.api import VertexClient
 
 # what a create takes of a job as the API reads it (the rest is the service's output)
 _INPUT = {"customJobs": ("displayName", "jobSpec", "labels", "encryptionSpec"),
@@ -52,7 +52,7 @@ def ended(raw: dict[str, Any]) -> Ended:
     """How ``raw`` ended: the infrastructure's cause (the catalog's words), or the exit code
     its message gives."""
     from gpujob.gcp.proto3 import parse_time
-    from gpujob.services.vertex.api import JobName
+    from gpujob.services.vertex.jobs.api import JobName
 
     name = JobName.parse(str(raw.get("name", "")))
     where = f"{name.location if name else '?'}/{_strategy(raw) or 'STANDARD'}"
@@ -121,7 +121,7 @@ class VertexRecovery:
 
     def again(self, raw: dict[str, Any]) -> Request:
         from gpujob.services.base import Request
-        from gpujob.services.vertex.api import JobName
+        from gpujob.services.vertex.jobs.api import JobName
         from gpujob.services.vertex.paths import jobs_url, layout
 
         name = JobName.parse(str(raw.get("name", "")))
@@ -144,7 +144,7 @@ class VertexRecovery:
         """The jobs of ``raw``'s lineage in its region (the first one too, which may carry
         only its submission label; a job of no lineage starts one with its submission label),
         oldest first; [] for a job gpujob did not submit."""
-        from gpujob.services.vertex.api import JobName, Place, quoted
+        from gpujob.services.vertex.jobs.api import JobName, Place, quoted
         from gpujob.services.vertex.paths import SUBMISSION_LABEL
 
         found = self.lineage(raw)
@@ -160,7 +160,7 @@ class VertexRecovery:
         return sorted(jobs, key=lambda job: str(job.get("createTime", "")))
 
     def worst_case(self, request: Request) -> float | None:
-        from gpujob.services.vertex.cost import estimate, with_timeout
+        from gpujob.services.vertex.pricing.cost import estimate, with_timeout
 
         region = self.vertex.place_of(request.url).location
         est = with_timeout(estimate(request.body, region), request.body, _catalog().scheduling)

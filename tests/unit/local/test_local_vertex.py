@@ -238,7 +238,7 @@ def test_a_local_run_loads_no_client_of_the_service(write, tmp_path: Path):
                                                                "evaluatorCount": 0}}))
     script = ("import sys; from gpujob.cli import main; code = main(sys.argv[1:]); "
               "print(sorted(m for m in sys.modules if m in ('gpujob.services.vertex.jobs', "
-              "'gpujob.gcp.session', 'gpujob.services.vertex.api') or m.startswith(("
+              "'gpujob.gcp.session', 'gpujob.services.vertex.jobs.api') or m.startswith(("
               "'googleapiclient', 'google.auth'))), code)")
     done = subprocess.run([sys.executable, "-c", script, "local", config, "--service", "vertex",
                            "--package-path", str(RECORDER), "--job-dir", str(tmp_path / "out")],
@@ -281,3 +281,24 @@ def test_the_strategy_is_translated_as_for_the_cloud(vertex_run, command):
             "(n1-standard-8) (Vertex would refuse the job; a local run does not need it) "
             "[vertex.flex-start]") in result.err
     assert sorted(seen(job_dir)) == ["chief-0"]
+
+
+@pytest.mark.parametrize("command", ["local", "submit"])
+def test_a_local_run_takes_the_checks_translation(vertex_run, monkeypatch, command):
+    """The check translates the job as the run submits it (with a stand-in for the job dir the
+    run chooses after it), and the run takes that translation with its job dir in place: one
+    translation, and the replicas, the notes and the arguments name the run's job dir."""
+    from gpujob.services.vertex.translate import job as translation
+
+    made = []
+    real = translation.translate
+    monkeypatch.setattr(translation, "translate",
+                        lambda *args, **kwargs: made.append(1) or real(*args, **kwargs))
+    result, job_dir = vertex_run(CLUSTER, gpus="0,1,2,3", trainer_args=("--expect", "5"),
+                                 command=command)
+    assert result.code == 0, result.err
+    assert len(made) == 1
+    assert f"`--job-dir {job_dir}` is appended to the trainer's arguments" in result.err
+    assert "gpujob-local-run" not in result.err + result.out
+    assert {tuple(r["argv"][-2:]) for r in seen(job_dir).values()} == {("--job-dir",
+                                                                        str(job_dir))}

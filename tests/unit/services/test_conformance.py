@@ -1,4 +1,4 @@
-"""Every service, the registered ones and the toy service of the tests (``tests/toy_service``),
+"""Every service, the registered ones and the tests' toy service (``tests/helpers/toy_service``),
 holds to the protocol: each command either works for it or ends in a usage error (exit 2) that
 names the capability it lacks and the reason; none ends in an internal error (exit 70).
 

@@ -1,4 +1,4 @@
-"""A third service is one package and one registry line (issue 20): ``tests/toy_service``,
+"""A third service is one package and one registry line (issue 20): ``tests/helpers/toy_service``,
 registered here and nowhere else, is checked by ``validate``, sent by ``submit --dry-run`` and
 browsed by ``gpujob gpus``, with every other module of gpujob as it is."""
 

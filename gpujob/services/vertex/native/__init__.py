@@ -93,7 +93,7 @@ def check(doc: Document, cat: VertexCatalog, today: date | None = None, *,
         meant = typos.Meant(doc, first.stand_ins)
         again = schema.check(meant.doc, SCHEMAS[found])
         findings = meant.report(first.findings, again, catalog(meant.doc, again))
-    from gpujob.services.vertex.gpu_names import reword
+    from gpujob.services.vertex.rules.gpu_names import reword
 
     findings = reword(findings, doc.data, cat)
     if found == "CustomJobSpec":

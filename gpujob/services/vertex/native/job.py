@@ -59,7 +59,7 @@ def check(doc: Document, cat: VertexCatalog, options: CheckOptions) -> Checked:
         return Checked(findings)
     kind, body = native.body(job.doc, name=job.name, labels=job.labels, kms_key=job.kms_key)
     checked = Job(kind, body, region, no_region=NO_NATIVE_REGION)
-    from gpujob.services.vertex.cost_report import priced
+    from gpujob.services.vertex.pricing.cost_report import priced
 
     cost = priced(checked, findings, options.job.max_hourly_cost, doc.locate(()),
                   options.job.max_cost, facts=cat.scheduling, recover=options.job.recover)

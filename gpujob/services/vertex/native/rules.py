@@ -15,10 +15,10 @@ from gpujob.config.document import Document
 from gpujob.config.job import as_str
 from gpujob.findings import Finding, JsonPath, Location
 from gpujob.numbers import as_count
-from gpujob.services.vertex import scheduling
 from gpujob.services.vertex.catalog import VertexCatalog
-from gpujob.services.vertex.machine_rules import gpus_unlisted, region_problem
 from gpujob.services.vertex.records import Image
+from gpujob.services.vertex.rules import scheduling
+from gpujob.services.vertex.rules.machine_rules import gpus_unlisted, region_problem
 from gpujob.services.vertex.translate.notes import mapping
 from gpujob.suggest import did_you_mean, or_list
 

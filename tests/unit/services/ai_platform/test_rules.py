@@ -14,7 +14,7 @@ from gpujob import services
 from gpujob.checks.engine import CheckOptions, check_job
 from gpujob.config.load import load_file
 
-# AI Platform's rules (Vertex AI's are tests/unit/services/vertex/test_vertex_rules.py's)
+# AI Platform's rules (Vertex AI's are tests/unit/services/vertex/rules/test_vertex_rules.py's)
 RULES = {r.id: r for r in services.get("ai-platform").listed_rules()}
 ROOT = Path(__file__).resolve().parents[4]
 CASES = ROOT / "tests" / "cases"

@@ -1,0 +1,321 @@
+"""``gpujob submit --recover N`` and ``gpujob wait JOB --recover N`` against the fake Vertex AI:
+a job that ends FAILED for the infrastructure's cause (a Spot job preempted after it ran, as
+Vertex AI ends one: its stockout error) is created again, one job alive at a time, with the
+same baseOutputDirectory; the trainer's own failure is not; --recover-on-exit-codes,
+--max-cost and a lost create answer."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import PROJECT, PROJECT_NUMBER, REGION
+from fakes.errors import preempted, replica_failure
+from fakes.faults import Drop
+from fakes.vertex import Step
+from test_preflight import IMAGE
+
+from gpujob.services.vertex.pricing.cost import estimate
+
+VERTEX = ("--service", "vertex")
+EAST = "us-east4"
+JOB_DIR = "gs://ckpt-bucket/run1"
+SPOT_T4 = f"""\
+trainingInput:
+  region: {REGION}
+  scaleTier: CUSTOM
+  masterType: n1-standard-8
+  masterConfig:
+    acceleratorConfig: {{count: 1, type: NVIDIA_TESLA_T4}}
+    imageUri: {IMAGE}
+  jobDir: {JOB_DIR}
+  scheduling: {{maxRunningTime: 7200s}}
+"""
+HOUR = 3600.0
+
+
+def _preempted(region: str = REGION, ran: float = HOUR) -> list:
+    """A Spot job that runs, and then ends as Vertex AI ends a preempted one."""
+    return ["JOB_STATE_RUNNING", Step("JOB_STATE_FAILED", error=preempted(region), ran=ran)]
+
+
+def _exits(status: int) -> list:
+    return ["JOB_STATE_RUNNING", Step("JOB_STATE_FAILED", error=replica_failure(
+        "1", PROJECT_NUMBER, status=status), ran=60.0)]
+
+
+SUCCEEDS = ["JOB_STATE_RUNNING", Step("JOB_STATE_SUCCEEDED", ran=HOUR)]
+
+
+def _creates(google) -> list:
+    return google.calls("customJobs.create")
+
+
+def _attempt_lines(err: str) -> list[str]:
+    return [line for line in err.splitlines() if line.startswith("attempt ")]
+
+
+def test_a_spot_job_preempted_twice_is_created_three_times_one_alive_at_a_time(
+        cli, google, key, write, vertex, clock):
+    vertex.create_scripts.extend([_preempted(), _preempted(), SUCCEEDS])
+    result = cli("submit", write(SPOT_T4), *VERTEX, "--strategy", "spot", "--recover", "3")
+    assert result.code == 0, result.err
+    creates = _creates(google)
+    assert len(creates) == 3 and len(vertex.jobs) == 3
+    assert vertex.live_at_create == [0, 0, 0]  # never two jobs alive
+    bodies = [c.body for c in creates]
+    assert {b["jobSpec"]["baseOutputDirectory"]["outputUriPrefix"] for b in bodies} == {JOB_DIR}
+    labels = [b["labels"] for b in bodies]
+    assert len({lab["gpujob-submission"] for lab in labels}) == 3  # each attempt its own
+    assert {lab["gpujob-lineage"] for lab in labels} == {labels[0]["gpujob-submission"]}
+    assert [lab["gpujob-attempt"] for lab in labels] == ["1", "2", "3"]
+    lines = _attempt_lines(result.err)
+    assert len(lines) == 3
+    ids = [job["name"].rsplit("/", 1)[1] for job in vertex.jobs.values()]
+    assert lines[0] == (f"attempt 1: job {ids[0]} in {REGION}/SPOT FAILED after 1 h 0 min, "
+                        f"{lines[0].split(', ')[1].split(' (')[0]} (an estimate): preemption: "
+                        "its Spot VMs were preempted (Vertex AI ends a preempted Spot job with "
+                        "a STOCKOUT error, after Compute Engine's restarts)")
+    assert lines[2].startswith(f"attempt 3: job {ids[2]} in {REGION}/SPOT SUCCEEDED after "
+                               "1 h 0 min, $")
+    assert f"  recovering: attempt 2 in {REGION}/SPOT (2 more left after it)" in result.err
+    assert "recovery: 3 attempts, $" in result.err
+    assert result.out == ids[2] + "\n"  # the result: the job that succeeded
+
+
+def test_with_two_regions_the_second_attempt_goes_to_the_second_and_the_third_wraps_around(
+        cli, google, key, write, vertex, clock):
+    vertex.create_scripts.extend([_preempted(REGION), _preempted(EAST), SUCCEEDS])
+    result = cli("submit", write(SPOT_T4), *VERTEX, "--strategy", "spot", "--region",
+                 f"{REGION},{EAST}", "--recover", "3", "--format", "json")
+    assert result.code == 0, result.err
+    assert [c.path.split("/")[5] for c in _creates(google)] == [REGION, EAST, REGION]
+    assert vertex.live_at_create == [0, 0, 0]
+    shown = json.loads(result.out)
+    attempts = shown["recovery"]["attempts"]
+    assert [a["where"] for a in attempts] == [f"{REGION}/SPOT", f"{EAST}/SPOT", f"{REGION}/SPOT"]
+    assert [a["state"] for a in attempts] == ["FAILED", "FAILED", "SUCCEEDED"]
+    assert attempts[0]["cause"].startswith("preemption: its Spot VMs were preempted")
+    assert attempts[0]["seconds"] == HOUR and attempts[0]["cost"] > 0
+    assert shown["recovery"]["spent"] == pytest.approx(sum(a["cost"] for a in attempts))
+    assert shown["job"]["state"] == "SUCCEEDED"
+
+
+def test_the_trainers_own_failure_is_not_recovered(cli, google, key, write, vertex, clock):
+    vertex.create_scripts.extend([_exits(1), SUCCEEDS])
+    result = cli("submit", write(SPOT_T4), *VERTEX, "--strategy", "spot", "--recover", "3")
+    assert result.code == 4, result.err
+    assert len(_creates(google)) == 1
+    (line,) = _attempt_lines(result.err)
+    assert line.endswith("FAILED after 1 min 0 s, $0.01 (an estimate): the trainer's own "
+                         "failure (exit status 1): not recovered")
+    assert "non-zero status of 1" in result.err  # the job's own message, as wait says it
+
+
+def test_a_listed_exit_code_is_recovered_and_an_unlisted_one_is_not(
+        cli, google, key, write, vertex, clock):
+    vertex.create_scripts.extend([_exits(137), _exits(143), SUCCEEDS])
+    result = cli("submit", write(SPOT_T4), *VERTEX, "--recover", "3",
+                 "--recover-on-exit-codes", "137")
+    assert result.code == 4, result.err
+    assert len(_creates(google)) == 2
+    first, second = _attempt_lines(result.err)
+    assert first.endswith(": exit status 137 (--recover-on-exit-codes)")
+    assert second.endswith("the trainer's own failure (exit status 143, not in "
+                           "--recover-on-exit-codes 137): not recovered")
+
+
+def test_the_cost_cap_stops_recovery_before_an_attempt_could_pass_it(
+        cli, google, key, write, vertex, clock):
+    """A 2-hour timeout: each attempt's worst case is 2 hours' price; after one that ran an
+    hour, a cap of three hours' price leaves no room for another two."""
+    vertex.create_scripts.extend([_preempted(), SUCCEEDS])
+    probe = cli("submit", write(SPOT_T4), *VERTEX, "--strategy", "spot", "--dry-run",
+                "--format", "json")
+    hourly = estimate(json.loads(probe.out), REGION).total  # as describe prices it
+    cap = f"{hourly * 2.9:.2f}"
+    result = cli("submit", write(SPOT_T4), *VERTEX, "--strategy", "spot", "--recover", "3",
+                 "--max-cost", cap)
+    assert result.code == 4, result.err
+    assert len(_creates(google)) == 1
+    assert (f"recovery stopped before attempt 2: the attempts so far cost ${hourly:,.2f} and "
+            f"attempt 2 could cost ${hourly * 2:,.2f} (its worst case), over --max-cost "
+            f"${float(cap):,.2f}") in result.err
+
+
+def test_a_lost_create_answer_during_recovery_still_makes_one_job_for_the_attempt(
+        cli, google, key, write, vertex, clock):
+    vertex.create_scripts.extend([_preempted(), SUCCEEDS])
+    google.inject("customJobs.create", None, Drop())  # the second create's answer is lost
+    result = cli("submit", write(SPOT_T4), *VERTEX, "--strategy", "spot", "--recover", "1")
+    assert result.code == 0, result.err
+    assert len(vertex.jobs) == 2  # one per attempt: the lost answer's job was found, not remade
+    second = [job for job in vertex.jobs.values()
+              if job["labels"].get("gpujob-attempt") == "2"]
+    assert len(second) == 1
+    assert "was already created by an earlier attempt of this submission" in result.err
+
+
+def test_wait_takes_over_a_running_job_and_recovers_it(cli, google, key, vertex, vertex_job,
+                                                      clock):
+    job = vertex_job(state="JOB_STATE_RUNNING", labels={"gpujob-submission": "sub-1"})
+    job_id = job["name"].rsplit("/", 1)[1]
+    vertex.script(job_id, Step("JOB_STATE_FAILED", error=preempted(REGION), ran=HOUR))
+    vertex.create_scripts.append(SUCCEEDS)
+    result = cli("wait", job_id, *VERTEX, "--region", REGION, "--recover", "1")
+    assert result.code == 0, result.err
+    (create,) = _creates(google)
+    assert create.body["labels"]["gpujob-lineage"] == "sub-1"
+    assert create.body["labels"]["gpujob-attempt"] == "2"
+    assert create.body["labels"]["gpujob-submission"] != "sub-1"
+    assert create.body["jobSpec"] == {k: v for k, v in job["jobSpec"].items()}
+    assert vertex.live_at_create == [0]
+    new_id = next(j for j in vertex.jobs if j != job_id)
+    assert result.out == new_id + "\n"
+    assert [line.split(":")[0] for line in _attempt_lines(result.err)] == \
+        ["attempt 1", "attempt 2"]
+
+
+def test_ctrl_c_leaves_the_attempt_running_and_says_how_to_resume(
+        cli, google, key, write, vertex, clock):
+    vertex.create_scripts.extend([_preempted(), ["JOB_STATE_RUNNING"]])
+    clock.interrupt_at = 3  # while following the second attempt
+    result = cli("submit", write(SPOT_T4), *VERTEX, "--strategy", "spot", "--recover", "2")
+    assert result.code == 130, result.err
+    second = next(j for j in vertex.jobs.values() if j["labels"]["gpujob-attempt"] == "2")
+    assert second["state"] == "JOB_STATE_RUNNING"
+    assert google.calls("customJobs.cancel") == []
+    second_id = second["name"].rsplit("/", 1)[1]
+    assert (f"Resume with: gpujob wait {second_id} --service vertex --project {PROJECT} "
+            f"--region {REGION} --recover 1") in result.err
+
+
+def test_describe_names_the_attempts_of_a_recovered_job(cli, google, key, write, vertex,
+                                                        clock):
+    vertex.create_scripts.extend([_preempted(), SUCCEEDS])
+    assert cli("submit", write(SPOT_T4), *VERTEX, "--strategy", "spot",
+               "--recover", "1").code == 0
+    first, second = (j["name"].rsplit("/", 1)[1] for j in vertex.jobs.values())
+    result = cli("describe", second, *VERTEX, "--region", REGION)
+    assert result.code == 0, result.err
+    assert f"attempt 2 of a recovered job; its attempts: {first} (1, FAILED), {second} (2, " \
+           "SUCCEEDED)" in result.err
+    listed = cli("list", *VERTEX, "--region", REGION)
+    header, *rows = listed.out.splitlines()
+    assert header.split()[:6] == ["JOB_ID", "STATE", "CREATED", "COST", "ATTEMPT", "LINEAGE"]
+    assert sorted(row.split()[4] for row in rows) == ["1", "2"]
+
+
+@pytest.mark.parametrize("service", ["ai-platform", "gke"])
+def test_recover_is_a_usage_error_naming_the_capability(cli, write, service):
+    result = cli("submit", write(SPOT_T4), "--service", service, "--recover", "1")
+    assert result.code == 2, result.err
+    assert "lacks the capability 'recover'" in result.err
+
+
+def test_a_spot_job_with_nowhere_to_resume_from_is_warned_that_every_attempt_starts_over(
+        cli, google, key, write, vertex, clock):
+    vertex.create_scripts.append(SUCCEEDS)
+    config = SPOT_T4.replace(f"  jobDir: {JOB_DIR}\n", "")
+    result = cli("submit", write(config), *VERTEX, "--strategy", "spot", "--recover", "3")
+    assert result.code == 0, result.err
+    (warned,) = [line for line in result.err.splitlines() if "[cost.no-resume]" in line]
+    assert "when its Spot VMs are preempted, Vertex AI restarts it from scratch" in warned
+    assert "; with --recover 3, every attempt (up to 4) starts from scratch too" in warned
+
+
+def test_wait_on_an_attempt_recovered_already_follows_the_later_one_and_makes_none(
+        cli, google, key, write, vertex, clock):
+    vertex.create_scripts.extend([_preempted(), ["JOB_STATE_RUNNING", "JOB_STATE_RUNNING",
+                                                 Step("JOB_STATE_SUCCEEDED", ran=HOUR)]])
+    clock.interrupt_at = 3  # the submit stops following attempt 2, which keeps running
+    assert cli("submit", write(SPOT_T4), *VERTEX, "--strategy", "spot",
+               "--recover", "2").code == 130
+    first, second = (j["name"].rsplit("/", 1)[1] for j in vertex.jobs.values())
+    clock.interrupt_at = None
+    result = cli("wait", first, *VERTEX, "--region", REGION, "--recover", "2")
+    assert result.code == 0, result.err
+    assert len(_creates(google)) == 2  # none made by the wait
+    assert f"  attempt 2 was made already: job {second}; following it" in result.err
+    assert result.out == second + "\n"
+
+
+def test_the_docs_transcript_is_what_submit_prints(cli, google, key, write, vertex, clock):
+    """docs/preflight.md shows this run (against this fake) in a text block: its attempt,
+    recovering and state lines are what gpujob prints today, job IDs aside."""
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[3] / "docs" / "preflight.md").read_text(
+        encoding="utf-8")
+    block = page.split("## After the job started")[1].split("```text\n")[1].split("```")[0]
+    vertex.create_scripts.extend([_preempted(REGION), _preempted(EAST), SUCCEEDS])
+    result = cli("submit", write(SPOT_T4), *VERTEX, "--strategy", "spot", "--region",
+                 f"{REGION},{EAST}", "--recover", "3")
+    assert result.code == 0, result.err
+
+    def kept(text: str) -> list[str]:
+        wanted = ("attempt ", "  recovering", "recovery:", "job ", "Chose", "  cost:",
+                  "  worst case:", "cost:")
+        return [re.sub(r"\b\d{19}\b", "ID", line) for line in text.splitlines()
+                if line.startswith(wanted)]
+
+    assert kept(block) == kept(result.err)
+
+
+def test_a_recovery_create_refused_for_quota_stops_with_the_refusal_and_leaves_no_job(
+        cli, google, key, write, vertex, clock):
+    from fakes.errors import vertex_quota_exceeded
+    from test_preflight import T4_SPOT
+
+    vertex.create_scripts.append(_preempted())
+    vertex.refusals[EAST] = (429, vertex_quota_exceeded(T4_SPOT, EAST, 0))
+    result = cli("submit", write(SPOT_T4), *VERTEX, "--strategy", "spot", "--region",
+                 f"{REGION},{EAST}", "--recover", "2")
+    assert result.code == 3, result.err
+    assert [c.path.split("/")[5] for c in _creates(google)] == [REGION, EAST]
+    assert len(vertex.jobs) == 1
+    first = next(iter(vertex.jobs))
+    assert f"recovery stopped: the create of attempt 2 failed (below); the attempts so far: " \
+           f"{first} (FAILED)" in result.err
+    looked = [c for c in google.calls("customJobs.list") if f"/locations/{EAST}/" in c.path]
+    assert looked and "gpujob-submission" in looked[-1].query["filter"][0]
+
+
+def test_wait_recover_holds_max_cost_too(cli, google, key, vertex, vertex_job, clock):
+    job = vertex_job(state="JOB_STATE_RUNNING", labels={"gpujob-submission": "sub-1"})
+    job_id = job["name"].rsplit("/", 1)[1]
+    vertex.script(job_id, Step("JOB_STATE_FAILED", error=preempted(REGION), ran=HOUR))
+    result = cli("wait", job_id, *VERTEX, "--region", REGION, "--recover", "1",
+                 "--max-cost", "0.01")
+    assert result.code == 4, result.err
+    assert _creates(google) == []
+    assert "recovery stopped before attempt 2: the attempts so far cost $" in result.err
+    assert "over --max-cost $0.01" in result.err
+
+
+def test_wait_max_cost_without_recover_is_a_usage_error(cli, google, key, vertex):
+    result = cli("wait", "123", *VERTEX, "--region", REGION, "--max-cost", "5")
+    assert result.code == 2
+    assert result.err.startswith("error: --max-cost is for a job followed with --recover N")
+
+
+def test_wait_timeout_with_recover_is_a_usage_error(cli, google, key, vertex):
+    result = cli("wait", "123", *VERTEX, "--region", REGION, "--recover", "1", "--timeout", "60")
+    assert result.code == 2
+    assert result.err.startswith("error: --timeout and --recover do not go together")
+
+
+def test_a_failed_job_without_its_error_yet_is_read_again_before_it_is_judged(
+        cli, google, key, write, vertex, clock):
+    """Vertex AI sets the error about a minute after the job ends: a FAILED job read before
+    then has no message, which is not taken for the trainer's own failure."""
+    vertex.create_scripts.extend([
+        ["JOB_STATE_RUNNING", Step("JOB_STATE_FAILED", error={"code": 0, "message": ""}),
+         Step("JOB_STATE_FAILED", error=preempted(REGION), ran=HOUR)],
+        SUCCEEDS])
+    result = cli("submit", write(SPOT_T4), *VERTEX, "--strategy", "spot", "--recover", "1")
+    assert result.code == 0, result.err
+    assert len(_creates(google)) == 2
+    assert "ended FAILED without an error message yet" in result.err
+    assert _attempt_lines(result.err)[0].endswith("after Compute Engine's restarts)")
