@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from gpujob.findings import Finding, JsonPath, Location
 from gpujob.services.flags import ServiceFlag
+from gpujob.services.labels import SUBMISSION_LABEL as SUBMISSION_LABEL  # every service's
 
 if TYPE_CHECKING:
     from gpujob.catalog.offer import Offer
@@ -41,11 +42,6 @@ if TYPE_CHECKING:
     from gpujob.services.capabilities import Capability
     from gpujob.services.placement import Placement
     from gpujob.settings import GpusSettings, JobOptions, ReserveSettings
-
-
-# the label every service puts on the job a submit makes: one random token per submit, by which
-# a retried create finds the job it made, and a Cloud Billing export its lines
-SUBMISSION_LABEL = "gpujob-submission"
 
 
 @dataclass(frozen=True)
