@@ -26,6 +26,20 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """gpujob's modules and the example trainer's, byte-compiled once before any test starts a
+    process that imports them, as ``pip install`` compiles what it installs: an editable
+    install compiles neither, and under PYTHONDONTWRITEBYTECODE=1 (this project's machines set
+    it) every ``python -m gpujob`` a test starts would compile them again, a third of its CPU.
+    (pytest's xdist workers find them done by the process that started them.)"""
+    import compileall
+
+    if hasattr(session.config, "workerinput"):
+        return
+    for package in (ROOT / "gpujob", ROOT / "examples" / "mlp" / "trainer"):
+        compileall.compile_dir(package, quiet=2)  # a read-only checkout: each compiles its own
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The slow tests first (stable otherwise): with parallel workers (pytest-xdist, on by
     default) the long ones start at once, side by side, instead of one of them running alone at

@@ -6,7 +6,6 @@ and a job from flags alone, as gcloud takes it with no ``--config``: a CustomJob
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -81,6 +80,8 @@ def take(settings: SubmitSettings, params: dict[str, Any]) -> SubmitSettings:
     flags = _flags(params)
     if settings.config is not None and not flags.given:
         return settings
+    import dataclasses
+
     from gpujob.config import gcloud_vertex as gv
     from gpujob.config.document import Document
     from gpujob.config.load import Loaded, load_file
@@ -113,6 +114,8 @@ def take(settings: SubmitSettings, params: dict[str, Any]) -> SubmitSettings:
 def _autopackaged(settings: SubmitSettings, flags: Any, specs: list[dict[str, Any]]
                   ) -> SubmitSettings:
     """Pool 0's local-package-path built and staged by gpujob (``gcloud_autopackage``)."""
+    import dataclasses
+
     from gpujob.config import gcloud_autopackage as auto
     from gpujob.config.gcloud_vertex import SOURCE, split_list
     from gpujob.config.load import Loaded

@@ -10,7 +10,6 @@ from gpujob.checks.report import REPORTERS
 from gpujob.cli import gcloud_jobs
 from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.cli.files import expand
-from gpujob.cli.jobflags import only_given, with_tiers
 from gpujob.cli.options import (
     budget_option,
     check_options,
@@ -65,7 +64,9 @@ def validate(ctx: click.Context, files: tuple[str, ...], fmt: str, **params: Any
     check = check_options_of(params)
     found, unreadable = expand(files)
     jobs = None
-    if gcloud_jobs.given(params):
+    if gcloud_jobs.given(params):  # (the submit path's modules only then)
+        from gpujob.cli.jobflags import only_given, with_tiers
+
         if not found and not gcloud_jobs.flag_only(params):
             raise click.UsageError("Missing argument 'FILE...': the flags describe no job of "
                                    "their own (give --worker-pool-spec, as gcloud ai "

@@ -21,8 +21,6 @@ def execute(settings: ValidateSettings, jobs: list[SubmitSettings] | None = None
     """Check every file, then report them all at once: exit 0 when all are valid, else 1.
     ``jobs``: gcloud's command line was given, and each is a file's job with it applied (or
     the job of the flags alone), as submit builds it (``cli.gcloud_jobs.job_settings``)."""
-    from dataclasses import replace
-
     from gpujob.checks.engine import FileResult, check_file
     from gpujob.checks.report import summary
     from gpujob.findings import Location, error
@@ -31,6 +29,8 @@ def execute(settings: ValidateSettings, jobs: list[SubmitSettings] | None = None
     if jobs is None:
         results = [check_file(path, options) for path in settings.files]
     else:
+        from dataclasses import replace  # (a submit's settings: only for a job command line)
+
         results = [_check_job(replace(job, check=options), options.service) for job in jobs]
     results += [FileResult(path, [error("load.io", f"cannot read the directory: {why}", (),
                                         Location(path), "nothing under it was checked")])

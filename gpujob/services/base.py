@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from gpujob.findings import Finding, JsonPath, Location
 from gpujob.services.flags import ServiceFlag
+from gpujob.services.labels import SUBMISSION_LABEL as SUBMISSION_LABEL  # every service's
 
 if TYPE_CHECKING:
     from typing_extensions import Self  # typing.Self from Python 3.11; annotations only
@@ -44,11 +45,6 @@ if TYPE_CHECKING:
     from gpujob.services.placement import Placement
     from gpujob.services.recovery import Recovery
     from gpujob.settings import GpusSettings, JobOptions, ReserveSettings
-
-
-# the label every service puts on the job a submit makes: one random token per submit, by which
-# a retried create finds the job it made, and a Cloud Billing export its lines
-SUBMISSION_LABEL = "gpujob-submission"
 
 
 @dataclass(frozen=True)

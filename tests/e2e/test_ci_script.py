@@ -25,14 +25,18 @@ def test_ci_runs_the_readmes_command_and_removes_its_site(tmp_path: Path):
     shutil.copy(ROOT / ".ci" / "run", repo / ".ci" / "run")
     temp.mkdir()
     stand_in(bin_dir / "python3", 'mkdir -p .venv/bin\n')  # python3 -m venv .venv
-    for tool in ("pip", "pytest", "ruff", "mypy"):
+    for tool in ("pytest", "ruff", "mypy"):
         stand_in(repo / ".venv" / "bin" / tool)
+    # pip compiles nothing; the tests' Python writes the bytecode of what they import
+    stand_in(repo / ".venv" / "bin" / "pip", 'echo "PIP_NO_COMPILE=${PIP_NO_COMPILE-} '
+             'PYTHONDONTWRITEBYTECODE=${PYTHONDONTWRITEBYTECODE-}" > "$CALLS.pip-env"\n')
     # the docs build writes into --site-dir, as mkdocs does
     stand_in(repo / ".venv" / "bin" / "mkdocs", 'touch "$4/index.html"\n')
     calls = tmp_path / "calls"
     done = subprocess.run([str(repo / ".ci" / "run")], capture_output=True, text=True,
                           timeout=60, env={**os.environ, "CALLS": str(calls), "TMPDIR": str(temp),
-                                           "PATH": f"{bin_dir}:{os.environ['PATH']}"})
+                                           "PATH": f"{bin_dir}:{os.environ['PATH']}",
+                                           "PYTHONDONTWRITEBYTECODE": "1"})
     assert done.returncode == 0, done.stderr
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert ("python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/pytest"
@@ -40,6 +44,8 @@ def test_ci_runs_the_readmes_command_and_removes_its_site(tmp_path: Path):
     lines = calls.read_text(encoding="utf-8").splitlines()
     assert lines[:5] == ["python3 -m venv .venv", "pip install -e .[test]", "pytest ",
                          "ruff check .", "mypy gpujob"]
+    assert (tmp_path / "calls.pip-env").read_text(encoding="utf-8") == (
+        "PIP_NO_COMPILE=0 PYTHONDONTWRITEBYTECODE=\n")
     (docs,) = [line for line in lines if line.startswith("mkdocs ")]
     assert docs.startswith(f"mkdocs build --strict --site-dir {temp}/")
     assert list(temp.iterdir()) == []  # the site went with the run

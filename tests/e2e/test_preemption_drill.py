@@ -15,11 +15,6 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-CONFIG = ROOT / "configs" / "pytorch-mlp-ddp.yaml"
-PACKAGE = ROOT / "examples" / "mlp" / "trainer"
-SMALL = ["--train-size", "1024", "--test-size", "256"]
-
 # a trainer that is ready for SIGTERM once it has written 'ready' in the job dir; on SIGTERM it
 # saves a checkpoint and exits 143; started again with one, it says so and succeeds
 FAKE_TRAINER = """\
@@ -138,20 +133,30 @@ def test_submit_refuses_the_drill_flags(cli, fake):
                                           "local, or submit --local)")
 
 
+# docs/local.md's drill: this test runs its transcript, and checks the page's text too
+DRILL_PAGE = "docs/local.md"
+DRILL = ("gpujob local configs/pytorch-mlp-ddp.yaml --package-path examples/mlp/trainer "
+         "--module-name trainer.task --job-dir out/drill --job-id mlp_drill --preempt-after "
+         "'checkpoints/epoch-*.pt' --recover 1 -- --epochs 1000")
+
+
 @pytest.mark.slow
-def test_the_example_trainer_resumes_from_the_epoch_it_saved_on_sigterm(cli, tmp_path: Path):
-    """The issue's drill, with the shipped config: each attempt is preempted once it has
-    written a checkpoint (1000 epochs: neither attempt can end first), so the run ends
-    preempted (exit 4) after one recovery, which resumed from the first attempt's checkpoint."""
-    job_dir = tmp_path / "job"
-    result = cli("local", "--service", "vertex", CONFIG, "--package-path", PACKAGE,
-                 "--module-name", "trainer.task", "--job-dir", job_dir,
-                 "--preempt-after", "checkpoints/epoch-*.pt", "--recover", "1",
-                 "--", "--epochs", "1000", *SMALL, env={"GPUJOB_LOCAL_GPUS": ""})
-    assert result.code == 4, result.out + result.err
-    assert "Traceback" not in result.out + result.err
+def test_the_example_trainer_resumes_from_the_epoch_it_saved_on_sigterm(tmp_path: Path):
+    """The issue's drill, with the shipped config, as docs/local.md runs it (its transcript is
+    checked here, on this one run): each attempt is preempted once it has written a checkpoint
+    (1000 epochs: neither attempt can end first), so the run ends preempted (exit 4) after one
+    recovery, which resumed from the first attempt's checkpoint."""
+    from test_readme import SHOWN_ROOT, pattern, run_in, transcript_run_by_a_test, workspace
+
+    (step,) = transcript_run_by_a_test(DRILL_PAGE, DRILL).steps
+    workdir = workspace(tmp_path)
+    out, code = run_in(workdir, step.command)  # stdout and stderr, as the page shows them
+    assert pattern(step.expected).fullmatch(out), f"{DRILL_PAGE}: $ {DRILL}\n--- printed:\n{out}"
+    assert code == step.code == 4, out
+    assert "Traceback" not in out
+    job_dir = f"{SHOWN_ROOT}/out/drill"
     # rank 0's lines, in the order it wrote them (the other replica's may come between)
-    lines = [line.removeprefix("workerpool0-0 | ") for line in result.out.splitlines()
+    lines = [line.removeprefix("workerpool0-0 | ") for line in out.splitlines()
              if line.startswith("workerpool0-0 | ")]
     # the second attempt begins by resuming: what came before is the first attempt's
     (start,) = [i for i, line in enumerate(lines) if line.startswith("resuming from")]
@@ -172,14 +177,15 @@ def test_the_example_trainer_resumes_from_the_epoch_it_saved_on_sigterm(cli, tmp
     trained = [int(m.group(1)) for line in second if (m := re.match(r"epoch (\d+)/1000:", line))]
     assert trained[0] == saved + 1, second
     # every epoch once, in order, across the two attempts
-    epochs = [e["epoch"] for e in json.loads((job_dir / "metrics.json").read_text())["epochs"]]
+    metrics = json.loads((workdir / "out" / "drill" / "metrics.json").read_text())
+    epochs = [e["epoch"] for e in metrics["epochs"]]
     assert epochs == list(range(1, epochs[-1] + 1))
-    err = result.err.splitlines()
-    assert [line.split(": preempted after")[0] for line in err if line.startswith("attempt ")] \
+    said = out.splitlines()
+    assert [line.split(": preempted after")[0] for line in said if line.startswith("attempt ")] \
         == ["attempt 1 of at most 2", "attempt 2 of at most 2"]
-    assert f"error: job {_job_id(result.err)} was preempted after 1 recovery" in err
+    assert f"error: job {_job_id(out)} was preempted after 1 recovery" in said
     # the same AIP_CHECKPOINT_DIR: one job dir, named once
-    assert err.count(f"Job dir: {job_dir}") == 1
+    assert said.count(f"Job dir: {job_dir}") == 1
 
 
 def _job_id(err: str) -> str:

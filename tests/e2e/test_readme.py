@@ -103,8 +103,25 @@ def workspace(tmp_path: Path) -> Path:
     return workdir
 
 
-TRANSCRIPTS = [transcript for page in PAGES
-               for transcript in transcripts(page.read_text(encoding="utf-8"), page_name(page))]
+ALL_TRANSCRIPTS = [transcript for page in PAGES for transcript in
+                   transcripts(page.read_text(encoding="utf-8"), page_name(page))]
+# transcripts a test of their own runs, checking the page's text and more on the one run (each
+# is a minute of CPU on torch): (page, first command) -> the test
+RUN_BY_TESTS = {
+    ("docs/local.md", "gpujob local configs/pytorch-mlp-ddp.yaml --package-path examples/mlp/"
+     "trainer --module-name trainer.task --job-dir out/drill --job-id mlp_drill --preempt-after "
+     "'checkpoints/epoch-*.pt' --recover 1 -- --epochs 1000"):
+        "test_preemption_drill.py::test_the_example_trainer_resumes_from_the_epoch_it_saved_"
+        "on_sigterm",
+}
+TRANSCRIPTS = [t for t in ALL_TRANSCRIPTS if (t.page, t.steps[0].command) not in RUN_BY_TESTS]
+
+
+def transcript_run_by_a_test(page: str, command: str) -> Transcript:
+    """The transcript of ``page`` whose first command is ``command`` (one of ``RUN_BY_TESTS``),
+    for the test that runs it."""
+    (found,) = [t for t in ALL_TRANSCRIPTS if (t.page, t.steps[0].command) == (page, command)]
+    return found
 
 
 @pytest.mark.slow
@@ -120,8 +137,16 @@ def test_the_docs_transcript_is_what_the_commands_print(transcript: Transcript,
         assert code == step.code, f"{where}\nexited {code}, the page says {step.code}"
 
 
+def test_a_transcript_left_to_a_test_is_on_its_page_and_that_test_runs_it():
+    for (page, command), test in RUN_BY_TESTS.items():
+        assert transcript_run_by_a_test(page, command).page == page
+        module, _, name = test.partition("::")
+        source = (ROOT / "tests" / "e2e" / module).read_text(encoding="utf-8")
+        assert f"def {name}(" in source and "transcript_run_by_a_test(" in source
+
+
 def test_the_docs_have_transcripts_and_the_harness_reads_them():
-    pages = {t.page for t in TRANSCRIPTS}
+    pages = {t.page for t in ALL_TRANSCRIPTS}
     assert {"README.md", "docs/validate.md", "docs/local.md", "docs/vertex.md"} <= pages, pages
     assert len(TRANSCRIPTS) >= 12
     (step,) = transcripts("```console\n$ false\n[1]\n```\n")[0].steps

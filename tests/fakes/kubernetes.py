@@ -45,6 +45,18 @@ COLLECTIONS = {"localqueues", "clusterqueues", "resourceflavors", "csidrivers", 
 # namespaced custom objects a create makes beside a JobSet (a ComputeDomain), when the cluster
 # serves their API (``served``): stored in ``objects`` under their path
 MADE = re.compile(r"/apis/([^/]+/[^/]+)/namespaces/([^/]+)/(computedomains)")
+# what discovery says each group version serves (name, kind, namespaced): kubectl reads it,
+# and caches none of it while one group version lists nothing
+RESOURCES = {
+    "jobset.x-k8s.io/v1alpha2": [("jobsets", "JobSet", True)],
+    "kueue.x-k8s.io/v1beta1": [("localqueues", "LocalQueue", True),
+                               ("clusterqueues", "ClusterQueue", False),
+                               ("resourceflavors", "ResourceFlavor", False),
+                               ("workloads", "Workload", True)],
+    "networking.gke.io/v1": [("networks", "Network", False),
+                             ("gkenetworkparamsets", "GKENetworkParamSet", False)],
+    "resource.nvidia.com/v1beta1": [("computedomains", "ComputeDomain", True)],
+}
 
 
 def status(code: int, reason: str, message: str, **details: Any) -> dict[str, Any]:
@@ -146,6 +158,9 @@ class FakeKubernetes:
     served: set[str] = field(default_factory=lambda: {"jobset.x-k8s.io/v1alpha2"})
     objects: dict[str, dict[str, Any]] = field(default_factory=dict)
     nodes: list[dict[str, Any]] = field(default_factory=list)
+    # an ``ssl.SSLContext`` with the server's certificate: the cluster is served over HTTPS
+    # (benchmarks/gke_submit.py, as a real API server is)
+    tls: Any = None
 
     def __enter__(self) -> FakeKubernetes:
         fake = self
@@ -155,7 +170,10 @@ class FakeKubernetes:
 
         self.stopping = threading.Event()  # ends stalls and trickles at the test's end
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        if self.tls is not None:
+            self.server.socket = self.tls.wrap_socket(self.server.socket, server_side=True)
+        scheme = "https" if self.tls is not None else "http"
+        self.url = f"{scheme}://127.0.0.1:{self.server.server_address[1]}"
         serving.serve(self.server)
         return self
 
@@ -350,9 +368,25 @@ class _Handler(serving.Handler):
         if path == "/api/v1/nodes":
             return lambda c: {"apiVersion": "v1", "kind": "NodeList", "metadata": {},
                               "items": [n for n in fake.nodes if _selected(n, c.query)]}
+        if path == "/api":  # discovery, as kubectl reads it (legacy, not aggregated)
+            return lambda c: {"kind": "APIVersions", "versions": ["v1"]}
+        if path == "/api/v1":
+            return lambda c: {"kind": "APIResourceList", "groupVersion": "v1", "resources": [
+                {"name": name, "singularName": name[:-1], "namespaced": name == "pods",
+                 "kind": name[:-1].title(), "verbs": ["get", "list"]}
+                for name in ("nodes", "pods")]}
+        if path == "/apis":
+            return lambda c: {"kind": "APIGroupList", "apiVersion": "v1", "groups": [
+                {"name": gv.split("/")[0], "versions": [{"groupVersion": gv,
+                                                         "version": gv.split("/")[1]}],
+                 "preferredVersion": {"groupVersion": gv, "version": gv.split("/")[1]}}
+                for gv in sorted(fake.served)]}
         if path.startswith("/apis/") and path[6:] in fake.served:
+            resources = [{"name": name, "singularName": name[:-1], "namespaced": scoped,
+                          "kind": kind, "verbs": ["create", "delete", "get", "list"]}
+                         for name, kind, scoped in RESOURCES.get(path[6:], ())]
             return lambda c: {"kind": "APIResourceList", "apiVersion": "v1",
-                              "groupVersion": path[6:], "resources": []}
+                              "groupVersion": path[6:], "resources": resources}
         if path in fake.objects:
             return lambda c: fake.objects[path]
         if path.rsplit("/", 1)[-1] in COLLECTIONS and any(

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from gpujob.services.base import SUBMISSION_LABEL as SUBMISSION_LABEL  # every job gpujob submits
+from gpujob.services.labels import SUBMISSION_LABEL as SUBMISSION_LABEL  # every job gpujob submits
 
 if TYPE_CHECKING:
     from gpujob.gcp.settings import GcpSettings

@@ -222,6 +222,19 @@ def test_validate_and_help_do_not_import_the_google_libraries(write):
         assert result.stderr.strip().endswith("[]"), (args, result.stderr)
 
 
+def test_validate_loads_no_module_of_the_submit_path(write):
+    """What only a submit or a job command needs (the service seam's request, job and status
+    types, built as dataclasses) stays out of validate's start-up: a tenth of it, once."""
+    probe = ("import sys; from gpujob.cli import main; "
+             "code = main(['validate', '--service', {service!r}, {path!r}]); "
+             "print(code, sorted(m for m in ('gpujob.services.base', 'dataclasses', "
+             "'gpujob.submit', 'gpujob.gcp') if m in sys.modules), file=sys.stderr)")
+    for service in ("vertex", "ai-platform"):
+        result = _run("-c", probe.format(service=service, path=write(VALID)))
+        assert result.stderr.strip().splitlines()[-1] in ("0 []", "1 []"), (service,
+                                                                             result.stderr)
+
+
 def test_python_dash_m_gpujob_works(write):
     result = _run("-m", "gpujob", "validate", write(TYPO))
     assert result.returncode == 1

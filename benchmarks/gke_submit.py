@@ -1,0 +1,204 @@
+"""What does a GKE submit cost beside a plain create of the same JobSet? Prints ratios against
+baselines measured in the same run (no timed assertion).
+
+Against the fake cluster of the tests (tests/fakes/kubernetes.py, arranged by
+tests/fakes/kube_cluster.py) served over TLS on 127.0.0.1, with a kubeconfig that names it (its
+CA, a bearer token), each round runs, one after the other so that machine noise hits all alike:
+
+- ``kubectl create --validate=false -f JOBSET`` of the JobSet gpujob's ``--dry-run`` prints,
+  when kubectl is on PATH (its discovery cache warmed by the first round, as a user's is; the
+  fake serves no OpenAPI document for kubectl's own validation): the issue's baseline;
+- the minimal create with the ``kubernetes`` client alone: ``load_kube_config`` and
+  ``CustomObjectsApi.create_namespaced_custom_object`` of the same JobSet, in a new Python;
+- ``gpujob submit CONFIG --service gke`` (what a user runs).
+
+Each is a new process, as a user's is; its CPU time (user + system, ``getrusage`` of the
+children) is what is compared: the median over the rounds of each round's ratio. Target (issue
+34): gpujob at most 10 x kubectl. The cluster forgets its JobSets between runs, so each create
+is a first one. It also says which of the client's API modules a submit loads (target: only
+``CustomObjectsApi``, the JobSet's).
+
+Usage: python benchmarks/gke_submit.py [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import compileall
+import datetime
+import os
+import resource
+import shutil
+import ssl
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+TARGET = 10.0  # x kubectl create
+CONFIG = """\
+jobId: run_1
+trainingInput:
+  scaleTier: CUSTOM
+  masterType: n1-standard-8
+  masterConfig:
+    imageUri: us-docker.pkg.dev/p/r/trainer:1
+    acceleratorConfig: {count: 2, type: NVIDIA_TESLA_T4}
+  workerCount: 2
+  workerType: n1-standard-8
+  workerConfig:
+    acceleratorConfig: {count: 2, type: NVIDIA_TESLA_T4}
+"""
+# the kubernetes client alone: the same JobSet, created as the client's README shows
+CLIENT_ALONE = """\
+import sys, yaml
+from kubernetes import client, config
+config.load_kube_config()
+body = yaml.safe_load(open(sys.argv[1]))
+client.CustomObjectsApi().create_namespaced_custom_object(
+    "jobset.x-k8s.io", "v1alpha2", "default", "jobsets", body)
+"""
+# which API modules of the client a gpujob submit loads (run in the submit's process)
+LOADED = """\
+import sys
+from gpujob.cli import main
+try:
+    main(sys.argv[1:])
+finally:
+    print(" ".join(sorted(m.rsplit(".", 1)[1] for m in sys.modules
+                          if m.startswith("kubernetes.client.api."))), file=sys.stderr)
+"""
+
+
+def gpujob_command() -> list[str]:
+    """The installed console script next to this Python, else ``python -m gpujob``."""
+    script = Path(sys.executable).with_name("gpujob")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "gpujob"]
+
+
+def certificate(tmp: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 (and its key), the fake API server's."""
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
+            .public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(minutes=1))
+            .not_valid_after(now + datetime.timedelta(hours=2))
+            .add_extension(x509.SubjectAlternativeName(
+                [x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
+            .sign(key, hashes.SHA256()))
+    cert_file, key_file = tmp / "cert.pem", tmp / "key.pem"
+    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM,
+                                           serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return cert_file, key_file
+
+
+def run(cmd: list[str], env: dict[str, str]) -> tuple[float, str]:
+    """The CPU seconds (user + system) of ``cmd``, which must exit 0, and its stderr."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} exited {done.returncode}:\n{done.stderr}")
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), done.stderr
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=21)
+    args = parser.parse_args()
+    kubectl = shutil.which("kubectl")
+    import yaml
+    from fakes import kube_cluster
+    from fakes.kubernetes import FakeKubernetes
+
+    import gpujob
+
+    compileall.compile_dir(Path(gpujob.__file__).parent, quiet=1)
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        cert, key = certificate(tmp)
+        tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        tls.load_cert_chain(cert, key)
+        with FakeKubernetes(tls=tls) as fake:
+            kube_cluster.ready(fake)
+            kubeconfig = tmp / "kubeconfig"
+            context = "gke_proj_us-central1_train"
+            kubeconfig.write_text(yaml.safe_dump({
+                "apiVersion": "v1", "kind": "Config", "current-context": context,
+                "clusters": [{"name": context, "cluster": {
+                    "server": fake.url,
+                    "certificate-authority-data": base64.b64encode(cert.read_bytes()).decode()}}],
+                "users": [{"name": context, "user": {"token": fake.token}}],
+                "contexts": [{"name": context, "context": {"cluster": context,
+                                                           "user": context}}]}))
+            config = tmp / "config.yaml"
+            config.write_text(CONFIG, encoding="utf-8")
+            # HOME: kubectl's discovery cache (~/.kube/cache) and gpujob's are the run's own
+            env = {**{k: v for k, v in os.environ.items()
+                      if not k.startswith(("GPUJOB_", "KUBE"))},
+                   "KUBECONFIG": str(kubeconfig), "HOME": str(tmp)}
+            jobset = tmp / "jobset.yaml"
+            dry = subprocess.run([*gpujob_command(), "submit", str(config), "--service", "gke",
+                                  "--dry-run"], env=env, capture_output=True, text=True)
+            if dry.returncode != 0:
+                sys.exit(f"gpujob submit --dry-run exited {dry.returncode}:\n{dry.stderr}")
+            jobset.write_text(dry.stdout, encoding="utf-8")
+            cases = {
+                "kubectl": [kubectl or "kubectl", "create", "--validate=false", "-f", str(jobset)],
+                "client": [sys.executable, "-c", CLIENT_ALONE, str(jobset)],
+                "gpujob": [*gpujob_command(), "submit", str(config), "--service", "gke"],
+            }
+            if kubectl is None:
+                del cases["kubectl"]
+            fake.jobsets.clear()
+            _, loaded = run([sys.executable, "-c", LOADED, *cases["gpujob"][-4:]], env)
+            times: dict[str, list[float]] = {name: [] for name in cases}
+            requests: dict[str, int] = {}  # each one's in its last round
+            for i in range(args.runs + 1):  # the first round warms caches: not counted
+                for name, cmd in cases.items():
+                    fake.jobsets.clear()
+                    before = len(fake.calls)
+                    spent, _ = run(cmd, env)
+                    if i:
+                        times[name].append(spent)
+                        requests[name] = len(fake.calls) - before
+    ours = times["gpujob"]
+    print(f"gpujob submit --service gke: {statistics.median(ours) * 1000:.0f} ms of CPU "
+          f"(median of {args.runs})")
+    for name, label in (("client", "the kubernetes client alone"),
+                        ("kubectl", "kubectl create -f")):
+        if name not in times:
+            print(f"{label}: not on PATH, no ratio")
+            continue
+        ratio = statistics.median(o / b for o, b in zip(ours, times[name], strict=True))
+        mark = f" (target <= {TARGET:g}) {'OK' if ratio <= TARGET else 'MISSED'}" \
+            if name == "kubectl" else ""
+        print(f"{label}: {statistics.median(times[name]) * 1000:.0f} ms of CPU: gpujob's "
+              f"ratio {ratio:.2f}{mark}")
+    sent = ", ".join(f"{name} {count}" for name, count in requests.items())
+    print(f"requests of one create (discovery cache warm): {sent}; target gpujob 1 "
+          f"{'OK' if requests['gpujob'] == 1 else 'MISSED'}")
+    apis = loaded.strip().splitlines()[-1] if loaded.strip() else ""
+    print(f"client API modules a submit loads: {apis or 'none'}; target custom_objects_api "
+          f"{'OK' if apis == 'custom_objects_api' else 'MISSED'}")
+
+
+if __name__ == "__main__":
+    main()
