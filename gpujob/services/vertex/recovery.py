@@ -49,8 +49,9 @@ def _strategy(raw: dict[str, Any]) -> str:
 
 
 def ended(raw: dict[str, Any]) -> Ended:
-    """How ``raw`` ended: the infrastructure's cause (the catalog's words), or the exit code
-    its message gives."""
+    """How ``raw`` ended: the exit code its message gives when a replica exited (the trainer's
+    end: its traceback, quoted in the message, may hold any words), else the infrastructure's
+    cause (the catalog's words)."""
     from gpujob.gcp.proto3 import parse_time
     from gpujob.services.vertex.jobs.api import JobName
 
@@ -65,6 +66,10 @@ def ended(raw: dict[str, Any]) -> Ended:
     data = _data()
     error = found if isinstance(found := raw.get("error"), dict) else {}
     message = " ".join(str(error.get("message") or "").split())
+    code = re.search(data["exit_code"]["pattern"], message)
+    if code:  # a replica exited: the trainer's own end, whatever its traceback says after it
+        return Ended(failed=True, exit_code=int(code.group(1)), ran=ran, where=where,
+                     seconds=seconds)
     for cause in data["causes"]:
         if cause["infrastructure"] and any(re.search(p, message, re.IGNORECASE)
                                            for p in cause["patterns"]):
@@ -73,9 +78,7 @@ def ended(raw: dict[str, Any]) -> Ended:
                 spot = _strategy(raw) == "SPOT" and cause.get("ran_spot")
                 words = spot or cause["ran"]
             return Ended(failed=True, cause=words, ran=ran, where=where, seconds=seconds)
-    code = re.search(data["exit_code"]["pattern"], message)
-    return Ended(failed=True, exit_code=int(code.group(1)) if code else None, ran=ran,
-                 where=where, seconds=seconds)
+    return Ended(failed=True, ran=ran, where=where, seconds=seconds)
 
 
 def _now() -> Any:

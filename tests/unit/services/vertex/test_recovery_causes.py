@@ -57,3 +57,11 @@ def test_a_job_that_did_not_fail_has_no_cause():
     assert not found.failed and found.cause is None and found.ran
     cancelled = ended(_job("CANCELED", state="JOB_STATE_CANCELLED", ran=False))
     assert not cancelled.failed and cancelled.seconds is None
+
+
+def test_a_replica_that_exited_is_the_trainers_end_whatever_its_traceback_says():
+    """Vertex quotes the trainer's error after the exit status: words of an infrastructure
+    cause in that traceback do not make the trainer's failure a preemption."""
+    found = ended(_job("The replica workerpool0-0 exited with a non-zero status of 1. "
+                       "Traceback: RuntimeError: " + STOCKOUT))
+    assert found.cause is None and found.exit_code == 1
