@@ -119,15 +119,13 @@ def convert(ctx: click.Context, **params: Any) -> int:
       gpujob convert --region us-central1 --display-name run1 -o spec.yaml \\
           --worker-pool-spec=machine-type=n1-standard-8,container-image-uri=IMAGE
     """
-    from gpujob.cli.jobflags import with_tiers
     from gpujob.commands.convert import execute
     from gpujob.submit.settings import SubmitSettings
 
-    check, tiers = with_tiers(check_options_of({**params, "service": params["to"]}), params)
-    check = check._replace(job=check.job._replace(display_name=params["display_name"]))
+    check = check_options_of({**params, "service": params["to"]})
     gcp = gcp_settings({"api_endpoint": None, "request_timeout": 60.0, "max_attempts": 5,
                         "retry_deadline": 120.0, **params})
-    line = overrides(ctx, params, tiers)
+    line = overrides(ctx, params)
     loaded, package_path = None, params["package_path"]
     if params["worker_pool_spec"] and "--display-name" in check.service.unsupported_flags:
         from gpujob.errors import UsageError

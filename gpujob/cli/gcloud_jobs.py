@@ -188,7 +188,6 @@ def job_settings(params: dict[str, Any], check: CheckOptions, configs: list[str]
     (``line``, its overrides) applied, as ``submit`` builds it (``take``), for the checks."""
     from gpujob.submit.settings import SubmitSettings
 
-    check = check._replace(job=check.job._replace(display_name=params.get("display_name")))
     out = []
     every_config: list[str | None] = list(configs) or [None]
     for config in every_config:

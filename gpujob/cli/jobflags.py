@@ -8,7 +8,7 @@ flag left out leaves the file alone.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -28,7 +28,7 @@ from gpujob.cli.params import Count, Seconds
 from gpujob.submit.settings import SubmitSettings
 
 if TYPE_CHECKING:
-    from gpujob.settings import CheckOptions
+    pass
 
 # (flag, JSON path, parser, environment variable, help). Every one defaults to "not given": a
 # flag that is absent leaves the file's value alone.
@@ -85,12 +85,12 @@ _FIELD_FLAGS: list[tuple[str, tuple[str, ...], str, str | None, str]] = [
 ]
 
 
-def _parser(kind: str, flag: str, tiers: Sequence[str]) -> Callable[[Any], Any]:
+def _parser(kind: str, flag: str) -> Callable[[Any], Any]:
     from gpujob.config import overrides as ov
 
     return {
         "str": lambda v: v,
-        "scale_tier": lambda v: ov.parse_scale_tier(v, tiers),
+        "scale_tier": ov.parse_scale_tier,
         "accelerator": lambda v: ov.parse_accelerator(v, flag),
         "count": lambda v: ov.parse_count(v, flag),
         "bool": lambda v: ov.parse_bool(v, flag),
@@ -129,9 +129,9 @@ def _metavar(kind: str) -> str:
             "scale_tier": "TIER"}.get(kind, "TEXT")
 
 
-def overrides(ctx: click.Context, params: dict[str, Any], tiers: Sequence[str]) -> list[Any]:
+def overrides(ctx: click.Context, params: dict[str, Any]) -> list[Any]:
     """The flags that were given, as overrides: ``--unset`` first, then ``--set``, then named
-    flags (they win). ``tiers``: the scale tiers of the catalog in use."""
+    flags (they win)."""
     from gpujob.config import overrides as ov
 
     out = [parse_unset(text) for text in params.get("unset", ())]
@@ -142,7 +142,7 @@ def overrides(ctx: click.Context, params: dict[str, Any], tiers: Sequence[str]) 
         if value is None:
             continue
         from_env = ctx.get_parameter_source(name) == ParameterSource.ENVIRONMENT
-        out.append(ov.Override(path, _parser(kind, flag, tiers)(value),
+        out.append(ov.Override(path, _parser(kind, flag)(value),
                                ov.flag_origin(flag, env if from_env else None)))
     if params["enable_web_access"] is not None:
         out.append(ov.Override((_TI, "enableWebAccess"), params["enable_web_access"],
@@ -158,11 +158,11 @@ def overrides(ctx: click.Context, params: dict[str, Any], tiers: Sequence[str]) 
     return out
 
 
-def only_given(ctx: click.Context, params: dict[str, Any], tiers: Sequence[str]) -> list[Any]:
+def only_given(ctx: click.Context, params: dict[str, Any]) -> list[Any]:
     """``overrides`` of a command that declares only some of the job flags (``validate``):
     the others count as not given."""
     every = {_param_name(flag): None for flag, *_ in _FIELD_FLAGS}
-    return overrides(ctx, {**every, "set_": (), **params}, tiers)
+    return overrides(ctx, {**every, "set_": (), **params})
 
 
 def parse_unset(text: str) -> Any:
@@ -262,15 +262,6 @@ def local_options(hidden: bool = False) -> Callable[[Callable[..., Any]], Callab
     )
 
 
-def with_tiers(check: CheckOptions, params: dict[str, Any]) -> tuple[CheckOptions, list[str]]:
-    """``check``, and the scale tiers --scale-tier is checked against: the catalog's, which
-    is loaded here only for that flag (the command loads it otherwise)."""
-    if params.get("scale_tier") is None:
-        return check, []
-    check = check.loaded()
-    return check, list(check.catalog.scale_tiers)
-
-
 def submit_settings(ctx: click.Context, params: dict[str, Any], *, local: bool) -> SubmitSettings:
     """The SubmitSettings of ``submit`` (its cloud options are in ``params``) and ``local``."""
     cloud: dict[str, Any] = {}
@@ -280,11 +271,10 @@ def submit_settings(ctx: click.Context, params: dict[str, Any], *, local: bool) 
                  "poll_interval": params["poll_interval"]}
     if local:  # a local run has no price (``modes`` noted the flag as unused)
         params = {**params, "max_hourly_cost": None, "max_cost": None}
-    check, tiers = with_tiers(check_options_of(params), params)
-    check = check._replace(job=check.job._replace(display_name=params.get("display_name")))
+    check = check_options_of(params)
     return SubmitSettings(
         config=params["config"],
-        overrides=overrides(ctx, params, tiers),
+        overrides=overrides(ctx, params),
         user_args=ctx.meta["user_args"],
         project=params.get("project"),
         dry_run=params.get("dry_run", False),
@@ -296,7 +286,6 @@ def submit_settings(ctx: click.Context, params: dict[str, Any], *, local: bool) 
         grace_period=params["grace_period"],
         # the drill's flags: local's and submit's (refused there), not preflight's
         preempt_after=params.get("preempt_after"),
-        recover=params.get("recover"),
         recover_exit_codes=params.get("recover_on_exit_codes") or (),
         # the flags the mode uses (``modes`` noted the others): the service judges those alone
         given_flags=tuple(f for f in given_flags(ctx)

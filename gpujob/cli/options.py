@@ -231,7 +231,8 @@ def check_options_of(params: dict[str, Any]) -> CheckOptions:
         check_flags(services.get(service), given)
     job = JobOptions(executor_image_uri=executor, strategy=strategy, extra=extra(params),
                      max_hourly_cost=budget, max_cost=max_cost,
-                     recover=params.get("recover") or 0)
+                     recover=params.get("recover") or 0,
+                     display_name=params.get("display_name"))
     return CheckOptions(services.get(service), catalog_file=params["catalog"],
                         region_check=not params.get("no_region_check", False), job=job)
 

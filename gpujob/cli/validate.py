@@ -65,13 +65,11 @@ def validate(ctx: click.Context, files: tuple[str, ...], fmt: str, **params: Any
     found, unreadable = expand(files)
     jobs = None
     if gcloud_jobs.given(params):  # (the submit path's modules only then)
-        from gpujob.cli.jobflags import only_given, with_tiers
+        from gpujob.cli.jobflags import only_given
 
         if not found and not gcloud_jobs.flag_only(params):
             raise click.UsageError("Missing argument 'FILE...': the flags describe no job of "
                                    "their own (give --worker-pool-spec, as gcloud ai "
                                    "custom-jobs create does, or a config file)", ctx)
-        check, tiers = with_tiers(check, params)
-        jobs = gcloud_jobs.job_settings(params, check, list(found),
-                                        only_given(ctx, params, tiers))
+        jobs = gcloud_jobs.job_settings(params, check, list(found), only_given(ctx, params))
     return execute(ValidateSettings(found, fmt, check, unreadable), jobs)

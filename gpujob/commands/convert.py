@@ -35,7 +35,8 @@ def execute(settings: SubmitSettings) -> int:
     from gpujob.services.capabilities import Capability
     from gpujob.submit.prepare import merged
 
-    options = settings.check.loaded()  # the service (--to) and its catalog, first
+    settings = settings.with_catalog()  # the service (--to) and its catalog, first
+    options = settings.check
     service = options.service
     service.require(Capability.CONVERT, f"gpujob convert --to {service.name}")
     config = settings.config or FROM_FLAGS

@@ -5,7 +5,6 @@ reads its cluster) runs that, on the checked job, instead."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -19,7 +18,7 @@ def execute(settings: SubmitSettings, availability: bool = False) -> int:
     from gpujob.submit.failover import check_only
     from gpujob.submit.prepare import Remote
 
-    settings = replace(settings, check=settings.check.loaded())
+    settings = settings.with_catalog()
     service = services.get(settings.service)
     service.require(Capability.PREFLIGHT, "gpujob preflight")
     if not service.supports(Capability.PLACEMENT):  # a preflight of its own (GKE: the cluster)

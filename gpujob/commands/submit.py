@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import tempfile
-from dataclasses import replace
 from pathlib import Path
 
 from gpujob.submit.settings import SubmitSettings
@@ -19,7 +18,7 @@ def execute(settings: SubmitSettings) -> int:
     from gpujob.submit import dry_run, local, send
     from gpujob.submit.prepare import prepare_job
 
-    settings = replace(settings, check=settings.check.loaded())
+    settings = settings.with_catalog()
     service = services.get(settings.service)  # a local run reads only its flags
     check_flags(service, settings.given_flags)
     if settings.recover_exit_codes and not settings.recover:

@@ -31,7 +31,8 @@ def execute(settings: ValidateSettings, jobs: list[SubmitSettings] | None = None
     else:
         from dataclasses import replace  # (a submit's settings: only for a job command line)
 
-        results = [_check_job(replace(job, check=options), options.service) for job in jobs]
+        results = [_check_job(replace(job, check=options).with_catalog(), options.service)
+                   for job in jobs]
     results += [FileResult(path, [error("load.io", f"cannot read the directory: {why}", (),
                                         Location(path), "nothing under it was checked")])
                 for path, why in settings.unreadable]

@@ -8,7 +8,7 @@ the document. Syntax errors raise ``UsageError`` (exit 2); values that parse but
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,14 +36,21 @@ def enum_name(text: str) -> str:
     return text.strip().replace("-", "_").upper()
 
 
-def parse_scale_tier(text: str, tiers: Sequence[str]) -> str:
-    """``basic-gpu`` -> ``BASIC_GPU``, if the catalog in use has that tier (``tiers``)."""
-    name = enum_name(text)
-    if name not in tiers:
-        choices = ", ".join(t.lower().replace("_", "-") for t in tiers)
-        raise UsageError(f"--scale-tier: {text!r} is not a scale tier",
-                         f"choose one of {choices} (any case, '-' or '_')")
-    return name
+def parse_scale_tier(text: str) -> str:
+    """``basic-gpu`` -> ``BASIC_GPU``; the command checks it against the tiers of the catalog
+    it loads (``check_scale_tiers``)."""
+    return enum_name(text)
+
+
+def check_scale_tiers(overrides: Iterable[Override], tiers: Iterable[str]) -> None:
+    """A usage error for a --scale-tier the catalog in use does not have."""
+    tiers = list(tiers)
+    for override in overrides:
+        if override.origin.flag == "--scale-tier" and override.value not in tiers:
+            given = str(override.value).lower().replace("_", "-")
+            choices = ", ".join(t.lower().replace("_", "-") for t in tiers)
+            raise UsageError(f"--scale-tier: {given!r} is not a scale tier",
+                             f"choose one of {choices} (any case, '-' or '_')")
 
 
 def _pairs(text: str, flag: str) -> list[tuple[str, str]]:

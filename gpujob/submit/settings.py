@@ -49,7 +49,6 @@ class SubmitSettings:
     max_local_replicas: int | None = None
     grace_period: float | None = None
     preempt_after: str | None = None  # the drill's --preempt-after SECONDS|FILE
-    recover: int | None = None  # the drill's; submit's: attempts after the infrastructure's end
     recover_exit_codes: tuple[int, ...] = ()  # --recover-on-exit-codes: recovered too
     given_flags: tuple[str, ...] = ()  # the options given on the command line
     # Vertex AI: the choices tried in order (gpujob.failover; empty: the config's region, the
@@ -77,6 +76,22 @@ class SubmitSettings:
     @property
     def catalog(self) -> Any:
         return self.check.catalog
+
+    def with_catalog(self) -> SubmitSettings:
+        """These settings with their catalog loaded (``CheckOptions.loaded``), and the command
+        line's --scale-tier checked against its tiers."""
+        from dataclasses import replace
+
+        from gpujob.config.overrides import check_scale_tiers
+
+        check = self.check.loaded()
+        check_scale_tiers(self.overrides, check.catalog.scale_tiers)
+        return replace(self, check=check)
+
+    @property
+    def recover(self) -> int | None:
+        """--recover N: the drill's restarts; submit's attempts after the infrastructure's end."""
+        return self.check.job.recover or None
 
     @property
     def display_name(self) -> str | None:

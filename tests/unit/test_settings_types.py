@@ -9,6 +9,8 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+
 from gpujob import services
 from gpujob.settings import CheckOptions, JobOptions
 
@@ -57,3 +59,22 @@ def test_a_bad_catalog_is_one_usage_error_from_the_command(cli, write, tmp_path)
     assert result.out == ""
     assert [line for line in result.err.splitlines() if line.startswith("error:")] == [
         f"error: --catalog {bad} is not a valid catalog:"]
+
+
+def test_a_scale_tier_flag_becomes_an_override_without_reading_the_catalog():
+    """--scale-tier is named as the catalog names tiers while the flags become settings; the
+    command checks it against the catalog it loads (``SubmitSettings.with_catalog``)."""
+    import click
+
+    from gpujob.cli.jobflags import only_given
+    from gpujob.config.overrides import check_scale_tiers
+    from gpujob.errors import UsageError
+
+    ctx = click.Context(click.Command("validate"))
+    line = only_given(ctx, {"scale_tier": "basic-gpu", "enable_web_access": None, "labels": None,
+                            "kms_key": None, "kms_keyring": None, "kms_location": None,
+                            "kms_project": None})
+    assert [(o.path, o.value) for o in line] == [(("trainingInput", "scaleTier"), "BASIC_GPU")]
+    check_scale_tiers(line, ["BASIC", "BASIC_GPU"])
+    with pytest.raises(UsageError, match="'basic-gpu' is not a scale tier"):
+        check_scale_tiers(line, ["BASIC"])
