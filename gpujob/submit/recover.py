@@ -33,7 +33,7 @@ from gpujob.errors import EXIT_INTERRUPTED, JobFailed, RemoteError
 from gpujob.terminal import printable
 
 if TYPE_CHECKING:
-    from gpujob.services.base import Commands, Created, JobClient, Request, Service
+    from gpujob.services.base import Commands, Created, JobClient, JobStatus, Request, Service
     from gpujob.services.recovery import Ended, Recovery
     from gpujob.submit.failover import Choice, Plan
     from gpujob.submit.settings import SubmitSettings
@@ -61,6 +61,37 @@ def _money(value: float | None) -> str:
     return "cost unknown" if value is None else f"${value:,.2f}"
 
 
+def attempt_dict(number: int, status: JobStatus, ended: Ended) -> dict[str, Any]:
+    """An attempt for ``--format json``: its number, job, REGION/STRATEGY, state, run time
+    and cost (an estimate at the attempt's own region and strategy's price)."""
+    return {"attempt": number, "id": status.id, "where": ended.where, "state": status.state,
+            "seconds": ended.seconds,
+            "cost": status.cost.get("amount") if status.cost else None}
+
+
+def attempt_line(number: int, status: JobStatus, ended: Ended) -> str:
+    """``attempt 2: job ID in REGION/STRATEGY FAILED after 1 h 0 min, $0.41 (an
+    estimate)``: one attempt, as recovery and ``describe`` say it."""
+    cost = status.cost.get("amount") if status.cost else None
+    cost_words = "" if not status.cost else f", {_money(cost)} (an estimate)"
+    ran = f"after {span(ended.seconds)}" if status.done else \
+        f"for {span(ended.seconds)}" if ended.seconds is not None else "(it has not run yet)"
+    return f"attempt {number}: job {printable(status.id)} in {ended.where} {status.state} " \
+           f"{ran}{cost_words}"
+
+
+def total(attempts: list[dict[str, Any]]) -> float | None:
+    """What the attempts cost in all (``attempt_dict``'s costs); None when one is unknown."""
+    costs = [a["cost"] for a in attempts]
+    return None if None in costs else sum(costs)
+
+
+def summed(attempts: list[dict[str, Any]]) -> str:
+    """``3 attempts, $1.23 in all (an estimate)``."""
+    count = f"{len(attempts)} attempt{'s' if len(attempts) != 1 else ''}"
+    return f"{count}, {_money(total(attempts))} in all (an estimate)"
+
+
 @dataclass
 class Recovering:
     """One job's attempts, followed one at a time (see the module's docstring)."""
@@ -84,8 +115,7 @@ class Recovering:
 
     @property
     def spent(self) -> float | None:
-        costs = [a["cost"] for a in self.attempts]
-        return None if None in costs else sum(costs)
+        return total(self.attempts)
 
     def left(self, number: int) -> int:
         return self.most - (number - self.first)
@@ -170,14 +200,9 @@ class Recovering:
 
     def _record(self, raw: dict[str, Any], number: int, ended: Ended, words: str) -> None:
         status = self.service.status(raw)
-        cost = status.cost.get("amount") if status.cost else None
-        self.attempts.append({"attempt": number, "id": status.id, "where": ended.where,
-                              "state": status.state, "seconds": ended.seconds,
-                              "cost": cost, "cause": ended.cause,
+        self.attempts.append({**attempt_dict(number, status, ended), "cause": ended.cause,
                               "exitCode": ended.exit_code, "outcome": words})
-        cost_words = "" if not status.cost else f", {_money(cost)} (an estimate)"
-        CONSOLE.err(f"attempt {number}: job {printable(status.id)} in {ended.where} "
-                    f"{status.state} after {span(ended.seconds)}{cost_words}: {words}")
+        CONSOLE.err(f"{attempt_line(number, status, ended)}: {words}")
 
     def _judge(self, raw: dict[str, Any], number: int, ended: Ended) -> str | None:
         """Say how attempt ``number`` ended; None when it is to be recovered, else why not."""
@@ -262,8 +287,7 @@ class Recovering:
 
         status = self.service.status(raw)
         if len(self.attempts) > 1:
-            CONSOLE.err(f"recovery: {len(self.attempts)} attempts, "
-                        f"{_money(self.spent)} in all (an estimate)")
+            CONSOLE.err(f"recovery: {summed(self.attempts)}")
         if output_format == "text":
             CONSOLE.line(printable(status.id))
         else:
@@ -284,11 +308,14 @@ class Recovering:
 
 def label_first(plan: Plan) -> str:
     """Make every choice's request attempt 1 of one lineage (the first one's submission
-    label): the lineage's ID."""
+    label): the lineage's ID. Each names the regions of every choice, where ``describe``
+    looks for the lineage's attempts."""
     recovery = plan.service.recovery(plan.remote.open())
+    built = [plan.request(choice) for choice in plan.left]  # each choice's region, once known
+    regions = [r for c in plan.left if (r := c.as_dict(plan.own)["region"])]
     lineage = ""
-    for choice in plan.left:
-        made = recovery.attempt(plan.request(choice), lineage or None, 1)
+    for choice, request in zip(plan.left, built, strict=True):
+        made = recovery.attempt(request, lineage or None, 1, regions)
         plan.requests[choice] = made
         found = recovery.lineage(made.body)
         lineage = lineage or (found.id if found is not None else "")

@@ -176,6 +176,34 @@ def test_wait_takes_over_a_running_job_and_recovers_it(cli, google, key, vertex,
         ["attempt 1", "attempt 2"]
 
 
+def test_wait_recover_of_a_job_gpujob_did_not_submit_names_the_lineage_by_its_id(
+        cli, google, key, vertex, vertex_job, clock):
+    """A job without gpujob's labels (made elsewhere) cannot be labelled after its creation
+    (customJobs has no patch): its later attempts carry its ID as their lineage, so describe
+    of one reads the original by that ID; describe of the original cannot know of them."""
+    job = vertex_job(state="JOB_STATE_RUNNING", labels={})
+    job_id = job["name"].rsplit("/", 1)[1]
+    vertex.script(job_id, Step("JOB_STATE_FAILED", error=preempted(REGION), ran=HOUR))
+    vertex.create_scripts.append(SUCCEEDS)
+    result = cli("wait", job_id, *VERTEX, "--region", REGION, "--recover", "1")
+    assert result.code == 0, result.err
+    (create,) = _creates(google)
+    labels = create.body["labels"]
+    assert (labels["gpujob-lineage"], labels["gpujob-attempt"]) == (job_id, "2")
+    assert labels["gpujob-regions"] == REGION
+    new_id = result.out.strip()
+    described = cli("describe", new_id, *VERTEX, "--region", REGION, "--format", "json")
+    assert described.code == 0, described.err
+    assert f"attempt 2 of a recovered job (lineage {job_id}): 2 attempts" in described.err
+    shown = json.loads(described.out)["recovery"]
+    assert [(a["attempt"], a["id"], a["state"]) for a in shown["attempts"]] == [
+        (1, job_id, "FAILED"), (2, new_id, "SUCCEEDED")]
+    original = cli("describe", job_id, *VERTEX, "--region", REGION, "--format", "json")
+    assert original.code == 0, original.err
+    assert "recovered job" not in original.err
+    assert "recovery" not in json.loads(original.out)
+
+
 def test_ctrl_c_leaves_the_attempt_running_and_says_how_to_resume(
         cli, google, key, write, vertex, clock):
     vertex.create_scripts.extend([_preempted(), ["JOB_STATE_RUNNING"]])
@@ -198,12 +226,42 @@ def test_describe_names_the_attempts_of_a_recovered_job(cli, google, key, write,
     first, second = (j["name"].rsplit("/", 1)[1] for j in vertex.jobs.values())
     result = cli("describe", second, *VERTEX, "--region", REGION)
     assert result.code == 0, result.err
-    assert f"attempt 2 of a recovered job; its attempts: {first} (1, FAILED), {second} (2, " \
-           "SUCCEEDED)" in result.err
+    assert "attempt 2 of a recovered job (lineage " in result.err
+    lines = [line.strip() for line in result.err.splitlines()
+             if line.startswith("  attempt ")]
+    assert [line.split(" in ")[0] for line in lines] == [f"attempt 1: job {first}",
+                                                        f"attempt 2: job {second}"]
     listed = cli("list", *VERTEX, "--region", REGION)
     header, *rows = listed.out.splitlines()
     assert header.split()[:6] == ["JOB_ID", "STATE", "CREATED", "COST", "ATTEMPT", "LINEAGE"]
     assert sorted(row.split()[4] for row in rows) == ["1", "2"]
+
+
+def test_describe_finds_the_attempts_in_every_region_of_the_plan_one_list_each(
+        cli, google, key, write, vertex, clock):
+    """Attempts in two regions (``--region a,b``): describe of the second, in b, lists
+    the first, in a, with one filtered list per region, and no command to look elsewhere."""
+    vertex.create_scripts.extend([_preempted(REGION), SUCCEEDS])
+    assert cli("submit", write(SPOT_T4), *VERTEX, "--strategy", "spot", "--region",
+               f"{REGION},{EAST}", "--recover", "1").code == 0
+    first, second = (j["name"].rsplit("/", 1)[1] for j in vertex.jobs.values())
+    assert {j["labels"]["gpujob-regions"] for j in vertex.jobs.values()} == \
+        {f"{REGION}_{EAST}"}
+    before = len(google.calls("customJobs.list"))
+    result = cli("describe", second, *VERTEX, "--region", EAST, "--format", "json")
+    assert result.code == 0, result.err
+    lists = google.calls("customJobs.list")[before:]
+    assert sorted(c.path.split("/")[5] for c in lists) == sorted([REGION, EAST])
+    assert all(c.query["filter"][0].startswith("labels.gpujob-lineage=") for c in lists)
+    lines = [line.strip() for line in result.err.splitlines()
+             if line.startswith("  attempt ")]
+    assert [line.split(" FAILED")[0].split(" SUCCEEDED")[0] for line in lines] == [
+        f"attempt 1: job {first} in {REGION}/SPOT", f"attempt 2: job {second} in {EAST}/SPOT"]
+    assert "gpujob list --region" not in result.err
+    shown = json.loads(result.out)["recovery"]
+    assert [(a["attempt"], a["id"], a["where"]) for a in shown["attempts"]] == [
+        (1, first, f"{REGION}/SPOT"), (2, second, f"{EAST}/SPOT")]
+    assert shown["spent"] == pytest.approx(sum(a["cost"] for a in shown["attempts"]))
 
 
 @pytest.mark.parametrize("service", ["ai-platform", "gke"])
