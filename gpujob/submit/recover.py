@@ -44,6 +44,7 @@ NextRequest = Callable[[int], "tuple[Request, str]"]
 # sets the error about a minute after the job ends ("Understand the serverless training
 # service")
 SETTLE_SECONDS = 180.0
+_REFUSED = "refused"  # a create refused for room, nothing of it alive: the next choice
 
 
 def span(seconds: float | None) -> str:
@@ -111,6 +112,7 @@ class Recovering:
     # how an attempt's request is created (submit: Plan.create of its choice); None:
     # create.create_once through the client, the same create
     creator: Callable[[Request], Created | None] | None = None
+    choices: int = 1  # the choices an attempt may be made at (--region a,b, --strategy …)
     attempts: list[dict[str, Any]] = field(default_factory=list)
 
     @property
@@ -157,16 +159,28 @@ class Recovering:
                 CONSOLE.err(f"  attempt {number} was made already: job "
                             f"{printable(self.service.status(raw).id)}; following it")
                 continue
+            made = self._next(number, next_request)
+            if not isinstance(made, dict):
+                return made, raw
+            raw, number = made, number + 1
+
+    def _next(self, number: int, next_request: NextRequest) -> dict[str, Any] | int | None:
+        """Create attempt ``number + 1``: its job as made; else None when the cap stops
+        recovery, 130 after Ctrl-C. A create refused for room (quota, a stockout) moves on to
+        the next choice, as failover does before the first run, each choice once at most;
+        the last one's refusal is raised (``RemoteError``, exit 3)."""
+        for tried in range(self.choices):
             request, where = next_request(number + 1)
-            worst = self.recovery.worst_case(request)
-            if self._over_cap(worst, number):
-                return None, raw
+            if self._over_cap(self.recovery.worst_case(request), number):
+                return None
             CONSOLE.err(f"  recovering: attempt {number + 1} in {where} "
                         f"({self.left(number + 1)} more left after it)")
-            made = self._create(request)
+            made = self._create(request, where, tried + 1 < self.choices)
             if made is None:
-                return EXIT_INTERRUPTED, raw
-            raw, number = made, number + 1
+                return EXIT_INTERRUPTED
+            if isinstance(made, dict):
+                return made
+        raise AssertionError("the last choice's create returns or raises")
 
     def _settled(self, raw: dict[str, Any]) -> dict[str, Any]:
         """``raw``, read again while it ended FAILED without an error message yet (at most
@@ -243,17 +257,23 @@ class Recovering:
                     f"{_money(self.max_cost)}")
         return True
 
-    def _create(self, request: Request) -> dict[str, Any] | None:
-        """Create the next attempt (the previous one has ended): its job as made; None after
-        Ctrl-C during the create (said)."""
+    def _create(self, request: Request, where: str, more: bool
+                ) -> dict[str, Any] | str | None:
+        """Create the next attempt (the previous one has ended) at ``where``: its job as
+        made; ``_REFUSED`` when refused for room with nothing of it alive and ``more``
+        choices left (said); None after Ctrl-C during the create (said)."""
         from gpujob.submit.create import announce, create_once
 
         try:
             created = self.creator(request) if self.creator is not None else \
                 create_once(self.client, request, self.service)
         except RemoteError as exc:
-            if self._cleaned_up(exc, request):
+            why = self._refused_for_room(exc, request, more)
+            if why == EXIT_INTERRUPTED:
                 return None
+            if isinstance(why, str) and more:
+                CONSOLE.err(f"note: {where}: {why}; trying the next choice")
+                return _REFUSED
             CONSOLE.err(f"recovery stopped: the create of attempt {len(self.attempts) + 1} "
                         "failed (below); the attempts so far: "
                         + ", ".join(f"{a['id']} ({a['state']})" for a in self.attempts))
@@ -264,18 +284,23 @@ class Recovering:
         announce(self.service, status, request, self.client.project, created.recovered)
         return created.raw
 
-    def _cleaned_up(self, refused: RemoteError, request: Request) -> bool:
-        """After a create refused for room, which may have made its job all the same: none of
-        it is left alive (``create.clean_up``, as failover does); True when interrupted."""
+    def _refused_for_room(self, refused: RemoteError, request: Request,
+                          moving_on: bool) -> str | int | None:
+        """Whether ``refused`` is a refusal for room (failover's word on it:
+        ``Placement.refused_for_room``): why, once none of what it may have made all the
+        same is left alive (``create.clean_up``, as failover does); 130 when interrupted
+        while making sure; None when it is not one."""
         from gpujob.services.capabilities import Capability
         from gpujob.submit.create import clean_up
 
         if not self.service.supports(Capability.PLACEMENT):
-            return False
+            return None
         placement = self.service.placement(self.client)
-        if placement.refused_for_room(refused, request) is None:
-            return False
-        return clean_up(placement, refused, request) is not None
+        why = placement.refused_for_room(refused, request)
+        if why is None:
+            return None
+        stopped = clean_up(placement, refused, request, moving_on)
+        return why if stopped is None else stopped
 
     def finish(self, code: int | None, raw: dict[str, Any], output_format: str,
                extra: dict[str, Any]) -> int:
@@ -342,6 +367,7 @@ def after_submit(plan: Plan, settings: SubmitSettings, choice: Choice, raw: dict
                        settings.recover_exit_codes, settings.check.job.max_cost,
                        settings.poll_interval, settings.stream_logs,
                        found.id if found else "",
+                       choices=len(order),
                        creator=lambda _staged: plan.create(order[at["index"]]))
     code, last = state.follow(raw, 1, next_request)
     return state.finish(code, last, settings.output_format, extra)

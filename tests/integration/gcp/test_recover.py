@@ -321,23 +321,51 @@ def test_the_docs_transcript_is_what_submit_prints(cli, google, key, write, vert
     assert kept(block) == kept(result.err)
 
 
-def test_a_recovery_create_refused_for_quota_stops_with_the_refusal_and_leaves_no_job(
+def test_a_recovery_create_refused_for_quota_moves_on_to_the_next_choice(
         cli, google, key, write, vertex, clock):
+    """With --region a,b, attempt 2's create in b refused for quota (nothing made) moves on
+    to a, as failover does before the first run: attempt 2 is made there, and the refused
+    create counts no attempt (--recover 1 allows attempt 2)."""
     from fakes.errors import vertex_quota_exceeded
+    from test_preflight import T4_SPOT
+
+    vertex.create_scripts.extend([_preempted(), SUCCEEDS])
+    vertex.refusals[EAST] = (429, vertex_quota_exceeded(T4_SPOT, EAST, 0))
+    result = cli("submit", write(SPOT_T4), *VERTEX, "--strategy", "spot", "--region",
+                 f"{REGION},{EAST}", "--recover", "1")
+    assert result.code == 0, result.err
+    assert [c.path.split("/")[5] for c in _creates(google)] == [REGION, EAST, REGION]
+    assert len(vertex.jobs) == 2 and vertex.live_at_create == [0, 0]
+    assert f"note: {EAST}/SPOT: Vertex AI refused the create for quota: " in result.err
+    assert "; trying the next choice" in result.err
+    looked = [c for c in google.calls("customJobs.list") if f"/locations/{EAST}/" in c.path]
+    assert looked and "gpujob-submission" in looked[-1].query["filter"][0]  # none left alive
+    lines = _attempt_lines(result.err)
+    assert [line.split(" in ")[1].split()[0] for line in lines] == [f"{REGION}/SPOT",
+                                                                    f"{REGION}/SPOT"]
+    assert lines[1].startswith("attempt 2: ")
+
+
+def test_a_recovery_create_refused_at_every_choice_stops_with_the_refusal(
+        cli, google, key, write, vertex, clock):
+    """Each choice is tried once for an attempt: refused in both regions, recovery stops
+    with the last refusal (exit 3), and no job is left but the first."""
+    from fakes.errors import vertex_quota_exceeded
+    from fakes.faults import Reply
     from test_preflight import T4_SPOT
 
     vertex.create_scripts.append(_preempted())
     vertex.refusals[EAST] = (429, vertex_quota_exceeded(T4_SPOT, EAST, 0))
+    google.inject("customJobs.create", None, None,
+                  Reply(429, vertex_quota_exceeded(T4_SPOT, REGION, 0)))
     result = cli("submit", write(SPOT_T4), *VERTEX, "--strategy", "spot", "--region",
-                 f"{REGION},{EAST}", "--recover", "2")
+                 f"{REGION},{EAST}", "--recover", "3")
     assert result.code == 3, result.err
-    assert [c.path.split("/")[5] for c in _creates(google)] == [REGION, EAST]
+    assert [c.path.split("/")[5] for c in _creates(google)] == [REGION, EAST, REGION]
     assert len(vertex.jobs) == 1
     first = next(iter(vertex.jobs))
     assert f"recovery stopped: the create of attempt 2 failed (below); the attempts so far: " \
            f"{first} (FAILED)" in result.err
-    looked = [c for c in google.calls("customJobs.list") if f"/locations/{EAST}/" in c.path]
-    assert looked and "gpujob-submission" in looked[-1].query["filter"][0]
 
 
 def test_wait_recover_holds_max_cost_too(cli, google, key, vertex, vertex_job, clock):
