@@ -101,6 +101,31 @@ def test_with_two_regions_the_second_attempt_goes_to_the_second_and_the_third_wr
     assert shown["job"]["state"] == "SUCCEEDED"
 
 
+def test_each_attempt_is_priced_at_its_own_strategy_and_the_sum_is_theirs(
+        cli, google, key, write, vertex, clock):
+    """A Spot attempt preempted, then a standard one (``--strategy spot,standard``): each
+    attempt's line and JSON cost is its own strategy's price for the hour it ran, and the
+    sum (text and ``spent``) is theirs."""
+    vertex.create_scripts.extend([_preempted(), SUCCEEDS])
+    result = cli("submit", write(SPOT_T4), *VERTEX, "--strategy", "spot,standard",
+                 "--recover", "1", "--format", "json")
+    assert result.code == 0, result.err
+    bodies = [c.body for c in _creates(google)]
+    assert [b["jobSpec"].get("scheduling", {}).get("strategy", "STANDARD") for b in bodies] \
+        == ["SPOT", "STANDARD"]
+    spot, standard = (estimate(b, REGION).total for b in bodies)
+    assert spot is not None and standard is not None and spot < standard
+    attempts = json.loads(result.out)["recovery"]["attempts"]
+    assert [a["where"] for a in attempts] == [f"{REGION}/SPOT", f"{REGION}/STANDARD"]
+    assert [a["cost"] for a in attempts] == [pytest.approx(spot), pytest.approx(standard)]
+    assert json.loads(result.out)["recovery"]["spent"] == pytest.approx(spot + standard)
+    first, second = _attempt_lines(result.err)
+    assert f"in {REGION}/SPOT FAILED after 1 h 0 min, ${spot:,.2f} (an estimate)" in first
+    assert f"in {REGION}/STANDARD SUCCEEDED after 1 h 0 min, ${standard:,.2f} (an " \
+           "estimate)" in second
+    assert f"recovery: 2 attempts, ${spot + standard:,.2f} in all (an estimate)" in result.err
+
+
 def test_the_trainers_own_failure_is_not_recovered(cli, google, key, write, vertex, clock):
     vertex.create_scripts.extend([_exits(1), SUCCEEDS])
     result = cli("submit", write(SPOT_T4), *VERTEX, "--strategy", "spot", "--recover", "3")
