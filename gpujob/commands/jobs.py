@@ -56,7 +56,7 @@ def _lineage(service: Service, client: JobClient, raw: dict[str, Any],
     None for a job of no lineage."""
     from gpujob.errors import RemoteError
     from gpujob.services.capabilities import Capability
-    from gpujob.submit.recover import attempt_dict, attempt_line, total
+    from gpujob.submit.attempts import attempt_dict, attempt_line, total
 
     if lineage is None or not service.supports(Capability.RECOVER):
         return None, []
@@ -80,7 +80,7 @@ def _lineage(service: Service, client: JobClient, raw: dict[str, Any],
 
 def _tell_lineage(lineage: dict[str, Any], lines: list[str]) -> None:
     """``describe``'s lines (stderr) about the attempts ``_lineage`` found."""
-    from gpujob.submit.recover import summed
+    from gpujob.submit.attempts import summed
 
     head = (f"attempt {lineage['attempt']} of a recovered job (lineage "
             f"{lineage['lineage']})")

@@ -30,10 +30,11 @@ from typing import TYPE_CHECKING, Any
 
 from gpujob.console import CONSOLE
 from gpujob.errors import EXIT_INTERRUPTED, JobFailed, RemoteError
+from gpujob.submit.attempts import attempt_dict, attempt_line, money, summed, total
 from gpujob.terminal import printable
 
 if TYPE_CHECKING:
-    from gpujob.services.base import Commands, Created, JobClient, JobStatus, Request, Service
+    from gpujob.services.base import Commands, Created, JobClient, Request, Service
     from gpujob.services.recovery import Ended, Recovery
     from gpujob.submit.failover import Choice, Plan
     from gpujob.submit.settings import SubmitSettings
@@ -45,52 +46,6 @@ NextRequest = Callable[[int], "tuple[Request, str]"]
 # service")
 SETTLE_SECONDS = 180.0
 _REFUSED = "refused"  # a create refused for room, nothing of it alive: the next choice
-
-
-def span(seconds: float | None) -> str:
-    """``3720`` -> ``1 h 2 min``; None -> ``no time (it never ran)``."""
-    if seconds is None:
-        return "no time (it never ran)"
-    whole = int(seconds)
-    hours, minutes, rest = whole // 3600, whole % 3600 // 60, whole % 60
-    if hours:
-        return f"{hours} h {minutes} min"
-    return f"{minutes} min {rest} s" if minutes else f"{rest} s"
-
-
-def _money(value: float | None) -> str:
-    return "cost unknown" if value is None else f"${value:,.2f}"
-
-
-def attempt_dict(number: int, status: JobStatus, ended: Ended) -> dict[str, Any]:
-    """An attempt for ``--format json``: its number, job, REGION/STRATEGY, state, run time
-    and cost (an estimate at the attempt's own region and strategy's price)."""
-    return {"attempt": number, "id": status.id, "where": ended.where, "state": status.state,
-            "seconds": ended.seconds,
-            "cost": status.cost.get("amount") if status.cost else None}
-
-
-def attempt_line(number: int, status: JobStatus, ended: Ended) -> str:
-    """``attempt 2: job ID in REGION/STRATEGY FAILED after 1 h 0 min, $0.41 (an
-    estimate)``: one attempt, as recovery and ``describe`` say it."""
-    cost = status.cost.get("amount") if status.cost else None
-    cost_words = "" if not status.cost else f", {_money(cost)} (an estimate)"
-    ran = f"after {span(ended.seconds)}" if status.done else \
-        f"for {span(ended.seconds)}" if ended.seconds is not None else "(it has not run yet)"
-    return f"attempt {number}: job {printable(status.id)} in {ended.where} {status.state} " \
-           f"{ran}{cost_words}"
-
-
-def total(attempts: list[dict[str, Any]]) -> float | None:
-    """What the attempts cost in all (``attempt_dict``'s costs); None when one is unknown."""
-    costs = [a["cost"] for a in attempts]
-    return None if None in costs else sum(costs)
-
-
-def summed(attempts: list[dict[str, Any]]) -> str:
-    """``3 attempts, $1.23 in all (an estimate)``."""
-    count = f"{len(attempts)} attempt{'s' if len(attempts) != 1 else ''}"
-    return f"{count}, {_money(total(attempts))} in all (an estimate)"
 
 
 @dataclass
@@ -148,12 +103,14 @@ class Recovering:
                 if final is None:
                     return EXIT_INTERRUPTED, raw
                 raw = final
-            raw = self._settled(raw)
-            ended = self.recovery.ended(raw)
-            stop = self._judge(raw, number, ended)
-            if stop is not None:
-                return None, raw
-            later = self._later(raw, number) if self.look_later else None
+            try:  # between attempts: Ctrl-C says how to resume, as while following
+                raw = self._settled(raw)
+                stop = self._judge(raw, number, self.recovery.ended(raw))
+                if stop is not None:
+                    return None, raw
+                later = self._later(raw, number) if self.look_later else None
+            except KeyboardInterrupt:
+                return self._stopped(raw, commands), raw
             if later is not None:  # recovered already (another wait --recover): follow that
                 raw, number = later
                 CONSOLE.err(f"  attempt {number} was made already: job "
@@ -163,6 +120,16 @@ class Recovering:
             if not isinstance(made, dict):
                 return made, raw
             raw, number = made, number + 1
+
+    def _stopped(self, raw: dict[str, Any], commands: Commands) -> int:
+        """After Ctrl-C once an attempt ended, before the next was made: nothing more is
+        made; say so, and how to resume. Exit 130."""
+        status = self.service.status(raw)
+        CONSOLE.err()
+        CONSOLE.err(f"Stopped recovering job {printable(status.id)}, which ended "
+                    f"{status.state}; no other attempt was made.")
+        CONSOLE.err(f"Resume with: {commands.wait}")
+        return EXIT_INTERRUPTED
 
     def _next(self, number: int, next_request: NextRequest) -> dict[str, Any] | int | None:
         """Create attempt ``number + 1``: its job as made; else None when the cap stops
@@ -251,10 +218,10 @@ class Recovering:
         spent = self.spent
         if spent is not None and worst is not None and spent + worst <= self.max_cost:
             return False
-        told = (f"the attempts so far cost {_money(spent)} and attempt {number + 1} could cost "
-                f"{_money(worst)} (its worst case)")
+        told = (f"the attempts so far cost {money(spent)} and attempt {number + 1} could cost "
+                f"{money(worst)} (its worst case)")
         CONSOLE.err(f"recovery stopped before attempt {number + 1}: {told}, over --max-cost "
-                    f"{_money(self.max_cost)}")
+                    f"{money(self.max_cost)}")
         return True
 
     def _create(self, request: Request, where: str, more: bool

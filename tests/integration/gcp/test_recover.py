@@ -430,3 +430,22 @@ def test_a_failed_job_without_its_error_yet_is_read_again_before_it_is_judged(
     assert len(_creates(google)) == 2
     assert "ended FAILED without an error message yet" in result.err
     assert _attempt_lines(result.err)[0].endswith("after Compute Engine's restarts)")
+
+
+def test_ctrl_c_after_an_attempt_ended_makes_no_other_and_says_how_to_resume(
+        cli, google, key, write, vertex, clock):
+    """Ctrl-C while the ended attempt is read again for its error (before it is judged):
+    nothing more is created, and the command that resumes recovery is said."""
+    vertex.create_scripts.extend([
+        ["JOB_STATE_RUNNING", Step("JOB_STATE_FAILED", error={"code": 0, "message": ""}),
+         Step("JOB_STATE_FAILED", error=preempted(REGION), ran=HOUR)], SUCCEEDS])
+    clock.interrupt_at = 2  # the first read again, after the FAILED without its error
+    result = cli("submit", write(SPOT_T4), *VERTEX, "--strategy", "spot", "--recover", "2")
+    assert result.code == 130, result.err
+    assert len(_creates(google)) == 1
+    (job_id,) = vertex.jobs
+    assert f"Stopped recovering job {job_id}, which ended FAILED; no other attempt was " \
+           "made." in result.err
+    assert (f"Resume with: gpujob wait {job_id} --service vertex --project {PROJECT} "
+            f"--region {REGION} --recover 2") in result.err
+    assert "Traceback" not in result.err
