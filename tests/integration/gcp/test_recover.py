@@ -449,3 +449,25 @@ def test_ctrl_c_after_an_attempt_ended_makes_no_other_and_says_how_to_resume(
     assert (f"Resume with: gpujob wait {job_id} --service vertex --project {PROJECT} "
             f"--region {REGION} --recover 2") in result.err
     assert "Traceback" not in result.err
+
+
+def test_describe_of_an_attempt_naming_no_regions_looks_in_its_own_and_says_how_to_look_on(
+        cli, google, key, vertex, vertex_job, clock):
+    """An attempt without the regions label (its plan's regions did not fit a label value):
+    describe lists its own region's attempts and prints the command for the others."""
+    lineage = {"gpujob-lineage": "sub-1"}
+    first = vertex_job(state="JOB_STATE_FAILED", labels={"gpujob-submission": "sub-1"},
+                       created="2026-11-29T01:00:00Z")
+    second = vertex_job(state="JOB_STATE_RUNNING", labels={
+        **lineage, "gpujob-attempt": "2", "gpujob-submission": "sub-2"},
+        created="2026-11-29T02:00:00Z")
+    ids = [job["name"].rsplit("/", 1)[1] for job in (first, second)]
+    result = cli("describe", ids[1], *VERTEX, "--region", REGION)
+    assert result.code == 0, result.err
+    assert "attempt 2 of a recovered job (lineage sub-1): 2 attempts" in result.err
+    assert [line.strip().split(" in ")[0] for line in result.err.splitlines()
+            if line.startswith("  attempt ")] == [f"attempt {n}: job {i}"
+                                                   for n, i in zip((1, 2), ids, strict=True)]
+    assert ("those in other regions are listed by gpujob list --region REGION --filter "
+            "'labels.gpujob-lineage=sub-1'") in result.err
+    assert {c.path.split("/")[5] for c in google.calls("customJobs.list")} == {REGION}
