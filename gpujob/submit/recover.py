@@ -10,14 +10,16 @@ code of ``--recover-on-exit-codes``, create it again, at most N times.
 - The body is the same (the same ``baseOutputDirectory``: the trainer resumes from its
   checkpoints); a submit with choices (``--region a,b``, ``--strategy spot,standard``) takes
   the next choice in order for each attempt, after the last the first again (wrapping
-  around); ``wait --recover`` creates the job where it was.
+  around); ``wait --recover`` creates the job where it was. A create refused for room
+  (failover's ``Placement.refused_for_room``, cleaned up as failover does) moves on to the
+  next choice, each once per attempt; the last one's refusal stops recovery (exit 3).
 - Never two live jobs: an attempt is created only once the one before has ended (FAILED).
 - A failure that is the trainer's own (an exit code not listed, no cause of the
   infrastructure's) is not recovered; exit 4.
 - ``--max-cost``: before an attempt, what the attempts cost so far (the estimate ``describe``
   shows) and the next one's worst case are added; over the cap, recovery stops (exit 4).
 - Ctrl-C stops following and leaves the running attempt alone (exit 130), with the command
-  that resumes following with the attempts left.
+  that resumes following with the attempts left; once an attempt ended, it makes no other.
 
 One line on stderr per attempt: how it ended, where, how long it ran, what it cost.
 """
