@@ -24,47 +24,75 @@ if TYPE_CHECKING:
 
 def describe(service: Service, job: str, gcp: GcpSettings, output_format: str = "text",
              extra: tuple[tuple[str, str], ...] = ()) -> int:
-    """Print the job (YAML, or the envelope) and its links."""
+    """Print the job (YAML, or the envelope) and its links; for an attempt of a recovered
+    job, its lineage's attempts (stderr; ``recovery`` in the envelope)."""
     client, ref = _open(service, job, gcp, extra)
     found = client.get(ref)
+    status = service.status(found)
+    lineage, lines = _lineage(service, client, found, status.lineage)
     if output_format == "json":
-        CONSOLE.json(output.envelope(service, found))
+        CONSOLE.json(output.envelope(service, found, **(
+            {"recovery": lineage} if lineage is not None else {})))
     else:
         import yaml
 
         CONSOLE.out(yaml.safe_dump(_shown(found), sort_keys=False, allow_unicode=True,
                                    width=100))
-    status = service.status(found)
     links(service, ref.id, client.project, status.location or ref.location)
     for line in status.summary:
         CONSOLE.err(line)
     if status.waiting:
         CONSOLE.err(status.waiting)
-    if status.lineage is not None:
-        _attempts(service, client, found, status.lineage)
+    if lineage is not None:
+        _tell_lineage(lineage, lines)
     return EXIT_OK
 
 
-def _attempts(service: Service, client: JobClient, raw: dict[str, Any],
-              lineage: dict[str, Any]) -> None:
-    """The attempts of a recovered job (``--recover``), found by its lineage label where the
-    job is."""
+def _lineage(service: Service, client: JobClient, raw: dict[str, Any],
+             lineage: dict[str, Any] | None) -> tuple[dict[str, Any] | None, list[str]]:
+    """The attempts of a recovered job (``--recover``), found by its lineage label in every
+    region its labels name (``Recovery.attempts``): ``{"lineage", "attempt", "attempts",
+    "spent"}`` (``"error"``: why they could not be listed), and a line for each attempt;
+    None for a job of no lineage."""
     from gpujob.errors import RemoteError
     from gpujob.services.capabilities import Capability
+    from gpujob.submit.attempts import attempt_dict, attempt_line, total
 
-    if not service.supports(Capability.RECOVER):
-        return
+    if lineage is None or not service.supports(Capability.RECOVER):
+        return None, []
+    shown: dict[str, Any] = {"lineage": lineage["id"], "attempt": lineage["attempt"]}
+    if not lineage.get("regions"):  # an attempt made before the regions label
+        shown["elsewhere"] = ("gpujob list --region REGION --filter "
+                              f"'labels.gpujob-lineage={lineage['id']}'")
+    recovery = service.recovery(client)
     try:
-        found = [service.status(job) for job in service.recovery(client).attempts(raw)]
+        jobs = recovery.attempts(raw)
     except RemoteError as exc:
-        CONSOLE.err(f"attempt {lineage['attempt']} of a recovered job (lineage "
-                    f"{lineage['id']}); its other attempts could not be listed: {exc.message}")
+        return {**shown, "error": exc.message}, []
+    attempts, lines = [], []
+    for job in jobs:
+        status, ended = service.status(job), recovery.ended(job)
+        number = status.lineage["attempt"] if status.lineage else 1
+        attempts.append(attempt_dict(number, status, ended))
+        lines.append(attempt_line(number, status, ended))
+    return {**shown, "attempts": attempts, "spent": total(attempts)}, lines
+
+
+def _tell_lineage(lineage: dict[str, Any], lines: list[str]) -> None:
+    """``describe``'s lines (stderr) about the attempts ``_lineage`` found."""
+    from gpujob.submit.attempts import summed
+
+    head = (f"attempt {lineage['attempt']} of a recovered job (lineage "
+            f"{lineage['lineage']})")
+    if "error" in lineage:
+        CONSOLE.err(f"{head}; its other attempts could not be listed: {lineage['error']}")
         return
-    shown = ", ".join(f"{s.id} ({s.lineage['attempt'] if s.lineage else 1}, {s.state})"
-                      for s in found)
-    CONSOLE.err(f"attempt {lineage['attempt']} of a recovered job; its attempts: {shown} "
-                f"(lineage {lineage['id']}; those in other regions: gpujob list --region "
-                f"REGION --filter 'labels.gpujob-lineage={lineage['id']}')")
+    CONSOLE.err(f"{head}: {summed(lineage['attempts'])}")
+    for line in lines:
+        CONSOLE.err(f"  {line}")
+    if "elsewhere" in lineage:
+        CONSOLE.err(f"  (its job names no regions: those in other regions are listed by "
+                    f"{lineage['elsewhere']})")
 
 
 def _shown(job: dict[str, Any]) -> dict[str, Any]:

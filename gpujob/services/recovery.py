@@ -5,7 +5,10 @@ trainer's exit code), the request of the next attempt (its own submission label,
 that link the attempts), and the attempts of a lineage (``describe``, ``list``).
 
 The attempts of one recovered job carry ``LINEAGE_LABEL`` (the first attempt's submission
-label, or its ID when it has none) and ``ATTEMPT_LABEL`` (1, 2, …)."""
+label, or its ID when it has none: a job gpujob did not submit, taken over by ``wait
+--recover``), ``ATTEMPT_LABEL`` (1, 2, …) and ``REGIONS_LABEL``: the regions its attempts
+may be in (a submit's ``--region a,b``), so that ``describe`` of any attempt lists each of
+those regions once for the others."""
 
 from __future__ import annotations
 
@@ -13,10 +16,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from gpujob.services.base import Request
 
 LINEAGE_LABEL = "gpujob-lineage"
 ATTEMPT_LABEL = "gpujob-attempt"
+REGIONS_LABEL = "gpujob-regions"  # the regions joined by "_": us-central1_europe-west4
 
 
 @dataclass(frozen=True)
@@ -50,16 +56,21 @@ class Recovery(Protocol):
         """How the job ``raw`` ended (its causes and messages are the service's data)."""
         ...
 
-    def attempt(self, request: Request, lineage: str | None, number: int) -> Request:
+    def attempt(self, request: Request, lineage: str | None, number: int,
+                regions: Sequence[str] = ()) -> Request:
         """``request`` as attempt ``number`` of ``lineage`` (None: the lineage its own
         submission label starts): after the first, a submission label of its own (so that a
         lost answer's look-up finds this attempt's job, never an earlier one's); the lineage
-        labels; nothing else changes (the same output directory)."""
+        labels, with ``regions``, where the lineage's attempts may be (none given: those the
+        request names already, else its own region); nothing else changes (the same output
+        directory)."""
         ...
 
     def again(self, raw: dict[str, Any]) -> Request:
         """The request that creates the job ``raw`` (one gpujob did not submit in this run:
-        ``wait --recover``) again, as it was."""
+        ``wait --recover``) again, as it was; a job of no lineage and no submission label (one
+        gpujob did not submit) starts the lineage of its own ID, which its later attempts
+        carry (it cannot be labelled after its creation)."""
         ...
 
     def lineage(self, raw: dict[str, Any]) -> Lineage | None:
@@ -67,8 +78,8 @@ class Recovery(Protocol):
         ...
 
     def attempts(self, raw: dict[str, Any]) -> list[dict[str, Any]]:
-        """The jobs of ``raw``'s lineage (``raw`` too) the service lists where ``raw`` is,
-        oldest first; [] for a job of no lineage."""
+        """The jobs of ``raw``'s lineage (``raw`` too), in every region its label names, oldest
+        first; [] for a job of no lineage."""
         ...
 
     def worst_case(self, request: Request) -> float | None:

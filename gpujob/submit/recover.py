@@ -10,14 +10,16 @@ code of ``--recover-on-exit-codes``, create it again, at most N times.
 - The body is the same (the same ``baseOutputDirectory``: the trainer resumes from its
   checkpoints); a submit with choices (``--region a,b``, ``--strategy spot,standard``) takes
   the next choice in order for each attempt, after the last the first again (wrapping
-  around); ``wait --recover`` creates the job where it was.
+  around); ``wait --recover`` creates the job where it was. A create refused for room
+  (failover's ``Placement.refused_for_room``, cleaned up as failover does) moves on to the
+  next choice, each once per attempt; the last one's refusal stops recovery (exit 3).
 - Never two live jobs: an attempt is created only once the one before has ended (FAILED).
 - A failure that is the trainer's own (an exit code not listed, no cause of the
   infrastructure's) is not recovered; exit 4.
 - ``--max-cost``: before an attempt, what the attempts cost so far (the estimate ``describe``
   shows) and the next one's worst case are added; over the cap, recovery stops (exit 4).
 - Ctrl-C stops following and leaves the running attempt alone (exit 130), with the command
-  that resumes following with the attempts left.
+  that resumes following with the attempts left; once an attempt ended, it makes no other.
 
 One line on stderr per attempt: how it ended, where, how long it ran, what it cost.
 """
@@ -30,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpujob.console import CONSOLE
 from gpujob.errors import EXIT_INTERRUPTED, JobFailed, RemoteError
+from gpujob.submit.attempts import attempt_dict, attempt_line, money, summed, total
 from gpujob.terminal import printable
 
 if TYPE_CHECKING:
@@ -44,21 +47,7 @@ NextRequest = Callable[[int], "tuple[Request, str]"]
 # sets the error about a minute after the job ends ("Understand the serverless training
 # service")
 SETTLE_SECONDS = 180.0
-
-
-def span(seconds: float | None) -> str:
-    """``3720`` -> ``1 h 2 min``; None -> ``no time (it never ran)``."""
-    if seconds is None:
-        return "no time (it never ran)"
-    whole = int(seconds)
-    hours, minutes, rest = whole // 3600, whole % 3600 // 60, whole % 60
-    if hours:
-        return f"{hours} h {minutes} min"
-    return f"{minutes} min {rest} s" if minutes else f"{rest} s"
-
-
-def _money(value: float | None) -> str:
-    return "cost unknown" if value is None else f"${value:,.2f}"
+_REFUSED = "refused"  # a create refused for room, nothing of it alive: the next choice
 
 
 @dataclass
@@ -80,12 +69,12 @@ class Recovering:
     # how an attempt's request is created (submit: Plan.create of its choice); None:
     # create.create_once through the client, the same create
     creator: Callable[[Request], Created | None] | None = None
+    choices: int = 1  # the choices an attempt may be made at (--region a,b, --strategy …)
     attempts: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def spent(self) -> float | None:
-        costs = [a["cost"] for a in self.attempts]
-        return None if None in costs else sum(costs)
+        return total(self.attempts)
 
     def left(self, number: int) -> int:
         return self.most - (number - self.first)
@@ -116,27 +105,51 @@ class Recovering:
                 if final is None:
                     return EXIT_INTERRUPTED, raw
                 raw = final
-            raw = self._settled(raw)
-            ended = self.recovery.ended(raw)
-            stop = self._judge(raw, number, ended)
-            if stop is not None:
-                return None, raw
-            later = self._later(raw, number) if self.look_later else None
+            try:  # between attempts: Ctrl-C says how to resume, as while following
+                raw = self._settled(raw)
+                stop = self._judge(raw, number, self.recovery.ended(raw))
+                if stop is not None:
+                    return None, raw
+                later = self._later(raw, number) if self.look_later else None
+            except KeyboardInterrupt:
+                return self._stopped(raw, commands), raw
             if later is not None:  # recovered already (another wait --recover): follow that
                 raw, number = later
                 CONSOLE.err(f"  attempt {number} was made already: job "
                             f"{printable(self.service.status(raw).id)}; following it")
                 continue
+            made = self._next(number, next_request)
+            if not isinstance(made, dict):
+                return made, raw
+            raw, number = made, number + 1
+
+    def _stopped(self, raw: dict[str, Any], commands: Commands) -> int:
+        """After Ctrl-C once an attempt ended, before the next was made: nothing more is
+        made; say so, and how to resume. Exit 130."""
+        status = self.service.status(raw)
+        CONSOLE.err()
+        CONSOLE.err(f"Stopped recovering job {printable(status.id)}, which ended "
+                    f"{status.state}; no other attempt was made.")
+        CONSOLE.err(f"Resume with: {commands.wait}")
+        return EXIT_INTERRUPTED
+
+    def _next(self, number: int, next_request: NextRequest) -> dict[str, Any] | int | None:
+        """Create attempt ``number + 1``: its job as made; else None when the cap stops
+        recovery, 130 after Ctrl-C. A create refused for room (quota, a stockout) moves on to
+        the next choice, as failover does before the first run, each choice once at most;
+        the last one's refusal is raised (``RemoteError``, exit 3)."""
+        for tried in range(self.choices):
             request, where = next_request(number + 1)
-            worst = self.recovery.worst_case(request)
-            if self._over_cap(worst, number):
-                return None, raw
+            if self._over_cap(self.recovery.worst_case(request), number):
+                return None
             CONSOLE.err(f"  recovering: attempt {number + 1} in {where} "
                         f"({self.left(number + 1)} more left after it)")
-            made = self._create(request)
+            made = self._create(request, where, tried + 1 < self.choices)
             if made is None:
-                return EXIT_INTERRUPTED, raw
-            raw, number = made, number + 1
+                return EXIT_INTERRUPTED
+            if isinstance(made, dict):
+                return made
+        raise AssertionError("the last choice's create returns or raises")
 
     def _settled(self, raw: dict[str, Any]) -> dict[str, Any]:
         """``raw``, read again while it ended FAILED without an error message yet (at most
@@ -170,14 +183,9 @@ class Recovering:
 
     def _record(self, raw: dict[str, Any], number: int, ended: Ended, words: str) -> None:
         status = self.service.status(raw)
-        cost = status.cost.get("amount") if status.cost else None
-        self.attempts.append({"attempt": number, "id": status.id, "where": ended.where,
-                              "state": status.state, "seconds": ended.seconds,
-                              "cost": cost, "cause": ended.cause,
+        self.attempts.append({**attempt_dict(number, status, ended), "cause": ended.cause,
                               "exitCode": ended.exit_code, "outcome": words})
-        cost_words = "" if not status.cost else f", {_money(cost)} (an estimate)"
-        CONSOLE.err(f"attempt {number}: job {printable(status.id)} in {ended.where} "
-                    f"{status.state} after {span(ended.seconds)}{cost_words}: {words}")
+        CONSOLE.err(f"{attempt_line(number, status, ended)}: {words}")
 
     def _judge(self, raw: dict[str, Any], number: int, ended: Ended) -> str | None:
         """Say how attempt ``number`` ended; None when it is to be recovered, else why not."""
@@ -212,23 +220,29 @@ class Recovering:
         spent = self.spent
         if spent is not None and worst is not None and spent + worst <= self.max_cost:
             return False
-        told = (f"the attempts so far cost {_money(spent)} and attempt {number + 1} could cost "
-                f"{_money(worst)} (its worst case)")
+        told = (f"the attempts so far cost {money(spent)} and attempt {number + 1} could cost "
+                f"{money(worst)} (its worst case)")
         CONSOLE.err(f"recovery stopped before attempt {number + 1}: {told}, over --max-cost "
-                    f"{_money(self.max_cost)}")
+                    f"{money(self.max_cost)}")
         return True
 
-    def _create(self, request: Request) -> dict[str, Any] | None:
-        """Create the next attempt (the previous one has ended): its job as made; None after
-        Ctrl-C during the create (said)."""
+    def _create(self, request: Request, where: str, more: bool
+                ) -> dict[str, Any] | str | None:
+        """Create the next attempt (the previous one has ended) at ``where``: its job as
+        made; ``_REFUSED`` when refused for room with nothing of it alive and ``more``
+        choices left (said); None after Ctrl-C during the create (said)."""
         from gpujob.submit.create import announce, create_once
 
         try:
             created = self.creator(request) if self.creator is not None else \
                 create_once(self.client, request, self.service)
         except RemoteError as exc:
-            if self._cleaned_up(exc, request):
+            why = self._refused_for_room(exc, request, more)
+            if why == EXIT_INTERRUPTED:
                 return None
+            if isinstance(why, str) and more:
+                CONSOLE.err(f"note: {where}: {why}; trying the next choice")
+                return _REFUSED
             CONSOLE.err(f"recovery stopped: the create of attempt {len(self.attempts) + 1} "
                         "failed (below); the attempts so far: "
                         + ", ".join(f"{a['id']} ({a['state']})" for a in self.attempts))
@@ -239,18 +253,23 @@ class Recovering:
         announce(self.service, status, request, self.client.project, created.recovered)
         return created.raw
 
-    def _cleaned_up(self, refused: RemoteError, request: Request) -> bool:
-        """After a create refused for room, which may have made its job all the same: none of
-        it is left alive (``create.clean_up``, as failover does); True when interrupted."""
+    def _refused_for_room(self, refused: RemoteError, request: Request,
+                          moving_on: bool) -> str | int | None:
+        """Whether ``refused`` is a refusal for room (failover's word on it:
+        ``Placement.refused_for_room``): why, once none of what it may have made all the
+        same is left alive (``create.clean_up``, as failover does); 130 when interrupted
+        while making sure; None when it is not one."""
         from gpujob.services.capabilities import Capability
         from gpujob.submit.create import clean_up
 
         if not self.service.supports(Capability.PLACEMENT):
-            return False
+            return None
         placement = self.service.placement(self.client)
-        if placement.refused_for_room(refused, request) is None:
-            return False
-        return clean_up(placement, refused, request) is not None
+        why = placement.refused_for_room(refused, request)
+        if why is None:
+            return None
+        stopped = clean_up(placement, refused, request, moving_on)
+        return why if stopped is None else stopped
 
     def finish(self, code: int | None, raw: dict[str, Any], output_format: str,
                extra: dict[str, Any]) -> int:
@@ -262,8 +281,7 @@ class Recovering:
 
         status = self.service.status(raw)
         if len(self.attempts) > 1:
-            CONSOLE.err(f"recovery: {len(self.attempts)} attempts, "
-                        f"{_money(self.spent)} in all (an estimate)")
+            CONSOLE.err(f"recovery: {summed(self.attempts)}")
         if output_format == "text":
             CONSOLE.line(printable(status.id))
         else:
@@ -284,11 +302,14 @@ class Recovering:
 
 def label_first(plan: Plan) -> str:
     """Make every choice's request attempt 1 of one lineage (the first one's submission
-    label): the lineage's ID."""
+    label): the lineage's ID. Each names the regions of every choice, where ``describe``
+    looks for the lineage's attempts."""
     recovery = plan.service.recovery(plan.remote.open())
+    built = [plan.request(choice) for choice in plan.left]  # each choice's region, once known
+    regions = [r for c in plan.left if (r := c.as_dict(plan.own)["region"])]
     lineage = ""
-    for choice in plan.left:
-        made = recovery.attempt(plan.request(choice), lineage or None, 1)
+    for choice, request in zip(plan.left, built, strict=True):
+        made = recovery.attempt(request, lineage or None, 1, regions)
         plan.requests[choice] = made
         found = recovery.lineage(made.body)
         lineage = lineage or (found.id if found is not None else "")
@@ -315,6 +336,7 @@ def after_submit(plan: Plan, settings: SubmitSettings, choice: Choice, raw: dict
                        settings.recover_exit_codes, settings.check.job.max_cost,
                        settings.poll_interval, settings.stream_logs,
                        found.id if found else "",
+                       choices=len(order),
                        creator=lambda _staged: plan.create(order[at["index"]]))
     code, last = state.follow(raw, 1, next_request)
     return state.finish(code, last, settings.output_format, extra)

@@ -11,9 +11,11 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from gpujob.services.recovery import ATTEMPT_LABEL, LINEAGE_LABEL, Ended, Lineage
+from gpujob.services.recovery import ATTEMPT_LABEL, LINEAGE_LABEL, REGIONS_LABEL, Ended, Lineage
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from gpujob.services.base import JobClient, Request
     from gpujob.services.vertex.jobs.api import VertexClient
 
@@ -23,6 +25,11 @@ _INPUT = {"customJobs": ("displayName", "jobSpec", "labels", "encryptionSpec"),
                                        "parallelTrialCount", "maxFailedTrialCount",
                                        "trialJobSpec", "labels", "encryptionSpec")}
 _NOUNS = {"customJobs": "CustomJob", "hyperparameterTuningJobs": "HyperparameterTuningJob"}
+# a label value: lowercase letters, digits, "-" and "_", at most 63 (VERTEX.md §1.3 says 64
+# code points; 63 is what every Google Cloud label takes)
+_LABEL_VALUE = re.compile(r"[a-z0-9_-]{1,63}")
+_REGION = re.compile(r"[a-z][a-z0-9-]*[0-9]")
+_JOB_ID = re.compile(r"[0-9]{1,30}")
 
 
 def _catalog() -> Any:
@@ -88,13 +95,31 @@ def _now() -> Any:
 
 
 def lineage_of(raw: dict[str, Any]) -> dict[str, Any] | None:
-    """The lineage labels of a job (or a request's body): ``{"id", "attempt"}``; None."""
+    """The lineage labels of a job (or a request's body): ``{"id", "attempt"}``, and
+    ``"regions"`` where the label names them; None."""
     labels = found if isinstance(found := raw.get("labels"), dict) else {}
     first = labels.get(LINEAGE_LABEL)
     number = str(labels.get(ATTEMPT_LABEL) or "")
     if not isinstance(first, str) or not first:
         return None
-    return {"id": first, "attempt": int(number) if number.isdigit() else 1}
+    found = {"id": first, "attempt": int(number) if number.isdigit() else 1}
+    regions = regions_of(labels)
+    return {**found, "regions": regions} if regions else found
+
+
+def regions_of(labels: dict[str, Any]) -> list[str]:
+    """The regions ``REGIONS_LABEL`` names (``us-central1_europe-west4``); [] without it."""
+    text = labels.get(REGIONS_LABEL)
+    if not isinstance(text, str):
+        return []
+    return [r for r in dict.fromkeys(text.split("_")) if _REGION.fullmatch(r)]
+
+
+def regions_label(regions: Sequence[str]) -> str | None:
+    """The value of ``REGIONS_LABEL`` for ``regions``, None when it does not fit a label
+    value (then ``describe`` lists the attempts of the job's own region, and says so)."""
+    text = "_".join(dict.fromkeys(regions))
+    return text if _LABEL_VALUE.fullmatch(text) else None
 
 
 class VertexRecovery:
@@ -110,7 +135,8 @@ class VertexRecovery:
     def ended(self, raw: dict[str, Any]) -> Ended:
         return ended(raw)
 
-    def attempt(self, request: Request, lineage: str | None, number: int) -> Request:
+    def attempt(self, request: Request, lineage: str | None, number: int,
+                regions: Sequence[str] = ()) -> Request:
         from gpujob.services.vertex.paths import SUBMISSION_LABEL
         from gpujob.services.vertex.request import submission_token
 
@@ -118,14 +144,19 @@ class VertexRecovery:
         own = labels.get(SUBMISSION_LABEL)
         if number > 1 or not own:  # each attempt is found by its own label
             labels[SUBMISSION_LABEL] = submission_token()
-        labels.update({LINEAGE_LABEL: lineage or own or labels[SUBMISSION_LABEL],
-                       ATTEMPT_LABEL: str(number)})
+        labels.update({LINEAGE_LABEL: lineage or labels.get(LINEAGE_LABEL) or own
+                       or labels[SUBMISSION_LABEL], ATTEMPT_LABEL: str(number)})
+        if regions or REGIONS_LABEL not in labels:
+            where = regions_label(regions or [self.vertex.place_of(request.url).location])
+            labels.pop(REGIONS_LABEL, None)
+            if where is not None:
+                labels[REGIONS_LABEL] = where
         return replace(request, body={**request.body, "labels": labels})
 
     def again(self, raw: dict[str, Any]) -> Request:
         from gpujob.services.base import Request
         from gpujob.services.vertex.jobs.api import JobName
-        from gpujob.services.vertex.paths import jobs_url, layout
+        from gpujob.services.vertex.paths import SUBMISSION_LABEL, jobs_url, layout
 
         name = JobName.parse(str(raw.get("name", "")))
         if name is None:
@@ -134,6 +165,13 @@ class VertexRecovery:
             raise RemoteError(f"the job's name {raw.get('name')!r} is not a job's resource name, "
                               "so it cannot be created again")
         body = {key: raw[key] for key in _INPUT[name.collection] if key in raw}
+        labels = dict(given) if isinstance(given := body.get("labels"), dict) else {}
+        if not labels.get(LINEAGE_LABEL) and not labels.get(SUBMISSION_LABEL) \
+                and _JOB_ID.fullmatch(name.id):
+            # a job gpujob did not submit: its ID names the lineage (a CustomJob cannot be
+            # labelled after its creation: the API has no patch for it), so that describe of
+            # a later attempt reads it by its ID
+            body["labels"] = {**labels, LINEAGE_LABEL: name.id, ATTEMPT_LABEL: "1"}
         noun = _NOUNS[name.collection]
         url = jobs_url(self.client.gcp, name.project,  # type: ignore[attr-defined]
                        name.location, noun)
@@ -144,9 +182,11 @@ class VertexRecovery:
         return Lineage(found["id"], found["attempt"]) if found is not None else None
 
     def attempts(self, raw: dict[str, Any]) -> list[dict[str, Any]]:
-        """The jobs of ``raw``'s lineage in its region (the first one too, which may carry
-        only its submission label; a job of no lineage starts one with its submission label),
-        oldest first; [] for a job gpujob did not submit."""
+        """The jobs of ``raw``'s lineage (the first one too, which may carry only its
+        submission label; a job of no lineage starts one with its submission label), oldest
+        first; [] for a job gpujob did not submit. One list per region its regions label
+        names (``raw``'s own region without one), filtered by the lineage's label; a lineage
+        named by a job's ID (``again``) reads that job by its ID, in those regions in turn."""
         from gpujob.services.vertex.jobs.api import JobName, Place, quoted
         from gpujob.services.vertex.paths import SUBMISSION_LABEL
 
@@ -158,9 +198,17 @@ class VertexRecovery:
             return []
         text = (f"labels.{LINEAGE_LABEL}={quoted(first)} OR "
                 f"labels.{SUBMISSION_LABEL}={quoted(first)}")
-        jobs = list(self.vertex.list(Place(name.project, name.location, name.collection),
-                                     text))
-        return sorted(jobs, key=lambda job: str(job.get("createTime", "")))
+        regions = list(dict.fromkeys([name.location, *regions_of(labels)]))
+        jobs = {str(job.get("name")): job for region in regions for job in self.vertex.list(
+            Place(name.project, region, name.collection), text)}
+        if _JOB_ID.fullmatch(first) and not any(n.endswith(f"/{first}") for n in jobs):
+            for region in regions:  # the job whose ID names the lineage: not labelled
+                original = self.vertex.find(JobName(name.project, region, name.collection,
+                                                    first))
+                if original is not None:
+                    jobs[str(original.get("name"))] = original
+                    break
+        return sorted(jobs.values(), key=lambda job: str(job.get("createTime", "")))
 
     def worst_case(self, request: Request) -> float | None:
         from gpujob.services.vertex.pricing.cost import estimate, with_timeout

@@ -101,6 +101,31 @@ def test_with_two_regions_the_second_attempt_goes_to_the_second_and_the_third_wr
     assert shown["job"]["state"] == "SUCCEEDED"
 
 
+def test_each_attempt_is_priced_at_its_own_strategy_and_the_sum_is_theirs(
+        cli, google, key, write, vertex, clock):
+    """A Spot attempt preempted, then a standard one (``--strategy spot,standard``): each
+    attempt's line and JSON cost is its own strategy's price for the hour it ran, and the
+    sum (text and ``spent``) is theirs."""
+    vertex.create_scripts.extend([_preempted(), SUCCEEDS])
+    result = cli("submit", write(SPOT_T4), *VERTEX, "--strategy", "spot,standard",
+                 "--recover", "1", "--format", "json")
+    assert result.code == 0, result.err
+    bodies = [c.body for c in _creates(google)]
+    assert [b["jobSpec"].get("scheduling", {}).get("strategy", "STANDARD") for b in bodies] \
+        == ["SPOT", "STANDARD"]
+    spot, standard = (estimate(b, REGION).total for b in bodies)
+    assert spot is not None and standard is not None and spot < standard
+    attempts = json.loads(result.out)["recovery"]["attempts"]
+    assert [a["where"] for a in attempts] == [f"{REGION}/SPOT", f"{REGION}/STANDARD"]
+    assert [a["cost"] for a in attempts] == [pytest.approx(spot), pytest.approx(standard)]
+    assert json.loads(result.out)["recovery"]["spent"] == pytest.approx(spot + standard)
+    first, second = _attempt_lines(result.err)
+    assert f"in {REGION}/SPOT FAILED after 1 h 0 min, ${spot:,.2f} (an estimate)" in first
+    assert f"in {REGION}/STANDARD SUCCEEDED after 1 h 0 min, ${standard:,.2f} (an " \
+           "estimate)" in second
+    assert f"recovery: 2 attempts, ${spot + standard:,.2f} in all (an estimate)" in result.err
+
+
 def test_the_trainers_own_failure_is_not_recovered(cli, google, key, write, vertex, clock):
     vertex.create_scripts.extend([_exits(1), SUCCEEDS])
     result = cli("submit", write(SPOT_T4), *VERTEX, "--strategy", "spot", "--recover", "3")
@@ -176,6 +201,34 @@ def test_wait_takes_over_a_running_job_and_recovers_it(cli, google, key, vertex,
         ["attempt 1", "attempt 2"]
 
 
+def test_wait_recover_of_a_job_gpujob_did_not_submit_names_the_lineage_by_its_id(
+        cli, google, key, vertex, vertex_job, clock):
+    """A job without gpujob's labels (made elsewhere) cannot be labelled after its creation
+    (customJobs has no patch): its later attempts carry its ID as their lineage, so describe
+    of one reads the original by that ID; describe of the original cannot know of them."""
+    job = vertex_job(state="JOB_STATE_RUNNING", labels={})
+    job_id = job["name"].rsplit("/", 1)[1]
+    vertex.script(job_id, Step("JOB_STATE_FAILED", error=preempted(REGION), ran=HOUR))
+    vertex.create_scripts.append(SUCCEEDS)
+    result = cli("wait", job_id, *VERTEX, "--region", REGION, "--recover", "1")
+    assert result.code == 0, result.err
+    (create,) = _creates(google)
+    labels = create.body["labels"]
+    assert (labels["gpujob-lineage"], labels["gpujob-attempt"]) == (job_id, "2")
+    assert labels["gpujob-regions"] == REGION
+    new_id = result.out.strip()
+    described = cli("describe", new_id, *VERTEX, "--region", REGION, "--format", "json")
+    assert described.code == 0, described.err
+    assert f"attempt 2 of a recovered job (lineage {job_id}): 2 attempts" in described.err
+    shown = json.loads(described.out)["recovery"]
+    assert [(a["attempt"], a["id"], a["state"]) for a in shown["attempts"]] == [
+        (1, job_id, "FAILED"), (2, new_id, "SUCCEEDED")]
+    original = cli("describe", job_id, *VERTEX, "--region", REGION, "--format", "json")
+    assert original.code == 0, original.err
+    assert "recovered job" not in original.err
+    assert "recovery" not in json.loads(original.out)
+
+
 def test_ctrl_c_leaves_the_attempt_running_and_says_how_to_resume(
         cli, google, key, write, vertex, clock):
     vertex.create_scripts.extend([_preempted(), ["JOB_STATE_RUNNING"]])
@@ -198,12 +251,42 @@ def test_describe_names_the_attempts_of_a_recovered_job(cli, google, key, write,
     first, second = (j["name"].rsplit("/", 1)[1] for j in vertex.jobs.values())
     result = cli("describe", second, *VERTEX, "--region", REGION)
     assert result.code == 0, result.err
-    assert f"attempt 2 of a recovered job; its attempts: {first} (1, FAILED), {second} (2, " \
-           "SUCCEEDED)" in result.err
+    assert "attempt 2 of a recovered job (lineage " in result.err
+    lines = [line.strip() for line in result.err.splitlines()
+             if line.startswith("  attempt ")]
+    assert [line.split(" in ")[0] for line in lines] == [f"attempt 1: job {first}",
+                                                        f"attempt 2: job {second}"]
     listed = cli("list", *VERTEX, "--region", REGION)
     header, *rows = listed.out.splitlines()
     assert header.split()[:6] == ["JOB_ID", "STATE", "CREATED", "COST", "ATTEMPT", "LINEAGE"]
     assert sorted(row.split()[4] for row in rows) == ["1", "2"]
+
+
+def test_describe_finds_the_attempts_in_every_region_of_the_plan_one_list_each(
+        cli, google, key, write, vertex, clock):
+    """Attempts in two regions (``--region a,b``): describe of the second, in b, lists
+    the first, in a, with one filtered list per region, and no command to look elsewhere."""
+    vertex.create_scripts.extend([_preempted(REGION), SUCCEEDS])
+    assert cli("submit", write(SPOT_T4), *VERTEX, "--strategy", "spot", "--region",
+               f"{REGION},{EAST}", "--recover", "1").code == 0
+    first, second = (j["name"].rsplit("/", 1)[1] for j in vertex.jobs.values())
+    assert {j["labels"]["gpujob-regions"] for j in vertex.jobs.values()} == \
+        {f"{REGION}_{EAST}"}
+    before = len(google.calls("customJobs.list"))
+    result = cli("describe", second, *VERTEX, "--region", EAST, "--format", "json")
+    assert result.code == 0, result.err
+    lists = google.calls("customJobs.list")[before:]
+    assert sorted(c.path.split("/")[5] for c in lists) == sorted([REGION, EAST])
+    assert all(c.query["filter"][0].startswith("labels.gpujob-lineage=") for c in lists)
+    lines = [line.strip() for line in result.err.splitlines()
+             if line.startswith("  attempt ")]
+    assert [line.split(" FAILED")[0].split(" SUCCEEDED")[0] for line in lines] == [
+        f"attempt 1: job {first} in {REGION}/SPOT", f"attempt 2: job {second} in {EAST}/SPOT"]
+    assert "gpujob list --region" not in result.err
+    shown = json.loads(result.out)["recovery"]
+    assert [(a["attempt"], a["id"], a["where"]) for a in shown["attempts"]] == [
+        (1, first, f"{REGION}/SPOT"), (2, second, f"{EAST}/SPOT")]
+    assert shown["spent"] == pytest.approx(sum(a["cost"] for a in shown["attempts"]))
 
 
 @pytest.mark.parametrize("service", ["ai-platform", "gke"])
@@ -263,23 +346,51 @@ def test_the_docs_transcript_is_what_submit_prints(cli, google, key, write, vert
     assert kept(block) == kept(result.err)
 
 
-def test_a_recovery_create_refused_for_quota_stops_with_the_refusal_and_leaves_no_job(
+def test_a_recovery_create_refused_for_quota_moves_on_to_the_next_choice(
         cli, google, key, write, vertex, clock):
+    """With --region a,b, attempt 2's create in b refused for quota (nothing made) moves on
+    to a, as failover does before the first run: attempt 2 is made there, and the refused
+    create counts no attempt (--recover 1 allows attempt 2)."""
     from fakes.errors import vertex_quota_exceeded
+    from test_preflight import T4_SPOT
+
+    vertex.create_scripts.extend([_preempted(), SUCCEEDS])
+    vertex.refusals[EAST] = (429, vertex_quota_exceeded(T4_SPOT, EAST, 0))
+    result = cli("submit", write(SPOT_T4), *VERTEX, "--strategy", "spot", "--region",
+                 f"{REGION},{EAST}", "--recover", "1")
+    assert result.code == 0, result.err
+    assert [c.path.split("/")[5] for c in _creates(google)] == [REGION, EAST, REGION]
+    assert len(vertex.jobs) == 2 and vertex.live_at_create == [0, 0]
+    assert f"note: {EAST}/SPOT: Vertex AI refused the create for quota: " in result.err
+    assert "; trying the next choice" in result.err
+    looked = [c for c in google.calls("customJobs.list") if f"/locations/{EAST}/" in c.path]
+    assert looked and "gpujob-submission" in looked[-1].query["filter"][0]  # none left alive
+    lines = _attempt_lines(result.err)
+    assert [line.split(" in ")[1].split()[0] for line in lines] == [f"{REGION}/SPOT",
+                                                                    f"{REGION}/SPOT"]
+    assert lines[1].startswith("attempt 2: ")
+
+
+def test_a_recovery_create_refused_at_every_choice_stops_with_the_refusal(
+        cli, google, key, write, vertex, clock):
+    """Each choice is tried once for an attempt: refused in both regions, recovery stops
+    with the last refusal (exit 3), and no job is left but the first."""
+    from fakes.errors import vertex_quota_exceeded
+    from fakes.faults import Reply
     from test_preflight import T4_SPOT
 
     vertex.create_scripts.append(_preempted())
     vertex.refusals[EAST] = (429, vertex_quota_exceeded(T4_SPOT, EAST, 0))
+    google.inject("customJobs.create", None, None,
+                  Reply(429, vertex_quota_exceeded(T4_SPOT, REGION, 0)))
     result = cli("submit", write(SPOT_T4), *VERTEX, "--strategy", "spot", "--region",
-                 f"{REGION},{EAST}", "--recover", "2")
+                 f"{REGION},{EAST}", "--recover", "3")
     assert result.code == 3, result.err
-    assert [c.path.split("/")[5] for c in _creates(google)] == [REGION, EAST]
+    assert [c.path.split("/")[5] for c in _creates(google)] == [REGION, EAST, REGION]
     assert len(vertex.jobs) == 1
     first = next(iter(vertex.jobs))
     assert f"recovery stopped: the create of attempt 2 failed (below); the attempts so far: " \
            f"{first} (FAILED)" in result.err
-    looked = [c for c in google.calls("customJobs.list") if f"/locations/{EAST}/" in c.path]
-    assert looked and "gpujob-submission" in looked[-1].query["filter"][0]
 
 
 def test_wait_recover_holds_max_cost_too(cli, google, key, vertex, vertex_job, clock):
@@ -319,3 +430,44 @@ def test_a_failed_job_without_its_error_yet_is_read_again_before_it_is_judged(
     assert len(_creates(google)) == 2
     assert "ended FAILED without an error message yet" in result.err
     assert _attempt_lines(result.err)[0].endswith("after Compute Engine's restarts)")
+
+
+def test_ctrl_c_after_an_attempt_ended_makes_no_other_and_says_how_to_resume(
+        cli, google, key, write, vertex, clock):
+    """Ctrl-C while the ended attempt is read again for its error (before it is judged):
+    nothing more is created, and the command that resumes recovery is said."""
+    vertex.create_scripts.extend([
+        ["JOB_STATE_RUNNING", Step("JOB_STATE_FAILED", error={"code": 0, "message": ""}),
+         Step("JOB_STATE_FAILED", error=preempted(REGION), ran=HOUR)], SUCCEEDS])
+    clock.interrupt_at = 2  # the first read again, after the FAILED without its error
+    result = cli("submit", write(SPOT_T4), *VERTEX, "--strategy", "spot", "--recover", "2")
+    assert result.code == 130, result.err
+    assert len(_creates(google)) == 1
+    (job_id,) = vertex.jobs
+    assert f"Stopped recovering job {job_id}, which ended FAILED; no other attempt was " \
+           "made." in result.err
+    assert (f"Resume with: gpujob wait {job_id} --service vertex --project {PROJECT} "
+            f"--region {REGION} --recover 2") in result.err
+    assert "Traceback" not in result.err
+
+
+def test_describe_of_an_attempt_naming_no_regions_looks_in_its_own_and_says_how_to_look_on(
+        cli, google, key, vertex, vertex_job, clock):
+    """An attempt without the regions label (its plan's regions did not fit a label value):
+    describe lists its own region's attempts and prints the command for the others."""
+    lineage = {"gpujob-lineage": "sub-1"}
+    first = vertex_job(state="JOB_STATE_FAILED", labels={"gpujob-submission": "sub-1"},
+                       created="2026-11-29T01:00:00Z")
+    second = vertex_job(state="JOB_STATE_RUNNING", labels={
+        **lineage, "gpujob-attempt": "2", "gpujob-submission": "sub-2"},
+        created="2026-11-29T02:00:00Z")
+    ids = [job["name"].rsplit("/", 1)[1] for job in (first, second)]
+    result = cli("describe", ids[1], *VERTEX, "--region", REGION)
+    assert result.code == 0, result.err
+    assert "attempt 2 of a recovered job (lineage sub-1): 2 attempts" in result.err
+    assert [line.strip().split(" in ")[0] for line in result.err.splitlines()
+            if line.startswith("  attempt ")] == [f"attempt {n}: job {i}"
+                                                   for n, i in zip((1, 2), ids, strict=True)]
+    assert ("those in other regions are listed by gpujob list --region REGION --filter "
+            "'labels.gpujob-lineage=sub-1'") in result.err
+    assert {c.path.split("/")[5] for c in google.calls("customJobs.list")} == {REGION}
