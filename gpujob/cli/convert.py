@@ -110,10 +110,11 @@ def convert(ctx: click.Context, **params: Any) -> int:
     built and uploaded to the address gpujob submit would stage it at, which the config names:
     the one thing convert sends to Google.
 
-    gcloud's command lines work as they do for submit, with or without CONFIG: gcloud ai
-    custom-jobs create's flags (--worker-pool-spec, --args, --command, --python-package-uris,
-    --display-name, --labels, …) build the CustomJob submit would send, which is checked and
-    written as the CustomJobSpec file gcloud's --config reads (--whole-job: the CustomJob);
+    gcloud's command lines work as they do for submit, with or without a config (CONFIG, or
+    gcloud's --config, which may name a native Vertex config): gcloud ai custom-jobs create's
+    and hp-tuning-jobs create's flags (--worker-pool-spec, --args, --command,
+    --python-package-uris, --display-name, --labels, …) build the job submit would send, which
+    is checked and written as the file gcloud's --config reads (--whole-job: the CustomJob);
     gcloud ai-platform jobs submit training's flags alone (--master-image-uri, --module-name,
     --scale-tier, …) build an AI Platform job, converted as a file is.
 
