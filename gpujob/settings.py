@@ -120,7 +120,8 @@ class GpusSettings(NamedTuple):
 
 class ReserveSettings(NamedTuple):
     """``gpujob reserve``: GPUs in all, for how many days, where (None: where the catalog
-    lists the machine type), and the reservation's name in the command."""
+    lists the machine type), and the reservation's name in the command; ``check``: Vertex AI
+    and its catalog (loaded by the command)."""
 
     gpu: str
     count: int  # type: ignore[assignment]  # the field hides tuple.count
@@ -129,7 +130,7 @@ class ReserveSettings(NamedTuple):
     machine_type: str | None
     name: str | None
     gcp: "GcpSettings"
-    catalog: Any = None  # the Vertex AI catalog
+    check: CheckOptions
     create: bool = False  # --create: submit the first window's request once confirmed
 
 

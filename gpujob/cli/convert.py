@@ -15,6 +15,7 @@ from gpujob.cli.options import (
     check_options,
     check_options_of,
     gcp_settings,
+    given_flags,
     service_flags,
     services_choice,
     stack,
@@ -22,6 +23,10 @@ from gpujob.cli.options import (
 from gpujob.cli.params import Project
 from gpujob.cli.submit import UserArgsCommand
 from gpujob.services.capabilities import Capability
+
+# package_options' flags besides --package-path: how convert reaches Cloud Storage to upload
+_UPLOAD_FLAGS = ("--staging-bucket", "--project", "--credentials-file",
+                 "--impersonate-service-account", "--verbose")
 
 
 def vertex_options(func: Any) -> Any:
@@ -67,6 +72,10 @@ def package_options(func: Any) -> Any:
     0, 1, 2, 130, c1="the config cannot be converted (the problems are listed), or the output "
                      "could not be written"))
 @click.argument("config", type=ExistingFile(), metavar="[CONFIG]", required=False)
+@click.option("--config", "config_file", metavar="CONFIG", type=ExistingFile(),
+              help="The config, as gcloud names it: an AI Platform config (the same as "
+                   "CONFIG), or gcloud ai custom-jobs/hp-tuning-jobs create's native Vertex "
+                   "config, written with the command line applied.")
 @field_options()
 @override_options()
 @vertex_options
@@ -101,10 +110,11 @@ def convert(ctx: click.Context, **params: Any) -> int:
     built and uploaded to the address gpujob submit would stage it at, which the config names:
     the one thing convert sends to Google.
 
-    gcloud's command lines work as they do for submit, with or without CONFIG: gcloud ai
-    custom-jobs create's flags (--worker-pool-spec, --args, --command, --python-package-uris,
-    --display-name, --labels, …) build the CustomJob submit would send, which is checked and
-    written as the CustomJobSpec file gcloud's --config reads (--whole-job: the CustomJob);
+    gcloud's command lines work as they do for submit, with or without a config (CONFIG, or
+    gcloud's --config, which may name a native Vertex config): gcloud ai custom-jobs create's
+    and hp-tuning-jobs create's flags (--worker-pool-spec, --args, --command,
+    --python-package-uris, --display-name, --labels, …) build the job submit would send, which
+    is checked and written as the file gcloud's --config reads (--whole-job: the CustomJob);
     gcloud ai-platform jobs submit training's flags alone (--master-image-uri, --module-name,
     --scale-tier, …) build an AI Platform job, converted as a file is.
 
@@ -120,21 +130,23 @@ def convert(ctx: click.Context, **params: Any) -> int:
           --worker-pool-spec=machine-type=n1-standard-8,container-image-uri=IMAGE
     """
     from gpujob.commands.convert import execute
+    from gpujob.services.capabilities import check_flags
     from gpujob.submit.settings import SubmitSettings
 
+    gcloud_config = params.pop("config_file")
+    if gcloud_config is not None:
+        if params["config"] is not None:
+            raise click.UsageError(f"Got unexpected extra argument ({params['config']}): "
+                                   "--config names the config", ctx)
+        params["config"] = gcloud_config
     check = check_options_of({**params, "service": params["to"]})
+    # the upload's flags are Cloud Storage's, whatever service the config is converted for
+    check_flags(check.service, [f for f in given_flags(ctx) if f not in _UPLOAD_FLAGS],
+                switch="--to")
     gcp = gcp_settings({"api_endpoint": None, "request_timeout": 60.0, "max_attempts": 5,
                         "retry_deadline": 120.0, **params})
     line = overrides(ctx, params)
     loaded, package_path = None, params["package_path"]
-    if params["worker_pool_spec"] and "--display-name" in check.service.unsupported_flags:
-        from gpujob.errors import UsageError
-
-        raise UsageError(f"--worker-pool-spec builds a Vertex AI CustomJob, named by "
-                         f"--display-name, which --to {params['to']} does not take",
-                         "write it whole (gpujob convert --whole-job -o job.yaml …), then "
-                         f"gpujob submit job.yaml --service {params['to']} --dry-run prints "
-                         "what that service is sent")
     if params["config"] is None or gcloud_jobs.given_vertex(params):
         if params["config"] is None and not gcloud_jobs.flag_only(params):
             raise click.MissingParameter(ctx=ctx, param_hint="'CONFIG'", param_type="argument")
@@ -145,5 +157,5 @@ def convert(ctx: click.Context, **params: Any) -> int:
         user_args=ctx.meta["user_args"], check=check,
         output=params["output"], whole_job=params["whole_job"],
         package_path=package_path, staging_bucket=params["staging_bucket"], gcp=gcp,
-        loaded=loaded))
+        loaded=loaded), gcloud_config=gcloud_config is not None)
 

@@ -140,41 +140,15 @@ def _autopackaged(settings: SubmitSettings, flags: Any, specs: list[dict[str, An
 
 # -- the same command line for validate and convert ---------------------------------------------
 
-# gcloud ai custom-jobs create's flags that gpujob's field flags are (submit: jobflags), by the
-# parameter each sets; validate takes them as flags alone (no environment variable: a file's
-# verdict does not change with the shell it is checked in)
-_FIELDS = {"region": "Region the job runs in (us-central1, …).",
-           "service_account": "Service account email the trainer runs as.",
-           "network": "VPC network to peer with: projects/NUMBER/global/networks/NAME."}
+# gcloud ai custom-jobs create's flags that are submit's too (``jobflags``), which validate
+# takes (``cli.validate``)
+FIELDS = ("--region", "--service-account", "--network")
+OVERRIDES = ("--enable-web-access", "--labels", "--kms-key", "--kms-keyring", "--kms-location",
+              "--kms-project")
 # every parameter of validate's job command line, and whether one of them was given
 JOB_PARAMS = ("worker_pool_spec", "gcloud_args", "gcloud_command", "python_package_uris",
               "enable_dashboard_access", "max_trial_count", "parallel_trial_count", "algorithm",
-              "display_name", "labels", "enable_web_access", "kms_key", "kms_keyring",
-              "kms_location", "kms_project", *_FIELDS)
-
-
-def validate_options(func: Any) -> Any:
-    """``gcloud ai custom-jobs create``'s and ``hp-tuning-jobs create``'s command line, for
-    ``gpujob validate``: the job the flags build (with the file, or alone) is checked."""
-    fields = [click.option(f"--{name.replace('_', '-')}", name, metavar="TEXT",
-                           help=f"As in submit: {text}") for name, text in _FIELDS.items()]
-    return stack(
-        click.option("--config", "config_file", metavar="CONFIG",
-                     help="A config to check, as gcloud names it (the same as FILE)."),
-        click.option("--display-name", metavar="NAME",
-                     help="As in submit: the Vertex AI job's name (--worker-pool-spec needs "
-                          "it, as in gcloud)."),
-        *fields,
-        click.option("--labels", multiple=True, metavar="KEY=VALUE,…",
-                     help="As in submit: labels for the job. Repeatable."),
-        click.option("--enable-web-access/--no-enable-web-access", default=None,
-                     help="As in submit: interactive shell access to the containers."),
-        click.option("--kms-key", help="As in submit: Cloud KMS key of the job's resources."),
-        click.option("--kms-keyring", help="Key ring of a short --kms-key."),
-        click.option("--kms-location", help="Location of a short --kms-key."),
-        click.option("--kms-project", help="Project of a short --kms-key."),
-        options,
-    )(func)
+              "display_name", *(flag[2:].replace("-", "_") for flag in (*FIELDS, *OVERRIDES)))
 
 
 def given(params: dict[str, Any]) -> bool:

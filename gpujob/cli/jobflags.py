@@ -8,13 +8,13 @@ flag left out leaves the file alone.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any
 
 import click
 from click.core import ParameterSource
 
-from gpujob.cli import candidates, gcloud, modes
+from gpujob.cli import candidates
 from gpujob.cli.options import (
     check_options,
     check_options_of,
@@ -25,10 +25,9 @@ from gpujob.cli.options import (
     stack,
 )
 from gpujob.cli.params import Count, Seconds
-from gpujob.submit.settings import SubmitSettings
 
-if TYPE_CHECKING:
-    pass
+if TYPE_CHECKING:  # (validate takes some of these flags: nothing of submit's at its start-up)
+    from gpujob.submit.settings import SubmitSettings
 
 # (flag, JSON path, parser, environment variable, help). Every one defaults to "not given": a
 # flag that is absent leaves the file's value alone.
@@ -102,26 +101,29 @@ def _param_name(flag: str) -> str:
     return flag.lstrip("-").replace("-", "_")
 
 
-def field_options(local: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """The flags that set a job field (``local``: worded for ``gpujob local --help``)."""
-    def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
-        for flag, _, kind, env, text in reversed(_FIELD_FLAGS):
-            extra: dict[str, Any] = {}
-            if kind == "bool":
-                extra = {"is_flag": False, "flag_value": "true"}
-            func = click.option(flag, _param_name(flag), default=None, envvar=env,
-                                show_envvar=bool(env), metavar=_metavar(kind),
-                                help=_help(flag, text, local),
-                                shell_complete=candidates.JOB_FLAGS.get(flag), **extra)(func)
-        return func
-
-    return decorate
+def field_options(local: bool = False, only: Collection[str] | None = None,
+                  envvar: bool = True) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The flags that set a job field (``local``: worded for ``gpujob local --help``;
+    ``only``: those flags alone; ``envvar`` False: none reads its environment variable)."""
+    options = []
+    for flag, _, kind, env, text in _FIELD_FLAGS:
+        if only is not None and flag not in only:
+            continue
+        extra: dict[str, Any] = {"is_flag": False, "flag_value": "true"} if kind == "bool" else {}
+        env = env if envvar else None
+        options.append(click.option(flag, _param_name(flag), default=None, envvar=env,
+                                    show_envvar=bool(env), metavar=_metavar(kind),
+                                    help=_help(flag, text, local),
+                                    shell_complete=candidates.JOB_FLAGS.get(flag), **extra))
+    return stack(*options)
 
 
 def _help(flag: str, text: str, local: bool) -> str:
+    if not local:
+        return text
     from gpujob.cli.modes import LOCAL_HELP
 
-    return LOCAL_HELP.get(flag, text) if local else text
+    return LOCAL_HELP.get(flag, text)
 
 
 def _metavar(kind: str) -> str:
@@ -183,6 +185,8 @@ def parse_unset(text: str) -> Any:
 def job_options(local: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """CONFIG and every option that describes the job: ``submit``'s and ``local``'s (``local``:
     worded for ``gpujob local --help``)."""
+    from gpujob.cli import gcloud
+
     return stack(
         gcloud.config_arguments,  # CONFIG, or gcloud's JOB --config CONFIG
         service_option,
@@ -196,41 +200,55 @@ def job_options(local: bool = False) -> Callable[[Callable[..., Any]], Callable[
                        "and added to the packages. Local runs: the module runs from its parent "
                        "(default: the current directory).", local)),
         override_options(local),
-        click.option("--display-name", metavar="NAME",
-                     help="Vertex AI: the job's name, which may hold hyphens and spaces "
-                          "(default: an AI Platform config's jobId; a native config's "
-                          "displayName, else the file's name). AI Platform names a job by its "
-                          "jobId alone (--job-id)."),
+        display_name_option,
         check_options,
         service_flags,
     )
 
 
-def override_options(local: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+display_name_option = click.option(
+    "--display-name", metavar="NAME",
+    help="Vertex AI: the job's name, which may hold hyphens and spaces (default: an AI Platform "
+         "config's jobId; a native config's displayName, else the file's name). AI Platform "
+         "names a job by its jobId alone (--job-id).")
+
+
+def override_options(local: bool = False, only: Collection[str] | None = None,
+                     envvar: bool = True) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """The options besides the field flags that change the job: web access, labels, the
-    encryption key, ``--set`` and ``--unset`` (``overrides`` reads them)."""
-    return stack(
-        click.option("--enable-web-access/--no-enable-web-access", default=None,
-                     help=_help("--enable-web-access", "Interactive shell access to the "
-                                "training containers (absent: as the file says).", local)),
-        click.option("--labels", multiple=True, metavar="KEY=VALUE,…",
-                     help=_help("--labels", "Labels for the job; replace the file's labels. "
-                                "Repeatable.", local)),
-        click.option("--kms-key", envvar="GPUJOB_KMS_KEY", show_envvar=True,
-                     help=_help("--kms-key", "Cloud KMS key to encrypt the job's resources: a "
-                                "full name, or a short one with --kms-keyring, --kms-location "
-                                "(and --kms-project).", local)),
-        click.option("--kms-keyring", help="Key ring of a short --kms-key."),
-        click.option("--kms-location", help="Location of a short --kms-key."),
-        click.option("--kms-project", help="Project of a short --kms-key (default: --project)."),
-        click.option("--set", "set_", multiple=True, metavar="PATH=VALUE",
-                     help="Set any field, e.g. --set trainingInput.scheduling.maxRunningTime="
-                          "7200s. VALUE is YAML ('4' a string, 4 a number). Repeatable; named "
-                          "flags win."),
-        click.option("--unset", "unset", multiple=True, metavar="PATH",
-                     help="Remove a field of the file, e.g. --unset trainingInput.args. "
-                          "Repeatable; applied before --set and the named flags."),
-    )
+    encryption key, ``--set`` and ``--unset`` (``overrides`` reads them); ``only`` and
+    ``envvar`` as for ``field_options``."""
+    kms_env = "GPUJOB_KMS_KEY" if envvar else None
+    options = {
+        "--enable-web-access": click.option(
+            "--enable-web-access/--no-enable-web-access", default=None,
+            help=_help("--enable-web-access", "Interactive shell access to the training "
+                       "containers (absent: as the file says).", local)),
+        "--labels": click.option(
+            "--labels", multiple=True, metavar="KEY=VALUE,…",
+            help=_help("--labels", "Labels for the job; replace the file's labels. "
+                       "Repeatable.", local)),
+        "--kms-key": click.option(
+            "--kms-key", envvar=kms_env, show_envvar=bool(kms_env),
+            help=_help("--kms-key", "Cloud KMS key to encrypt the job's resources: a full "
+                       "name, or a short one with --kms-keyring, --kms-location (and "
+                       "--kms-project).", local)),
+        "--kms-keyring": click.option("--kms-keyring", help="Key ring of a short --kms-key."),
+        "--kms-location": click.option("--kms-location",
+                                       help="Location of a short --kms-key."),
+        "--kms-project": click.option("--kms-project", help="Project of a short --kms-key "
+                                      "(default: --project, where the command takes it)."),
+        "--set": click.option(
+            "--set", "set_", multiple=True, metavar="PATH=VALUE",
+            help="Set any field, e.g. --set trainingInput.scheduling.maxRunningTime=7200s. "
+                 "VALUE is YAML ('4' a string, 4 a number). Repeatable; named flags win."),
+        "--unset": click.option(
+            "--unset", "unset", multiple=True, metavar="PATH",
+            help="Remove a field of the file, e.g. --unset trainingInput.args. Repeatable; "
+                 "applied before --set and the named flags."),
+    }
+    return stack(*[option for flag, option in options.items()
+                   if only is None or flag in only])
 
 
 def local_options(hidden: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -264,6 +282,9 @@ def local_options(hidden: bool = False) -> Callable[[Callable[..., Any]], Callab
 
 def submit_settings(ctx: click.Context, params: dict[str, Any], *, local: bool) -> SubmitSettings:
     """The SubmitSettings of ``submit`` (its cloud options are in ``params``) and ``local``."""
+    from gpujob.cli import modes
+    from gpujob.submit.settings import SubmitSettings
+
     cloud: dict[str, Any] = {}
     if "wait" in params:
         cloud = {"gcp": gcp_settings(params), "output_format": params["fmt"],

@@ -51,8 +51,10 @@ def reserve(gpu: str, count: int, days: int, region: str | None, machine_type: s
       gpujob reserve --gpu b200 --count 16 --days 3 --project my-proj
       gpujob reserve --gpu h100 --count 8 --days 7 --region us-central1,europe-west4
     """
+    from gpujob import services
     from gpujob.commands.reserve import execute
-    from gpujob.settings import ReserveSettings
+    from gpujob.settings import CheckOptions, ReserveSettings
 
     return execute(ReserveSettings(gpu, count, days, region, machine_type, name,
-                                   gcp_settings(params), create=create))
+                                   gcp_settings(params), CheckOptions(services.get("vertex")),
+                                   create=create))

@@ -10,15 +10,35 @@ from gpujob.checks.report import REPORTERS
 from gpujob.cli import gcloud_jobs
 from gpujob.cli.common import CONTEXT, GpujobCommand, exit_codes_help
 from gpujob.cli.files import expand
+from gpujob.cli.jobflags import (
+    display_name_option,
+    field_options,
+    only_given,
+    override_options,
+)
 from gpujob.cli.options import (
     budget_option,
     check_options,
     check_options_of,
     format_option,
+    given_flags,
     service_flags_of,
     service_option_of,
+    stack,
 )
 from gpujob.settings import ValidateSettings
+
+# gcloud ai custom-jobs create's and hp-tuning-jobs create's command line: the job the flags
+# build (with the file, or alone) is checked. Submit's flags among them read no environment
+# variable here: a file's verdict does not change with the shell it is checked in.
+job_options = stack(
+    click.option("--config", "config_file", metavar="CONFIG",
+                 help="A config to check, as gcloud names it (the same as FILE)."),
+    display_name_option,
+    field_options(only=gcloud_jobs.FIELDS, envvar=False),
+    override_options(only=gcloud_jobs.OVERRIDES, envvar=False),
+    gcloud_jobs.options,
+)
 
 
 @click.command(cls=GpujobCommand, context_settings=CONTEXT, epilog=exit_codes_help(
@@ -32,7 +52,7 @@ from gpujob.settings import ValidateSettings
 @check_options
 @service_flags_of("validate")
 @budget_option
-@gcloud_jobs.validate_options
+@job_options
 @click.pass_context
 def validate(ctx: click.Context, files: tuple[str, ...], fmt: str, **params: Any) -> int:
     """Check configs against the Job schema and the GPU compatibility rules.
@@ -62,11 +82,12 @@ def validate(ctx: click.Context, files: tuple[str, ...], fmt: str, **params: Any
     if not files and not gcloud_jobs.given(params):
         raise click.MissingParameter(ctx=ctx, param_hint="'FILE...'", param_type="argument")
     check = check_options_of(params)
+    from gpujob.services.capabilities import check_flags  # (the service's module has it)
+
+    check_flags(check.service, given_flags(ctx))  # as submit refuses them
     found, unreadable = expand(files)
     jobs = None
     if gcloud_jobs.given(params):  # (the submit path's modules only then)
-        from gpujob.cli.jobflags import only_given
-
         if not found and not gcloud_jobs.flag_only(params):
             raise click.UsageError("Missing argument 'FILE...': the flags describe no job of "
                                    "their own (give --worker-pool-spec, as gcloud ai "

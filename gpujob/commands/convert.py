@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from gpujob.checks.engine import Checked, check_job, combine
 from gpujob.checks.schema import position_key
 from gpujob.config.document import Document
+from gpujob.config.gcloud_vertex import SOURCE
 from gpujob.config.load import Loaded, load_file
 from gpujob.console import CONSOLE, safe
 from gpujob.errors import InvalidConfig, UsageError
@@ -26,11 +27,11 @@ if TYPE_CHECKING:
     from gpujob.submit.settings import SubmitSettings
 
 
-FROM_FLAGS = "command line"  # the name of a job built from the flags alone
-
-
-def execute(settings: SubmitSettings) -> int:
-    """Convert, report, and write the config (nothing is written with an error)."""
+def execute(settings: SubmitSettings, gcloud_config: bool = False) -> int:
+    """Convert, report, and write the config (nothing is written with an error).
+    ``gcloud_config``: the file came as gcloud's --config, which names a native Vertex config
+    (custom-jobs/hp-tuning-jobs create's) as well as an AI Platform one: a native one is the
+    job of that command line, written with the command line applied, as submit sends it."""
     from gpujob.commands import convert_packages
     from gpujob.services.capabilities import Capability
     from gpujob.submit.prepare import merged
@@ -39,17 +40,17 @@ def execute(settings: SubmitSettings) -> int:
     options = settings.check
     service = options.service
     service.require(Capability.CONVERT, f"gpujob convert --to {service.name}")
-    config = settings.config or FROM_FLAGS
+    config = settings.config or SOURCE
     if settings.output is not None:
         _check_output(settings.output, config)
     loaded = settings.loaded if settings.loaded is not None else load_file(config)
     if loaded.document is None:
         _show(loaded.findings)
         raise InvalidConfig(f"{config} cannot be read as a Job config")
-    if settings.config is not None:
+    if settings.config is not None and not gcloud_config:
         _not_native(loaded.document)
     elif loaded.document.form is not None:  # gcloud ai custom-jobs create's: as submit's
-        return _write_native(service, loaded, options, settings)
+        return _write_native(service, loaded, settings)
     doc = merged(loaded.document, settings.overrides, settings.user_args)
     packages = convert_packages.wanted(doc, settings)
     if packages is not None:  # converted first with stand-ins: nothing is built for an error
@@ -60,16 +61,12 @@ def execute(settings: SubmitSettings) -> int:
     return _finish(service, converted, checked, settings)
 
 
-def _write_native(service: Service, loaded: Loaded, options: CheckOptions,
-                  settings: SubmitSettings) -> int:
-    """The job of gcloud ai custom-jobs create's flags: the service applies the rest of the
-    command line to it and checks it (as ``submit`` does), and writes it in its form."""
-    from gpujob.checks.engine import CommandLine
-
+def _write_native(service: Service, loaded: Loaded, settings: SubmitSettings) -> int:
+    """The job of gcloud ai custom-jobs create's command line: the service applies the rest of
+    the command line to it and checks it (as ``submit`` does), and writes it in its form."""
     assert loaded.document is not None
-    line = CommandLine(tuple(settings.overrides), settings.user_args, settings.package_path)
     converted, checked = _converted(service, loaded, loaded.document,
-                                    options._replace(command_line=line), settings)
+                                    settings.check_options(submit=False), settings)
     return _finish(service, converted, checked, settings)
 
 
@@ -100,7 +97,7 @@ def _converted(service: Service, loaded: Loaded, doc: Document, options: CheckOp
     if show or errors or converted.text is None:
         _show(findings)
     if errors or converted.text is None:
-        raise InvalidConfig(f"{settings.config or FROM_FLAGS}: {errors} "
+        raise InvalidConfig(f"{settings.config or SOURCE}: {errors} "
                             f"problem{'s' if errors != 1 else ''}; nothing was written")
     return converted, checked
 

@@ -13,13 +13,12 @@ if TYPE_CHECKING:
 
 def execute(settings: SubmitSettings, availability: bool = False) -> int:
     """The choice submit would take (stdout), or exit 1 when no choice's quota would do."""
-    from gpujob import services
     from gpujob.services.capabilities import Capability, check_flags
     from gpujob.submit.failover import check_only
     from gpujob.submit.prepare import Remote
 
     settings = settings.with_catalog()
-    service = services.get(settings.service)
+    service = settings.check.service
     service.require(Capability.PREFLIGHT, "gpujob preflight")
     if not service.supports(Capability.PLACEMENT):  # a preflight of its own (GKE: the cluster)
         from gpujob.submit.prepare import check_config, report_or_fail

@@ -12,8 +12,5 @@ if TYPE_CHECKING:
 
 
 def execute(settings: ReserveSettings) -> int:
-    from gpujob import services
-    from gpujob.settings import CheckOptions
-
-    vertex = services.get("vertex")
-    return vertex.reserve(settings._replace(catalog=CheckOptions(vertex).loaded().catalog))
+    settings = settings._replace(check=settings.check.loaded())
+    return settings.check.service.reserve(settings)

@@ -12,15 +12,14 @@ from gpujob.submit.settings import SubmitSettings
 
 def execute(settings: SubmitSettings) -> int:
     """Check the job, then run it here, print its request (``--dry-run``), or send it."""
-    from gpujob import services
     from gpujob.errors import UsageError
     from gpujob.services.capabilities import Capability, check_flags
     from gpujob.submit import dry_run, local, send
     from gpujob.submit.prepare import prepare_job
 
     settings = settings.with_catalog()
-    service = services.get(settings.service)  # a local run reads only its flags
-    check_flags(service, settings.given_flags)
+    service = settings.check.service
+    check_flags(service, settings.given_flags)  # a local run reads only its flags
     if settings.recover_exit_codes and not settings.recover:
         raise UsageError("--recover-on-exit-codes is for a job followed with --recover N",
                          "add --recover N: the number of times the job may be created again")

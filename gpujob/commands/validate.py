@@ -11,10 +11,7 @@ from gpujob.settings import ValidateSettings
 
 if TYPE_CHECKING:
     from gpujob.checks.engine import FileResult
-    from gpujob.services.base import Service
     from gpujob.submit.settings import SubmitSettings
-
-FROM_FLAGS = "command line"  # the report's name of a job built from the flags alone
 
 
 def execute(settings: ValidateSettings, jobs: list[SubmitSettings] | None = None) -> int:
@@ -31,8 +28,7 @@ def execute(settings: ValidateSettings, jobs: list[SubmitSettings] | None = None
     else:
         from dataclasses import replace  # (a submit's settings: only for a job command line)
 
-        results = [_check_job(replace(job, check=options).with_catalog(), options.service)
-                   for job in jobs]
+        results = [_check_job(replace(job, check=options).with_catalog()) for job in jobs]
     results += [FileResult(path, [error("load.io", f"cannot read the directory: {why}", (),
                                         Location(path), "nothing under it was checked")])
                 for path, why in settings.unreadable]
@@ -56,35 +52,19 @@ def execute(settings: ValidateSettings, jobs: list[SubmitSettings] | None = None
     return EXIT_OK if all(r.valid for r in results) else EXIT_INVALID
 
 
-def _check_job(settings: SubmitSettings, service: Service) -> FileResult:
+def _check_job(settings: SubmitSettings) -> FileResult:
     """One job as ``submit --dry-run`` checks it (``check_config``), with validate's options:
     what only sending needs (a region, staged packages) is not asked for."""
-    from dataclasses import fields
-
     from gpujob.checks.engine import FileResult
+    from gpujob.config.gcloud_vertex import SOURCE  # the name of a job from the flags alone
     from gpujob.submit.prepare import check_config
 
     loaded = settings.load()
-    path = settings.config or FROM_FLAGS
+    path = settings.config or SOURCE
     if loaded.document is None:
         return FileResult(path, list(loaded.findings))
-    values = {f.name: getattr(settings, f.name) for f in fields(settings)}
-    checked = check_config(_checking()(**{**values, "loaded": loaded}), service, notes=False)
+    checked = check_config(settings, settings.check.service, notes=False, loaded=loaded,
+                           submit=False)
     result = FileResult(path, checked.findings)
     result.cost = checked.cost if result.valid else None
     return result
-
-
-def _checking() -> type:
-    from dataclasses import dataclass
-
-    from gpujob.submit.settings import SubmitSettings
-
-    @dataclass
-    class Checking(SubmitSettings):
-        """A submit's settings, checked as validate checks (``CheckOptions.submit`` False)."""
-
-        def check_options(self):  # type: ignore[no-untyped-def]
-            return super().check_options()._replace(submit=False)
-
-    return Checking

@@ -142,6 +142,30 @@ def _encode(value: Any, node: dict[str, Any], defs: dict[str, Any]) -> Any:
     return value
 
 
+def decoded(found: str, data: Any) -> Any:
+    """``encoded``'s inverse for what a file writes as a number: ``data`` (a body of the kind
+    ``found``) with its int64 values, strings of digits, as numbers again."""
+    schema = load_schema(SCHEMAS[found])
+    return _decode(data, schema, schema["$defs"])
+
+
+def _decode(value: Any, node: dict[str, Any], defs: dict[str, Any]) -> Any:
+    if node.get("$ref") in _INT64 and isinstance(value, str):
+        number = numbers.decimal(value)  # (an int for whole text)
+        return number if numbers.is_integer(number) else value
+    while "$ref" in node:
+        node = defs[node["$ref"].rsplit("/", 1)[-1]]
+    if isinstance(value, dict):
+        props = node.get("properties", {})
+        extra = node.get("additionalProperties")
+        return {k: _decode(v, props.get(k) or (extra if isinstance(extra, dict) else {}), defs)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        items = node.get("items", {})
+        return [_decode(v, items, defs) for v in value]
+    return value
+
+
 def strings_in_doubles(data: Any, found: str) -> list[tuple[JsonPath, str]]:
     """The double fields of a native config ``found`` written as strings, with their paths."""
     schema = load_schema(SCHEMAS[found])

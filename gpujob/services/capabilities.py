@@ -260,10 +260,10 @@ def refuse_flags(flags: Iterable[str], why: str, hint: str) -> None:
         raise UsageError(f"{' and '.join(given)} {verb} {why}", hint)
 
 
-def check_flags(service: Service, given: Iterable[str]) -> None:
+def check_flags(service: Service, given: Iterable[str], switch: str = "--service") -> None:
     """Refuse, all in one usage error, the flags of ``given`` that ``service`` does not
     support, each with its reason: its ``unsupported_flags``, and the flags of the capabilities
-    it lacks (``Capability.flags``)."""
+    it lacks (``Capability.flags``). ``switch``: the command's flag that chooses the service."""
     why = {flag: reason for capability, reason in service.lacks.items()
            for flag in capability.flags}
     why.update(service.unsupported_flags)
@@ -271,6 +271,6 @@ def check_flags(service: Service, given: Iterable[str]) -> None:
     if len(refused) == 1:
         raise UsageError(f"{refused[0]} is not supported by the {service.name} service "
                          f"({service.title}): {why[refused[0]]}",
-                         "leave it out, or choose another service with --service")
+                         f"leave it out, or choose another service with {switch}")
     refuse_flags(refused, f"not supported by the {service.name} service ({service.title})",
-                 "leave them out, or choose another service with --service")
+                 f"leave them out, or choose another service with {switch}")

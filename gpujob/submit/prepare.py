@@ -96,18 +96,20 @@ class JobCheck:
 
 
 def check_config(settings: SubmitSettings, service: Service, job_id: str | None = None,
-                 notes: bool = True, loaded: Loaded | None = None) -> JobCheck:
+                 notes: bool = True, loaded: Loaded | None = None,
+                 submit: bool = True) -> JobCheck:
     """Load the config, apply the command line (by the service, for a config in a form of its
     own), give it a job ID (``job_id``, else one made from the file name and the time) and
     check it; nothing is reported (``report_or_fail``), and what the command line did is said
     only with ``notes`` (once per submit, however many choices are checked). ``loaded``: the
     config as read already (it is read once per submit: standard input cannot be read twice).
+    ``submit`` False: checked as validate and convert check (``SubmitSettings.check_options``).
     A config that cannot be read: its findings are reported, ``InvalidConfig``."""
     loaded = loaded if loaded is not None else settings.load()
     if loaded.document is None:
         _report(settings, loaded.findings, valid=False)
         raise InvalidConfig(f"{settings.config} cannot be read as a Job config")
-    options = settings.check_options()
+    options = settings.check_options(submit)
     own = service.read(loaded.document, options.catalog_in_use(), options)
     if own is not None:  # the service applies the command line to its own form
         return JobCheck(combine(loaded.findings, own.findings), own.job, own.cost)

@@ -98,7 +98,9 @@ class SubmitSettings:
         """--display-name: the Vertex AI job's name."""
         return self.check.job.display_name
 
-    def check_options(self) -> CheckOptions:
-        """The check of a submit: ``check`` with what the command line applies to the config."""
-        return self.check._replace(submit=True, local=self.local, command_line=CommandLine(
+    def check_options(self, submit: bool = True) -> CheckOptions:
+        """The check of a submit: ``check`` with what the command line applies to the config.
+        ``submit`` False: checked as validate and convert check (what only sending needs, a
+        region, staged packages, is not asked for)."""
+        return self.check._replace(submit=submit, local=self.local, command_line=CommandLine(
             tuple(self.overrides), self.user_args, self.package_path))

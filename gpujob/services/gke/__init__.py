@@ -60,7 +60,10 @@ class Gke(JobsInModule, ServiceBase):
     title = "GKE (JobSet)"
     jobs_module = "gpujob.services.gke.jobs"
     unsupported_flags: ClassVar[dict[str, str]] = {
-        "--display-name": "a JobSet is named by its jobId (--job-id; lower case, '-' for '_')",
+        "--display-name": "a JobSet is named by its jobId (--job-id; lower case, '-' for '_'); "
+                          "a job of gcloud's --worker-pool-spec: write it whole (gpujob "
+                          "convert --whole-job -o job.yaml …), then gpujob submit job.yaml "
+                          "--service gke --dry-run prints the JobSet it becomes",
         "--kms-key": "the cluster's disks are encrypted as the cluster is configured",
         "--kms-keyring": "the cluster's disks are encrypted as the cluster is configured",
         "--kms-location": "the cluster's disks are encrypted as the cluster is configured",

@@ -149,7 +149,7 @@ class Vertex(JobsInModule, ServiceBase):
     def reserve(self, settings: ReserveSettings) -> int:
         from gpujob.services.vertex.quota.reserve import execute
 
-        return execute(settings, settings.catalog)
+        return execute(settings, settings.check.catalog)
 
     def completions(self, cat: Any) -> Offer:
         from gpujob.services.vertex import offerings

@@ -71,6 +71,21 @@ def test_every_case_was_recorded_with_a_real_gcloud() -> None:
     assert set(DIFFERENCES) <= set(NAMES)
 
 
+def _sent(result: Any, recorded: dict[str, Any], kind: str) -> dict[str, Any]:
+    """The body gpujob's dry run would POST, where gcloud POSTed it, less SUBMISSION_LABEL."""
+    assert result.code == 0, result.err
+    posted = POSTS.search(result.err)
+    assert posted, result.err
+    assert posted.group(1) == kind
+    assert posted.group(2) == recorded["path"].removesuffix("?alt=json")
+    body = json.loads(result.out)
+    # SUBMISSION_LABEL: the one key gpujob adds
+    assert SUBMISSION.fullmatch(body["labels"].pop("gpujob-submission"))
+    if not body["labels"]:
+        del body["labels"]
+    return body
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_gpujob_sends_what_gcloud_sent(name: str, cli, monkeypatch: pytest.MonkeyPatch) -> None:
     recorded = _recorded(name)
@@ -83,37 +98,19 @@ def test_gpujob_sends_what_gcloud_sent(name: str, cli, monkeypatch: pytest.Monke
         assert said in result.err
         assert result.out == ""
         return
-    assert result.code == 0, result.err
-    posted = POSTS.search(result.err)
-    assert posted, result.err
-    assert posted.group(1) == kind
-    assert posted.group(2) == recorded["path"].removesuffix("?alt=json")
-    body = json.loads(result.out)
-    # SUBMISSION_LABEL: the one key gpujob adds
-    assert SUBMISSION.fullmatch(body["labels"].pop("gpujob-submission"))
-    if not body["labels"]:
-        del body["labels"]
-    assert body == recorded["body"]
+    assert _sent(result, recorded, kind) == recorded["body"]
 
 
 @pytest.mark.parametrize("name", sorted(DIFFERENCES))
-def test_a_refused_job_is_built_as_gcloud_built_it(name: str) -> None:
-    """Where gpujob's checks refuse what gcloud sent, the job its command line builds (before
-    the checks) is still gcloud's, int64 counts apart (sent as strings, as in the API's JSON)."""
-    from gpujob.config.gcloud_vertex import VertexFlags, flag_only
+def test_a_refused_job_is_built_as_gcloud_built_it(name: str, cli,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where gpujob's checks refuse what gcloud sent, the job its command line builds is still
+    gcloud's: with the refusing check (the executor image's) off, submit's dry run POSTs the
+    body gcloud sent, through the same steps."""
+    from gpujob.services.vertex.native import rules
 
-    _, flags = _gpujob_args(_recorded(name))
-    given: dict[str, Any] = {"--worker-pool-spec": []}
-    for flag in flags:
-        key, _, value = flag.partition("=")
-        if key == "--worker-pool-spec":
-            given[key].append(value)
-        else:
-            given[key] = value
-    built = flag_only(VertexFlags(tuple(given["--worker-pool-spec"]), given.get("--args"),
-                                  given.get("--command"), given.get("--python-package-uris")))
-    spec = built.data["jobSpec"]
-    for pool in spec["workerPoolSpecs"]:
-        pool["replicaCount"] = str(pool["replicaCount"])
-    assert spec == _recorded(name)["body"]["jobSpec"]
-    assert _recorded(name)["body"]["displayName"] == given["--display-name"]
+    recorded = _recorded(name)
+    kind, flags = _gpujob_args(recorded)
+    monkeypatch.setattr(rules, "_executor", lambda *args: None)
+    result = cli("submit", *flags, "--project", "my-project", "--dry-run")
+    assert _sent(result, recorded, kind) == recorded["body"]

@@ -159,3 +159,22 @@ def test_validate_with_the_flags_imports_no_google_library():
     result = subprocess.run([sys.executable, "-c", probe.format(args=args)],
                             capture_output=True, text=True, env=dict(os.environ), timeout=60)
     assert result.stderr.strip().endswith("0 []"), result.stderr
+
+
+@pytest.mark.parametrize(("flags", "said"), [
+    (("--service", "gke", "--display-name", "x", T4_POOL),
+     "error: --display-name is not supported by the gke service (GKE (JobSet)): a JobSet is "
+     "named by its jobId"),
+    (("--service", "ai-platform", "--config", str(CASES.parents[2] / "configs" /
+                                                  "t4-compute-engine.yaml"),
+      "--display-name", "x"),
+     "error: --display-name is not supported by the ai-platform service (AI Platform "
+     "Training): an AI Platform job is named by its jobId alone"),
+])
+def test_a_flag_the_service_does_not_take_is_refused_as_submit_refuses_it(cli, flags, said):
+    """Not a finding about the job it builds (validate said the displayName was missing)."""
+    for command in (["validate"], ["submit", "--dry-run"]):
+        result = cli(*command, *flags)
+        assert result.code == 2, (command, result.out)
+        assert result.err.startswith(said), (command, result.err)
+        assert result.out == ""

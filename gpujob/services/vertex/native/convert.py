@@ -69,20 +69,13 @@ def _source(path: tuple[str | int, ...], t: Translation) -> tuple[Any, ...]:
 
 def _native(doc: Document, job: Any, output: str | None, whole_job: bool) -> Converted:
     """A native job (``native.job.check``: the command line applied, checked) written as the
-    file gcloud's --config reads, with its counts as numbers again (the body sends int64
-    values as strings)."""
+    file gcloud's --config reads, with its int64 values as numbers again (the body sends
+    them as strings: ``native_form.encoded``)."""
+    from gpujob.config.native_form import decoded
     from gpujob.services.base import Converted
     from gpujob.services.vertex.native import output as native_output
 
-    body = _numbers(job.body)
+    body = decoded(job.kind, job.body)
     written = native_output.render(job._replace(body=body), doc, output, whole_job=whole_job)
     return Converted(written.text, written.findings, list(written.notes))
 
-
-def _numbers(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: int(v) if k == "replicaCount" and isinstance(v, str) and v.isdigit()
-                else _numbers(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_numbers(v) for v in value]
-    return value

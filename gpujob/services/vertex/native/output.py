@@ -61,7 +61,10 @@ def render(t: Translation, doc: Document, path: str | None, *, whole_job: bool,
 
 def _title(t: Translation, doc: Document, spec_only: bool, whole_job: bool) -> list[str]:
     kind = "CustomJobSpec" if spec_only else t.kind
-    lines = [f"Vertex AI {kind} converted by gpujob from {doc.source}."]
+    from gpujob.config.gcloud_vertex import SOURCE  # a job from gcloud's flags alone
+
+    source = "the command line" if doc.source == SOURCE else doc.source
+    lines = [f"Vertex AI {kind} converted by gpujob from {source}."]
     if spec_only:
         lines.append("The job's name, labels and encryption key are not part of a "
                      "CustomJobSpec: they are flags.")
