@@ -235,3 +235,18 @@ def test_a_jobset_that_cannot_be_deleted_either_is_said_with_its_cancel(cluster,
     assert "its pods wait for the ComputeDomain" in err
     assert "hint: gpujob cancel gb-run --service gke --context " in err
     assert ("default", "gb-run") in cluster.jobsets
+
+
+def test_a_compute_domain_whose_answer_was_lost_is_kept_as_the_jobsets(cluster, cli, write):
+    """Made, its answer lost, sent again: the 409's ComputeDomain is this JobSet's (its owner
+    reference), so the submit goes on."""
+    from fakes.faults import Drop
+
+    kube_cluster.dra_driver(cluster)
+    cluster.inject("POST computedomains", Drop(after=True))
+    result = cli("submit", write(CONFIG.format(workers=1)), "--service", "gke",
+                 "--gpudirect", "off")
+    assert result.code == 0, result.err
+    assert len(cluster.route_calls("POST", "computedomains")) == 3  # the dry run, 2 creates
+    owner = cluster.objects[DOMAIN]["metadata"]["ownerReferences"][0]
+    assert owner["uid"] == cluster.jobsets[("default", "gb-run")]["metadata"]["uid"]

@@ -163,6 +163,21 @@ def test_a_network_known_missing_is_said_though_a_later_read_is_refused(cluster,
     assert "could not be read" not in result.err
 
 
+def test_networks_whose_read_fails_get_the_gpudirect_off_jobset(cluster, cli, write):
+    for net in MEGA:
+        kube_cluster.network(cluster, net)
+    cluster.inject("GET /apis/networking.gke.io/v1/networks/vpc1",
+                   Reply(400, status(400, "BadRequest", "the server rejected our request")))
+    result = submit(cli, write, "a3-megagpu-8g")
+    assert result.code == 0, result.err
+    assert unlabelled(cluster.received[-1]) == off_body(cli, write)
+    assert ("warning: --gpudirect auto: the cluster's networks vpc1..vpc8 could not be read "
+            "(read /apis/networking.gke.io/v1/networks/vpc1: the server rejected our request "
+            "(400 Bad Request))") in " ".join(result.err.split())
+    assert "hint: submit again, or pass --gpudirect on to send GPUDirect without looking" in \
+        result.err
+
+
 def test_preflight_reads_the_networks_as_the_submit_does(cluster, cli, write):
     """One reader: the same gap (vpc1) and the same unread network (vpc2) in a preflight."""
     for net in MEGA[1:]:
