@@ -141,7 +141,8 @@ def check(api: Api, companions: tuple[dict[str, Any], ...], namespace: str) -> N
             except ApiException as exc:
                 if exc.status in RETRIED:
                     raise
-                if exc.status == 400 and "dry run" in str(status_of(exc).get("message")):
+                if exc.status == 400 and "does not support dry run" in str(
+                        status_of(exc).get("message")):
                     return False
                 error = refused(exc, obj, namespace, what)
                 raise RemoteError(f"{error.message}; nothing was created", error.hint) \
