@@ -66,6 +66,8 @@ class Request:
     locate: Callable[[JsonPath], Location] | None = None
     media: str = "json"  # how the dry-run prints the body: json, or yaml (kubectl apply -f -)
     project_scoped: bool = True  # the URL names a Google Cloud project (GKE's: a cluster's)
+    # objects made with the job (GKE: a ComputeDomain), which the dry run prints before the body
+    companions: tuple[dict[str, Any], ...] = ()
 
     def staged(self, uris: Mapping[str, str]) -> Self:
         """This request with each package that stood in for the check (``gs://to-be-staged/``

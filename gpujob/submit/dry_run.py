@@ -27,8 +27,7 @@ def show(settings: SubmitSettings, service: Service, prepared: Prepared) -> int:
                 "(nothing sent)" + ("" if settings.project or not request.project_scoped
                                     else "; no project given (--project or GPUJOB_PROJECT)"))
     # what the service makes with the job (GKE: a ComputeDomain), printed before it
-    companions = list(getattr(request, "companions", ()))
-    for obj in companions:
+    for obj in request.companions:
         CONSOLE.err(f"Dry run: would also create {obj['kind']} {obj['metadata']['name']} "
                     f"(printed before the {request.noun}; nothing sent)")
     if prepared.cost is not None:
@@ -37,7 +36,7 @@ def show(settings: SubmitSettings, service: Service, prepared: Prepared) -> int:
     if request.media == "yaml" and settings.output_format != "json":
         import yaml
 
-        CONSOLE.out(yaml.safe_dump_all([*companions, request.body], sort_keys=False,
+        CONSOLE.out(yaml.safe_dump_all([*request.companions, request.body], sort_keys=False,
                                        allow_unicode=True, width=100))
     else:
         CONSOLE.json(request.body)

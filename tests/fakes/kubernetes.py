@@ -4,9 +4,11 @@ and errors in the API server's shapes (``Status`` objects, ``PodList``), since t
 client validates typed answers strictly.
 
 Every JobSet it receives is checked against what the CRD's schema, JobSet's webhook and the Job
-and Pod validation require (``refusals``), independently of gpujob's own rules, and refused 422
-``Invalid`` as JobSet's webhook refuses one. Faults (``tests/fakes/faults.py``: ``Reply``,
-``Drop``, ``Stall``, ``Trickle``) are queued per route with ``inject``: a create whose answer is
+and Pod validation require (``jobset_rules.refusals``), independently of gpujob's own rules, and
+refused 422 ``Invalid`` as JobSet's webhook refuses one. Discovery and the other objects (what a
+preflight reads, a ComputeDomain made with a JobSet, server-side dry run): ``kube_api``. Faults
+(``tests/fakes/faults.py``: ``Reply``, ``Drop``, ``Stall``, ``Trickle``) are queued per route
+with ``inject`` (``POST computedomains dryRun``: a dry-run create): a create whose answer is
 lost (``Drop(after=True)``), 409, 429, 500, an answer that never comes or trickles in, a body
 of any bytes (a ``Reply`` whose body is ``str`` or ``bytes``, its ``Content-Type`` in
 ``headers``). A log line may be ``bytes`` (not UTF-8).
@@ -27,109 +29,13 @@ from urllib.parse import parse_qs, urlparse
 
 from fakes import serving
 from fakes.faults import Drop, Reply, Stall, Trickle
+from fakes.jobset_rules import refusals
+from fakes.kube_api import COLLECTIONS, MADE, make, read, selected, status
 
 JOBSETS = re.compile(r"/apis/jobset\.x-k8s\.io/v1alpha2/namespaces/([^/]+)/jobsets(?:/([^/]+))?")
 WORKLOADS = re.compile(r"/apis/kueue\.x-k8s\.io/(v1beta2|v1beta1)/namespaces/([^/]+)/workloads")
 PODS = re.compile(r"/api/v1/namespaces/([^/]+)/pods(?:/([^/]+)/log)?")
-DNS_1035 = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
-QUANTITY = re.compile(r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|"
-                      r"([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$")
-# the fields of JobSetSpec in the CRD (jobset.x-k8s.io_jobsets.yaml, v1alpha2)
-SPEC_FIELDS = {"coordinator", "failurePolicy", "managedBy", "network", "replicatedJobs",
-               "startupPolicy", "successPolicy", "suspend", "ttlSecondsAfterFinished",
-               "volumeClaimPolicies"}
-RJOB_FIELDS = {"dependsOn", "groupName", "name", "replicas", "template"}
-# the collections a preflight reads besides JobSets (objects: FakeKubernetes.objects)
-COLLECTIONS = {"localqueues", "clusterqueues", "resourceflavors", "csidrivers", "deployments",
-               "networks", "gkenetworkparamsets", "computedomains"}
-# namespaced custom objects a create makes beside a JobSet (a ComputeDomain), when the cluster
-# serves their API (``served``): stored in ``objects`` under their path
-MADE = re.compile(r"/apis/([^/]+/[^/]+)/namespaces/([^/]+)/(computedomains)")
-# what discovery says each group version serves (name, kind, namespaced): kubectl reads it,
-# and caches none of it while one group version lists nothing
-RESOURCES = {
-    "jobset.x-k8s.io/v1alpha2": [("jobsets", "JobSet", True)],
-    "kueue.x-k8s.io/v1beta1": [("localqueues", "LocalQueue", True),
-                               ("clusterqueues", "ClusterQueue", False),
-                               ("resourceflavors", "ResourceFlavor", False),
-                               ("workloads", "Workload", True)],
-    "networking.gke.io/v1": [("networks", "Network", False),
-                             ("gkenetworkparamsets", "GKENetworkParamSet", False)],
-    "resource.nvidia.com/v1beta1": [("computedomains", "ComputeDomain", True)],
-}
-
-
-def status(code: int, reason: str, message: str, **details: Any) -> dict[str, Any]:
-    """A ``Status`` object as the API server answers errors."""
-    out = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-           "message": message, "reason": reason, "code": code}
-    if details:
-        out["details"] = details
-    return out
-
-
-def refusals(js: Any) -> list[dict[str, str]]:
-    """Why the API server or JobSet's webhook would refuse ``js`` (``causes`` of a 422)."""
-    causes: list[dict[str, str]] = []
-
-    def cause(path: str, message: str) -> None:
-        causes.append({"reason": "FieldValueInvalid", "message": message, "field": path})
-
-    if not isinstance(js, dict) or js.get("apiVersion") != "jobset.x-k8s.io/v1alpha2" \
-            or js.get("kind") != "JobSet":
-        return [{"reason": "FieldValueInvalid", "message": "not a v1alpha2 JobSet",
-                 "field": "kind"}]
-    name = str((js.get("metadata") or {}).get("name", ""))
-    if not DNS_1035.fullmatch(name) or len(name) > 63:
-        cause("metadata.name", f"{name!r}: a DNS-1035 label is required")
-    spec = js.get("spec")
-    if not isinstance(spec, dict):
-        return [*causes, {"reason": "FieldValueRequired", "message": "Required value",
-                           "field": "spec"}]
-    for key in set(spec) - SPEC_FIELDS:
-        cause(f"spec.{key}", "unknown field")
-    rjobs = spec.get("replicatedJobs")
-    if not isinstance(rjobs, list) or not rjobs:
-        cause("spec.replicatedJobs", "Required value")
-        return causes
-    names = [r.get("name") for r in rjobs if isinstance(r, dict)]
-    if len(set(names)) != len(names):
-        cause("spec.replicatedJobs", "Duplicate value: names must be unique")
-    for i, r in enumerate(rjobs):
-        at = f"spec.replicatedJobs[{i}]"
-        if not isinstance(r, dict) or "name" not in r or "template" not in r:
-            cause(at, "name and template are required")
-            continue
-        for key in set(r) - RJOB_FIELDS:
-            cause(f"{at}.{key}", "unknown field")
-        replicas = r.get("replicas", 1)
-        if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
-            cause(f"{at}.replicas", "must be an integer >= 0")
-            continue
-        job = (r["template"] or {}).get("spec") or {}
-        pods = job.get("completions") or 1
-        longest = f"{name}-{r['name']}-{max(replicas - 1, 0)}-{pods - 1}-abcde"
-        if len(longest) > 63 or not DNS_1035.fullmatch(str(r["name"])):
-            cause(f"{at}.name", "JobSet name is too long, job names generated for this JobSet "
-                  "will exceed 63 characters")
-        pod = (job.get("template") or {}).get("spec") or {}
-        if pod.get("restartPolicy", "OnFailure") not in ("Never", "OnFailure"):
-            cause(f"{at}.template.spec.template.spec.restartPolicy", "Unsupported value")
-        containers = pod.get("containers")
-        if not isinstance(containers, list) or not containers:
-            cause(f"{at}.template.spec.template.spec.containers", "Required value")
-            continue
-        for j, c in enumerate(containers):
-            where = f"{at}.template.spec.template.spec.containers[{j}]"
-            if not c.get("name") or not c.get("image"):
-                cause(where, "name and image are required")
-            limits = (c.get("resources") or {}).get("limits") or {}
-            for resource, value in limits.items():
-                if not QUANTITY.match(str(value)) or (
-                        "/" in resource and not str(value).isdigit()):
-                    cause(f"{where}.resources.limits[{resource}]", f"{value!r}: must be a "
-                          "whole-number quantity")
-    return causes
+__all__ = ["FakeKubernetes", "refusals", "status"]  # what the tests import from here
 
 
 @dataclass
@@ -299,7 +205,7 @@ class _Handler(serving.Handler):
         if call.authorization != f"Bearer {fake.token}":
             self._send(401, status(401, "Unauthorized", "Unauthorized"))
             return
-        route, answer = self._route(method, url.path)
+        route, answer = self._route(method, url.path, call.query)
         queue = fake.faults.get(route)
         fault = queue.popleft() if queue else None
         if isinstance(fault, Reply) and not fault.handled:
@@ -327,7 +233,8 @@ class _Handler(serving.Handler):
         types = [v for k, v in fault.headers.items() if k.lower() == "content-type"]
         return {"content_type": types[0]} if types else {}
 
-    def _route(self, method: str, path: str) -> tuple[str, Any]:
+    def _route(self, method: str, path: str,
+               query: dict[str, list[str]]) -> tuple[str, Any]:
         fake = self.server_fake
         if m := JOBSETS.fullmatch(path):
             ns, name = m.groups()
@@ -339,7 +246,7 @@ class _Handler(serving.Handler):
             return ("GET workloads", lambda c: (200, {
                 "apiVersion": f"kueue.x-k8s.io/{version}", "kind": "WorkloadList",
                 "metadata": {}, "items": [w for w in fake.workloads if w["metadata"][
-                    "namespace"] == ns and _selected(w, c.query)]}, "application/json"))
+                    "namespace"] == ns and selected(w, c.query)]}, "application/json"))
         if m := PODS.fullmatch(path):
             ns, pod = m.groups()
             if pod is None:
@@ -347,11 +254,12 @@ class _Handler(serving.Handler):
                     "apiVersion": "v1", "kind": "PodList", "metadata": {"resourceVersion": "1"},
                     "items": [p for js in list(fake.jobsets.values())
                               for p in fake.pods(ns, js["metadata"]["name"])
-                              if _selected(p, c.query)]}, "application/json"))
+                              if selected(p, c.query)]}, "application/json"))
             return ("GET log", lambda c: self._log(pod))
         if method == "POST" and (m := MADE.fullmatch(path)) and m.group(1) in fake.served:
-            return (f"POST {m.group(3)}", lambda c: self._make(c, path))
-        if method == "GET" and (found := self._read(path)) is not None:
+            dry = " dryRun" if query.get("dryRun") == ["All"] else ""
+            return (f"POST {m.group(3)}{dry}", lambda c: make(fake, c.body, c.query, path))
+        if method == "GET" and (found := read(fake, path)) is not None:
             return (f"GET {path}", lambda c: (200, found(c), "application/json"))
         if method == "GET" and path.rsplit("/", 2)[-2] in COLLECTIONS:  # an object not there
             kind, name = path.rsplit("/", 2)[1:]
@@ -360,53 +268,6 @@ class _Handler(serving.Handler):
                                               "application/json"))
         return ("?", lambda c: (404, status(404, "NotFound", "the server could not find the "
                                             "requested resource"), "application/json"))
-
-    def _read(self, path: str) -> Any:
-        """The answer to a GET of a served group version, an object, a collection of them,
-        the nodes (None: none of these)."""
-        fake = self.server_fake
-        if path == "/api/v1/nodes":
-            return lambda c: {"apiVersion": "v1", "kind": "NodeList", "metadata": {},
-                              "items": [n for n in fake.nodes if _selected(n, c.query)]}
-        if path == "/api":  # discovery, as kubectl reads it (legacy, not aggregated)
-            return lambda c: {"kind": "APIVersions", "versions": ["v1"]}
-        if path == "/api/v1":
-            return lambda c: {"kind": "APIResourceList", "groupVersion": "v1", "resources": [
-                {"name": name, "singularName": name[:-1], "namespaced": name == "pods",
-                 "kind": name[:-1].title(), "verbs": ["get", "list"]}
-                for name in ("nodes", "pods")]}
-        if path == "/apis":
-            return lambda c: {"kind": "APIGroupList", "apiVersion": "v1", "groups": [
-                {"name": gv.split("/")[0], "versions": [{"groupVersion": gv,
-                                                         "version": gv.split("/")[1]}],
-                 "preferredVersion": {"groupVersion": gv, "version": gv.split("/")[1]}}
-                for gv in sorted(fake.served)]}
-        if path.startswith("/apis/") and path[6:] in fake.served:
-            resources = [{"name": name, "singularName": name[:-1], "namespaced": scoped,
-                          "kind": kind, "verbs": ["create", "delete", "get", "list"]}
-                         for name, kind, scoped in RESOURCES.get(path[6:], ())]
-            return lambda c: {"kind": "APIResourceList", "apiVersion": "v1",
-                              "groupVersion": path[6:], "resources": resources}
-        if path in fake.objects:
-            return lambda c: fake.objects[path]
-        if path.rsplit("/", 1)[-1] in COLLECTIONS and any(
-                path.startswith(f"/apis/{v}/") for v in fake.served):
-            return lambda c: {"kind": "List", "apiVersion": "v1", "metadata": {}, "items": [
-                o for k, o in fake.objects.items() if k.rsplit("/", 1)[0] == path]}
-        return None
-
-    def _make(self, call: Call, path: str) -> tuple[int, Any, str]:
-        fake = self.server_fake
-        obj = json.loads(json.dumps(call.body))
-        name = str((obj.get("metadata") or {}).get("name", ""))
-        kind = path.rsplit("/", 1)[-1]
-        if f"{path}/{name}" in fake.objects:
-            return 409, status(409, "AlreadyExists", f'{kind} "{name}" already exists',
-                               name=name, kind=kind), "application/json"
-        obj["metadata"].update(uid=str(uuid.uuid4()), resourceVersion="1",
-                               creationTimestamp="2026-11-26T12:00:00Z")
-        fake.objects[f"{path}/{name}"] = obj
-        return 201, obj, "application/json"
 
     def _log(self, pod: str) -> tuple[int, Any, str]:
         lines = self.server_fake.logs.get(pod)
@@ -420,7 +281,7 @@ class _Handler(serving.Handler):
         fake = self.server_fake
         if call.method == "GET":
             items = [js for (n, _), js in fake.jobsets.items() if n == ns
-                     and _selected(js, call.query)]
+                     and selected(js, call.query)]
             limit = int(call.query.get("limit", ["0"])[0])
             items = items[:limit] if limit else items
             return 200, {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSetList",
@@ -479,10 +340,3 @@ class _Handler(serving.Handler):
     def do_DELETE(self) -> None:
         self._handle("DELETE")
 
-
-def _selected(obj: dict[str, Any], query: dict[str, list[str]]) -> bool:
-    """Whether ``obj``'s labels match the query's ``labelSelector`` (``k=v,…``)."""
-    selector = query.get("labelSelector", [""])[0]
-    labels = (obj.get("metadata") or {}).get("labels") or {}
-    return all(labels.get(k) == v for k, _, v in
-               (term.partition("=") for term in selector.split(",") if term))

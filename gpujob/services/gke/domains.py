@@ -4,7 +4,11 @@ does it (the catalog's ``pod_settings.machines.*.compute_domain``, with its sour
 nodes as the job has of the machine, whose channel ``ResourceClaimTemplate`` (named as the
 JobSet) every pod of the machine claims (``spec.resourceClaims``, the trainer's
 ``resources.claims``). The ComputeDomain is a separate object: the dry run prints it before the
-JobSet, a submit creates it after the JobSet, owned by it (deleted with it)."""
+JobSet. A submit first asks the cluster whether it would make it (``check``: its API served, then
+a server-side dry-run create, which meets the same RBAC, name and admission checks), so that a
+refusal sends nothing; then it creates the JobSet and the ComputeDomain owned by it (deleted with
+it: ``create``), and deletes the JobSet again if the ComputeDomain still fails (``Jobs.create``):
+a JobSet whose pods wait for a claim that never comes is never left behind."""
 
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ if TYPE_CHECKING:
     from gpujob.config.job import JobView
     from gpujob.services.gke.api import Api
     from gpujob.services.gke.catalog import GkeCatalog
+    from gpujob.services.gke.reads import Cluster
 
 
 class Domain(NamedTuple):
@@ -56,13 +61,17 @@ def body(name: str, namespace: str, domain: Domain) -> dict[str, Any]:
 
 
 def owned(obj: dict[str, Any], jobset: Mapping[str, Any]) -> dict[str, Any]:
-    """``obj`` owned by the created ``jobset``: Kubernetes deletes it with the JobSet."""
+    """``obj`` owned by the created ``jobset``: Kubernetes' garbage collector deletes it with
+    the JobSet. No ``blockOwnerDeletion``: it only holds a foreground deletion of the owner
+    until the dependent is gone, and setting it takes rights on the owner (``delete``, and where
+    the OwnerReferencesPermissionEnforcement admission plugin is on, ``jobsets/finalizers``) that
+    a user who may create JobSets need not have (Kubernetes: "Owners and Dependents",
+    https://kubernetes.io/docs/concepts/overview/working-with-objects/owners-dependents/, and
+    the OwnerReference API reference, meta/v1)."""
     meta = jobset.get("metadata") or {}
-    out = {**obj, "metadata": {**obj["metadata"], "ownerReferences": [{
+    return {**obj, "metadata": {**obj["metadata"], "ownerReferences": [{
         "apiVersion": str(jobset.get("apiVersion")), "kind": "JobSet",
-        "name": str(meta.get("name")),
-        "uid": str(meta.get("uid")), "blockOwnerDeletion": True}]}}
-    return out
+        "name": str(meta.get("name")), "uid": str(meta.get("uid"))}]}}
 
 
 def _where(obj: Mapping[str, Any]) -> tuple[str, str, str]:
@@ -70,29 +79,89 @@ def _where(obj: Mapping[str, Any]) -> tuple[str, str, str]:
     return group, version, f"{str(obj['kind']).lower()}s"
 
 
-def check_served(api: Api, companions: tuple[dict[str, Any], ...], name: str) -> None:
-    """Before the JobSet is sent: the cluster serves each companion's API (a ComputeDomain:
-    NVIDIA's DRA driver for GPUs is installed), else ``RemoteError`` and nothing is sent."""
+def unserved(cluster: Cluster, companions: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
+    """The companions whose API the cluster does not serve (404 on discovery), for ``check``
+    and ``preflight`` alike."""
+    return [o for o in companions if cluster.get(f"/apis/{o['apiVersion']}")[0] == 404]
+
+
+def not_served(obj: Mapping[str, Any]) -> str:
+    return (f"the cluster does not serve {obj['apiVersion']} (NVIDIA's DRA driver for GPUs is "
+            f"not installed), so the {obj['kind']} that gives the pods NVLink across nodes "
+            "cannot be made")
+
+
+def refused(exc: Any, obj: Mapping[str, Any], namespace: str, what: str) -> RemoteError:
+    """The API server's refusal of a companion's create, with the fix for its cause: the DRA
+    driver only where the API is not served (a 404 that names no object)."""
+    from gpujob.services.gke.api import status_of
+
+    status = status_of(exc)
+    message = str(status.get("message") or exc.reason or "no message")
+    given = status.get("details")
+    details = given if isinstance(given, dict) else {}
+    group, _, plural = _where(obj)
+    name = obj["metadata"]["name"]
+    hint: str | None = None
+    if exc.status == 403:
+        hint = (f"ask the cluster's admin for RBAC rights to create {plural}.{group} in "
+                f"namespace {namespace}")
+    elif exc.status == 409:
+        message = f"a {obj['kind']} named {name} already exists in namespace {namespace}"
+        hint = f"delete it (kubectl delete {plural[:-1]} {name} -n {namespace}), or give " \
+            "another --job-id"
+    elif exc.status == 404 and not details.get("name"):
+        message, hint = not_served(obj), DRA_FIX
+    return RemoteError(f"{what}: {message} ({exc.status} {status.get('reason') or exc.reason})",
+                       hint)
+
+
+def check(api: Api, companions: tuple[dict[str, Any], ...], namespace: str) -> None:
+    """Before the JobSet is sent: the cluster serves each companion's API and would create it
+    (a dry run, not yet owned: its owner does not exist); else ``RemoteError`` and nothing is
+    sent. A webhook that cannot take a dry run (400) leaves the create to tell."""
+    from kubernetes.client.exceptions import ApiException
+
+    from gpujob.services.gke.api import RETRIED, status_of
     from gpujob.services.gke.reads import Cluster
 
+    for obj in unserved(Cluster(api), companions):
+        raise RemoteError(f"{not_served(obj)}; nothing was created", DRA_FIX)
     for obj in companions:
-        if Cluster(api).get(f"/apis/{obj['apiVersion']}")[0] == 404:
-            raise RemoteError(
-                f"the cluster does not serve {obj['apiVersion']}: the {obj['kind']} that gives "
-                f"the pods of JobSet {name} NVLink across nodes cannot be made (NVIDIA's DRA "
-                "driver for GPUs is not installed); nothing was created",
-                DRA_FIX)
+        group, version, plural = _where(obj)
+        what = (f"checking {obj['kind']} {obj['metadata']['name']} in namespace {namespace} "
+                "(a dry-run create, before the JobSet)")
+
+        def attempt(obj: dict[str, Any] = obj, group: str = group, version: str = version,
+                    plural: str = plural, what: str = what) -> bool:
+            try:
+                api.custom.create_namespaced_custom_object(
+                    group, version, namespace, plural, obj, dry_run="All",
+                    _preload_content=False, _request_timeout=api.timeout)
+            except ApiException as exc:
+                if exc.status in RETRIED:
+                    raise
+                if exc.status == 400 and "does not support dry run" in str(
+                        status_of(exc).get("message")):
+                    return False
+                error = refused(exc, obj, namespace, what)
+                raise RemoteError(f"{error.message}; nothing was created", error.hint) \
+                    from None
+            return True
+
+        if not api.call(what, attempt):
+            api.echo(f"note: {what}: a webhook of the cluster takes no dry run; the create "
+                     "after the JobSet tells")
 
 
 def create(api: Api, companions: tuple[dict[str, Any], ...], jobset: Mapping[str, Any],
            namespace: str) -> None:
     """Create each companion owned by the created ``jobset``; one that is there already and is
-    this JobSet's (a lost answer) is kept; a failure says the JobSet's pods wait for it."""
+    this JobSet's (a lost answer) is kept; a refusal: ``RemoteError`` (``refused``)."""
     from kubernetes.client.exceptions import ApiException
 
-    from gpujob.services.gke.api import status_of
+    from gpujob.services.gke.api import RETRIED, status_of
 
-    name = str((jobset.get("metadata") or {}).get("name"))
     uid = str((jobset.get("metadata") or {}).get("uid"))
     for obj in companions:
         group, version, plural = _where(obj)
@@ -100,32 +169,27 @@ def create(api: Api, companions: tuple[dict[str, Any], ...], jobset: Mapping[str
         what = f"creating {obj['kind']} {obj['metadata']['name']} in namespace {namespace}"
 
         def attempt(made: dict[str, Any] = made, group: str = group, version: str = version,
-                    plural: str = plural) -> None:
+                    plural: str = plural, what: str = what) -> None:
             try:
                 api.custom.create_namespaced_custom_object(
                     group, version, namespace, plural, made, _preload_content=False,
                     _request_timeout=api.timeout)
+                return
             except ApiException as exc:
+                if exc.status in RETRIED:
+                    raise
                 if exc.status != 409 or status_of(exc).get("reason", "") not in (
                         "AlreadyExists", ""):
-                    raise
-                found = api.custom.get_namespaced_custom_object(
-                    group, version, namespace, plural, made["metadata"]["name"],
-                    _request_timeout=api.timeout)
-                owners = (found.get("metadata") or {}).get("ownerReferences") or []
-                if not any(o.get("uid") == uid for o in owners):
-                    raise RemoteError(f"a {made['kind']} named {made['metadata']['name']} "
-                                      f"already exists in namespace {namespace} (not JobSet "
-                                      f"{name}'s)", "delete it, or give another --job-id") \
-                        from None
+                    raise refused(exc, made, namespace, what) from None
+                clash = refused(exc, made, namespace, what)
+            found = api.custom.get_namespaced_custom_object(
+                group, version, namespace, plural, made["metadata"]["name"],
+                _request_timeout=api.timeout)
+            owners = (found.get("metadata") or {}).get("ownerReferences") or []
+            if not any(o.get("uid") == uid for o in owners):
+                raise clash
 
-        try:
-            api.call(what, attempt)
-        except RemoteError as exc:
-            raise RemoteError(f"JobSet {name} was created, but its {obj['kind']} was not: "
-                              f"{exc.message}; its pods wait for it",
-                              f"gpujob cancel {name} --service gke deletes the JobSet; "
-                              f"{DRA_FIX}") from None
+        api.call(what, attempt)
 
 
 DRA_FIX = ("install NVIDIA's DRA driver for GPUs (its ComputeDomain CRD, "

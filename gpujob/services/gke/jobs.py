@@ -8,7 +8,7 @@ import copy
 import secrets
 import shlex
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
@@ -40,34 +40,34 @@ def submission_token(now: datetime | None = None) -> str:
 
 @dataclass(frozen=True)
 class JobSetRequest(Request):
-    """The JobSet's create, and with ``--gpudirect auto`` on what the create sends where the
-    cluster lacks GPUDirect's networks (``networks.choose``)."""
+    """The JobSet's create; with ``--gpudirect auto`` on, what the create sends instead where
+    the cluster lacks GPUDirect's networks (``off``, ``networks.choose``)."""
 
     auto: pods.Auto | None = None
-    companions: tuple[dict[str, Any], ...] = ()  # made with the JobSet (``domains``)
+    uris: Mapping[str, str] = field(default_factory=dict)  # the packages ``staged`` put in
 
     def staged(self, uris: Mapping[str, str]) -> JobSetRequest:
         done = super().staged(uris)
-        if self.auto is None or not uris:
-            return done
-        off = Request(self.method, self.url, self.auto.body).staged(uris).body
-        return replace(done, auto=self.auto._replace(body=off))
+        return replace(done, uris={**self.uris, **uris}) if uris else done
+
+    def off(self) -> dict[str, Any]:
+        """The JobSet ``--gpudirect off`` gives (translated now), with this submission's label
+        and staged packages, as ``body`` has them."""
+        assert self.auto is not None, "only --gpudirect auto has another JobSet"
+        body = copy.deepcopy(self.auto.off())
+        body["metadata"].setdefault("labels", {})[translate.SUBMISSION_LABEL] = \
+            self.body["metadata"]["labels"][translate.SUBMISSION_LABEL]
+        return Request(self.method, self.url, body).staged(self.uris).body
 
 
 def request(job: translate.Translation) -> Request:
     """POST the JobSet, with the submission's label, to its namespace's collection; the JobSet's
     name is the job's ID (and the create's idempotency key)."""
-    token = submission_token()
     body = copy.deepcopy(job.body)
-    body["metadata"].setdefault("labels", {})[translate.SUBMISSION_LABEL] = token
-    auto = job.auto
-    if auto is not None:
-        off = copy.deepcopy(auto.body)
-        off["metadata"].setdefault("labels", {})[translate.SUBMISSION_LABEL] = token
-        auto = auto._replace(body=off)
+    body["metadata"].setdefault("labels", {})[translate.SUBMISSION_LABEL] = submission_token()
     return JobSetRequest("POST", collection(job.namespace), body, "JobSet", job_id=job.name,
-                         origins=job.origins, media="yaml", project_scoped=False, auto=auto,
-                         companions=job.companions)
+                         origins=job.origins, media="yaml", project_scoped=False,
+                         companions=job.companions, auto=job.auto)
 
 
 def _condition(raw: dict[str, Any], kind: str) -> dict[str, Any] | None:
@@ -194,18 +194,49 @@ class Jobs:
 
     def create(self, request: Request) -> Created:
         """POST the JobSet (``_create``), with what is made with it (a ComputeDomain: the
-        cluster is asked first whether it serves its API, and nothing is sent if not)."""
+        cluster is asked first whether it would make it, and nothing is sent if not; if it
+        still fails after the JobSet, the JobSet is deleted again, as its pods would wait for
+        it for ever)."""
         from gpujob.services.gke import domains
 
-        companions = getattr(request, "companions", ())
-        name = str(request.body["metadata"]["name"])
         ns = str(request.body["metadata"].get("namespace") or self.namespace)
-        if companions:
-            domains.check_served(self.api, companions, name)
+        if request.companions:
+            domains.check(self.api, request.companions, ns)
         created = self._create(request)
-        if companions:
-            domains.create(self.api, companions, created.raw, ns)
+        if request.companions:
+            try:
+                domains.create(self.api, request.companions, created.raw, ns)
+            except RemoteError as exc:
+                kinds = ", ".join(sorted({str(o["kind"]) for o in request.companions}))
+                raise self._undo(str(created.raw["metadata"]["name"]), ns, kinds, exc) \
+                    from None
         return created
+
+    def _undo(self, name: str, ns: str, kinds: str, failed: RemoteError) -> RemoteError:
+        """Delete the JobSet just made whose ``kinds`` were not made; what to say."""
+        from kubernetes.client.exceptions import ApiException
+
+        said = f"JobSet {name} was created, but its {kinds} was not: {failed.message}"
+
+        def delete() -> None:
+            try:
+                self.api.custom.delete_namespaced_custom_object(
+                    translate.GROUP, translate.VERSION, ns, translate.PLURAL, name,
+                    propagation_policy="Background", _preload_content=False,
+                    _request_timeout=self.api.timeout)
+            except ApiException as exc:
+                if exc.status != 404:  # gone already
+                    raise
+
+        try:
+            self.api.call(f"deleting JobSet {name}", delete)
+        except RemoteError as exc:
+            return RemoteError(f"{said}; deleting the JobSet failed too ({exc.message}): its "
+                               f"pods wait for the {kinds}",
+                               f"{commands(name, self.project, ns).cancel} deletes it"
+                               + (f"; {failed.hint}" if failed.hint else ""))
+        return RemoteError(f"{said}; the JobSet was deleted again (its pods would have waited "
+                           f"for the {kinds} for ever): nothing is left", failed.hint)
 
     def _create(self, request: Request) -> Created:
         """POST the JobSet. After an answer that never came (a broken connection, 429, 5xx) it
@@ -219,11 +250,10 @@ class Jobs:
         from gpujob.services.gke.api import status_of
 
         body, name = request.body, str(request.body["metadata"]["name"])
-        auto = getattr(request, "auto", None)
-        if auto is not None:  # --gpudirect auto: with GPUDirect where the cluster has its networks
-            from gpujob.services.gke import networks
+        if isinstance(request, JobSetRequest) and request.auto is not None:
+            from gpujob.services.gke import networks  # with GPUDirect where the cluster has them
 
-            body = networks.choose(self.api, body, auto)
+            body = networks.choose(self.api, body, request.auto, request.off)
         ns = str(body["metadata"].get("namespace") or self.namespace)
         token = body["metadata"]["labels"][translate.SUBMISSION_LABEL]
         what = f"creating JobSet {name} in namespace {ns}"
@@ -288,7 +318,9 @@ class Jobs:
         raw = self._jobset(f"reading JobSet {ref.id} in namespace {ns}",
                            self._get_call(ref.id, ns), self._missing(ref.id, ns))
         if status(raw).state == "SUSPENDED":
-            why = workload_conditions(self.api, ns, str(raw["metadata"].get("uid", "")))
+            from gpujob.services.gke.workloads import conditions
+
+            why = conditions(self.api, ns, str(raw["metadata"].get("uid", "")))
             if why:
                 raw[WHY_KEY] = why
         return raw
@@ -335,47 +367,3 @@ class Jobs:
                       lambda: self.api.custom.list_namespaced_custom_object(
                           translate.GROUP, translate.VERSION, ns, translate.PLURAL, limit=1,
                           _preload_content=False, _request_timeout=self.api.timeout))
-
-
-def workload_conditions(api: Api, ns: str, uid: str) -> list[str]:
-    """What Kueue's Workload for the JobSet says of why it is not admitted (its conditions
-    that are False, and admission checks not Ready). Advice only: no answer is no advice; an
-    answer that cannot be read is a remote error (``answers``)."""
-    from kubernetes.client.exceptions import ApiException
-    from urllib3.exceptions import HTTPError
-
-    from gpujob.services.gke import answers
-
-    what = f"reading Kueue's Workloads in namespace {ns}"
-    for version in ("v1beta2", "v1beta1"):
-        def listed(version: str = version) -> tuple[str, bytes]:
-            response = api.custom.list_namespaced_custom_object(
-                "kueue.x-k8s.io", version, ns, "workloads",
-                label_selector=f"kueue.x-k8s.io/job-uid={uid}", _preload_content=False,
-                _request_timeout=api.timeout)
-            return str(response.headers.get("Content-Type") or ""), response.data or b""
-
-        try:
-            content_type, data = api.bounded(listed)
-        except ApiException as exc:
-            if exc.status == 404:
-                continue
-            return []
-        except (HTTPError, OSError):  # advice only: the JobSet's own state is still said
-            return []
-        items = answers.workloads(answers.json_object(answers.decode(data, content_type), what),
-                                  what)
-        lines = []
-        for item in items:
-            st = item.get("status") or {}
-            for c in st.get("conditions") or []:
-                if c.get("type") in ("QuotaReserved", "Admitted", "Evicted") and \
-                        (c.get("status") == "False") == (c.get("type") != "Evicted"):
-                    lines.append(f"Kueue: {c.get('type')} {c.get('status')} "
-                                 f"({c.get('reason', '')}): {c.get('message', '')}")
-            for check in st.get("admissionChecks") or []:
-                if check.get("state") != "Ready":
-                    lines.append(f"Kueue: admission check {check.get('name')} is "
-                                 f"{check.get('state')}: {check.get('message', '')}")
-        return lines
-    return []

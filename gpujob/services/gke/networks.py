@@ -3,12 +3,14 @@ to cluster-scoped ``Network`` objects (``networking.gke.io/v1``), each with the
 ``GKENetworkParamSet`` of its VPC and subnet; a pod naming a Network the cluster lacks is refused
 (GKE-RUNS.md §7, after xpk's ``core/network.py``). ``--gpudirect auto`` (the default) is decided
 here on a submit: the JobSet goes with the machine's GPUDirect when the cluster has every network
-its pods attach, without it (the body ``--gpudirect off`` gives) and a warning when it has not.
+its pods attach, without it (the body ``--gpudirect off`` gives) and a warning when it has not
+or they cannot be read (``read``: one reader for ``preflight`` and ``choose``).
 A dry run reads no cluster: it assumes the networks are there (``run_rules``)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from gpujob.errors import RemoteError
@@ -46,50 +48,72 @@ def attached(body: dict[str, Any]) -> dict[str, tuple[str, str]]:
     return found
 
 
-def lacking(cluster: Cluster, names: tuple[str, ...]) -> list[str] | str:
-    """The networks of ``names`` the cluster lacks (no Network, or no GKENetworkParamSet of
-    its name); a str: why they were not read."""
-    try:
-        code, _ = cluster.get(f"/apis/{GROUP}")
-        if code == 404:  # multi-networking is off: no Network at all
-            return list(names)
-        missing = []
-        for name in names:
-            for kind in ("networks", "gkenetworkparamsets"):
-                code, _ = cluster.get(f"/apis/{GROUP}/{kind}/{name}")
-                if code == 403:
-                    return f"403 Forbidden on {kind}.networking.gke.io"
-                if code == 404:
-                    missing.append(name)
-                    break
-        return missing
-    except RemoteError as exc:
-        return exc.message
+# a network's state on the cluster (``read``)
+HAS = "has"  # its Network and its GKENetworkParamSet
+OFF = "off"  # the cluster does not serve networking.gke.io/v1: multi-networking is off
+NO_NETWORK = "no Network"
+NO_PARAMS = "no GKENetworkParamSet"
+UNREAD = "not read"  # 403: the kubeconfig's user may not read it (``Cluster.notes`` says which)
+MISSING = (OFF, NO_NETWORK, NO_PARAMS)
+RBAC = ("grant the kubeconfig's user get on networks and gkenetworkparamsets (networking.gke.io, "
+        "cluster-scoped: a ClusterRole and its ClusterRoleBinding)")
 
 
-def choose(api: Api, body: dict[str, Any], auto: Auto) -> dict[str, Any]:
+def read(cluster: Cluster, names: Iterable[str]) -> dict[str, str]:
+    """Each network's state on the cluster (``HAS``, ``OFF``, ``NO_NETWORK``, ``NO_PARAMS``,
+    ``UNREAD``), for ``preflight`` and ``choose`` alike; a refusal other than 403 and 404, or
+    no answer: ``RemoteError``."""
+    names = list(names)
+    if cluster.get(f"/apis/{GROUP}")[0] == 404:  # multi-networking is off: no Network at all
+        return dict.fromkeys(names, OFF)
+    found = {}
+    for name in names:
+        code = cluster.get(f"/apis/{GROUP}/networks/{name}")[0]
+        if code == 404:
+            found[name] = NO_NETWORK
+            continue
+        params = cluster.get(f"/apis/{GROUP}/gkenetworkparamsets/{name}")[0]
+        found[name] = NO_PARAMS if params == 404 else UNREAD if 403 in (code, params) else HAS
+    return found
+
+
+def choose(api: Api, body: dict[str, Any], auto: Auto, off: Callable[[], dict[str, Any]]
+           ) -> dict[str, Any]:
     """The JobSet a submit sends for ``--gpudirect auto``: ``body`` (with GPUDirect) when the
-    cluster has the networks, else ``auto.body``; what was found is said on stderr."""
+    cluster has the networks, else ``off()`` (as ``--gpudirect off`` gives it): where one is
+    missing, and where they could not be read, since a pod naming a network the cluster lacks
+    never starts (and holds its queue's quota meanwhile); what was found is said on stderr."""
     from gpujob.services.gke.reads import Cluster
 
-    found = lacking(Cluster(api), auto.networks)
     nets = shown(auto.networks)
-    if isinstance(found, str):
-        api.echo(f"note: --gpudirect auto: the cluster's networks were not read ({found}): "
-                 f"{auto.name} stays on, as a dry run assumes; the pods are refused if the "
-                 f"cluster lacks the networks {nets}")
-        return body
-    if not found:
+    try:
+        found = read(Cluster(api), auto.networks)
+    except RemoteError as exc:
+        why, hint = exc.message, "submit again, or pass --gpudirect on to send GPUDirect " \
+            "without looking"
+        found = {}
+    else:
+        why, hint = ("403 Forbidden: the kubeconfig's user may not read them",
+                     f"{RBAC}, or pass --gpudirect on to send GPUDirect without looking")
+    missing = [name for name, state in found.items() if state in MISSING]
+    if found and not missing and UNREAD not in found.values():
         api.echo(f"note: --gpudirect auto: the cluster has the networks {nets} (a Network and "
                  f"a GKENetworkParamSet each): {auto.name} is on for the {auto.nodes} "
                  f"{auto.machine} nodes")
         return body
-    api.echo(f"warning: --gpudirect auto: the cluster lacks the networks {shown(found)} (a "
-             f"Network and a GKENetworkParamSet each): the JobSet goes without {auto.name}, "
-             f"so its {auto.nodes} {auto.machine} nodes talk over one network interface each "
-             f"instead of their {auto.nics} GPU NICs, a small part of the bandwidth the machine "
-             "is built for, and collective operations between nodes slow the training down")
-    api.echo(f"  hint: create a Network and a GKENetworkParamSet for each of {nets} (gpujob "
-             "preflight --service gke says how; multi-networking must be on) and submit "
-             "again; --gpudirect on sends GPUDirect without looking")
-    return auto.body
+    cost = (f"so its {auto.nodes} {auto.machine} nodes talk over one network interface each "
+            f"instead of their {auto.nics} GPU NICs, a small part of the bandwidth the machine "
+            "is built for, and collective operations between nodes slow the training down")
+    if missing:
+        api.echo(f"warning: --gpudirect auto: the cluster lacks the networks {shown(missing)} "
+                 f"(a Network and a GKENetworkParamSet each): the JobSet goes without "
+                 f"{auto.name}, {cost}")
+        api.echo(f"  hint: create a Network and a GKENetworkParamSet for each of {nets} (gpujob "
+                 "preflight --service gke says how; multi-networking must be on) and submit "
+                 "again; --gpudirect on sends GPUDirect without looking")
+        return off()
+    api.echo(f"warning: --gpudirect auto: the cluster's networks {nets} could not be read "
+             f"({why}): the JobSet goes without {auto.name}, as pods attached to networks the "
+             f"cluster may lack would never start; {cost}")
+    api.echo(f"  hint: {hint}")
+    return off()

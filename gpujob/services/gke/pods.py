@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 import shlex
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob.services.gke import sizes
@@ -53,7 +53,9 @@ class Auto(NamedTuple):
     nodes: int
     nics: int
     networks: tuple[str, ...]
-    body: dict[str, Any]  # the JobSet without GPUDirect (as --gpudirect off gives it)
+    # the JobSet without GPUDirect (as --gpudirect off gives it), translated only when a
+    # submit finds the networks missing (``networks.choose``), not on every check
+    off: Callable[[], dict[str, Any]]
 
 
 def machine_settings(cat: GkeCatalog, machine: str | None) -> Mapping[str, Any]:

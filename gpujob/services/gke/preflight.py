@@ -255,15 +255,13 @@ def fuse(cluster: Cluster, body: dict[str, Any]) -> Iterator[Gap]:
 NETWORKS = networks_.GROUP
 
 
-def networks(cluster: Cluster, body: dict[str, Any]) -> Iterator[Gap]:
+def networks(attached: dict[str, tuple[str, str]], found: dict[str, str]) -> Iterator[Gap]:
     """GPUDirect's networks: a Network and its GKENetworkParamSet (``networking.gke.io/v1``,
-    cluster-scoped) for each one the pods attach; a pod naming a Network the cluster lacks is
-    refused (GKE-RUNS.md §7, after xpk's network.py)."""
-    attached = networks_.attached(body)
-    if not attached:
-        return
+    cluster-scoped) for each one the pods attach (``attached``), as ``networks.read`` found
+    them; a pod naming a Network the cluster lacks is refused (GKE-RUNS.md §7, after xpk's
+    network.py)."""
     shown = networks_.shown(list(attached))
-    if cluster.get(f"/apis/{NETWORKS}")[0] == 404:
+    if networks_.OFF in found.values():
         yield Gap(f"GPUDirect networks: the cluster does not serve {NETWORKS} (multi-networking "
                   f"is off), so pods attached to {shown} are refused",
                   "gcloud container clusters update CLUSTER --location LOCATION "
@@ -275,28 +273,36 @@ def networks(cluster: Cluster, body: dict[str, Any]) -> Iterator[Gap]:
         mode = "RDMA" if name.startswith("rdma-") else "NetDevice"
         params_fix = (f"create GKENetworkParamSet {name} (spec.vpc and spec.vpcSubnet: its VPC "
                       f"and subnet, spec.deviceMode: {mode})")
-        code, _ = cluster.get(f"/apis/{NETWORKS}/networks/{name}")
-        if code == 404:
+        if found[name] == networks_.NO_NETWORK:
             yield Gap(f"GPUDirect network {name}: no Network {name} ({NETWORKS}), which the "
                       f"{machine} pods' {interface} attaches to",
                       f"create Network {name} (spec.type: Device, spec.parametersRef: "
                       f"GKENetworkParamSet {name}) and {params_fix[7:]}")
-            continue
-        if cluster.get(f"/apis/{NETWORKS}/gkenetworkparamsets/{name}")[0] == 404:
+        elif found[name] == networks_.NO_PARAMS:
             yield Gap(f"GPUDirect network {name}: Network {name} has no GKENetworkParamSet "
                       f"{name} (its VPC and subnet)", params_fix)
 
 
 def _networks(cluster: Cluster, job: translate.Translation) -> list[Gap]:
     """The networks' gaps; with --gpudirect auto, notes: a submit then sends the JobSet
-    without GPUDirect (``networks.choose``), which does not wait for them."""
-    gaps = list(networks(cluster, job.body))
-    if job.auto is None or not gaps:
+    without GPUDirect (``networks.choose``, from the same reads), which does not wait for
+    them, as it does where they cannot be read."""
+    attached = networks_.attached(job.body)
+    if not attached:
+        return []
+    found = networks_.read(cluster, attached)
+    gaps = list(networks(attached, found))
+    if job.auto is None:
         return gaps
     cluster.notes += [f"{g.what}; fix: {g.fix}" for g in gaps]
-    cluster.notes.append(f"--gpudirect auto: until the cluster has the networks, a submit sends "
-                         f"the JobSet without {job.auto.name} (slower between nodes); with "
-                         "--gpudirect on they are missing pieces")
+    if gaps:
+        cluster.notes.append(f"--gpudirect auto: until the cluster has the networks, a submit "
+                             f"sends the JobSet without {job.auto.name} (slower between nodes); "
+                             "with --gpudirect on they are missing pieces")
+    elif networks_.UNREAD in found.values():
+        cluster.notes.append(f"--gpudirect auto: while the networks cannot be read, a submit "
+                             f"sends the JobSet without {job.auto.name} (slower between nodes); "
+                             f"{networks_.RBAC}, or submit with --gpudirect on")
     return []
 
 
@@ -316,10 +322,8 @@ def run(job: translate.Translation, gcp: GcpSettings, extra: dict[str, str],
     gaps = [*jobset(cluster),
             *(kueue(cluster, queue, job.namespace, pods) if queue else ()),
             *nodes(cluster, pods), *_networks(cluster, job), *fuse(cluster, body),
-            *(Gap(f"{o['kind']}: the cluster does not serve {o['apiVersion']} (NVIDIA's DRA "
-                  "driver for GPUs), so the pods' NVLink across nodes cannot be made",
-                  domains.DRA_FIX) for o in job.companions
-              if cluster.get(f"/apis/{o['apiVersion']}")[0] == 404)]
+            *(Gap(f"{o['kind']}: {domains.not_served(o)}", domains.DRA_FIX)
+              for o in domains.unserved(cluster, job.companions))]
     where = f"context {conn.context}, namespace {job.namespace}"
     checks = [g for g in gaps if not g.sure]
     gaps = [g for g in gaps if g.sure]

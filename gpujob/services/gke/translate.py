@@ -360,10 +360,10 @@ def translate(doc: Document, cat: GkeCatalog, options: JobOptions) -> Translatio
     companions = (domains.body(name, namespace, domain),) if domain is not None else ()
     auto = None
     if choice is not None and choice.on and choice.mode == "auto":
-        off = translate(doc, cat, options._replace(extra=pods.with_mode(options, "off")))
         p = choice.settings
+        off = options._replace(extra=pods.with_mode(options, "off"))
         auto = pods.Auto(p["name"], choice.machine, choice.nodes, p["nics"],
-                         tuple(p["networks"]), off.body)
+                         tuple(p["networks"]), lambda: translate(doc, cat, off).body)
     return Translation(body, name, namespace, origins, auto, companions)
 
 

@@ -15,7 +15,8 @@ import crd
 import pytest
 import yaml
 from fakes import kube_cluster
-from fakes.kubernetes import FakeKubernetes
+from fakes.faults import Reply
+from fakes.kubernetes import FakeKubernetes, status
 from gke_cluster import connect
 
 CONFIG = """\
@@ -92,21 +93,26 @@ def test_a_submit_makes_the_compute_domain_owned_by_the_jobset(cluster, cli, wri
     made = cluster.objects[DOMAIN]
     assert made["spec"] == {"numNodes": 2,
                             "channel": {"resourceClaimTemplate": {"name": "gb-run"}}}
+    # no blockOwnerDeletion: it would take rights on jobsets/finalizers (domains.owned)
     assert made["metadata"]["ownerReferences"] == [{
         "apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "name": "gb-run",
-        "uid": jobset["metadata"]["uid"], "blockOwnerDeletion": True}]
-    posts = [c.path.rsplit("/", 1)[-1] for c in cluster.calls if c.method == "POST"]
-    assert posts == ["jobsets", "computedomains"]
+        "uid": jobset["metadata"]["uid"]}]
+    posts = [(c.path.rsplit("/", 1)[-1], c.query) for c in cluster.calls if c.method == "POST"]
+    assert posts == [("computedomains", {"dryRun": ["All"]}), ("jobsets", {}),
+                     ("computedomains", {})]
+    dry = cluster.route_calls("POST", "computedomains")[0].body
+    assert "ownerReferences" not in dry["metadata"], "checked before its owner exists"
+    assert len(cluster.objects) == 1, "the dry run stored nothing"
 
 
 def test_a_cluster_without_the_dra_driver_gets_nothing(cluster, cli, write):
     result = cli("submit", write(CONFIG.format(workers=1)), "--service", "gke",
                  "--gpudirect", "off")
     assert result.code == 3
-    assert ("the cluster does not serve resource.nvidia.com/v1beta1: the ComputeDomain that "
-            "gives the pods of JobSet gb-run NVLink across nodes cannot be made (NVIDIA's DRA "
-            "driver for GPUs is not installed); nothing was created") in \
-        " ".join(result.err.split())
+    assert ("the cluster does not serve resource.nvidia.com/v1beta1 (NVIDIA's DRA driver for "
+            "GPUs is not installed), so the ComputeDomain that gives the pods NVLink across "
+            "nodes cannot be made; nothing was created") in " ".join(result.err.split())
+    assert "hint: install NVIDIA's DRA driver for GPUs" in result.err
     assert not cluster.jobsets and not cluster.route_calls("POST", "")
 
 
@@ -120,10 +126,127 @@ def test_preflight_says_the_dra_driver_is_missing(cluster, cli, write):
     assert result.code == 1
     assert result.out.splitlines() == [
         "missing: ComputeDomain: the cluster does not serve resource.nvidia.com/v1beta1 "
-        "(NVIDIA's DRA driver for GPUs), so the pods' NVLink across nodes cannot be made; fix: "
+        "(NVIDIA's DRA driver for GPUs is not installed), so the ComputeDomain that gives the "
+        "pods NVLink across nodes cannot be made; fix: "
         "install NVIDIA's DRA driver for GPUs (its ComputeDomain CRD, "
         "https://github.com/NVIDIA/k8s-dra-driver-gpu) on the cluster, or submit the job on "
         "one a4x-highgpu-4g node"]
     kube_cluster.dra_driver(cluster)
     assert cli("preflight", write(CONFIG.format(workers=1)), "--service", "gke",
                "--gpudirect", "off").code == 0
+
+
+def forbidden(what: str) -> Reply:
+    return Reply(403, status(403, "Forbidden", f'{what} is forbidden: User "alice" cannot '
+                             f'create resource "{what}" in API group'))
+
+
+def test_a_refused_compute_domain_sends_no_jobset_and_names_the_right_fix(cluster, cli, write):
+    """A 403 (RBAC) is found by the dry run before the JobSet: nothing is created, and the fix
+    is the rights, not NVIDIA's driver (which is installed)."""
+    kube_cluster.dra_driver(cluster)
+    cluster.inject("POST computedomains dryRun", forbidden("computedomains"))
+    result = cli("submit", write(CONFIG.format(workers=1)), "--service", "gke",
+                 "--gpudirect", "off")
+    assert result.code == 3
+    err = " ".join(result.err.split())
+    assert ("checking ComputeDomain gb-run in namespace default (a dry-run create, before the "
+            "JobSet): computedomains is forbidden") in err
+    assert "(403 Forbidden); nothing was created" in err
+    assert ("hint: ask the cluster's admin for RBAC rights to create "
+            "computedomains.resource.nvidia.com in namespace default") in err
+    assert "install NVIDIA's DRA driver" not in err
+    assert not cluster.jobsets and not cluster.route_calls("POST", "jobsets")
+
+
+def test_a_compute_domain_of_the_name_already_there_sends_no_jobset(cluster, cli, write):
+    kube_cluster.dra_driver(cluster)
+    cluster.objects[DOMAIN] = {"apiVersion": "resource.nvidia.com/v1beta1",
+                               "kind": "ComputeDomain",
+                               "metadata": {"name": "gb-run", "namespace": "default"},
+                               "spec": {"numNodes": 2}}
+    result = cli("submit", write(CONFIG.format(workers=1)), "--service", "gke",
+                 "--gpudirect", "off")
+    assert result.code == 3
+    err = " ".join(result.err.split())
+    assert ("a ComputeDomain named gb-run already exists in namespace default (409 "
+            "AlreadyExists); nothing was created") in err
+    assert ("hint: delete it (kubectl delete computedomain gb-run -n default), or give "
+            "another --job-id") in err
+    assert "install NVIDIA's DRA driver" not in err and not cluster.jobsets
+
+
+def test_a_webhook_refusal_of_the_compute_domain_sends_no_jobset(cluster, cli, write):
+    kube_cluster.dra_driver(cluster)
+    cluster.inject("POST computedomains dryRun", Reply(400, status(
+        400, "BadRequest", 'admission webhook "computedomain.nvidia.com" denied the request: '
+        "numNodes exceeds the cluster's limit")))
+    result = cli("submit", write(CONFIG.format(workers=1)), "--service", "gke",
+                 "--gpudirect", "off")
+    assert result.code == 3
+    assert ("denied the request: numNodes exceeds the cluster's limit (400 BadRequest); nothing "
+            "was created") in " ".join(result.err.split())
+    assert "install NVIDIA's DRA driver" not in result.err and not cluster.jobsets
+
+
+def test_a_webhook_that_takes_no_dry_run_leaves_the_create_to_tell(cluster, cli, write):
+    kube_cluster.dra_driver(cluster)
+    cluster.inject("POST computedomains dryRun", Reply(400, status(
+        400, "BadRequest", 'admission webhook "computedomain.nvidia.com" does not support dry '
+        "run")))
+    result = cli("submit", write(CONFIG.format(workers=1)), "--service", "gke",
+                 "--gpudirect", "off")
+    assert result.code == 0, result.err
+    assert "a webhook of the cluster takes no dry run; the create after the JobSet tells" in \
+        " ".join(result.err.split())
+    assert ("default", "gb-run") in cluster.jobsets and DOMAIN in cluster.objects
+
+
+def test_a_compute_domain_refused_after_the_jobset_takes_the_jobset_with_it(cluster, cli,
+                                                                            write):
+    """The dry run passed, the create is refused: the JobSet just made is deleted, not left
+    with pods waiting for a claim for ever."""
+    kube_cluster.dra_driver(cluster)
+    cluster.inject("POST computedomains", forbidden("computedomains"))
+    result = cli("submit", write(CONFIG.format(workers=1)), "--service", "gke",
+                 "--gpudirect", "off")
+    assert result.code == 3
+    err = " ".join(result.err.split())
+    assert ("JobSet gb-run was created, but its ComputeDomain was not: creating ComputeDomain "
+            "gb-run in namespace default: computedomains is forbidden") in err
+    assert ("(403 Forbidden); the JobSet was deleted again (its pods would have waited for the "
+            "ComputeDomain for ever): nothing is left") in err
+    assert "hint: ask the cluster's admin for RBAC rights to create computedomains" in err
+    assert "install NVIDIA's DRA driver" not in err
+    assert not cluster.jobsets and DOMAIN not in cluster.objects
+    (delete,) = cluster.route_calls("DELETE", "jobsets/gb-run")
+    assert delete.query["propagationPolicy"] == ["Background"]
+
+
+def test_a_jobset_that_cannot_be_deleted_either_is_said_with_its_cancel(cluster, cli, write):
+    kube_cluster.dra_driver(cluster)
+    cluster.inject("POST computedomains", forbidden("computedomains"))
+    cluster.inject("DELETE jobset", forbidden("jobsets"))
+    result = cli("submit", write(CONFIG.format(workers=1)), "--service", "gke",
+                 "--gpudirect", "off")
+    assert result.code == 3
+    err = " ".join(result.err.split())
+    assert "deleting the JobSet failed too (deleting JobSet gb-run: jobsets is forbidden" in err
+    assert "its pods wait for the ComputeDomain" in err
+    assert "hint: gpujob cancel gb-run --service gke --context " in err
+    assert ("default", "gb-run") in cluster.jobsets
+
+
+def test_a_compute_domain_whose_answer_was_lost_is_kept_as_the_jobsets(cluster, cli, write):
+    """Made, its answer lost, sent again: the 409's ComputeDomain is this JobSet's (its owner
+    reference), so the submit goes on."""
+    from fakes.faults import Drop
+
+    kube_cluster.dra_driver(cluster)
+    cluster.inject("POST computedomains", Drop(after=True))
+    result = cli("submit", write(CONFIG.format(workers=1)), "--service", "gke",
+                 "--gpudirect", "off")
+    assert result.code == 0, result.err
+    assert len(cluster.route_calls("POST", "computedomains")) == 3  # the dry run, 2 creates
+    owner = cluster.objects[DOMAIN]["metadata"]["ownerReferences"][0]
+    assert owner["uid"] == cluster.jobsets[("default", "gb-run")]["metadata"]["uid"]

@@ -15,7 +15,8 @@ import crd
 import pytest
 import yaml
 from fakes import kube_cluster
-from fakes.kubernetes import FakeKubernetes, refusals
+from fakes.faults import Reply
+from fakes.kubernetes import FakeKubernetes, refusals, status
 from gke_cluster import connect
 
 CONFIG = """\
@@ -118,19 +119,113 @@ def test_gpudirect_on_and_off_read_no_networks(cluster, cli, write):
     assert not cluster.route_calls("GET", "networking.gke.io")
 
 
-def test_networks_the_user_may_not_read_leave_gpudirect_on_with_a_note(cluster, cli, write):
-    from fakes.faults import Reply
-    from fakes.kubernetes import status
+def off_body(cli, write) -> dict[str, Any]:
+    """The JobSet ``--gpudirect off`` sends (its dry run's)."""
+    off = cli("submit", write(CONFIG.format(machine="a3-megagpu-8g")), "--service", "gke",
+              "--dry-run", "--gpudirect", "off")
+    assert off.code == 0, off.err
+    return unlabelled(yaml.safe_load(off.out))
 
-    kube_cluster.network(cluster, "vpc1")
+
+def test_networks_the_user_may_not_read_get_the_gpudirect_off_jobset_and_a_warning(
+        cluster, cli, write):
+    """Unknown is not "has": pods naming networks the cluster may lack would never start."""
+    for net in MEGA:
+        kube_cluster.network(cluster, net)
     cluster.inject("GET /apis/networking.gke.io/v1/networks/vpc1",
                    Reply(403, status(403, "Forbidden", "networks is forbidden")))
     result = submit(cli, write, "a3-megagpu-8g")
     assert result.code == 0, result.err
-    assert all(interfaces(cluster.received[-1]))
-    assert ("note: --gpudirect auto: the cluster's networks were not read (403 Forbidden on "
-            "networks.networking.gke.io): GPUDirect-TCPXO stays on, as a dry run assumes") \
-        in result.err
+    assert unlabelled(cluster.received[-1]) == off_body(cli, write)
+    assert ("warning: --gpudirect auto: the cluster's networks vpc1..vpc8 could not be read "
+            "(403 Forbidden: the kubeconfig's user may not read them): the JobSet goes without "
+            "GPUDirect-TCPXO, as pods attached to networks the cluster may lack would never "
+            "start; so its 2 a3-megagpu-8g nodes talk over one network interface each") \
+        in " ".join(result.err.split())
+    assert ("  hint: grant the kubeconfig's user get on networks and gkenetworkparamsets "
+            "(networking.gke.io, cluster-scoped: a ClusterRole and its ClusterRoleBinding), or "
+            "pass --gpudirect on to send GPUDirect without looking") in result.err
+    assert "is on for the" not in result.err
+
+
+def test_a_network_known_missing_is_said_though_a_later_read_is_refused(cluster, cli, write):
+    """vpc1 is missing and vpc2's GKENetworkParamSet may not be read: what is known missing is
+    still missing (the JobSet goes without GPUDirect, naming vpc1)."""
+    for net in MEGA[1:]:
+        kube_cluster.network(cluster, net)
+    cluster.inject("GET /apis/networking.gke.io/v1/gkenetworkparamsets/vpc2",
+                   Reply(403, status(403, "Forbidden", "gkenetworkparamsets is forbidden")))
+    result = submit(cli, write, "a3-megagpu-8g")
+    assert result.code == 0, result.err
+    assert unlabelled(cluster.received[-1]) == off_body(cli, write)
+    assert ("warning: --gpudirect auto: the cluster lacks the networks vpc1 (a Network and a "
+            "GKENetworkParamSet each): the JobSet goes without GPUDirect-TCPXO") in result.err
+    assert "could not be read" not in result.err
+
+
+def test_networks_whose_read_fails_get_the_gpudirect_off_jobset(cluster, cli, write):
+    for net in MEGA:
+        kube_cluster.network(cluster, net)
+    cluster.inject("GET /apis/networking.gke.io/v1/networks/vpc1",
+                   Reply(400, status(400, "BadRequest", "the server rejected our request")))
+    result = submit(cli, write, "a3-megagpu-8g")
+    assert result.code == 0, result.err
+    assert unlabelled(cluster.received[-1]) == off_body(cli, write)
+    assert ("warning: --gpudirect auto: the cluster's networks vpc1..vpc8 could not be read "
+            "(read /apis/networking.gke.io/v1/networks/vpc1: the server rejected our request "
+            "(400 Bad Request))") in " ".join(result.err.split())
+    assert "hint: submit again, or pass --gpudirect on to send GPUDirect without looking" in \
+        result.err
+
+
+def test_preflight_reads_the_networks_as_the_submit_does(cluster, cli, write):
+    """One reader: the same gap (vpc1) and the same unread network (vpc2) in a preflight."""
+    for net in MEGA[1:]:
+        kube_cluster.network(cluster, net)
+    cluster.inject("GET /apis/networking.gke.io/v1/gkenetworkparamsets/vpc2",
+                   Reply(403, status(403, "Forbidden", "gkenetworkparamsets is forbidden")))
+    result = cli("preflight", write(CONFIG.format(machine="a3-megagpu-8g")), "--service",
+                 "gke", "--gpudirect", "on")
+    assert [line for line in result.out.splitlines() if "GPUDirect" in line] == [
+        "missing: GPUDirect network vpc1: no Network vpc1 (networking.gke.io/v1), which the "
+        "a3-megagpu-8g pods' eth1 attaches to; fix: create Network vpc1 (spec.type: Device, "
+        "spec.parametersRef: GKENetworkParamSet vpc1) and GKENetworkParamSet vpc1 (spec.vpc "
+        "and spec.vpcSubnet: its VPC and subnet, spec.deviceMode: NetDevice)"]
+    assert ("note: not checked: /apis/networking.gke.io/v1/gkenetworkparamsets/vpc2 (403 "
+            "Forbidden") in result.err
+
+
+def test_preflight_says_what_auto_does_where_the_networks_cannot_be_read(cluster, cli, write):
+    for net in MEGA:
+        kube_cluster.network(cluster, net)
+    cluster.inject("GET /apis/networking.gke.io/v1/networks/vpc1",
+                   Reply(403, status(403, "Forbidden", "networks is forbidden")))
+    result = cli("preflight", write(CONFIG.format(machine="a3-megagpu-8g")), "--service",
+                 "gke")
+    assert "GPUDirect" not in result.out
+    assert ("note: --gpudirect auto: while the networks cannot be read, a submit sends the "
+            "JobSet without GPUDirect-TCPXO (slower between nodes); grant the kubeconfig's user "
+            "get on networks and gkenetworkparamsets") in result.err
+
+
+def test_a_check_translates_the_job_once(cli, write, monkeypatch):
+    """The --gpudirect off JobSet auto may send is translated when a submit needs it, not on
+    every validate (and check)."""
+    from gpujob.services.gke import translate
+
+    calls = []
+    original = translate.translate
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(translate, "translate", counted)
+    result = cli("validate", write(CONFIG.format(machine="a3-megagpu-8g")), "--service",
+                 "gke")
+    assert result.code == 0, result.err
+    assert "GPUDirect-TCPXO is on (--gpudirect auto" in result.out
+    assert len(calls) == 1
 
 
 def test_a_dry_run_says_what_auto_assumed_without_a_cluster(cli, write):
