@@ -22,6 +22,11 @@ from gpujob.cli import main
 # handler here (not inherited across exec) gives those processes SIGINT as a terminal does.
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+# The same for SIGHUP under nohup: gpujob rightly leaves an inherited SIG_IGN alone, so the
+# tests that hang a gpujob up would see nothing. A handler that does nothing keeps this process
+# as nohup meant it, and the processes it starts get SIGHUP's default, as a terminal gives them.
+if signal.getsignal(signal.SIGHUP) is signal.SIG_IGN:
+    signal.signal(signal.SIGHUP, lambda signum, frame: None)
 
 ROOT = Path(__file__).resolve().parent.parent
 
