@@ -16,7 +16,6 @@ import json
 import threading
 from collections import deque
 from dataclasses import dataclass
-from http.server import ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
@@ -113,7 +112,7 @@ class StorageFront:
         self.replies: deque[list[Any]] = deque()  # [method, status, body, requests to pass]
         self.corrupt_next_part = False
         self.strip_md5_next_start = False
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _FrontHandler)
+        self._server = serving.Server(("127.0.0.1", 0), _FrontHandler)
         self._server.daemon_threads = True
         self._server.front = self  # type: ignore[attr-defined]
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}/"

@@ -40,7 +40,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from email.utils import formatdate
-from http.server import ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -128,7 +127,7 @@ class FakeGoogle:
         self.quota = serviceusage.Quotas(self)  # Service Usage's quota limits
         self.bigquery = bigquery.BillingTables()  # Cloud Billing export tables
         self.advice = advice.Advice()  # Compute Engine's capacity and calendar-mode advice
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._server = serving.Server(("127.0.0.1", 0), _Handler)
         self._server.daemon_threads = True
         self._server.fake = self  # type: ignore[attr-defined]
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}/"

@@ -23,7 +23,6 @@ import uuid
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from http.server import ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
@@ -75,7 +74,7 @@ class FakeKubernetes:
             server_fake = fake
 
         self.stopping = threading.Event()  # ends stalls and trickles at the test's end
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = serving.Server(("127.0.0.1", 0), Handler)
         if self.tls is not None:
             self.server.socket = self.tls.wrap_socket(self.server.socket, server_side=True)
         scheme = "https" if self.tls is not None else "http"

@@ -40,6 +40,11 @@ from trainer.devices import Devices, local_devices, plural
 PROCESS_VARIABLE = "MLP_TRAINER_PROCESS"  # set for the agent's processes: Devices, as JSON
 TIMEOUT = timedelta(minutes=30)  # Vertex AI may start the replicas minutes apart
 LEAVE = timedelta(minutes=1)  # how long replica 0 keeps the store for the other agents
+# how long the agent waits, once it has passed SIGTERM on, for its processes to finish the epoch
+# and save before it kills them: as long as a Spot VM's notice, after which the VM (or gpujob
+# local's --grace-period) kills them anyway. The agent must not cut that short: at 10 s, an epoch
+# slowed by a busy machine could be killed half-way, without a word or its checkpoint.
+SHUTDOWN = timedelta(seconds=30)
 
 
 @dataclass(frozen=True)
@@ -131,7 +136,8 @@ def launch(replica: cluster.Replica, devices: Devices, argv: list[str]) -> int:
                 rdzv_configs={"rank": replica.rank, "timeout": int(TIMEOUT.total_seconds())},
                 max_restarts=0,  # a failed process fails the replica; the service decides the rest
                 logs_specs=DefaultLogsSpecs(log_dir=logs),
-                signals_to_handle="SIGINT,SIGTERM,SIGHUP", shutdown_timeout=10)
+                signals_to_handle="SIGINT,SIGTERM,SIGHUP",
+                shutdown_timeout=int(SHUTDOWN.total_seconds()))
             try:
                 elastic_launch(config, sys.executable)("-m", f"{__package__}.task", *argv)
                 code = 0

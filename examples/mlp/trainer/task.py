@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -38,6 +37,7 @@ from torch.utils.data import DistributedSampler
 from trainer import checkpoints, data, launch, loop
 from trainer.launch import say
 from trainer.model import MLP
+from trainer.stop import on_sigterm
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -134,7 +134,8 @@ def train(args: argparse.Namespace, process: launch.Process, store: dist.Store) 
                                  seed=args.seed)
     test_order = torch.tensor(list(DistributedSampler(range(args.test_size), world, rank,
                                                       shuffle=False)), device=device)
-    stopping = _on_sigterm()
+    # from here a SIGTERM ends the run after the epoch in progress, once its checkpoint is saved
+    stopping = on_sigterm()
     for epoch in range(start, args.epochs):
         began = time.monotonic()
         sampler.set_epoch(epoch)  # a different shuffle each epoch, the same in every process
@@ -142,7 +143,7 @@ def train(args: argparse.Namespace, process: launch.Process, store: dist.Store) 
         loss_sum = loop.train_epoch(ddp, optimizer, *train_set, order, args.batch_size, dtype)
         loss_sum_value = loss_sum.item()  # waits for the device to finish the epoch
         # the slowest process's time, and whether any has been told to stop (SIGTERM)
-        seconds, stop = sums([time.monotonic() - began, float(stopping.is_set())], device,
+        seconds, stop = sums([time.monotonic() - began, float(stopping.requested)], device,
                              dist.ReduceOp.MAX)
         say(f"rank {rank}: epoch {epoch + 1} trained on {len(order)} of {args.train_size} "
             "images")
@@ -163,14 +164,6 @@ def train(args: argparse.Namespace, process: launch.Process, store: dist.Store) 
             dist.destroy_process_group()
             raise SystemExit(128 + signal.SIGTERM)
     dist.destroy_process_group()
-
-
-def _on_sigterm() -> threading.Event:
-    """Set on SIGTERM (a preempted VM's processes get it, then have seconds to end), which
-    then ends the run after the epoch in progress, once its checkpoint is saved."""
-    stopping = threading.Event()
-    signal.signal(signal.SIGTERM, lambda signum, frame: stopping.set())
-    return stopping
 
 
 def save(job_dir: Path, model: nn.Module, optimizer: torch.optim.Optimizer,

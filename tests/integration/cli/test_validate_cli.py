@@ -257,14 +257,22 @@ def test_a_reader_that_goes_away_is_not_an_error(write, unbuffered):
 def test_ctrl_c_says_interrupted_once_and_exits_130():
     """A Ctrl-C (SIGINT) while gpujob runs: one line on stderr, no traceback, exit 130."""
     import signal
-    import time
 
-    child = ("import os, sys\nfrom gpujob.cli import main\nos.write(2, b'ready\\n')\n"
-             "sys.exit(main(['validate', '-']))\n")  # then blocks reading standard input
+    # 'ready' once validate reads its config (from standard input, where it then waits): the
+    # Ctrl-C comes while gpujob runs, however long it took to get there
+    child = ("import io, os, sys\nfrom gpujob.cli import main\n"
+             "class Announcing(io.RawIOBase):\n"
+             "    said = False\n"
+             "    def readable(self):\n        return True\n"
+             "    def readinto(self, buffer):\n"
+             "        if not self.said:\n"
+             "            self.said = True\n            os.write(2, b'ready\\n')\n"
+             "        return os.readv(0, [buffer])\n"
+             "sys.stdin = io.TextIOWrapper(io.BufferedReader(Announcing()))\n"
+             "sys.exit(main(['validate', '-']))\n")
     proc = subprocess.Popen([sys.executable, "-c", child], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stderr.readline() == b"ready\n"
-    time.sleep(0.3)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
