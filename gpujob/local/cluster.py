@@ -17,7 +17,7 @@ from gpujob.findings import Finding
 if TYPE_CHECKING:
     from gpujob.local.drill import Drill
     from gpujob.services.base import Service
-    from gpujob.settings import JobOptions
+    from gpujob.settings import CheckOptions, JobOptions
 
 MAX_REPLICAS = 512  # more processes than one machine runs sensibly (file descriptors, threads)
 HOST = "localhost"
@@ -30,20 +30,31 @@ NAMES = {"master": ("master", "masters"), "worker": ("worker", "workers"),
 
 @dataclass
 class LocalOptions:
-    """How to run locally: the ``service`` whose replicas to emulate; ``gpus`` None means
-    discover them (``discover_gpus``); ``catalog`` None means the service's built-in one;
-    ``job``: what the command line gives the service (the image the cloud would run a package
-    on, the scheduling strategy)."""
+    """How to run locally: ``check``, the check's options (the service whose replicas to
+    emulate, its catalog, and what the command line gives the service: the image the cloud
+    would run a package on, the scheduling strategy); ``gpus`` None means discover them
+    (``discover_gpus``)."""
 
-    service: Service
+    check: CheckOptions
     package_path: str | None = None
-    catalog: Any = None
     max_replicas: int = DEFAULT_MAX_REPLICAS
     grace_period: float = DEFAULT_GRACE_PERIOD
     gpus: list[str] | None = None
     packages: list[Path] = field(default_factory=list)  # local files of --packages, to install
-    job: JobOptions | None = None
     drill: Drill | None = None  # --preempt-after (and --recover)
+
+    @property
+    def service(self) -> Service:
+        return self.check.service
+
+    @property
+    def catalog(self) -> Any:
+        """The catalog in use (None: the service's built-in one, not loaded)."""
+        return self.check.catalog
+
+    @property
+    def job(self) -> JobOptions:
+        return self.check.job
 
 
 @dataclass(frozen=True)

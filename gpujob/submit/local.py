@@ -19,8 +19,7 @@ def run(settings: SubmitSettings, service: Service, prepared: Prepared) -> int:
     from gpujob.local.run import run_local as run_here
 
     assert prepared.doc is not None, "a local run prepares the config, not a request"
-    options = LocalOptions(service, package_path=settings.package_path,
-                           catalog=settings.catalog, job=settings.check.job,
+    options = LocalOptions(settings.check, package_path=settings.package_path,
                            packages=prepared.local_packages)
     if settings.max_local_replicas is not None:
         options.max_replicas = settings.max_local_replicas

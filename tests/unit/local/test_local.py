@@ -376,11 +376,12 @@ def test_the_plan_takes_gpus_and_an_environment_as_parameters(tmp_path):
     from gpujob import services
     from gpujob.config.document import Document
     from gpujob.local.run import LocalOptions, plan
+    from gpujob.settings import CheckOptions
 
     doc = Document("job.yaml", {"jobId": "j", "trainingInput": {
         **CLUSTER, "jobDir": str(tmp_path / "out")}})
-    the_plan = plan(doc, LocalOptions(services.get("ai-platform"), package_path=str(RECORDER),
-                                      gpus=["a", "b", "c", "d"]),
+    the_plan = plan(doc, LocalOptions(CheckOptions(services.get("ai-platform")),
+                                      package_path=str(RECORDER), gpus=["a", "b", "c", "d"]),
                     environ={"GPUJOB_LOCAL_GPUS": "", "OMP_NUM_THREADS": "2"})
     assert [r.name for r in the_plan.replicas] == [
         "master-replica-0", "worker-replica-0", "worker-replica-1", "ps-replica-0",
@@ -579,12 +580,13 @@ def test_a_grace_period_that_is_not_a_number_of_seconds_is_refused(tmp_path, gra
     from gpujob.config.document import Document
     from gpujob.errors import UsageError
     from gpujob.local.run import LocalOptions, run_local
+    from gpujob.settings import CheckOptions
 
     doc = Document("job.yaml", {"jobId": "j", "trainingInput": {
         **ALONE, "jobDir": str(tmp_path / "out")}})
     with pytest.raises(UsageError) as refused:
-        run_local(doc, LocalOptions(services.get("ai-platform"), package_path=str(RECORDER),
-                                    grace_period=grace))
+        run_local(doc, LocalOptions(CheckOptions(services.get("ai-platform")),
+                                    package_path=str(RECORDER), grace_period=grace))
     assert refused.value.message == f"--grace-period {grace}: not a number of seconds"
     assert not (tmp_path / "out" / "seen").exists()
 

@@ -22,6 +22,7 @@ from jobs import CLUSTER, RECORDER
 
 from gpujob import services
 from gpujob.local.run import LocalOptions, plan
+from gpujob.settings import CheckOptions
 
 VERTEX = services.get("vertex")
 
@@ -160,7 +161,7 @@ def test_a_gs_job_dir_is_replaced_by_a_local_one_under_which_the_aip_dirs_are(
     """A trainer writing to gs://bucket/out/model/ as a path made a folder named gs: here."""
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     the_plan = plan(_doc(tmp_path, jobDir="gs://bucket/out"),
-                    LocalOptions(VERTEX, package_path=str(RECORDER), gpus=[]),
+                    LocalOptions(CheckOptions(VERTEX), package_path=str(RECORDER), gpus=[]),
                     environ={})
     local = Path(the_plan.job_dir)
     assert local.parent == tmp_path and local.name.startswith("j-")
@@ -176,7 +177,8 @@ def test_a_gs_job_dir_is_replaced_by_a_local_one_under_which_the_aip_dirs_are(
 
 def test_trimmed_replicas_are_a_smaller_world(tmp_path: Path):
     the_plan = plan(_doc(tmp_path, jobDir=str(tmp_path / "out")),
-                    LocalOptions(VERTEX, package_path=str(RECORDER), gpus=[], max_replicas=3),
+                    LocalOptions(CheckOptions(VERTEX), package_path=str(RECORDER), gpus=[],
+                                 max_replicas=3),
                     environ={})
     assert [r.name for r in the_plan.replicas] == ["workerpool0-0", "workerpool1-0",
                                                    "workerpool2-0"]
@@ -191,7 +193,7 @@ def test_trimmed_replicas_are_a_smaller_world(tmp_path: Path):
 
 
 def test_without_a_job_dir_a_new_one_stands_in_for_the_base_output_directory(tmp_path: Path):
-    the_plan = plan(_doc(tmp_path), LocalOptions(VERTEX, package_path=str(RECORDER),
+    the_plan = plan(_doc(tmp_path), LocalOptions(CheckOptions(VERTEX), package_path=str(RECORDER),
                                                  gpus=[]), environ={})
     assert the_plan.job_dir_note == "new; give --job-dir DIR to choose one"
     (note,) = [f for f in the_plan.findings if f.rule == "vertex-translate.job-dir"]
