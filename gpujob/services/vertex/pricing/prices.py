@@ -19,7 +19,12 @@ import re
 from collections.abc import Iterator, Mapping
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from gpujob.tuples import NamedTuple
 
 SERVICE = "vertex"  # whose overlay (``gpujob catalog refresh``) may hold refreshed prices
 TABLE_DIR = "price-table"  # the built-in table, split (scripts/vertex_prices.py writes it)
