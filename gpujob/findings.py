@@ -3,9 +3,14 @@
 import json
 import re
 from collections.abc import Iterable
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal
 
 from gpujob.terminal import printable
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from gpujob.tuples import NamedTuple
 
 Key = str | int
 JsonPath = tuple[Key, ...]

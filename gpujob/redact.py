@@ -32,28 +32,41 @@ _lock = threading.Lock()
 _TOKEN = r"[A-Za-z0-9._~+/=-]+"
 
 
+# The shapes of secrets, each with the words its match must contain (lower case): a pattern is
+# compiled, and run, only when ``scrub`` meets one of them in the text. Most of what gpujob
+# writes to stderr (a validate's notes, progress) holds none, and compiling all of them was a
+# few ms of every command that writes there. Text with one of the four non-ASCII letters that
+# IGNORECASE matches to ASCII ones (``_FOLDED``: the Kelvin sign for k, …) gets every pattern.
+_SHAPES: tuple[tuple[tuple[str, ...], str, int, str], ...] = (
+    # PEM private keys, whole or cut off, raw or with \n escapes
+    (("private key-----",),
+     r"-----BEGIN ([A-Z ]*)PRIVATE KEY-----(?:.*?-----END [A-Z ]*PRIVATE KEY-----"
+     r"|[A-Za-z0-9+/=\s\\n]*)", re.DOTALL,
+     rf"-----BEGIN \1PRIVATE KEY-----{MASK}-----END \1PRIVATE KEY-----"),
+    # "access_token": "…", 'accessToken': '…', access_token=…, \"id_token\": \"…\"
+    (("token", "private", "secret", "assertion"),
+     r"((?<![A-Za-z])(?:access_?token|id_?token|refresh_?token|private_?key(?!_id)"
+     r"|client_?secret|assertion)\\*[\"']?\s*[:=]\s*\\*[\"']?)" + _TOKEN, re.IGNORECASE,
+     rf"\1{MASK}"),
+    # "token": "…" (gcloud's credential files), quoted: "token: …" in a sentence is prose
+    (("token",), r"(\\*[\"']token\\*[\"']\s*:\s*\\*[\"'])" + _TOKEN, re.IGNORECASE,
+     rf"\1{MASK}"),
+    (("bearer",), r"(\bBearer\s+)" + _TOKEN, re.IGNORECASE, rf"\1{MASK}"),
+    (("ya29.",), r"\bya29\." + _TOKEN, 0, MASK),
+    (("1//",), r"\b1//[A-Za-z0-9_-]{16,}", 0, MASK),
+    (("gocspx-",), r"\bGOCSPX-[A-Za-z0-9_-]+", 0, MASK),
+    (("eyj",), r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", 0, MASK),
+)
+
+
 @cache
-def _patterns() -> list[tuple[re.Pattern[str], str]]:
-    """The shapes of secrets, compiled on first use, when a command first writes to stderr:
-    ``--help``, which writes only to stdout, compiles none of them."""
-    return [
-        # PEM private keys, whole or cut off, raw or with \n escapes
-        (re.compile(r"-----BEGIN ([A-Z ]*)PRIVATE KEY-----(?:.*?-----END [A-Z ]*PRIVATE KEY-----"
-                    r"|[A-Za-z0-9+/=\s\\n]*)", re.DOTALL),
-         rf"-----BEGIN \1PRIVATE KEY-----{MASK}-----END \1PRIVATE KEY-----"),
-        # "access_token": "…", 'accessToken': '…', access_token=…, \"id_token\": \"…\"
-        (re.compile(r"((?<![A-Za-z])(?:access_?token|id_?token|refresh_?token|private_?key(?!_id)"
-                    r"|client_?secret|assertion)\\*[\"']?\s*[:=]\s*\\*[\"']?)" + _TOKEN,
-                    re.IGNORECASE), rf"\1{MASK}"),
-        # "token": "…" (gcloud's credential files), quoted: "token: …" in a sentence is prose
-        (re.compile(r"(\\*[\"']token\\*[\"']\s*:\s*\\*[\"'])" + _TOKEN, re.IGNORECASE),
-         rf"\1{MASK}"),
-        (re.compile(r"(\bBearer\s+)" + _TOKEN, re.IGNORECASE), rf"\1{MASK}"),
-        (re.compile(r"\bya29\." + _TOKEN), MASK),
-        (re.compile(r"\b1//[A-Za-z0-9_-]{16,}"), MASK),
-        (re.compile(r"\bGOCSPX-[A-Za-z0-9_-]+"), MASK),
-        (re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"), MASK),
-    ]
+def _pattern(index: int) -> re.Pattern[str]:
+    """The compiled shape ``index`` of ``_SHAPES``, compiled on first use."""
+    _, source, flags, _ = _SHAPES[index]
+    return re.compile(source, flags)
+
+
+_FOLDED = "\u0130\u0131\u017f\u212a"  # İ ı ſ K: [a-z] with IGNORECASE matches them (re's docs)
 
 
 def register(*values: object) -> None:
@@ -93,6 +106,9 @@ def mask(text: str) -> str:
 def scrub(text: str) -> str:
     """``text`` with registered secrets and anything shaped like a secret masked."""
     text = mask(text)
-    for pattern, replacement in _patterns():
-        text = pattern.sub(replacement, text)
+    lower = None if any(c in text for c in _FOLDED) else text.lower()
+    for index, (words, _, _, replacement) in enumerate(_SHAPES):
+        if lower is None or any(word in lower for word in words):
+            text = _pattern(index).sub(replacement, text)
+            lower = lower if lower is None else text.lower()
     return text

@@ -6,19 +6,24 @@ the config file's value (flags that set a job field override the file field by f
 default. The work is then ``execute(settings)``; nothing past this point reads flags.
 """
 
-# (no ``from __future__ import annotations``: typing.NamedTuple would compile each string
-# annotation at start-up.) NamedTuples, not dataclasses: importing dataclasses (and inspect) and
-# creating each class cost ~25 ms on validate's start-up. SubmitSettings, which submit, local,
-# preflight and convert alone need, is a dataclass in gpujob.submit.settings.
+# NamedTuples (``gpujob.tuples``'s, which check no annotation), not dataclasses: importing
+# dataclasses (and inspect) and creating each class cost ~25 ms on validate's start-up.
+# SubmitSettings, which submit, local, preflight and convert alone need, is a dataclass in
+# gpujob.submit.settings.
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import NamedTuple
 
     from gpujob.config.overrides import Override
     from gpujob.gcp.settings import GcpSettings
     from gpujob.services.base import Service
+else:
+    from gpujob.tuples import NamedTuple
 
 
 class JobOptions(NamedTuple):
@@ -44,8 +49,8 @@ class CommandLine(NamedTuple):
     arguments after ``--``, and ``--package-path``. An AI Platform config has them merged
     before the check (``config.merge``); a config in a service's own form, by the service."""
 
-    overrides: "tuple[Override, ...]" = ()
-    user_args: "list[str] | None" = None
+    overrides: tuple[Override, ...] = ()
+    user_args: list[str] | None = None
     package_path: str | None = None
 
 
@@ -62,7 +67,7 @@ class CheckOptions(NamedTuple):
     ``--strategy``, …). ``command_line``: what a submit applies to the config.
     """
 
-    service: "Service"
+    service: Service
     submit: bool = False
     local: bool = False
     catalog: Any = None  # the service's catalog record (its type is the service's)
@@ -71,7 +76,7 @@ class CheckOptions(NamedTuple):
     command_line: CommandLine = CommandLine()
     catalog_file: str | None = None  # --catalog: a file to use instead of the built-in one
 
-    def loaded(self) -> "CheckOptions":
+    def loaded(self) -> CheckOptions:
         """These options with their catalog: ``catalog_file``, else the service's built-in
         one (with the parts ``gpujob catalog refresh`` wrote, and a warning when its facts
         are old). The command loads it once, first, so that a bad --catalog is one usage
@@ -98,10 +103,10 @@ class CheckOptions(NamedTuple):
 
 
 class ValidateSettings(NamedTuple):
-    files: "Sequence[str]"  # the configs, directories expanded (``cli.files.expand``)
+    files: Sequence[str]  # the configs, directories expanded (``cli.files.expand``)
     output_format: str
     check: CheckOptions
-    unreadable: "Sequence[tuple[str, str]]" = ()  # directories under them not read, and why
+    unreadable: Sequence[tuple[str, str]] = ()  # directories under them not read, and why
 
 
 class GpusSettings(NamedTuple):
@@ -115,7 +120,7 @@ class GpusSettings(NamedTuple):
     export_catalog: bool = False
     sort: str | None = None  # the price table's order (--sort); None: cheapest first
     availability: bool = False  # --availability: Compute Engine's capacity advice per row
-    gcp: "GcpSettings | None" = None  # how to ask it (with --availability)
+    gcp: GcpSettings | None = None  # how to ask it (with --availability)
 
 
 class ReserveSettings(NamedTuple):
@@ -129,7 +134,7 @@ class ReserveSettings(NamedTuple):
     region: str | None
     machine_type: str | None
     name: str | None
-    gcp: "GcpSettings"
+    gcp: GcpSettings
     check: CheckOptions
     create: bool = False  # --create: submit the first window's request once confirmed
 
@@ -140,7 +145,7 @@ class RemoteSettings(NamedTuple):
     table, PROJECT.DATASET.TABLE)."""
 
     service: str
-    gcp: "GcpSettings"
+    gcp: GcpSettings
     job: str | None = None
     output_format: str = "text"
     poll_interval: float = 10.0

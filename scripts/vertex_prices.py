@@ -1,9 +1,13 @@
-"""Derive gpujob's built-in price table (gpujob/services/vertex/pricing/prices.json) from two
+"""Derive gpujob's built-in price table (gpujob/services/vertex/pricing/price-table/) from two
 dated public snapshots of Compute Engine list prices, so that the derivation can be run again
 and reviewed as a diff. The snapshots belong to their authors and are not copied into the
 repository; only the derived Vertex AI figures are.
 
 Usage: python scripts/vertex_prices.py CYCLENERD_CSV SKYPILOT_FORMAT_CSV [-o OUT]
+
+OUT: a folder (the built-in one by default) gets the table split as gpujob ships it (``split``),
+index.json and one file per region, so that a cost reads only its region's; OUT.json gets the
+whole table in one file (the shape of ``--prices FILE``).
 
 - CYCLENERD_CSV: a mechanical extract of Cyclenerd/google-cloud-pricing-cost-calculator's
   pricing.yml (commit fd66b26, 2026-07-30): one row per (machine type, region) with columns
@@ -35,7 +39,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "gpujob" / "services" / "vertex" / "catalog.json"
-OUT = ROOT / "gpujob" / "services" / "vertex" / "pricing" / "prices.json"
+OUT = ROOT / "gpujob" / "services" / "vertex" / "pricing" / "price-table"
+INDEX = "index.json"
 
 VERTEX_FACTOR = 1.15
 FEE_FACTOR = 0.15
@@ -288,11 +293,36 @@ def derive(cyc_path: str, any_path: str, generated_at: str) -> dict[str, Any]:
     }
 
 
+def split(table: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The table as gpujob ships it, by file name: ``index.json`` (all but the prices, and
+    ``region_files``: which file holds each region's), and per region a table of format "1" of
+    its own, carrying the sources and dates of its figures (``generated``, ``source_key``,
+    ``sources``). The index and the regions' prices together are the whole table."""
+    head = {k: v for k, v in table.items() if k != "regions"}
+    files: dict[str, dict[str, Any]] = {
+        INDEX: {**head, "region_files": {r: f"{r}.json" for r in table["regions"]}}}
+    for region, sections in table["regions"].items():
+        used = {e["source"] for section in sections.values() for e in section.values()
+                if isinstance(e.get("source"), str)}
+        sources = {k: v for k, v in table["sources"].items() if k in used}
+        refs = {ref for source in sources.values() for ref in source.get("refs", ())} | {
+            ref for section in sections.values() for e in section.values()
+            if isinstance(e.get("source"), dict) for ref in e["source"].get("refs", ())}
+        files[f"{region}.json"] = {
+            "format": table["format"], "currency": table["currency"],
+            "title": f"{table['title']}: {region}", "generated": table["generated"],
+            "source_key": {k: v for k, v in table["source_key"].items() if k in refs},
+            "sources": sources, "regions": {region: sections}}
+    return files
+
+
 def dumps(table: dict[str, Any]) -> str:
     """Indented down to each price entry, which is one line: a refresh reads as a diff."""
     def one(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
 
+    if "regions" not in table:  # the index
+        return json.dumps(table, indent=1, ensure_ascii=False) + "\n"
     head = {k: v for k, v in table.items() if k not in ("regions", "omitted")}
     lines = [json.dumps(head, indent=1, ensure_ascii=False)[:-2] + ",", ' "regions": {']
     regions = list(table["regions"].items())
@@ -305,10 +335,27 @@ def dumps(table: dict[str, Any]) -> str:
                       for n, (k, v) in enumerate(entries)]
             lines.append("   }" + ("," if j == 0 else ""))
         lines.append("  }" + ("," if i < len(regions) - 1 else ""))
+    if "omitted" not in table:
+        return "\n".join([*lines, " }", "}"]) + "\n"
     lines.append(" },")
     lines.append(' "omitted": ' + json.dumps(table["omitted"], indent=1, ensure_ascii=False)
                  .replace("\n", "\n ") + "\n}")
     return "\n".join(lines) + "\n"
+
+
+def write(table: dict[str, Any], out: Path) -> None:
+    """The table at ``out``: one file if it ends with .json, else split into that folder
+    (files of regions the table no longer has are removed)."""
+    if out.suffix == ".json":
+        out.write_text(dumps(table), encoding="utf-8")
+        return
+    out.mkdir(parents=True, exist_ok=True)
+    files = split(table)
+    for stale in out.glob("*.json"):
+        if stale.name not in files:
+            stale.unlink()
+    for name, part in files.items():
+        (out / name).write_text(dumps(part), encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -320,8 +367,7 @@ def main(argv: list[str] | None = None) -> int:
         "%Y-%m-%dT%H:%M:%SZ"), help="the time written in generated.at")
     args = parser.parse_args(argv)
     table = derive(args.cyclenerd_csv, args.skypilot_csv, args.generated_at)
-    text = dumps(table)
-    Path(args.output).write_text(text, encoding="utf-8")
+    write(table, Path(args.output))
     print(f"wrote {args.output}: {len(table['regions'])} regions", file=sys.stderr)
     return 0
 

@@ -4,7 +4,12 @@ every service's catalog (each service's ``completions`` answers them)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from gpujob.tuples import NamedTuple
 
 
 class Accelerator(NamedTuple):

@@ -8,7 +8,7 @@ with a clearly misspelt key read as the key it means (``typos``), and hands to
 ``Service.rules``, whose ``Checked.job`` is what the service's request is built from.
 """
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from gpujob.checks import schema
 from gpujob.config.document import Document
@@ -16,6 +16,11 @@ from gpujob.config.load import load_file
 from gpujob.findings import Finding
 from gpujob.settings import CheckOptions as CheckOptions  # the engine's options, re-exported
 from gpujob.settings import CommandLine as CommandLine
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from gpujob.tuples import NamedTuple
 
 
 class Checked(NamedTuple):

@@ -9,9 +9,14 @@ findings about each replica come together.
 
 from collections.abc import Callable
 from types import ModuleType
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from gpujob.findings import Severity
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from gpujob.tuples import NamedTuple
 
 Check = Callable[..., None]  # (Context) or (Context, Replica)
 

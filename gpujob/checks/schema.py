@@ -8,13 +8,18 @@ problem.
 from __future__ import annotations
 
 from functools import cache
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from gpujob import numbers
 from gpujob.checks.schema_report import SCHEMA_FILE, Reporter
 from gpujob.config.document import Document
 from gpujob.findings import Finding, JsonPath
 from gpujob.resources import load_schema
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from gpujob.tuples import NamedTuple
 
 __all__ = ["SCHEMA_FILE", "Choices", "JobChecked", "check", "check_job", "position_key"]
 

@@ -13,7 +13,7 @@ import contextlib
 import os
 import sys
 from importlib import import_module
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 import click
 
@@ -30,7 +30,11 @@ from gpujob.errors import (
 )
 
 if TYPE_CHECKING:
+    from typing import NamedTuple
+
     from click.shell_completion import CompletionItem
+else:
+    from gpujob.tuples import NamedTuple
 
 class Entry(NamedTuple):
     """A command in the table: where it is, and what ``gpujob --help`` and TAB say of it."""

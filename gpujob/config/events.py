@@ -1,11 +1,12 @@
 """Plain data from PyYAML's event stream, with the position of every value: the builder behind
 ``gpujob.config.load`` (see there for what it guarantees), and the parser it reads events from.
 """
-# (no ``from __future__ import annotations``: typing.NamedTuple would compile each string
-# annotation at start-up)
+
+from __future__ import annotations
+
 import math
 import re
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import yaml
 from yaml.parser import Parser as _PyParser
@@ -14,6 +15,11 @@ from yaml.scanner import Scanner as _Scanner
 
 from gpujob import numbers
 from gpujob.findings import Finding, JsonPath, Location, error
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from gpujob.tuples import NamedTuple
 
 
 class PyParser(_Reader, _Scanner, _PyParser):
@@ -25,7 +31,7 @@ class PyParser(_Reader, _Scanner, _PyParser):
         _PyParser.__init__(self)
 
 
-Parser: "type[PyParser] | type[_CParser]"
+Parser: type[PyParser] | type[_CParser]
 try:  # libyaml's parser: about ten times faster than the pure-Python one
     from yaml._yaml import CParser as _CParser
 
@@ -41,7 +47,7 @@ MAX_ALIAS_VALUES = 10_000
 
 _TAG = "tag:yaml.org,2002:"
 # what a value of each tag a scalar may have (!!int 5) must be
-_TAGGED: "dict[str, Any]" = {
+_TAGGED: dict[str, Any] = {
     "int": int, "float": (int, float), "bool": bool, "null": type(None)}
 _NULL = re.compile(r"(?:~|null|Null|NULL|)\Z")
 _BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}

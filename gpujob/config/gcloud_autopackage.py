@@ -13,11 +13,16 @@ translation for Vertex AI turns into the same pools, with the package and execut
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from gpujob.config.document import Document
 from gpujob.errors import UsageError
 from gpujob.findings import Location
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from gpujob.tuples import NamedTuple
 
 _TI = "trainingInput"
 # AI Platform's pools after the master: (count field, machine field, config field)

@@ -21,7 +21,7 @@ build the request:
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from gpujob.config.document import Document
 from gpujob.config.merge import apply
@@ -29,6 +29,11 @@ from gpujob.config.native_form import SPEC_PATHS, kind, pools
 from gpujob.config.overrides import Override
 from gpujob.errors import UsageError
 from gpujob.findings import Finding, JsonPath, Location
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from gpujob.tuples import NamedTuple
 
 SOURCE = "command line"
 # gcloud's ArgDict keys of --worker-pool-spec, and how each value is read

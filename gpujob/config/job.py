@@ -11,10 +11,15 @@ that are not strings: see ``services/ai_platform/records.py``).
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from gpujob import numbers
 from gpujob.findings import JsonPath
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from gpujob.tuples import NamedTuple
 
 TI = "trainingInput"
 # the replica kinds of an AI Platform Job, in the service's order, with their names in prose

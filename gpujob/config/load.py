@@ -11,13 +11,13 @@ through a constructor, so:
 
 Problems are returned as findings; a fatal one (syntax, limits, encoding) stops loading that file.
 """
-# (no ``from __future__ import annotations``: typing.NamedTuple would compile each string
-# annotation at start-up)
+
+from __future__ import annotations
 
 import re
 import sys
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -32,6 +32,11 @@ from gpujob.config.events import (
     PyParser,
 )
 from gpujob.findings import Finding, Location, error
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from gpujob.tuples import NamedTuple
 
 __all__ = ["MAX_ALIAS_VALUES", "MAX_BYTES", "MAX_DEPTH", "Fatal", "Loaded", "load_file", "loads",
            "parse_text"]

@@ -9,8 +9,8 @@ above it), so ``--master-accelerator`` replaces ``masterConfig.acceleratorConfig
 from __future__ import annotations
 
 import copy
+import os
 import re
-import secrets
 from collections.abc import Iterable, Iterator
 from datetime import datetime, timezone
 from typing import Any
@@ -118,5 +118,6 @@ def generate_job_id(source: str, now: datetime | None = None) -> str:
     if not stem[0].isalpha():
         stem = f"job_{stem}"
     now = now or datetime.now(timezone.utc)
-    stamp = f"{now:%Y%m%d_%H%M%S}_{now.microsecond // 1000:03d}_{secrets.token_hex(3)}"
+    # os.urandom(3).hex() is secrets.token_hex(3), without the secrets module's imports
+    stamp = f"{now:%Y%m%d_%H%M%S}_{now.microsecond // 1000:03d}_{os.urandom(3).hex()}"
     return f"{stem[:128 - len(stamp) - 1]}_{stamp}"

@@ -10,7 +10,7 @@ the translation of an AI Platform config uses (a native config names its image a
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from gpujob.config.document import Document
 from gpujob.config.merge import apply
@@ -18,6 +18,11 @@ from gpujob.config.native_form import MARKS, SPEC_PATHS, kind, pools
 from gpujob.config.overrides import Override
 from gpujob.errors import UsageError
 from gpujob.findings import JsonPath, Location, format_path
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from gpujob.tuples import NamedTuple
 
 TI = "trainingInput"
 _KINDS = {key for key, _ in MARKS}  # the keys kind() reads

@@ -9,11 +9,16 @@ the caller's one warning, never a block (``Advice.failure``).
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from gpujob.errors import RemoteError
 from gpujob.gcp.session import Session
 from gpujob.gcp.settings import api_endpoint
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from gpujob.tuples import NamedTuple
 
 SERVICE = "compute.googleapis.com"
 ROLE = "roles/compute.viewer"  # holds compute.advice.capacity (Google's IAM pages)

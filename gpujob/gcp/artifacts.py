@@ -8,12 +8,17 @@ https://cloud.google.com/artifact-registry/docs/reference/rest/v1/projects.locat
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from gpujob.gcp.errors import ServiceError
 from gpujob.gcp.session import Session
 from gpujob.gcp.settings import api_endpoint
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from gpujob.tuples import NamedTuple
 
 SERVICE = "artifactregistry.googleapis.com"
 ROLE = "roles/artifactregistry.reader"

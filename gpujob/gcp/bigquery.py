@@ -14,11 +14,16 @@ from __future__ import annotations
 import re
 import uuid
 from functools import partial
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from gpujob.errors import RemoteError, UsageError
 from gpujob.gcp.session import Session
 from gpujob.gcp.settings import api_endpoint
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from gpujob.tuples import NamedTuple
 
 SERVICE = "bigquery.googleapis.com"
 ROLE = "roles/bigquery.jobUser"  # bigquery.jobs.create; the table also needs a data viewer

@@ -12,12 +12,17 @@ project's jobs).
 from __future__ import annotations
 
 import re
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from gpujob.errors import RemoteError
 from gpujob.gcp.answers import short
 from gpujob.gcp.session import Session
 from gpujob.gcp.settings import api_endpoint
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from gpujob.tuples import NamedTuple
 
 SERVICE = "serviceusage.googleapis.com"
 MAX_PAGES = 50  # of a listing of a service's metrics: far more than any service has

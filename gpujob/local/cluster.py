@@ -9,15 +9,19 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from gpujob.errors import UsageError
 from gpujob.findings import Finding
 
 if TYPE_CHECKING:
+    from typing import NamedTuple
+
     from gpujob.local.drill import Drill
     from gpujob.services.base import Service
     from gpujob.settings import CheckOptions, JobOptions
+else:
+    from gpujob.tuples import NamedTuple
 
 MAX_REPLICAS = 512  # more processes than one machine runs sensibly (file descriptors, threads)
 HOST = "localhost"

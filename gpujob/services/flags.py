@@ -5,7 +5,12 @@ imports nothing else of a service it is not checking for."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from gpujob.tuples import NamedTuple
 
 Scope = Literal["all", "job", "checks"]
 # the commands that take a flag of each scope, as ``service_flags_of`` names them

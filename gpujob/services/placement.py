@@ -7,10 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from typing import NamedTuple
+
     from gpujob.services.base import Request
+else:
+    from gpujob.tuples import NamedTuple
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ followed to its end or left running with the commands that follow it."""
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from gpujob.console import CONSOLE
 from gpujob.errors import EXIT_INTERRUPTED, EXIT_OK, RemoteError
@@ -21,6 +21,11 @@ from gpujob.services.base import (
 from gpujob.services.placement import Placement
 from gpujob.submit import follow as following
 from gpujob.submit import output
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from gpujob.tuples import NamedTuple
 
 
 class Follow(NamedTuple):

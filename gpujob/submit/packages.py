@@ -13,11 +13,11 @@ from gpujob.config.overrides import Override
 from gpujob.console import CONSOLE
 from gpujob.errors import UsageError
 from gpujob.findings import Finding
-from gpujob.packages.staging import Location as StagingLocation
-from gpujob.packages.staging import Upload
 from gpujob.submit.settings import SubmitSettings
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # packages.staging and .build: imported for a job with packages to stage
+    from gpujob.packages.staging import Location as StagingLocation
+    from gpujob.packages.staging import Upload
     from gpujob.services.base import Request
 
 PACKAGE_URIS = ("trainingInput", "packageUris")
@@ -45,9 +45,6 @@ class Wanted:
     their index in packageUris) and the ``--package-path`` directory, checked (exit 2)."""
 
     def __init__(self, doc: Document, settings: SubmitSettings, notes: bool = True) -> None:
-        from gpujob.packages import build as packaging
-        from gpujob.packages import staging
-
         ti = doc.data.get("trainingInput")
         uris = ti.get("packageUris") if isinstance(ti, dict) else None
         self.uris: list[Any] = list(uris) if isinstance(uris, list) else []
@@ -63,6 +60,13 @@ class Wanted:
         # only entries given on the command line may be local files; the file's must be gs://
         self.local = [i for i, uri in enumerate(self.uris) if self.origin.flag
                       and isinstance(uri, str) and not uri.startswith("gs://")]
+        self.files: list[Path] = []
+        self.package_dir: Path | None = None
+        if not (self.local or settings.package_path or settings.staging_bucket):
+            return  # nothing to stage (a container job): the packaging modules stay unloaded
+        from gpujob.packages import build as packaging
+        from gpujob.packages import staging
+
         self.files = staging.check_local_files([self.uris[i] for i in self.local])
         self.package_dir = (packaging.check_package_path(settings.package_path)
                             if settings.package_path else None)

@@ -20,11 +20,11 @@ from gpujob.config.overrides import Override
 from gpujob.console import CONSOLE
 from gpujob.errors import InvalidConfig, UsageError
 from gpujob.findings import Finding, Location, capped
-from gpujob.packages.staging import Location as StagingLocation
 from gpujob.submit.packages import LocalWanted, Prepared, Wanted, plain
 from gpujob.submit.settings import SubmitSettings
 
 if TYPE_CHECKING:
+    from gpujob.packages.staging import Location as StagingLocation
     from gpujob.services.base import JobClient, Request, Service
 
 

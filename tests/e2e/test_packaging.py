@@ -23,6 +23,9 @@ def test_the_wheel_ships_the_schema_and_uses_it(tmp_path: Path):
         shipped = archive.read("gpujob/schemas/job.schema.json")
         assert shipped == (ROOT / "schemas" / "job.schema.json").read_bytes()
         assert not [n for n in archive.namelist() if "tests/" in n or "__pycache__" in n]
+        table = ROOT / "gpujob" / "services" / "vertex" / "pricing" / "price-table"
+        assert {f"gpujob/services/vertex/pricing/price-table/{f.name}" for f in table.iterdir()
+                } <= set(archive.namelist())  # the price table's index and every region's
         archive.extractall(tmp_path / "site")
     config = tmp_path / "c.yaml"
     config.write_text("trainingInput:\n  scaleTier: CUSTOM\n  masterTyp: x\n")

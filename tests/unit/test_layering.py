@@ -22,7 +22,8 @@ PACKAGE = Path(__file__).resolve().parents[2] / "gpujob"
 # modules any stage may import: they import nothing of gpujob's but each other
 FOUNDATION = {"gpujob", "gpujob.errors", "gpujob.findings", "gpujob.suggest", "gpujob.resources",
               "gpujob.gsuri", "gpujob.numbers",  # numbers: the one rule for counts, everywhere
-              "gpujob.terminal"}  # terminal: text others control, shown safely by every stage
+              "gpujob.terminal",  # terminal: text others control, shown safely by every stage
+              "gpujob.tuples"}  # tuples: NamedTuple for every record type
 
 
 def module_name(path: Path) -> str:
@@ -154,7 +155,7 @@ def test_the_schema_checker_takes_the_catalogs_lists_as_data():
 
 
 def test_the_job_view_reads_only_findings_and_the_number_rule():
-    assert deps("gpujob.config.job") <= {"gpujob.findings", "gpujob.numbers"}
+    assert deps("gpujob.config.job") <= {"gpujob.findings", "gpujob.numbers", "gpujob.tuples"}
 
 
 SERVICE_PACKAGES = sorted(SERVICES.values())

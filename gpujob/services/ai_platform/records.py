@@ -3,14 +3,20 @@
 Its data file is read into these records by its builder (``catalog.py``); the rules and
 ``gpujob gpus`` read only the records. NamedTuples, not dataclasses:
 ``gpujob validate`` builds them on every run, and a dataclass costs about a millisecond to
-create. No ``from __future__ import annotations`` in the modules that define NamedTuples:
-typing.NamedTuple compiles string annotations one by one, which start-up pays for.
+create; ``gpujob.tuples``'s, which check no annotation (typing's compiles each one).
 """
 
+from __future__ import annotations
+
 from collections.abc import Mapping
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal
 
 from gpujob.suggest import or_list
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from gpujob.tuples import NamedTuple
 
 # compute_engine: a Compute Engine machine type (GPUs attached or built in); legacy: a
 # service's own machine type (GPUs, if any, built in); tpu: a machine that is a Cloud TPU

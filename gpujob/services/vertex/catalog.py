@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import date
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from gpujob.services.vertex.records import (
     Accelerator,
@@ -22,6 +22,11 @@ from gpujob.services.vertex.records import (
     scheduling,
 )
 from gpujob.suggest import or_list, same_name
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from gpujob.tuples import NamedTuple
 
 SERVICE = "vertex"
 LIVE = True  # ``gpujob catalog refresh`` reads its zones and images from Google (``overlay``)

@@ -26,7 +26,7 @@ import json
 from collections.abc import Mapping, Sequence
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from gpujob.config.job import TI
 from gpujob.errors import InvalidConfig
@@ -35,10 +35,14 @@ from gpujob.local.cluster import HOST, Group, LocalCluster, LocalOptions, Replic
 from gpujob.services.vertex.paths import spec_of
 
 if TYPE_CHECKING:
+    from typing import NamedTuple
+
     from gpujob.config.document import Document
     from gpujob.services.vertex.catalog import VertexCatalog
     from gpujob.services.vertex.translate.job import Translation
     from gpujob.settings import JobOptions
+else:
+    from gpujob.tuples import NamedTuple
 
 
 class Role(NamedTuple):

@@ -61,6 +61,14 @@ def spec_of(body: Mapping[str, Any]) -> tuple[dict[str, Any], int]:
     return (dict(spec) if isinstance(spec, Mapping) else {}), 1
 
 
+def strategy_of(body: Mapping[str, Any]) -> str:
+    """The job's scheduling strategy (STANDARD when it names none)."""
+    spec, _ = spec_of(body)
+    scheduling = spec.get("scheduling")
+    return str((scheduling if isinstance(scheduling, dict) else {}).get("strategy")
+               or "STANDARD")
+
+
 def count_of(value: Any, default: int) -> int:
     """A count as the API writes it (int64 as a string, int32 as a number); ``default`` when
     absent or not a count."""

@@ -11,16 +11,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from gpujob.errors import UsageError
 from gpujob.findings import JsonPath, Location
 from gpujob.services.vertex.paths import MAX_DISPLAY_NAME, SUBMISSION_LABEL, jobs_url, layout
 
 if TYPE_CHECKING:
+    from typing import NamedTuple
+
     from gpujob.gcp.settings import GcpSettings
     from gpujob.services.base import Request
     from gpujob.services.vertex.translate.job import Translation
+else:
+    from gpujob.tuples import NamedTuple
 
 NO_REGION = "pass --region (or set GPUJOB_REGION, or trainingInput.region)"
 NO_NATIVE_REGION = ("pass --region REGION (or set GPUJOB_REGION): a native Vertex config does "

@@ -2,7 +2,7 @@
 offers the GPUs, on-demand, Spot and flex-start $/hour, cheapest first, in one run with no
 network (issue 33, item 1).
 
-Expected figures are those of gpujob's price table (``prices.json``, from the Cyclenerd
+Expected figures are those of gpujob's price table (``price-table/``, from the Cyclenerd
 snapshot of 2026-07-30: us-east4 g2-standard-48 $4.59 on demand, me-central2 $7.36), and the
 regions those of Compute Engine's published L4 zones (the zone proxy), not recomputed here."""
 

@@ -11,7 +11,7 @@ Platform ``gpujob gpus`` (``gpujob.services.ai_platform.offerings``).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from gpujob.catalog import offer
 from gpujob.errors import InvalidConfig
@@ -19,6 +19,11 @@ from gpujob.services.offerings import Filters, with_one_filter_fewer
 from gpujob.services.vertex.catalog import VertexCatalog
 from gpujob.services.vertex.records import Accelerator, region_of
 from gpujob.suggest import describe_list, did_you_mean, or_list
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from gpujob.tuples import NamedTuple
 
 
 class Offering(NamedTuple):

@@ -10,16 +10,20 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from gpujob.services.vertex.pricing.prices import STRATEGIES
 
 if TYPE_CHECKING:
+    from typing import NamedTuple
+
     from gpujob.services.offerings import Filters
     from gpujob.services.vertex.offerings import Offering
     from gpujob.services.vertex.pricing.cost import Estimate
     from gpujob.services.vertex.pricing.prices import PriceTable
     from gpujob.services.vertex.quota.advice import Availability
+else:
+    from gpujob.tuples import NamedTuple
 
 SORTS = ("price", "region", "name")
 HEADER = ("REGION", "MACHINE TYPE", "GPUS", "ON-DEMAND $/HOUR", "SPOT $/HOUR",

@@ -9,14 +9,18 @@ Used by ``validate``, ``submit`` and ``convert`` (the job's $/hour and ``--max-h
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from gpujob.services.vertex.paths import count_of, spec_of
 from gpujob.services.vertex.pricing.prices import STRATEGIES
 
 if TYPE_CHECKING:
+    from typing import NamedTuple
+
     from gpujob.services.vertex.pricing.prices import Price, PriceTable
     from gpujob.services.vertex.records import Scheduling
+else:
+    from gpujob.tuples import NamedTuple
 
 NAMES = {"on_demand": "on-demand", "spot": "Spot", "flex_start": "flex-start"}
 # scheduling.strategy -> the figures it is billed at (LOW_COST, deprecated, is not known here)

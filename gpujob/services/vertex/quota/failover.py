@@ -42,7 +42,7 @@ class VertexPlacement:
         return self.client.vertex  # type: ignore[attr-defined]  # (VertexJobs)
 
     def where(self, request: Request) -> tuple[str, str]:
-        from gpujob.services.vertex.quota.preflight import strategy_of
+        from gpujob.services.vertex.paths import strategy_of  # not the preflight's module
 
         return self.vertex.place_of(request.url).location, strategy_of(request.body)
 

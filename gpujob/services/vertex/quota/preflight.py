@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpujob.console import CONSOLE
 from gpujob.errors import RemoteError
-from gpujob.services.vertex.paths import count_of, spec_of
+from gpujob.services.vertex.paths import count_of, spec_of, strategy_of
 from gpujob.services.vertex.quota import metrics as quota_metrics
 
 if TYPE_CHECKING:
@@ -108,14 +108,6 @@ def _metric(table: dict[str, Any], key: str, strategy: str | None) -> str | None
     if entry is None:
         return None
     return entry.get("preemptible") if preemptible(strategy) else entry.get("on_demand")
-
-
-def strategy_of(body: dict[str, Any]) -> str:
-    """The job's scheduling strategy (STANDARD when it names none)."""
-    spec, _ = spec_of(body)
-    scheduling = spec.get("scheduling")
-    return str((scheduling if isinstance(scheduling, dict) else {}).get("strategy")
-               or "STANDARD")
 
 
 def needs(body: dict[str, Any]) -> list[Need]:

@@ -10,14 +10,18 @@ from __future__ import annotations
 import shlex
 import textwrap
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from gpujob.console import CONSOLE
 from gpujob.errors import EXIT_OK, EXIT_REMOTE, InvalidConfig, RemoteError
 
 if TYPE_CHECKING:
+    from typing import NamedTuple
+
     from gpujob.gcp.advice import Window
     from gpujob.settings import ReserveSettings
+else:
+    from gpujob.tuples import NamedTuple
 
 SEARCH_DAYS = 60  # how far ahead a window may start (the advice's startTimeNotLaterThan)
 

@@ -1,7 +1,8 @@
 """The prices part: per-GPU list prices per region from Cloud Billing's catalog, in the price
-table's format "1" (the Vertex ``prices.json``'s shape): Vertex AI's training SKUs (on-demand, fee
-included) and its management fee, Compute Engine's Spot and DWS (flex-start) SKUs. How a SKU's
-description names a GPU is data (``billing-skus.json`` beside the Vertex catalog, with its sources).
+table's format "1" (the built-in table's shape, ``pricing/price-table/``): Vertex AI's training
+SKUs (on-demand, fee included) and its management fee, Compute Engine's Spot and DWS
+(flex-start) SKUs. How a SKU's description names a GPU is data (``billing-skus.json`` beside the
+Vertex catalog, with its sources).
 
 Machine types are priced from their family's Core and RAM SKUs and Compute Engine's machine
 types (``machine_prices``), for the families whose SKU wording is known from a public source;

@@ -5,14 +5,18 @@ worker pools (``Pool``), and the context a rule is given (``VertexContext``)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from gpujob.checks.context import Checking
 from gpujob.config.job import TI, JobView
 from gpujob.findings import Finding, JsonPath, Location
 
 if TYPE_CHECKING:
+    from typing import NamedTuple
+
     from gpujob.services.vertex.catalog import VertexCatalog
+else:
+    from gpujob.tuples import NamedTuple
 
 VERTEX = ("vertex",)
 POOL_LABELS = ("the master", "the workers", "the parameter servers", "the evaluators")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from gpujob.findings import Finding, JsonPath, Location, Severity
 from gpujob.numbers import as_count, duration_seconds, seconds_in_words
@@ -22,6 +22,11 @@ from gpujob.services.vertex.catalog import VertexCatalog
 from gpujob.services.vertex.records import Scheduling
 from gpujob.services.vertex.translate.extras import SPECIFIC_KEY
 from gpujob.suggest import and_list
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from gpujob.tuples import NamedTuple
 
 FLEX = "vertex.flex-start"
 RESERVATION = "vertex.reservation"

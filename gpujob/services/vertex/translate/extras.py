@@ -10,10 +10,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from gpujob.findings import JsonPath
 from gpujob.services.flags import ServiceFlag
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from gpujob.tuples import NamedTuple
 
 ANY = "any"
 # the ReservationAffinity key of a SPECIFIC_RESERVATION named by its resource name (the

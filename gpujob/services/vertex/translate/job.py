@@ -13,7 +13,7 @@ it: ``displayName``, ``labels``, ``encryptionSpec`` at the top, the rest under `
 from __future__ import annotations
 
 from datetime import date
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal
 
 from gpujob.config.document import Document
 from gpujob.config.native_form import display_name
@@ -28,6 +28,11 @@ from gpujob.services.vertex.translate import pools as vertex_pools
 from gpujob.services.vertex.translate.notes import Notes, mapping, strings, text
 from gpujob.services.vertex.translate.pools import TI, Pool
 from gpujob.settings import JobOptions
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from gpujob.tuples import NamedTuple
 
 FLEX_START = "FLEX_START"
 

@@ -5,13 +5,18 @@ table, and what Vertex cannot run (K80, TPU Pods, a master plus Cloud TPU worker
 from __future__ import annotations
 
 from datetime import date
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from gpujob.findings import JsonPath
 from gpujob.numbers import as_count
 from gpujob.services.vertex.catalog import VertexCatalog
 from gpujob.services.vertex.records import Accel, Legacy
 from gpujob.services.vertex.translate.notes import Notes, mapping, text
+
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from gpujob.tuples import NamedTuple
 
 TI = "trainingInput"
 KINDS = ("master", "worker", "parameterServer", "evaluator")

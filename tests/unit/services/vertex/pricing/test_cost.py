@@ -38,10 +38,25 @@ def job(*pools: dict, strategy: str | None = None) -> dict:
 # -- the shipped table, pinned to the public price points ------------------------------------
 
 def test_the_shipped_table_has_its_schema_sources_and_dates():
-    data = json.loads((ROOT / "gpujob" / "services" / "vertex" / "pricing" / "prices.json")
-                      .read_text())
-    schema = json.loads((ROOT / "schemas" / "vertex-prices.schema.json").read_text())
-    assert not list(Draft202012Validator(schema).iter_errors(data))
+    folder = ROOT / "gpujob" / "services" / "vertex" / "pricing" / "price-table"
+    schema = Draft202012Validator(json.loads((ROOT / "schemas" / "vertex-prices.schema.json")
+                                             .read_text()))
+    index = json.loads((folder / "index.json").read_text())
+    files = index.pop("region_files")
+    assert {f"{r}.json" for r in files} | {"index.json"} == {f.name for f in folder.iterdir()}
+    regions = {}
+    for region, file in files.items():  # each region's file is a table of its own, dated
+        part = json.loads((folder / file).read_text())
+        assert not list(schema.iter_errors(part)), file
+        assert list(part["regions"]) == [region] and part["generated"] == index["generated"]
+        used = {e["source"] for s in part["regions"][region].values() for e in s.values()}
+        assert used == set(part["sources"]) and all(
+            part["sources"][k]["as_of"] and set(part["sources"][k]["refs"]) <=
+            set(part["source_key"]) for k in used), file
+        regions[region] = part["regions"][region]
+    data = {**index, "regions": regions}  # the whole table, as prices.whole reads it
+    assert prices.whole(prices.built_in().data) == data
+    assert not list(schema.iter_errors(data))
     assert data["currency"] == "USD" and data["generated"]["by"] == "scripts/vertex_prices.py"
     assert data["source_key"]["CYC"]["as_of"] == "2026-07-30"
     assert data["source_key"]["ANY"]["as_of"] == "2026-05-20"
@@ -335,3 +350,23 @@ def test_an_absurd_scale_is_a_warning_naming_its_hourly_cost(cli, write):
         "scale is meant, --max-hourly-cost USD holds it to a budget\n")
     big = cli("validate", write(SCALE.replace("WORKERS", "511")))  # 4,096 GPUs: not asked about
     assert (big.code, big.out) == (0, "")
+
+
+def test_the_script_writes_the_table_split_by_region_as_gpujob_ships_it(tmp_path):
+    (tmp_path / "cyc.csv").write_text(CYC)
+    (tmp_path / "any.csv").write_text(ANY)
+    out = tmp_path / "price-table"
+    out.mkdir()
+    (out / "gone-west9.json").write_text("{}")  # a region the table no longer has
+    run = subprocess.run([sys.executable, str(ROOT / "scripts" / "vertex_prices.py"),
+                          str(tmp_path / "cyc.csv"), str(tmp_path / "any.csv"), "-o", str(out),
+                          "--generated-at", "2026-11-26T00:00:00Z"],
+                         capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr
+    index = json.loads((out / "index.json").read_text())
+    regions = ("us-central1", "us-east1", "us-east4")
+    assert index["region_files"] == {r: f"{r}.json" for r in regions}
+    assert {f.name for f in out.iterdir()} == {"index.json", *(f"{r}.json" for r in regions)}
+    east = json.loads((out / "us-east1.json").read_text())
+    assert east["generated"]["at"] == "2026-11-26T00:00:00Z" and east["sources"]
+    assert east["regions"]["us-east1"]["machine_types"]["n1-standard-4"]["spot"] == 0.1
