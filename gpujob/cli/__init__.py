@@ -57,7 +57,8 @@ COMMANDS: dict[str, Entry] = {
     "convert": Entry("convert:convert", "Translate an AI Platform config into a native Vertex "
                      "AI config."),
     "describe": Entry("lifecycle:describe", "Show a job: its state, its spec, and links to it "
-                      "in the Cloud console (a tuning job's trials and the best one too)."),
+                      "in the Cloud console (a tuning job's trials and the best one too; a "
+                      "recovered job's attempts, with what each cost)."),
     "list": Entry("lifecycle:list_", "List the project's training jobs, newest first (vertex: "
                   "those of --region, custom and tuning jobs, with their display names)."),
     "cancel": Entry("lifecycle:cancel", "Cancel a job: it stops and ends CANCELLED. JOB as for "

@@ -50,8 +50,10 @@ _FORMAT = format_option(FORMATS, "json prints the job's JSON envelope (version 1
 @remote_options
 def describe(job: str, **params: Any) -> int:
     """Show a job: its state, its spec, and links to it in the Cloud console (a tuning job's
-    trials and the best one too; an attempt of a job recovered with --recover, every attempt
-    in the regions it was submitted to, with what each cost and the sum).
+    trials and the best one too; a recovered job's attempts, with what each cost).
+
+    An attempt of a job recovered with --recover shows every attempt, in each region it was
+    submitted to, and the sum of their costs.
 
     JOB is a job ID, or projects/PROJECT/jobs/ID (ai-platform). For vertex: the job's numeric
     ID (with --region), its resource name projects/PROJECT/locations/REGION/customJobs/ID (or

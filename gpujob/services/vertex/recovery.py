@@ -25,8 +25,10 @@ _INPUT = {"customJobs": ("displayName", "jobSpec", "labels", "encryptionSpec"),
                                        "parallelTrialCount", "maxFailedTrialCount",
                                        "trialJobSpec", "labels", "encryptionSpec")}
 _NOUNS = {"customJobs": "CustomJob", "hyperparameterTuningJobs": "HyperparameterTuningJob"}
-# a label value: lowercase letters, digits, "-" and "_", at most 63 (VERTEX.md §1.3 says 64
-# code points; 63 is what every Google Cloud label takes)
+# a label value: lowercase letters, digits, "-" and "_", at most 63 (the CustomJob reference,
+# https://cloud.google.com/vertex-ai/docs/reference/rest/v1/projects.locations.customJobs,
+# says 64 code points; 63 is what every Google Cloud label takes:
+# https://cloud.google.com/resource-manager/docs/labels-overview)
 _LABEL_VALUE = re.compile(r"[a-z0-9_-]{1,63}")
 _REGION = re.compile(r"[a-z][a-z0-9-]*[0-9]")
 _JOB_ID = re.compile(r"[0-9]{1,30}")
