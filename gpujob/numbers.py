@@ -152,3 +152,28 @@ def seconds_in_words(seconds: float) -> str:
             return f"{count} {unit}{'s' if count != 1 else ''}"
     shown = int(seconds) if seconds == int(seconds) else seconds
     return f"{shown} second{'s' if seconds != 1 else ''}"
+
+
+def span_in_words(seconds: float, short: bool = False) -> str:
+    """A run time in at most two units, the largest first: ``21420`` -> ``5 hours 57
+    minutes``, ``45`` -> ``45 seconds`` (units of 0 left out). ``short``, as an attempt's line
+    writes how long it ran: hours at most, the unit after the first kept even at 0: ``3720``
+    -> ``1 h 2 min``, ``3600`` -> ``1 h 0 min``, ``45`` -> ``45 s``."""
+    whole = int(seconds)
+    if short:
+        hours, minutes, rest = whole // 3600, whole % 3600 // 60, whole % 60
+        if hours:
+            return f"{hours} h {minutes} min"
+        return f"{minutes} min {rest} s" if minutes else f"{rest} s"
+    parts = [(whole // 86400, "day"), (whole % 86400 // 3600, "hour"),
+             (whole % 3600 // 60, "minute"), (whole % 60, "second")]
+    shown = [f"{n} {unit}{'s' if n != 1 else ''}" for n, unit in parts if n]
+    return " ".join(shown[:2]) or "0 seconds"
+
+
+def dollars(value: float | None, unknown: str = "no price") -> str:
+    """US dollars as gpujob writes a price or a cost: ``$1,234.57``; under 10 cents to four
+    decimals (``$0.0068``); None: ``unknown``."""
+    if value is None:
+        return unknown
+    return f"${value:,.2f}" if value >= 0.1 else f"${value:.4f}"

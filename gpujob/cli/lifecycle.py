@@ -124,8 +124,9 @@ def cancel(job: str, **params: Any) -> int:
               help="With --recover: recover a job that ended FAILED with one of these exit "
                    "codes too (comma-separated, e.g. 137,143).")
 @click.option("--max-cost", "max_cost", type=click.FloatRange(min=0), metavar="USD",
-              help="With --recover: stop recovering (exit 4) before an attempt whose worst "
-                   "case, added to what the attempts cost so far, would pass USD.")
+              help="With --recover: a cap on the whole job, its earlier attempts included: an "
+                   "attempt gets a timeout that fits what is left; recovery stops (exit 4) "
+                   "when less than 10 minutes fit.")
 @_FORMAT
 @remote_options
 def wait(job: str, **params: Any) -> int:

@@ -19,6 +19,7 @@ from gpujob.submit.create import links
 
 if TYPE_CHECKING:
     from gpujob.gcp.settings import GcpSettings
+    from gpujob.services.recovery import Lineage
     from gpujob.settings import RemoteSettings
 
 
@@ -49,7 +50,7 @@ def describe(service: Service, job: str, gcp: GcpSettings, output_format: str = 
 
 
 def _lineage(service: Service, client: JobClient, raw: dict[str, Any],
-             lineage: dict[str, Any] | None) -> tuple[dict[str, Any] | None, list[str]]:
+             lineage: Lineage | None) -> tuple[dict[str, Any] | None, list[str]]:
     """The attempts of a recovered job (``--recover``), found by its lineage label in every
     region its labels name (``Recovery.attempts``): ``{"lineage", "attempt", "attempts",
     "spent"}`` (``"error"``: why they could not be listed), and a line for each attempt;
@@ -60,11 +61,11 @@ def _lineage(service: Service, client: JobClient, raw: dict[str, Any],
 
     if lineage is None or not service.supports(Capability.RECOVER):
         return None, []
-    shown: dict[str, Any] = {"lineage": lineage["id"], "attempt": lineage["attempt"]}
-    if not lineage.get("regions"):  # an attempt made before the regions label
+    shown: dict[str, Any] = {"lineage": lineage.id, "attempt": lineage.attempt}
+    if not lineage.regions:  # an attempt made before the regions label
         shown["elsewhere"] = ("gpujob list --region REGION --filter "
-                              f"'labels.gpujob-lineage={lineage['id']}'")
-    recovery = service.recovery(client)
+                              f"'labels.gpujob-lineage={lineage.id}'")
+    recovery = service.recovery(client, _catalog(service))
     try:
         jobs = recovery.attempts(raw)
     except RemoteError as exc:
@@ -72,10 +73,18 @@ def _lineage(service: Service, client: JobClient, raw: dict[str, Any],
     attempts, lines = [], []
     for job in jobs:
         status, ended = service.status(job), recovery.ended(job)
-        number = status.lineage["attempt"] if status.lineage else 1
+        number = status.lineage.attempt if status.lineage else 1
         attempts.append(attempt_dict(number, status, ended))
         lines.append(attempt_line(number, status, ended))
     return {**shown, "attempts": attempts, "spent": total(attempts)}, lines
+
+
+def _catalog(service: Service) -> Any:
+    """The service's catalog in use: its built-in one, with what ``gpujob catalog refresh``
+    wrote (said when old, as every command that reads it says)."""
+    from gpujob.settings import CheckOptions
+
+    return CheckOptions(service).loaded().catalog
 
 
 def _tell_lineage(lineage: dict[str, Any], lines: list[str]) -> None:
@@ -238,8 +247,8 @@ def wait_recovering(s: RemoteSettings) -> int:
     service.require(Capability.RECOVER, "gpujob wait --recover")
     service.require(Capability.JOBS, "gpujob wait")
     client, ref = _open(service, s.job or "", s.gcp, s.extra)
-    return take_over(service, client, client.get(ref), s.recover or 0, s.recover_exit_codes,
-                     s.poll_interval, s.output_format, s.max_cost)
+    return take_over(service, client, _catalog(service), client.get(ref), s.recover or 0,
+                     s.recover_exit_codes, s.poll_interval, s.output_format, s.max_cost)
 
 
 def execute_logs(s: RemoteSettings) -> int:

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from gpujob.local.cluster import LocalCluster, LocalOptions
     from gpujob.services.capabilities import Capability
     from gpujob.services.placement import Placement
-    from gpujob.services.recovery import Recovery
+    from gpujob.services.recovery import Lineage, Recovery
     from gpujob.settings import GpusSettings, JobOptions, ReserveSettings
 
 
@@ -123,7 +123,7 @@ class JobStatus:
     hint: str = ""  # what to do about how it ended, when the service's message says
     waiting: str = ""  # what a job that has not started (or started again) waits for
     cost: dict[str, Any] | None = None  # what it cost so far, an estimate (Vertex AI)
-    lineage: dict[str, Any] | None = None  # {"id", "attempt"}: an attempt of a recovered job
+    lineage: Lineage | None = None  # an attempt of a recovered job: its lineage
 
     def as_dict(self) -> dict[str, Any]:
         """The ``job`` of the JSON envelope (``output.envelope``)."""
@@ -131,7 +131,7 @@ class JobStatus:
                 "succeeded": self.succeeded, "message": self.message,
                 "createTime": self.created, **({"waiting": self.waiting} if self.waiting else {}),
                 **({"cost": self.cost} if self.cost is not None else {}),
-                **({"lineage": self.lineage} if self.lineage is not None else {})}
+                **({"lineage": self.lineage.as_dict()} if self.lineage is not None else {})}
 
 
 @dataclass(frozen=True)
@@ -321,9 +321,10 @@ class Service(Protocol):
         choices of region and strategy (``Capability.PLACEMENT``)."""
         ...
 
-    def recovery(self, client: JobClient) -> Recovery:
+    def recovery(self, client: JobClient, catalog: Any) -> Recovery:
         """How a job of ``client`` that ended is read and created again
-        (``Capability.RECOVER``)."""
+        (``Capability.RECOVER``), by the service's ``catalog`` in use (``--catalog``, else
+        its built-in one with what ``gpujob catalog refresh`` wrote)."""
         ...
 
     def scope(self, project: str) -> str | None:

@@ -193,7 +193,7 @@ class ServiceBase(ABC):
         self.require(Capability.PLACEMENT, "a quota preflight or ordered choices")
         raise NotImplementedError(f"{type(self).__name__}.placement")
 
-    def recovery(self, client: JobClient) -> Recovery:
+    def recovery(self, client: JobClient, catalog: Any) -> Recovery:
         self.require(Capability.RECOVER, "creating a job again after it ended")
         raise NotImplementedError(f"{type(self).__name__}.recovery")
 

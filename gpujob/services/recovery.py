@@ -4,15 +4,17 @@ how a job that ended FAILED ended (``Ended``: the infrastructure's cause, in wor
 trainer's exit code), the request of the next attempt (its own submission label, the labels
 that link the attempts), and the attempts of a lineage (``describe``, ``list``).
 
-The attempts of one recovered job carry ``LINEAGE_LABEL`` (the first attempt's submission
-label, or its ID when it has none: a job gpujob did not submit, taken over by ``wait
---recover``), ``ATTEMPT_LABEL`` (1, 2, …) and ``REGIONS_LABEL``: the regions its attempts
-may be in (a submit's ``--region a,b``), so that ``describe`` of any attempt lists each of
-those regions once for the others."""
+The attempts of one recovered job carry ``LINEAGE_LABEL``: the first attempt's lineage label
+where it has one, else its submission label, else (a job gpujob did not submit, taken over by
+``wait --recover``) its ID; ``ATTEMPT_LABEL`` (1, 2, …) and ``REGIONS_LABEL``: the regions its
+attempts may be in (a submit's ``--region a,b``), so that ``describe`` of any attempt lists
+each of those regions once for the others. Attempt N's submission label (N > 1) is made of
+the lineage and N, the same in every process that follows the lineage, so that one finds the
+attempt another made before making it again (``Recovery.made``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -43,10 +45,27 @@ class Ended:
 
 @dataclass(frozen=True)
 class Lineage:
-    """The attempts a job belongs to: the lineage's ID and the job's attempt number."""
+    """The attempts a job belongs to: the lineage's ID, the job's attempt number, and the
+    regions its regions label names (none: it names none)."""
 
     id: str
     attempt: int
+    regions: tuple[str, ...] = field(default=())
+
+    def as_dict(self) -> dict[str, Any]:
+        """For ``--format json`` (the envelope's ``job.lineage``)."""
+        return {"id": self.id, "attempt": self.attempt,
+                **({"regions": list(self.regions)} if self.regions else {})}
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """An attempt's request held to what is left of ``--max-cost``: ``request`` (None: no
+    attempt fits, ``why``), with ``timeout_s`` when it was given a shorter timeout to fit."""
+
+    request: Request | None
+    timeout_s: float | None = None
+    why: str = ""
 
 
 class Recovery(Protocol):
@@ -59,8 +78,9 @@ class Recovery(Protocol):
     def attempt(self, request: Request, lineage: str | None, number: int,
                 regions: Sequence[str] = ()) -> Request:
         """``request`` as attempt ``number`` of ``lineage`` (None: the lineage its own
-        submission label starts): after the first, a submission label of its own (so that a
-        lost answer's look-up finds this attempt's job, never an earlier one's); the lineage
+        submission label starts): after the first, a submission label of its own, made of the
+        lineage and ``number`` (so that a lost answer's look-up finds this attempt's job, never
+        an earlier one's, and another process following the lineage finds it too); the lineage
         labels, with ``regions``, where the lineage's attempts may be (none given: those the
         request names already, else its own region); nothing else changes (the same output
         directory)."""
@@ -68,9 +88,9 @@ class Recovery(Protocol):
 
     def again(self, raw: dict[str, Any]) -> Request:
         """The request that creates the job ``raw`` (one gpujob did not submit in this run:
-        ``wait --recover``) again, as it was; a job of no lineage and no submission label (one
-        gpujob did not submit) starts the lineage of its own ID, which its later attempts
-        carry (it cannot be labelled after its creation)."""
+        ``wait --recover``) again, as it was, with the lineage labels: its own, else its
+        submission label's, else (a job gpujob did not submit) its ID's, which its later
+        attempts carry (it cannot be labelled after its creation)."""
         ...
 
     def lineage(self, raw: dict[str, Any]) -> Lineage | None:
@@ -82,6 +102,13 @@ class Recovery(Protocol):
         first; [] for a job of no lineage."""
         ...
 
-    def worst_case(self, request: Request) -> float | None:
-        """The most the job of ``request`` can cost (US dollars), None when not known."""
+    def made(self, request: Request) -> dict[str, Any] | None:
+        """The job ``request``'s submission label names, where it goes, if one was made
+        already (another process following the lineage made this attempt); None."""
+        ...
+
+    def within(self, request: Request, most: float) -> Fitted:
+        """``request`` held to ``most`` US dollars: as it is when its worst case fits; else
+        with the longest timeout that fits; none (``Fitted.why``) when less than a minimum
+        run fits, or when its cost cannot be told."""
         ...

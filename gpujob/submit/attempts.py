@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from gpujob.numbers import dollars, span_in_words
 from gpujob.terminal import printable
 
 if TYPE_CHECKING:
@@ -15,17 +16,11 @@ if TYPE_CHECKING:
 
 def span(seconds: float | None) -> str:
     """``3720`` -> ``1 h 2 min``; None -> ``no time (it never ran)``."""
-    if seconds is None:
-        return "no time (it never ran)"
-    whole = int(seconds)
-    hours, minutes, rest = whole // 3600, whole % 3600 // 60, whole % 60
-    if hours:
-        return f"{hours} h {minutes} min"
-    return f"{minutes} min {rest} s" if minutes else f"{rest} s"
+    return "no time (it never ran)" if seconds is None else span_in_words(seconds, short=True)
 
 
 def money(value: float | None) -> str:
-    return "cost unknown" if value is None else f"${value:,.2f}"
+    return dollars(value, "cost unknown")
 
 
 def attempt_dict(number: int, status: JobStatus, ended: Ended) -> dict[str, Any]:

@@ -130,3 +130,21 @@ def follow_to_end(service: Service, client: JobClient, ref: JobRef, raw: dict[st
         else:
             following.stopped("waiting for", ref.id, commands.wait)
         return None
+
+
+def refused_for_room(service: Service, client: JobClient, refused: RemoteError,
+                     request: Request, moving_on: bool) -> str | int | None:
+    """Whether ``refused`` is a refusal for room (failover's word on it:
+    ``Placement.refused_for_room``): why, once none of what it may have made all the same is
+    left alive (``clean_up``, as failover does); 130 when interrupted while making sure; None
+    when it is not one (or the service has no placement)."""
+    from gpujob.services.capabilities import Capability
+
+    if not service.supports(Capability.PLACEMENT):
+        return None
+    placement = service.placement(client)
+    why = placement.refused_for_room(refused, request)
+    if why is None:
+        return None
+    stopped = clean_up(placement, refused, request, moving_on)
+    return why if stopped is None else stopped

@@ -55,7 +55,7 @@ def job_table(service: Service, jobs: list[dict[str, Any]]) -> str:
             + (("NAME",) if named else ())] + [
         tuple(printable(cell) for cell in (s.id, s.state, s.created or "-")
               + ((_cost_cell(s.cost),) if priced else ())
-              + ((str(s.lineage["attempt"]), str(s.lineage["id"])) if s.lineage
+              + ((str(s.lineage.attempt), s.lineage.id) if s.lineage
                  else ("-", "-") if linked else ())
               + ((s.display_name or "-",) if named else ()))
         for s in statuses]

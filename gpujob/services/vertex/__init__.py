@@ -117,10 +117,10 @@ class Vertex(JobsInModule, ServiceBase):
 
         return VertexPlacement(client)
 
-    def recovery(self, client: JobClient) -> Recovery:
+    def recovery(self, client: JobClient, catalog: Any) -> Recovery:
         from gpujob.services.vertex.recovery import VertexRecovery
 
-        return VertexRecovery(client)
+        return VertexRecovery(client, catalog)
 
     def offerings(self, settings: GpusSettings) -> int:
         from gpujob.services.vertex import offerings

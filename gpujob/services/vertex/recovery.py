@@ -11,12 +11,20 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from gpujob.services.recovery import ATTEMPT_LABEL, LINEAGE_LABEL, REGIONS_LABEL, Ended, Lineage
+from gpujob.services.recovery import (
+    ATTEMPT_LABEL,
+    LINEAGE_LABEL,
+    REGIONS_LABEL,
+    Ended,
+    Fitted,
+    Lineage,
+)
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from gpujob.services.base import JobClient, Request
+    from gpujob.services.vertex.catalog import VertexCatalog
     from gpujob.services.vertex.jobs.api import VertexClient
 
 # what a create takes of a job as the API reads it (the rest is the service's output)
@@ -24,7 +32,6 @@ _INPUT = {"customJobs": ("displayName", "jobSpec", "labels", "encryptionSpec"),
           "hyperparameterTuningJobs": ("displayName", "studySpec", "maxTrialCount",
                                        "parallelTrialCount", "maxFailedTrialCount",
                                        "trialJobSpec", "labels", "encryptionSpec")}
-_NOUNS = {"customJobs": "CustomJob", "hyperparameterTuningJobs": "HyperparameterTuningJob"}
 # a label value: lowercase letters, digits, "-" and "_", at most 63 (the CustomJob reference,
 # https://cloud.google.com/vertex-ai/docs/reference/rest/v1/projects.locations.customJobs,
 # says 64 code points; 63 is what every Google Cloud label takes:
@@ -32,22 +39,28 @@ _NOUNS = {"customJobs": "CustomJob", "hyperparameterTuningJobs": "Hyperparameter
 _LABEL_VALUE = re.compile(r"[a-z0-9_-]{1,63}")
 _REGION = re.compile(r"[a-z][a-z0-9-]*[0-9]")
 _JOB_ID = re.compile(r"[0-9]{1,30}")
+# the shortest attempt --max-cost leaves room for: less is not worth its VMs' start-up and its
+# checkpoint's load, so recovery stops instead
+LEAST_ATTEMPT_S = 600
 
 
-def _catalog() -> Any:
-    """The built-in Vertex catalog (read once per run)."""
-    from gpujob.catalog import files
-    from gpujob.services.vertex import catalog
+def _noun(collection: str) -> str:
+    """``customJobs`` -> ``CustomJob`` (``paths.COLLECTIONS`` read backwards)."""
+    from gpujob.services.vertex.paths import COLLECTIONS
 
-    return files.built_in(catalog)
+    return next(noun for noun, plural in COLLECTIONS.items() if plural == collection)
 
 
-def _data() -> Any:
-    """The catalog's ``recovery`` section (the built-in catalog's)."""
-    found = _catalog().recovery
-    if found is None:
-        raise AssertionError("the built-in Vertex catalog has no recovery section")
-    return found
+def attempt_token(lineage: str, number: int) -> str:
+    """Attempt ``number``'s submission label: the lineage and the number (a digest of the
+    lineage where that is too long for a label value), the same in every process that
+    follows the lineage. ``_`` is in no submission token, so it is no other's label."""
+    import hashlib
+
+    suffix = f"_attempt-{number}"
+    head = lineage if _LABEL_VALUE.fullmatch(lineage + suffix) else \
+        hashlib.sha256(lineage.encode()).hexdigest()[:63 - len(suffix)]
+    return head + suffix
 
 
 def _strategy(raw: dict[str, Any]) -> str:
@@ -57,22 +70,21 @@ def _strategy(raw: dict[str, Any]) -> str:
     return strategy if isinstance(strategy, str) else ""
 
 
-def ended(raw: dict[str, Any]) -> Ended:
+def ended(raw: dict[str, Any], data: Mapping[str, Any]) -> Ended:
     """How ``raw`` ended: the exit code its message gives when a replica exited (the trainer's
     end: its traceback, quoted in the message, may hold any words), else the infrastructure's
-    cause (the catalog's words)."""
-    from gpujob.gcp.proto3 import parse_time
+    cause (``data``: the catalog's ``recovery`` section, its words)."""
+    from datetime import datetime, timezone
+
     from gpujob.services.vertex.jobs.api import JobName
+    from gpujob.services.vertex.pricing.cost_spent import run_seconds
 
     name = JobName.parse(str(raw.get("name", "")))
     where = f"{name.location if name else '?'}/{_strategy(raw) or 'STANDARD'}"
-    began = parse_time(raw.get("startTime"))
-    seconds = None if began is None else \
-        max(((parse_time(raw.get("endTime")) or _now()) - began).total_seconds(), 0.0)
+    seconds = run_seconds(raw.get("startTime"), raw.get("endTime"), datetime.now(timezone.utc))
     ran = seconds is not None
     if raw.get("state") != "JOB_STATE_FAILED":
         return Ended(failed=False, ran=ran, where=where, seconds=seconds)
-    data = _data()
     error = found if isinstance(found := raw.get("error"), dict) else {}
     message = " ".join(str(error.get("message") or "").split())
     code = re.search(data["exit_code"]["pattern"], message)
@@ -90,23 +102,14 @@ def ended(raw: dict[str, Any]) -> Ended:
     return Ended(failed=True, ran=ran, where=where, seconds=seconds)
 
 
-def _now() -> Any:
-    from datetime import datetime, timezone
-
-    return datetime.now(timezone.utc)
-
-
-def lineage_of(raw: dict[str, Any]) -> dict[str, Any] | None:
-    """The lineage labels of a job (or a request's body): ``{"id", "attempt"}``, and
-    ``"regions"`` where the label names them; None."""
+def lineage_of(raw: dict[str, Any]) -> Lineage | None:
+    """The lineage labels of a job (or a request's body); None without them."""
     labels = found if isinstance(found := raw.get("labels"), dict) else {}
     first = labels.get(LINEAGE_LABEL)
     number = str(labels.get(ATTEMPT_LABEL) or "")
     if not isinstance(first, str) or not first:
         return None
-    found = {"id": first, "attempt": int(number) if number.isdigit() else 1}
-    regions = regions_of(labels)
-    return {**found, "regions": regions} if regions else found
+    return Lineage(first, int(number) if number.isdigit() else 1, tuple(regions_of(labels)))
 
 
 def regions_of(labels: dict[str, Any]) -> list[str]:
@@ -127,15 +130,23 @@ def regions_label(regions: Sequence[str]) -> str | None:
 class VertexRecovery:
     """``recovery.Recovery`` for Vertex AI, through a submit's or a command's client."""
 
-    def __init__(self, client: JobClient) -> None:
+    def __init__(self, client: JobClient, catalog: VertexCatalog) -> None:
         self.client = client
+        self.catalog = catalog  # the catalog in use: its recovery and scheduling sections
 
     @property
     def vertex(self) -> VertexClient:
         return self.client.vertex  # type: ignore[attr-defined]  # (VertexJobs)
 
     def ended(self, raw: dict[str, Any]) -> Ended:
-        return ended(raw)
+        data = self.catalog.recovery
+        if data is None:
+            from gpujob.errors import UsageError
+
+            raise UsageError("the catalog in use has no recovery section: the causes a job "
+                             "is recovered for", "use the built-in catalog (leave out "
+                             "--catalog), or one exported from it")
+        return ended(raw, data)
 
     def attempt(self, request: Request, lineage: str | None, number: int,
                 regions: Sequence[str] = ()) -> Request:
@@ -144,10 +155,13 @@ class VertexRecovery:
 
         labels = dict(request.body.get("labels", {}))
         own = labels.get(SUBMISSION_LABEL)
-        if number > 1 or not own:  # each attempt is found by its own label
+        first = lineage or labels.get(LINEAGE_LABEL) or own
+        if number > 1 and first:  # each attempt is found by its own label, in any process
+            labels[SUBMISSION_LABEL] = attempt_token(first, number)
+        elif number > 1 or not own:
             labels[SUBMISSION_LABEL] = submission_token()
-        labels.update({LINEAGE_LABEL: lineage or labels.get(LINEAGE_LABEL) or own
-                       or labels[SUBMISSION_LABEL], ATTEMPT_LABEL: str(number)})
+        labels.update({LINEAGE_LABEL: first or labels[SUBMISSION_LABEL],
+                       ATTEMPT_LABEL: str(number)})
         if regions or REGIONS_LABEL not in labels:
             where = regions_label(regions or [self.vertex.place_of(request.url).location])
             labels.pop(REGIONS_LABEL, None)
@@ -168,20 +182,19 @@ class VertexRecovery:
                               "so it cannot be created again")
         body = {key: raw[key] for key in _INPUT[name.collection] if key in raw}
         labels = dict(given) if isinstance(given := body.get("labels"), dict) else {}
-        if not labels.get(LINEAGE_LABEL) and not labels.get(SUBMISSION_LABEL) \
-                and _JOB_ID.fullmatch(name.id):
-            # a job gpujob did not submit: its ID names the lineage (a CustomJob cannot be
-            # labelled after its creation: the API has no patch for it), so that describe of
-            # a later attempt reads it by its ID
-            body["labels"] = {**labels, LINEAGE_LABEL: name.id, ATTEMPT_LABEL: "1"}
-        noun = _NOUNS[name.collection]
+        # a job gpujob did not submit: its ID names the lineage (a CustomJob cannot be
+        # labelled after its creation: the API has no patch for it), so that describe of a
+        # later attempt reads it by its ID
+        body["labels"] = {**labels, LINEAGE_LABEL: labels.get(LINEAGE_LABEL)
+                          or labels.get(SUBMISSION_LABEL) or name.id,
+                          ATTEMPT_LABEL: labels.get(ATTEMPT_LABEL) or "1"}
+        noun = _noun(name.collection)
         url = jobs_url(self.client.gcp, name.project,  # type: ignore[attr-defined]
                        name.location, noun)
         return Request("POST", url, layout(body), noun)
 
     def lineage(self, raw: dict[str, Any]) -> Lineage | None:
-        found = lineage_of(raw)
-        return Lineage(found["id"], found["attempt"]) if found is not None else None
+        return lineage_of(raw)
 
     def attempts(self, raw: dict[str, Any]) -> list[dict[str, Any]]:
         """The jobs of ``raw``'s lineage (the first one too, which may carry only its
@@ -212,9 +225,34 @@ class VertexRecovery:
                     break
         return sorted(jobs.values(), key=lambda job: str(job.get("createTime", "")))
 
-    def worst_case(self, request: Request) -> float | None:
-        from gpujob.services.vertex.pricing.cost import estimate, with_timeout
+    def made(self, request: Request) -> dict[str, Any] | None:
+        from gpujob.services.vertex.jobs.api import submission_filter
+        from gpujob.services.vertex.jobs.create import labelled
+        from gpujob.services.vertex.paths import SUBMISSION_LABEL
+
+        token = request.body["labels"][SUBMISSION_LABEL]
+        place = self.vertex.place_of(request.url)
+        found = labelled(self.vertex.list(place, submission_filter(token)), token)
+        return min(found, key=lambda job: str(job.get("createTime", ""))) if found else None
+
+    def within(self, request: Request, most: float) -> Fitted:
+        import copy
+
+        from gpujob.numbers import dollars, span_in_words
+        from gpujob.services.vertex.pricing import cost_cap
+        from gpujob.services.vertex.pricing.cost import estimate, unpriced, with_timeout
 
         region = self.vertex.place_of(request.url).location
-        est = with_timeout(estimate(request.body, region), request.body, _catalog().scheduling)
-        return est.worst
+        est = with_timeout(estimate(request.body, region), request.body,
+                           self.catalog.scheduling)
+        if est.worst is not None and est.worst <= most:
+            return Fitted(request)
+        if est.total is None:
+            why = "; ".join(est.unknown or unpriced(est)) or "no price for its strategy"
+            return Fitted(None, why=f"what it can cost cannot be told ({why})")
+        seconds = cost_cap.fitting(est, most)
+        body = copy.deepcopy(request.body)
+        if seconds < LEAST_ATTEMPT_S or not cost_cap.set_timeout(body, seconds):
+            return Fitted(None, why=f"less than {span_in_words(LEAST_ATTEMPT_S)} of it fits at "
+                          f"{dollars(est.total)} an hour")
+        return Fitted(replace(request, body=body), timeout_s=float(seconds))

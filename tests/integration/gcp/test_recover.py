@@ -132,7 +132,7 @@ def test_the_trainers_own_failure_is_not_recovered(cli, google, key, write, vert
     assert result.code == 4, result.err
     assert len(_creates(google)) == 1
     (line,) = _attempt_lines(result.err)
-    assert line.endswith("FAILED after 1 min 0 s, $0.01 (an estimate): the trainer's own "
+    assert line.endswith("FAILED after 1 min 0 s, $0.0068 (an estimate): the trainer's own "
                          "failure (exit status 1): not recovered")
     assert "non-zero status of 1" in result.err  # the job's own message, as wait says it
 
@@ -150,22 +150,134 @@ def test_a_listed_exit_code_is_recovered_and_an_unlisted_one_is_not(
                            "--recover-on-exit-codes 137): not recovered")
 
 
-def test_the_cost_cap_stops_recovery_before_an_attempt_could_pass_it(
-        cli, google, key, write, vertex, clock):
-    """A 2-hour timeout: each attempt's worst case is 2 hours' price; after one that ran an
-    hour, a cap of three hours' price leaves no room for another two."""
-    vertex.create_scripts.extend([_preempted(), SUCCEEDS])
-    probe = cli("submit", write(SPOT_T4), *VERTEX, "--strategy", "spot", "--dry-run",
+def _hourly(cli, write, config: str = SPOT_T4) -> float:
+    """The Spot T4 job's price an hour, as describe prices it."""
+    probe = cli("submit", write(config), *VERTEX, "--strategy", "spot", "--dry-run",
                 "--format", "json")
-    hourly = estimate(json.loads(probe.out), REGION).total  # as describe prices it
-    cap = f"{hourly * 2.9:.2f}"
-    result = cli("submit", write(SPOT_T4), *VERTEX, "--strategy", "spot", "--recover", "3",
+    hourly = estimate(json.loads(probe.out), REGION).total
+    assert hourly is not None
+    return hourly
+
+
+NO_TIMEOUT = SPOT_T4.replace("  scheduling: {maxRunningTime: 7200s}\n", "")
+
+
+def test_the_cost_cap_gives_the_next_attempt_a_timeout_that_fits_what_is_left(
+        cli, google, key, write, vertex, clock):
+    """No timeout of its own: --max-cost (three hours' price) sets attempt 1's; preempted
+    after an hour, attempt 2 is given the timeout that the money left pays for (whole
+    minutes), said in its line, rather than recovery stopping at once."""
+    from gpujob.numbers import span_in_words
+
+    hourly = _hourly(cli, write, NO_TIMEOUT)
+    vertex.create_scripts.extend([_preempted(), SUCCEEDS])
+    cap = round(hourly * 3, 2)
+    result = cli("submit", write(NO_TIMEOUT), *VERTEX, "--strategy", "spot", "--recover", "3",
+                 "--max-cost", f"{cap:.2f}", "--format", "json")
+    assert result.code == 0, result.err
+    first, second = (c.body["jobSpec"]["scheduling"]["timeout"] for c in _creates(google))
+    spent = json.loads(result.out)["recovery"]["attempts"][0]["cost"]
+    seconds = int((cap - spent) / hourly * 3600)
+    seconds -= seconds % 60
+    assert (first, second) == (f"{int(cap / hourly * 3600) // 60 * 60}s", f"{seconds}s")
+    assert (f"  recovering: attempt 2 in {REGION}/SPOT (2 more left after it), with a timeout "
+            f"of {span_in_words(seconds)} to keep the attempts within --max-cost "
+            f"${cap:,.2f}") in result.err
+
+
+def test_the_cost_cap_stops_recovery_when_less_than_a_short_run_is_left(
+        cli, google, key, write, vertex, clock):
+    """After an attempt that ran an hour, a cap of 1.1 hours' price leaves six minutes' worth:
+    less than the 10 minutes an attempt needs, so recovery stops (exit 4)."""
+    hourly = _hourly(cli, write)
+    vertex.create_scripts.extend([_preempted(), SUCCEEDS])
+    cap = f"{hourly * 1.1:.2f}"
+    result = cli("submit", write(NO_TIMEOUT), *VERTEX, "--strategy", "spot", "--recover", "3",
                  "--max-cost", cap)
     assert result.code == 4, result.err
     assert len(_creates(google)) == 1
-    assert (f"recovery stopped before attempt 2: the attempts so far cost ${hourly:,.2f} and "
-            f"attempt 2 could cost ${hourly * 2:,.2f} (its worst case), over --max-cost "
-            f"${float(cap):,.2f}") in result.err
+    left = float(cap) - hourly
+    assert (f"recovery stopped before attempt 2: the attempts so far cost ${hourly:,.2f} of "
+            f"--max-cost ${float(cap):,.2f}, which leaves ${left:.4f}: for attempt 2, less "
+            f"than 10 minutes of it fits at ${hourly:,.2f} an hour") in result.err
+
+
+def test_wait_recover_counts_the_earlier_attempts_in_the_cap(
+        cli, google, key, write, vertex, clock):
+    """The submit is stopped (Ctrl-C) while following attempt 2: its resume line carries the
+    cap to the cent. A wait --recover of attempt 2 counts attempt 1 (said in its own line)
+    with attempt 2 against --max-cost: two hours' price of a cap of 2.1 leave less than an
+    attempt needs, so it makes none."""
+    hourly = _hourly(cli, write)
+    vertex.create_scripts.extend([_preempted(), [
+        "JOB_STATE_RUNNING", "JOB_STATE_RUNNING",
+        Step("JOB_STATE_FAILED", error=preempted(REGION), ran=HOUR)]])
+    clock.interrupt_at = 3  # while following the second attempt
+    stopped = cli("submit", write(SPOT_T4), *VERTEX, "--strategy", "spot", "--recover", "2",
+                  "--max-cost", "1234567.891")
+    assert stopped.code == 130, stopped.err
+    first, second = (j["name"].rsplit("/", 1)[1] for j in vertex.jobs.values())
+    assert (f"Resume with: gpujob wait {second} --service vertex --project {PROJECT} "
+            f"--region {REGION} --recover 1 --max-cost 1234567.89\n") in stopped.err
+    clock.interrupt_at = None
+    cap = f"{hourly * 2.1:.2f}"
+    result = cli("wait", second, *VERTEX, "--region", REGION, "--recover", "1",
+                 "--max-cost", cap, "--format", "json")
+    assert result.code == 4, result.err
+    assert len(_creates(google)) == 2
+    lines = _attempt_lines(result.err)
+    assert lines[0].startswith(f"attempt 1: job {first} in {REGION}/SPOT FAILED after 1 h 0 min")
+    assert lines[0].endswith(": an earlier attempt")
+    assert lines[1].startswith(f"attempt 2: job {second} ")
+    assert (f"recovery stopped before attempt 3: the attempts so far cost ${2 * hourly:,.2f} "
+            f"of --max-cost ${float(cap):,.2f}") in result.err
+    shown = json.loads(result.out)["recovery"]
+    assert [(a["attempt"], a["id"]) for a in shown["attempts"]] == [(1, first), (2, second)]
+    assert shown["spent"] == pytest.approx(2 * hourly)
+
+
+def test_two_followers_of_one_lineage_make_one_job_per_attempt(
+        cli, google, key, vertex, vertex_job, clock):
+    """Two wait --recover of one job (another shell, as the docs suggest), simulated one
+    after the other: the first makes attempt 2 and is stopped while following it; the
+    second listed the lineage before that create landed (its listing answers none), and
+    finds attempt 2 by its label right before making it: it follows that job, makes none."""
+    from fakes.faults import Reply
+
+    job = vertex_job(state="JOB_STATE_RUNNING", labels={"gpujob-submission": "sub-1"})
+    job_id = job["name"].rsplit("/", 1)[1]
+    vertex.script(job_id, Step("JOB_STATE_FAILED", error=preempted(REGION), ran=HOUR))
+    vertex.create_scripts.append(["JOB_STATE_RUNNING", "JOB_STATE_RUNNING",
+                                  Step("JOB_STATE_SUCCEEDED", ran=HOUR)])
+    clock.interrupt_at = 2  # the first follower, while following attempt 2
+    assert cli("wait", job_id, *VERTEX, "--region", REGION, "--recover", "1").code == 130
+    (made,) = (j for j in vertex.jobs if j != job_id)
+    clock.interrupt_at = None
+    google.inject("customJobs.list", Reply(200, {}))  # listed before the first one's create
+    result = cli("wait", job_id, *VERTEX, "--region", REGION, "--recover", "1")
+    assert result.code == 0, result.err
+    assert len(_creates(google)) == 1 and len(vertex.jobs) == 2
+    assert f"  attempt 2 was made already: job {made}; following it" in result.err
+    assert result.out == made + "\n"
+
+
+def test_recovery_reads_the_causes_of_the_catalog_in_use(
+        cli, google, key, write, vertex, clock, tmp_path):
+    """A --catalog whose stockout cause is not the infrastructure's: the preempted Spot job
+    is not recovered, as that catalog says."""
+    exported = json.loads(cli("gpus", *VERTEX, "--export-catalog").out)
+    for cause in exported["recovery"]["causes"]:
+        cause["infrastructure"] = False
+    custom = tmp_path / "catalog.json"
+    custom.write_text(json.dumps(exported), encoding="utf-8")
+    vertex.create_scripts.extend([_preempted(), SUCCEEDS])
+    result = cli("submit", write(SPOT_T4), *VERTEX, "--strategy", "spot", "--recover", "1",
+                 "--catalog", str(custom))
+    assert result.code == 4, result.err
+    assert len(_creates(google)) == 1
+    (line,) = _attempt_lines(result.err)
+    assert line.endswith("the trainer's own failure (no cause of the infrastructure's in its "
+                         "message): not recovered")
 
 
 def test_a_lost_create_answer_during_recovery_still_makes_one_job_for_the_attempt(
@@ -471,3 +583,26 @@ def test_describe_of_an_attempt_naming_no_regions_looks_in_its_own_and_says_how_
     assert ("those in other regions are listed by gpujob list --region REGION --filter "
             "'labels.gpujob-lineage=sub-1'") in result.err
     assert {c.path.split("/")[5] for c in google.calls("customJobs.list")} == {REGION}
+
+
+@pytest.mark.parametrize("listing", [1, 2], ids=["the-lineage", "the-attempts-label"])
+def test_ctrl_c_while_looking_for_the_next_attempt_says_how_to_resume(
+        cli, google, key, write, vertex, clock, listing):
+    """Ctrl-C while the ended attempt's lineage is listed for a later attempt, or while the
+    next attempt's label is looked up right before its create (that listing answered 503,
+    then waited on before its retry): nothing is created, and the command that resumes
+    recovery is said, as anywhere between attempts."""
+    from fakes.errors import unavailable
+    from fakes.faults import Reply
+
+    vertex.create_scripts.extend([_preempted(), SUCCEEDS])
+    google.inject("customJobs.list", *[None] * (listing - 1), Reply(503, unavailable()))
+    clock.interrupt_at = 2  # the wait before the listing's retry
+    result = cli("submit", write(SPOT_T4), *VERTEX, "--strategy", "spot", "--recover", "2")
+    assert result.code == 130, result.err
+    assert len(_creates(google)) == 1 and len(google.calls("customJobs.list")) == listing
+    (job_id,) = vertex.jobs
+    assert f"Stopped recovering job {job_id}, which ended FAILED; no other attempt was " \
+           "made." in result.err
+    assert (f"Resume with: gpujob wait {job_id} --service vertex --project {PROJECT} "
+            f"--region {REGION} --recover 2") in result.err

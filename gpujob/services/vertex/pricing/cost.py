@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from gpujob.numbers import dollars as dollars  # the pricing modules import it from here
 from gpujob.services.vertex.paths import count_of, spec_of
 from gpujob.services.vertex.pricing.prices import STRATEGIES
 
@@ -104,12 +105,6 @@ class Estimate(NamedTuple):
 
 def money(value: float | None) -> float | None:
     return None if value is None else round(value, 6)
-
-
-def dollars(value: float | None) -> str:
-    if value is None:
-        return "no price"
-    return f"${value:,.2f}" if value >= 0.1 else f"${value:.4f}"
 
 
 def prices_dict(table: PriceTable, refs: tuple[str, ...] | list[str], as_of: str

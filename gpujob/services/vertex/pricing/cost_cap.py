@@ -14,6 +14,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from gpujob.findings import Finding, Location, error, warning
+from gpujob.numbers import span_in_words as span
 
 if TYPE_CHECKING:
     from gpujob.services.vertex.pricing.cost import Estimate
@@ -32,13 +33,24 @@ def _spec(body: dict[str, Any]) -> dict[str, Any] | None:
     return spec if isinstance(spec, dict) else None
 
 
-def span(seconds: float) -> str:
-    """``21420`` -> ``5 hours 57 minutes``; ``45`` -> ``45 seconds``: at most two units."""
-    whole = int(seconds)
-    parts = [(whole // 86400, "day"), (whole % 86400 // 3600, "hour"),
-             (whole % 3600 // 60, "minute"), (whole % 60, "second")]
-    shown = [f"{n} {unit}{'s' if n != 1 else ''}" for n, unit in parts if n]
-    return " ".join(shown[:2]) or "0 seconds"
+def fitting(est: Estimate, max_cost: float) -> int:
+    """The longest timeout (seconds; whole minutes from a minute up) that holds the job of
+    ``est`` (priced: ``est.total``) to ``max_cost`` US dollars."""
+    assert est.total is not None
+    if max_cost <= 0 or est.total * est.runs <= 0:
+        return 0 if max_cost <= 0 else 2**31
+    seconds = math.floor(max_cost / (est.total * est.runs) * 3600)
+    return seconds - (seconds % 60 if seconds >= 60 else 0)
+
+
+def set_timeout(body: dict[str, Any], seconds: int) -> bool:
+    """Write ``seconds`` as the timeout of the job ``body`` (its spec's
+    ``scheduling.timeout``); False when it has no spec to write it in."""
+    spec = _spec(body)
+    if spec is None:
+        return False
+    spec.setdefault("scheduling", {})["timeout"] = f"{seconds}s"
+    return True
 
 
 def _timeout_words(est: Estimate, more: str = "") -> str:
@@ -89,18 +101,15 @@ def cap(job: Job, est: Estimate, max_cost: float | None, location: Location
     if worst <= max_cost:
         return est, []
     per_hour = f"{dollars(est.total)}/hour {NAMES[est.strategy]}"
-    seconds = math.floor(max_cost / (est.total * est.runs) * 3600)
-    seconds -= seconds % 60 if seconds >= 60 else 0  # whole minutes, under the cap
-    spec = _spec(job.body)
-    if not est.timeout_default or seconds < 1 or spec is None:
+    seconds = fitting(est, max_cost)  # whole minutes, under the cap
+    if not est.timeout_default or seconds < 1 or _spec(job.body) is None:
         most = f"a timeout of at most {seconds}s" if seconds >= 1 else "no timeout at all"
         return est, [error("cost.max-cost", f"the job can cost {dollars(worst)} ({per_hour}, if "
                            f"{_runs_to_timeout(est)}), over {flag}", (), location,
                            f"{flag} allows it {most}: shorten its timeout ({TIMEOUT_FIELDS}), "
                            f"or leave the timeout out and {CAP_FLAG} sets it; or raise "
                            f"{CAP_FLAG} ({CAP_ENV})")]
-    scheduling = spec.setdefault("scheduling", {})
-    scheduling["timeout"] = f"{seconds}s"
+    set_timeout(job.body, seconds)
     capped = est._replace(timeout_s=float(seconds), timeout_from=CAP_FLAG)
     assert capped.worst is not None
     return capped, [Finding(

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from gpujob.services.vertex.pricing.cost import Estimate
 
 
-def _span(start: Any, end: Any, now: datetime) -> float | None:
+def run_seconds(start: Any, end: Any, now: datetime) -> float | None:
     """Seconds from ``start`` to ``end`` (RFC 3339), or to ``now`` without an end; None when
     there is no start."""
     from gpujob.gcp.proto3 import parse_time
@@ -34,12 +34,12 @@ def _ran(raw: dict[str, Any], now: datetime) -> tuple[float | None, bool]:
     trials' run times over its parallel trials), and whether that is known from trials."""
     trials = raw.get("trials") if "trialJobSpec" in raw else None
     if isinstance(trials, list) and trials:
-        times = [_span(t.get("startTime"), t.get("endTime") or raw.get("endTime"), now)
+        times = [run_seconds(t.get("startTime"), t.get("endTime") or raw.get("endTime"), now)
                  for t in trials if isinstance(t, dict)]
         known = [t for t in times if t is not None]
         if known:
             return sum(known), True
-    return _span(raw.get("startTime"), raw.get("endTime"), now), False
+    return run_seconds(raw.get("startTime"), raw.get("endTime"), now), False
 
 
 def spent(raw: dict[str, Any], now: datetime | None = None) -> dict[str, Any] | None:
@@ -71,8 +71,8 @@ def spent(raw: dict[str, Any], now: datetime | None = None) -> dict[str, Any] | 
 
 def _line(est: Estimate, seconds: float | None, amount: float | None,
           per_run: float | None, by_trials: bool, ended: bool) -> str:
+    from gpujob.numbers import span_in_words as span
     from gpujob.services.vertex.pricing.cost import NAMES, describe, dollars, machines, unpriced
-    from gpujob.services.vertex.pricing.cost_cap import span
 
     if seconds is None and ended:
         return ("cost: nothing: the job ended without having run (no startTime), and time "

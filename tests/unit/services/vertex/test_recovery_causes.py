@@ -7,11 +7,19 @@ from typing import Any
 
 import pytest
 
-from gpujob.services.vertex.recovery import ended
+from gpujob.catalog import files
+from gpujob.services.recovery import Ended
+from gpujob.services.vertex import catalog
+from gpujob.services.vertex import recovery as vertex_recovery
 
 NAME = "projects/123/locations/us-central1/customJobs/42"
 STOCKOUT = ("Resources are insufficient in region: us-central1. Try a different region or use a "
             "different accelerator.")
+
+
+def ended(raw: dict[str, Any]) -> Ended:
+    """How ``raw`` ended, by the built-in catalog's recovery section."""
+    return vertex_recovery.ended(raw, files.built_in(catalog).recovery)
 
 
 def _job(message: str, strategy: str = "SPOT", ran: bool = True,

@@ -3,7 +3,13 @@ label, which must be a label value (lowercase letters, digits, ``-``, ``_``; at 
 
 from __future__ import annotations
 
-from gpujob.services.vertex.recovery import lineage_of, regions_label, regions_of
+from gpujob.services.recovery import Lineage
+from gpujob.services.vertex.recovery import (
+    attempt_token,
+    lineage_of,
+    regions_label,
+    regions_of,
+)
 
 
 def test_the_regions_of_a_plan_make_one_label_value_read_back_in_order():
@@ -26,6 +32,19 @@ def test_a_label_that_names_no_regions_reads_as_none():
 
 def test_the_lineage_carries_the_regions_only_when_the_label_names_some():
     labels = {"gpujob-lineage": "20261129-0000-1", "gpujob-attempt": "2"}
-    assert lineage_of({"labels": labels}) == {"id": "20261129-0000-1", "attempt": 2}
-    assert lineage_of({"labels": {**labels, "gpujob-regions": "us-east4"}}) == {
+    assert lineage_of({"labels": labels}) == Lineage("20261129-0000-1", 2)
+    assert lineage_of({"labels": labels}).as_dict() == {"id": "20261129-0000-1", "attempt": 2}
+    found = lineage_of({"labels": {**labels, "gpujob-regions": "us-east4"}})
+    assert found is not None and found.as_dict() == {
         "id": "20261129-0000-1", "attempt": 2, "regions": ["us-east4"]}
+
+
+def test_an_attempts_label_is_made_of_its_lineage_and_number_and_fits_a_label_value():
+    """The same in every process that follows the lineage; a long lineage is digested."""
+    import re
+
+    assert attempt_token("20261129-000000-000001-1a2b3c4d", 2) == \
+        "20261129-000000-000001-1a2b3c4d_attempt-2"
+    long = attempt_token("a" * 63, 12)
+    assert long == attempt_token("a" * 63, 12) != attempt_token("a" * 62, 12)
+    assert re.fullmatch(r"[a-z0-9_-]{1,63}", long) and long.endswith("_attempt-12")
