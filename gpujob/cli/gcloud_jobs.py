@@ -165,7 +165,7 @@ def job_settings(params: dict[str, Any], check: CheckOptions, configs: list[str]
     out = []
     every_config: list[str | None] = list(configs) or [None]
     for config in every_config:
-        settings = SubmitSettings(config=config, overrides=list(line),  # type: ignore[arg-type]
+        settings = SubmitSettings(config=config, overrides=list(line),
                                   check=check, dry_run=True)
         out.append(take(settings, params))
     return out

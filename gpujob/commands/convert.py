@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 from gpujob.checks.engine import Checked, check_job, combine
 from gpujob.checks.schema import position_key
 from gpujob.config.document import Document
-from gpujob.config.gcloud_vertex import SOURCE
 from gpujob.config.load import Loaded, load_file
 from gpujob.console import CONSOLE, safe
 from gpujob.errors import InvalidConfig, UsageError
@@ -40,7 +39,7 @@ def execute(settings: SubmitSettings, gcloud_config: bool = False) -> int:
     options = settings.check
     service = options.service
     service.require(Capability.CONVERT, f"gpujob convert --to {service.name}")
-    config = settings.config or SOURCE
+    config = settings.name
     if settings.output is not None:
         _check_output(settings.output, config)
     loaded = settings.loaded if settings.loaded is not None else load_file(config)
@@ -97,7 +96,7 @@ def _converted(service: Service, loaded: Loaded, doc: Document, options: CheckOp
     if show or errors or converted.text is None:
         _show(findings)
     if errors or converted.text is None:
-        raise InvalidConfig(f"{settings.config or SOURCE}: {errors} "
+        raise InvalidConfig(f"{settings.name}: {errors} "
                             f"problem{'s' if errors != 1 else ''}; nothing was written")
     return converted, checked
 

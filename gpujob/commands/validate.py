@@ -56,11 +56,10 @@ def _check_job(settings: SubmitSettings) -> FileResult:
     """One job as ``submit --dry-run`` checks it (``check_config``), with validate's options:
     what only sending needs (a region, staged packages) is not asked for."""
     from gpujob.checks.engine import FileResult
-    from gpujob.config.gcloud_vertex import SOURCE  # the name of a job from the flags alone
     from gpujob.submit.prepare import check_config
 
     loaded = settings.load()
-    path = settings.config or SOURCE
+    path = settings.name
     if loaded.document is None:
         return FileResult(path, list(loaded.findings))
     checked = check_config(settings, settings.check.service, notes=False, loaded=loaded,

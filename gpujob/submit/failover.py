@@ -142,7 +142,7 @@ class Plan:
         from gpujob.config.merge import generate_job_id
         from gpujob.submit.prepare import check_config
 
-        job_id = self.job_id = generate_job_id(self.settings.config)  # one, whatever the choice
+        job_id = self.job_id = generate_job_id(self.settings.name)  # one, whatever the choice
         loaded = self.loaded = self.settings.load()  # once: standard input is read once
         for index, choice in enumerate(self.choices):  # the command line's notes said once
             self.checks[choice] = check_config(settings_for(self.settings, choice),

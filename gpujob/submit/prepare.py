@@ -33,7 +33,7 @@ def _report(settings: SubmitSettings, findings: list[Finding], valid: bool) -> N
     ``validate --format json`` prints them, on stdout (the valid one's warnings go into the JSON
     envelope of the job, or, for a dry-run, whose stdout is the body, on stderr)."""
     if settings.output_format == "json" and not valid:
-        CONSOLE.json_text(REPORTERS["json"]([FileResult(settings.config, findings)]))
+        CONSOLE.json_text(REPORTERS["json"]([FileResult(settings.name, findings)]))
         return
     if settings.output_format == "json" and not (settings.dry_run or settings.local):
         return
@@ -108,14 +108,14 @@ def check_config(settings: SubmitSettings, service: Service, job_id: str | None 
     loaded = loaded if loaded is not None else settings.load()
     if loaded.document is None:
         _report(settings, loaded.findings, valid=False)
-        raise InvalidConfig(f"{settings.config} cannot be read as a Job config")
+        raise InvalidConfig(f"{settings.name} cannot be read as a Job config")
     options = settings.check_options(submit)
     own = service.read(loaded.document, options.catalog_in_use(), options)
     if own is not None:  # the service applies the command line to its own form
         return JobCheck(combine(loaded.findings, own.findings), own.job, own.cost)
     doc = merged(loaded.document, settings.overrides, settings.user_args, notes)
     if "jobId" not in doc.data:
-        doc = apply(doc, [Override(("jobId",), job_id or generate_job_id(settings.config),
+        doc = apply(doc, [Override(("jobId",), job_id or generate_job_id(settings.name),
                                    Location("generated", flag="file name and time"))])
     wanted = LocalWanted(doc, settings) if settings.local else Wanted(doc, settings, notes)
     checked_doc = apply(doc, [wanted.for_check()]) if wanted else doc
@@ -170,7 +170,7 @@ def report_or_fail(settings: SubmitSettings, findings: list[Finding]) -> None:
     errors = sum(f.is_error for f in findings)
     _report(settings, findings, valid=not errors)
     if errors:
-        raise InvalidConfig(f"{settings.config}: {errors} problem{'s' if errors > 1 else ''}; "
+        raise InvalidConfig(f"{settings.name}: {errors} problem{'s' if errors > 1 else ''}; "
                             f"nothing was {'run' if settings.local else 'submitted'}")
 
 

@@ -31,7 +31,7 @@ class SubmitSettings:
     """Everything ``submit`` (and ``local``, ``preflight``, ``convert``) was asked to do.
     ``check``: the service, its catalog, and what it reads from the flags (``job``)."""
 
-    config: str
+    config: str | None  # None: the job comes from the command line alone (``loaded``)
     overrides: list[Override] = field(default_factory=list)
     user_args: list[str] | None = None
     project: str | None = None
@@ -67,7 +67,14 @@ class SubmitSettings:
         """The config: as the command line built it, else read from its file."""
         from gpujob.config.load import load_file
 
-        return self.loaded if self.loaded is not None else load_file(self.config)
+        return self.loaded if self.loaded is not None else load_file(self.name)
+
+    @property
+    def name(self) -> str:
+        """What reports call the config: its file, or the command line that built the job."""
+        from gpujob.config.gcloud_vertex import SOURCE
+
+        return self.config if self.config is not None else SOURCE
 
     @property
     def service(self) -> str:
