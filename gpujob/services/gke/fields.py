@@ -42,8 +42,8 @@ AP: dict[str, tuple[Kind, str]] = {
                                              "starts (--queue)"),
     "trainingInput.scheduling.priority": ("noted", "Kueue's queue decides when the job starts "
                                           "(--queue)"),
-    "trainingInput.region": ("noted", "the cluster's location is where the job runs "
-                                      "(--context)"),
+    "trainingInput.region": ("noted", "the cluster decides where the pods run (the "
+                                      "kubeconfig's context names it: --context)"),
     "trainingInput.runtimeVersion": ("noted", "the container image is what runs "
                                               "(--executor-image-uri for a package job)"),
     "trainingInput.pythonVersion": ("noted", "the container image's Python runs the trainer"),
