@@ -12,14 +12,13 @@ from typing import Any, Literal
 
 from gpujob.config.document import Document
 from gpujob.findings import Finding, JsonPath
+from gpujob.services.gke.unused import KMS, NETWORK, WEB
 
 Kind = Literal["mapped", "noted", "refused"]
 KINDS = ("master", "worker", "parameterServer", "evaluator")
 _SERVICE_ACCOUNT = ("the pods' serviceAccountName (a Kubernetes service account; a Google one "
                     "is a note: Workload Identity maps a Kubernetes one to it)")
-_NETWORK = "pods use the cluster's network (the cluster's VPC is chosen when it is created)"
-_WEB = "use kubectl port-forward or exec to reach a pod"
-_KMS = "the cluster's disks are encrypted as the cluster is configured"
+_NETWORK, _WEB, _KMS = NETWORK, WEB, KMS  # as the flags say it (gpujob.services.gke)
 _BOOT = ("a pod has no boot disk of its own: the node pool's boot disk (gcloud container "
          "node-pools create --disk-type/--disk-size) holds the pods' images and files")
 
