@@ -75,10 +75,10 @@ SOURCE_KEY = {
     "B200-SKU": {
         "title": "Compute Engine SKU 'A4 Nvidia B200 (1 gpu slice) running in Americas', on "
                  "demand: $16.11 per GPU-hour (the slice prices the VM's share: A4 has no core "
-                 "or RAM SKUs). Read from third-party copies of the Cloud Billing Catalog, not a "
-                 "Google page: a price fixture dated 2026-07-07 (public copy id 55513368414) and "
-                 "a Billing Catalog test fixture (public copy id 71654076656); unverified. The "
-                 "URL is Google's SKU search, where it can be checked",
+                 "or RAM SKUs). Read from third-party copies of the Cloud Billing Catalog (a "
+                 "price fixture dated 2026-07-07 and a Billing Catalog test fixture), not a "
+                 "Google page; unverified. The URL is Google's SKU search, where it can be "
+                 "checked",
         "url": "https://cloud.google.com/skus/?currency=USD&filter=A4+Nvidia+B200",
         "as_of": B200_DATE},
     "VERTEX-PRICING": {

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpujob.config.document import Document
 from gpujob.config.merge import apply
-from gpujob.config.native_form import SPEC_PATHS, kind, pools
+from gpujob.config.native_form import SPEC_PATHS, pools
 from gpujob.config.overrides import Override
 from gpujob.errors import UsageError
 from gpujob.findings import Finding, JsonPath, Location
@@ -205,7 +205,7 @@ def flag_only(flags: VertexFlags) -> Document:
 
 def apply_flags(doc: Document, flags: VertexFlags, *, from_file: bool = True) -> Document:
     """``doc`` (a native config) with gcloud's custom-jobs/hp-tuning-jobs flags applied."""
-    found = kind(doc.data)
+    found = doc.form
     if found is None:
         raise UsageError("--worker-pool-spec, --args, --command, --python-package-uris, "
                          "--max-trial-count, --parallel-trial-count and --algorithm are gcloud "

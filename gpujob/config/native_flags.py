@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpujob.config.document import Document
 from gpujob.config.merge import apply
-from gpujob.config.native_form import MARKS, SPEC_PATHS, kind, pools
+from gpujob.config.native_form import MARKS, SPEC_PATHS, pools
 from gpujob.config.overrides import Override
 from gpujob.errors import UsageError
 from gpujob.findings import JsonPath, Location, format_path
@@ -69,7 +69,7 @@ def apply_flags(doc: Document, overrides: list[Override], user_args: list[str] |
     """``doc`` (a native config) with the command line applied; ``UsageError`` naming every
     flag that has no meaning for it (``executor_image_uri`` and ``strategy``, when given,
     have none; ``extras``: the spec's fields a service's own flags set, applied last)."""
-    found = kind(doc.data)
+    found = doc.form
     if found is None:
         raise ValueError("not a native Vertex config")
     spec = SPEC_PATHS[found]
@@ -106,7 +106,7 @@ def apply_flags(doc: Document, overrides: list[Override], user_args: list[str] |
         _refuse(refused, spec)
     native += extras or []
     result = apply(doc, native)
-    if kind(result.data) is None:
+    if result.form is None:
         _unmade(found, native)
     if user_args is not None:
         result = apply(result, _args(result, user_args))

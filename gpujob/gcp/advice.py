@@ -12,16 +12,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from gpujob.errors import RemoteError
+from gpujob.gcp.compute import ROLE, SERVICE, api  # ROLE holds compute.advice.capacity
 from gpujob.gcp.session import Session
-from gpujob.gcp.settings import api_endpoint
 
 if TYPE_CHECKING:
     from typing import NamedTuple
 else:
     from gpujob.tuples import NamedTuple
 
-SERVICE = "compute.googleapis.com"
-ROLE = "roles/compute.viewer"  # holds compute.advice.capacity (Google's IAM pages)
 CALENDAR_ROLE = "roles/compute.futureReservationViewer"  # [unverified] compute.advice.calendarMode
 MODELS = {"on-demand": "STANDARD", "spot": "SPOT", "flex-start": "FLEX_START"}
 
@@ -88,12 +86,8 @@ class AdviceClient:
     the project said no."""
 
     def __init__(self, session: Session) -> None:
-        from gpujob.gcp.discovery import base, service
-
         self.session = session
-        self._compute = service("compute", "v1", session.http,
-                                base("compute", "v1",
-                                     api_endpoint(session.settings, "compute")))
+        self._compute = api(session)
         self._advice = self._compute.advice()
         self.asked: dict[tuple[Any, ...], Capacity | None] = {}
         self.histories: dict[tuple[str, str], tuple[float, str] | None] = {}

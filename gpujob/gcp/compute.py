@@ -15,19 +15,24 @@ from gpujob.gcp.session import Session
 from gpujob.gcp.settings import api_endpoint
 
 SERVICE = "compute.googleapis.com"
-ROLE = "roles/compute.viewer"
+ROLE = "roles/compute.viewer"  # holds compute.*.list, compute.advice.capacity (Google's IAM)
 MAX_PAGES = 100  # of 500 items per zone scope each
+
+
+def api(session: Session) -> Any:
+    """The compute v1 client (bundled discovery document) at the session's endpoint."""
+    from gpujob.gcp.discovery import base, service
+
+    return service("compute", "v1", session.http,
+                   base("compute", "v1", api_endpoint(session.settings, "compute")))
 
 
 class ComputeClient:
     """The project's view of Compute Engine's accelerator and machine types."""
 
     def __init__(self, session: Session) -> None:
-        from gpujob.gcp.discovery import base, service
-
         self.session = session
-        self._api = service("compute", "v1", session.http,
-                            base("compute", "v1", api_endpoint(session.settings, "compute")))
+        self._api = api(session)
 
     def _aggregated(self, collection: str, key: str, permission: str, **query: Any
                     ) -> Iterator[tuple[str, dict[str, Any]]]:

@@ -40,3 +40,16 @@ def test_no_shipped_file_cites_the_project_s_reference_notes(path: Path):
     cited = [(text.count("\n", 0, text.index(name)) + 1, name) for name in NOTES if name in text]
     assert not cited, f"{path.relative_to(ROOT)}: line {cited[0][0]} cites {cited[0][1]}: " \
                       "cite the public page it names instead"
+
+
+# ids of a private code search, not addresses a user can open (spelt in pieces, as above)
+PRIVATE_IDS = ["code-" + "index", "copy " + "id "]
+
+
+@pytest.mark.parametrize("path", shipped_files(), ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_no_shipped_file_cites_a_search_index_id_for_a_source(path: Path):
+    text = path.read_bytes().decode("utf-8", errors="replace")
+    cited = [(text.count("\n", 0, text.index(name)) + 1, name) for name in PRIVATE_IDS
+             if name in text]
+    assert not cited, f"{path.relative_to(ROOT)}: line {cited[0][0]} cites a {cited[0][1]!r}: " \
+                      "name the public page (a URL) instead"

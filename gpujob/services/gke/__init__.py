@@ -16,6 +16,7 @@ from gpujob.services.capabilities import Capability, ServiceBase
 from gpujob.services.delegate import JobsInModule
 from gpujob.services.flags import ServiceFlag
 from gpujob.services.gke import names, scheduling
+from gpujob.services.gke.unused import KMS, NETWORK, WEB
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -64,13 +65,13 @@ class Gke(JobsInModule, ServiceBase):
                           "a job of gcloud's --worker-pool-spec: write it whole (gpujob "
                           "convert --whole-job -o job.yaml …), then gpujob submit job.yaml "
                           "--service gke --dry-run prints the JobSet it becomes",
-        "--kms-key": "the cluster's disks are encrypted as the cluster is configured",
-        "--kms-keyring": "the cluster's disks are encrypted as the cluster is configured",
-        "--kms-location": "the cluster's disks are encrypted as the cluster is configured",
-        "--kms-project": "the cluster's disks are encrypted as the cluster is configured",
-        "--network": "pods use the cluster's network",
-        "--enable-web-access": "use kubectl port-forward or exec to reach a pod",
-        "--no-enable-web-access": "use kubectl port-forward or exec to reach a pod",
+        "--kms-key": KMS,
+        "--kms-keyring": KMS,
+        "--kms-location": KMS,
+        "--kms-project": KMS,
+        "--network": NETWORK,
+        "--enable-web-access": WEB,
+        "--no-enable-web-access": WEB,
         "--api-endpoint": "the API server is your kubeconfig's (--context)",
         "--impersonate-service-account": "the kubeconfig's user authenticates (--context)",
         "--credentials-file": "the kubeconfig's user authenticates (--context)",

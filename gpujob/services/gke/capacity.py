@@ -25,6 +25,8 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from gpujob.services.gke.flags import extra
+
 if TYPE_CHECKING:
     from gpujob.settings import JobOptions
 
@@ -76,13 +78,13 @@ def check_reservation(value: str) -> tuple[str, str] | None:
 
 def reservation_flag(options: JobOptions) -> str | None:
     """--reservation's short name, or None."""
-    given = next((v for n, v in options.extra if n == "--reservation"), None)
+    given = extra(options, "--reservation")
     found = _RESERVATION.fullmatch(given) if given and given.lower() != "any" else None
     return found["name"] if found else None
 
 
 def max_restarts(options: JobOptions) -> int:
-    given = next((v for n, v in options.extra if n == RESTARTS_FLAG), None)
+    given = extra(options, RESTARTS_FLAG)
     return int(given) if given and given.isdigit() else 0
 
 

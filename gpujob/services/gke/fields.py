@@ -12,14 +12,13 @@ from typing import Any, Literal
 
 from gpujob.config.document import Document
 from gpujob.findings import Finding, JsonPath
+from gpujob.services.gke.unused import KMS, NETWORK, WEB
 
 Kind = Literal["mapped", "noted", "refused"]
 KINDS = ("master", "worker", "parameterServer", "evaluator")
 _SERVICE_ACCOUNT = ("the pods' serviceAccountName (a Kubernetes service account; a Google one "
                     "is a note: Workload Identity maps a Kubernetes one to it)")
-_NETWORK = "pods use the cluster's network (the cluster's VPC is chosen when it is created)"
-_WEB = "use kubectl port-forward or exec to reach a pod"
-_KMS = "the cluster's disks are encrypted as the cluster is configured"
+_NETWORK, _WEB, _KMS = NETWORK, WEB, KMS  # as the flags say it (gpujob.services.gke)
 _BOOT = ("a pod has no boot disk of its own: the node pool's boot disk (gcloud container "
          "node-pools create --disk-type/--disk-size) holds the pods' images and files")
 
@@ -42,8 +41,8 @@ AP: dict[str, tuple[Kind, str]] = {
                                              "starts (--queue)"),
     "trainingInput.scheduling.priority": ("noted", "Kueue's queue decides when the job starts "
                                           "(--queue)"),
-    "trainingInput.region": ("noted", "the cluster's location is where the job runs "
-                                      "(--context)"),
+    "trainingInput.region": ("noted", "the cluster decides where the pods run (the "
+                                      "kubeconfig's context names it: --context)"),
     "trainingInput.runtimeVersion": ("noted", "the container image is what runs "
                                               "(--executor-image-uri for a package job)"),
     "trainingInput.pythonVersion": ("noted", "the container image's Python runs the trainer"),

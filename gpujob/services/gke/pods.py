@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpujob.services.gke import sizes
+from gpujob.services.gke.flags import extra
 
 if TYPE_CHECKING:
     from gpujob.config.job import JobView, Replica
@@ -63,7 +64,7 @@ def machine_settings(cat: GkeCatalog, machine: str | None) -> Mapping[str, Any]:
 
 
 def mode_of(options: JobOptions) -> str:
-    given = next((v for n, v in options.extra if n == FLAG), None)
+    given = extra(options, FLAG)
     return (given or "auto").lower()
 
 

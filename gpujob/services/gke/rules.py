@@ -37,17 +37,6 @@ listed("gke.pool-package", "A native package job's later worker pools run the ma
 KUBE_ID = re.compile(r"[A-Za-z][-A-Za-z0-9_]*")  # a jobId or a Kubernetes name
 LABEL_NAME = re.compile(r"([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?")
 EXAMPLE_MACHINE = "n1-standard-8"
-# AI Platform fields a JobSet has no place for, and what GKE does instead
-UNUSED = {
-    "region": "the cluster decides where the pods run (the kubeconfig's context names it: "
-              "--context)",
-    "runtimeVersion": "the container image is what runs (--executor-image-uri for a package job)",
-    "pythonVersion": "the container image's Python runs the trainer",
-    "network": "pods use the cluster's network",
-    "encryptionConfig": "the cluster's disks are encrypted as the cluster is configured",
-    "enableWebAccess": "use kubectl port-forward or exec to reach a pod",
-    "useChiefInTfConfig": "TF_CONFIG names the master 'chief', as on Vertex AI",
-}
 
 
 class GkeContext(Checking):
@@ -238,10 +227,10 @@ def hyperparameters(ctx: GkeContext) -> None:
 @rule("gke.unused", "Fields a JobSet has no place for are said to be left out (a note).",
       services=GKE, severity="note")
 def unused(ctx: GkeContext) -> None:
-    # every noted field of trainingInput but region (its note says where it came from)
+    # every noted field of trainingInput: fields.AP holds the one wording of each note
     noted = {path.split(".")[1]: why for path, (kind, why) in fields.AP.items()
-             if kind == "noted" and path.count(".") == 1 and path != "trainingInput.region"}
-    for key, why in {**noted, **UNUSED}.items():
+             if kind == "noted" and path.count(".") == 1}
+    for key, why in noted.items():
         if key in ctx.ti and not ctx.broken((TI, key)):
             ctx.emit((TI, key), f"{key} is not used on GKE: {why}", key=True)
     for r in ctx.job.replicas:  # what a replica's config holds that a pod has no place for

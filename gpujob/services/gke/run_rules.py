@@ -12,7 +12,7 @@ from gpujob.config.job import TI
 from gpujob.findings import JsonPath
 from gpujob.numbers import duration_seconds
 from gpujob.services.gke import capacity, domains, pods, sizes, translate
-from gpujob.services.gke.translate import extra
+from gpujob.services.gke.flags import extra
 
 GKE = ("gke",)
 GkeContext = Any  # rules.GkeContext, which imports this module (its rules register here)
@@ -165,7 +165,7 @@ def capacity_note(ctx: GkeContext) -> None:
       "cloud.google.com/reservation-name; --reservation any is what GKE nodes do anyway.",
       services=GKE, severity="note")
 def reservation(ctx: GkeContext) -> None:
-    given = next((v for n, v in ctx.options.job.extra if n == "--reservation"), None)
+    given = extra(ctx.options.job, "--reservation")
     name = capacity.reservation_flag(ctx.options.job) or next(
         (r.config.get(capacity.RESERVATION_KEY) for r in ctx.job.active()
          if r.config.get(capacity.RESERVATION_KEY)), None)

@@ -33,6 +33,7 @@ from gpujob.config.native_form import display_name
 from gpujob.numbers import duration_seconds
 from gpujob.services.base import SUBMISSION_LABEL as SUBMISSION_LABEL  # on every JobSet
 from gpujob.services.gke import capacity, domains, launchers, pods, scheduling, tpu, volumes
+from gpujob.services.gke.flags import extra as extra  # the service's own flags
 
 if TYPE_CHECKING:
     from gpujob.config.document import Document
@@ -72,11 +73,6 @@ class Translation(NamedTuple):
     auto: pods.Auto | None = None
     # objects made with the JobSet (a ComputeDomain: ``domains``), printed before it
     companions: tuple[dict[str, Any], ...] = ()
-
-
-def extra(options: JobOptions, flag: str) -> str | None:
-    """The value of one of the service's own flags (``--queue``), or None."""
-    return next((value for name, value in options.extra if name == flag), None)
 
 
 def namespace_of(options: JobOptions) -> str:

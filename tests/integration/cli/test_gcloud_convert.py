@@ -108,7 +108,7 @@ def test_custom_jobs_flags_on_an_ai_platform_file_are_refused_as_submit_refuses_
      "  hint: leave it out, or choose another service with --to"),
     (("--to", "gke", T4, "--network", "projects/1/global/networks/n", "--labels", "a=b"),
      "error: --network is not supported by the gke service (GKE (JobSet)): pods use the "
-     "cluster's network"),
+     "cluster's network (the cluster's VPC is chosen when it is created)\n"),
     ((T4, "--config", T4), "Error: Got unexpected extra argument"),
     (("--display-name", "x", POOLS[0], "--package-path", "trainer"),
      "error: --package-path stages a package into an AI Platform config's packageUris"),

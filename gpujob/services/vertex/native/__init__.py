@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from gpujob.config import native_form as shapes
 from gpujob.config.document import Document
-from gpujob.config.native_form import SCHEMAS, display_name, kind
+from gpujob.config.native_form import SCHEMAS, display_name
 from gpujob.findings import Finding, Location, error, warning
 from gpujob.services.vertex.paths import MAX_DISPLAY_NAME, SUBMISSION_LABEL
 from gpujob.suggest import camel
@@ -36,7 +36,7 @@ def read(doc: Document) -> tuple[Document, list[Finding]]:
     their names), and the notes on what was read otherwise than written."""
     from gpujob.config import native_reading as reading
 
-    found = kind(doc.data)
+    found = doc.form
     if found is None:
         raise ValueError("not a native Vertex config")
     doc, notes = reading.read(doc, found, SCHEMAS[found])
@@ -70,7 +70,7 @@ def check(doc: Document, cat: VertexCatalog, today: date | None = None, *,
     from gpujob.checks import schema
     from gpujob.services.vertex.native import rules
 
-    found = kind(doc.data)
+    found = doc.form
     if found is None:
         raise ValueError("not a native Vertex config")
     day = today or date.today()
@@ -155,7 +155,7 @@ def body(doc: Document, *, name: str | None = None, labels: dict[str, str] | Non
     ``labels`` and ``kms_key`` (--display-name, --labels, --kms-key) replace the file's. int64
     values are sent as strings, as the discovery document declares them; the rest as written.
     The backend adds the submission label and lays the keys out as gcloud does."""
-    found = kind(doc.data)
+    found = doc.form
     if found is None:
         raise ValueError("not a native Vertex config")
     doc = _named(read(doc)[0], found, name)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpujob.config.document import Document
 from gpujob.config.merge import apply
-from gpujob.config.native_form import SCHEMAS, SPEC_PATHS, kind, pools
+from gpujob.config.native_form import SCHEMAS, SPEC_PATHS, pools
 from gpujob.config.overrides import Override
 from gpujob.errors import UsageError
 from gpujob.findings import Finding, JsonPath, Location
@@ -71,7 +71,7 @@ def _extras(doc: Document, extras: VertexExtras | None) -> list[Override]:
     located at its flag."""
     if extras is None:
         return []
-    spec: JsonPath = SPEC_PATHS[kind(doc.data) or "CustomJobSpec"]
+    spec: JsonPath = SPEC_PATHS[doc.form or "CustomJobSpec"]
     from gpujob.services.vertex.translate.extras import apply
 
     made: dict[str, Any] = {"workerPoolSpecs": [

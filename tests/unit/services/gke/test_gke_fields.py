@@ -140,8 +140,27 @@ def test_region_given_to_a_native_config_is_noted(cli, write):
     result = cli("submit", write(NATIVE), "--service", "gke", "--dry-run", "--region",
                  "us-east5")
     assert result.code == 0, result.err
-    assert "(--region): note: --region us-east5 is not used on GKE: the cluster's location " \
-           "is where the job runs (--context) [gke.unused]" in result.err
+    assert "(--region): note: --region us-east5 is not used on GKE: the cluster decides where " \
+           "the pods run (the kubeconfig's context names it: --context) [gke.unused]" in result.err
+
+
+def test_region_and_network_get_one_wording_in_either_form(cli, write):
+    """An AI Platform config's region and network notes read as a native config's --region and
+    network notes do (one wording each, fields.AP)."""
+    config = {"jobId": "ap_1", "trainingInput": {
+        "scaleTier": "CUSTOM", "masterType": "n1-standard-8", "region": "us-central1",
+        "masterConfig": {"imageUri": "us-docker.pkg.dev/p/r/t:1"},
+        "network": "projects/1/global/networks/n"}}
+    ap = cli("validate", "--service", "gke", write(json.dumps(config), "ap.json"))
+    native = cli("submit", write("network: projects/1/global/networks/n\n" + NATIVE), "--service",
+                 "gke", "--dry-run", "--region", "us-east5")
+    assert native.code == 0, native.err
+    region = "is not used on GKE: the cluster decides where the pods run (the kubeconfig's " \
+             "context names it: --context)"
+    network = "network is not used on GKE: pods use the cluster's network (the cluster's VPC is " \
+              "chosen when it is created)"
+    assert f"region {region}" in ap.out and network in ap.out
+    assert f"--region us-east5 {region}" in native.err and network in native.err
 
 
 def test_every_noted_field_of_an_ai_platform_config_gets_its_note(cli, write):
