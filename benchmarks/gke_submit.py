@@ -39,20 +39,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "helpers"))
+from gke_cluster import custom_job  # noqa: E402  (the tests' job, on the path just above)
+
 TARGET = 10.0  # x kubectl create
-CONFIG = """\
-jobId: run_1
-trainingInput:
-  scaleTier: CUSTOM
-  masterType: n1-standard-8
-  masterConfig:
-    imageUri: us-docker.pkg.dev/p/r/trainer:1
-    acceleratorConfig: {count: 2, type: NVIDIA_TESLA_T4}
-  workerCount: 2
-  workerType: n1-standard-8
-  workerConfig:
-    acceleratorConfig: {count: 2, type: NVIDIA_TESLA_T4}
-"""
+CONFIG = custom_job()
 # the kubernetes client alone: the same JobSet, created as the client's README shows
 CLIENT_ALONE = """\
 import sys, yaml
