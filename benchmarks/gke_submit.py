@@ -28,7 +28,6 @@ import base64
 import compileall
 import datetime
 import os
-import resource
 import shutil
 import ssl
 import statistics
@@ -37,10 +36,13 @@ import sys
 import tempfile
 from pathlib import Path
 
+from _common import gpujob_command, run
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tests" / "helpers"))
-from gke_cluster import custom_job  # noqa: E402  (the tests' job, on the path just above)
+from gke_cluster import custom_job  # noqa: E402  (the tests' helpers, on the path just above)
+from gke_cluster import kubeconfig as write_kubeconfig  # noqa: E402
 
 TARGET = 10.0  # x kubectl create
 CONFIG = custom_job()
@@ -63,12 +65,6 @@ finally:
     print(" ".join(sorted(m.rsplit(".", 1)[1] for m in sys.modules
                           if m.startswith("kubernetes.client.api."))), file=sys.stderr)
 """
-
-
-def gpujob_command() -> list[str]:
-    """The installed console script next to this Python, else ``python -m gpujob``."""
-    script = Path(sys.executable).with_name("gpujob")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "gpujob"]
 
 
 def certificate(tmp: Path) -> tuple[Path, Path]:
@@ -99,23 +95,11 @@ def certificate(tmp: Path) -> tuple[Path, Path]:
     return cert_file, key_file
 
 
-def run(cmd: list[str], env: dict[str, str]) -> tuple[float, str]:
-    """The CPU seconds (user + system) of ``cmd``, which must exit 0, and its stderr."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                          text=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        sys.exit(f"{' '.join(cmd)} exited {done.returncode}:\n{done.stderr}")
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), done.stderr
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=21)
     args = parser.parse_args()
     kubectl = shutil.which("kubectl")
-    import yaml
     from fakes import kube_cluster
     from fakes.kubernetes import FakeKubernetes
 
@@ -129,16 +113,9 @@ def main() -> None:
         tls.load_cert_chain(cert, key)
         with FakeKubernetes(tls=tls) as fake:
             kube_cluster.ready(fake)
-            kubeconfig = tmp / "kubeconfig"
-            context = "gke_proj_us-central1_train"
-            kubeconfig.write_text(yaml.safe_dump({
-                "apiVersion": "v1", "kind": "Config", "current-context": context,
-                "clusters": [{"name": context, "cluster": {
-                    "server": fake.url,
-                    "certificate-authority-data": base64.b64encode(cert.read_bytes()).decode()}}],
-                "users": [{"name": context, "user": {"token": fake.token}}],
-                "contexts": [{"name": context, "context": {"cluster": context,
-                                                           "user": context}}]}))
+            kubeconfig = write_kubeconfig(
+                tmp / "kubeconfig", fake.url, {"token": fake.token},
+                {"certificate-authority-data": base64.b64encode(cert.read_bytes()).decode()})
             config = tmp / "config.yaml"
             config.write_text(CONFIG, encoding="utf-8")
             # HOME: kubectl's discovery cache (~/.kube/cache) and gpujob's are the run's own

@@ -34,6 +34,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _common import gpujob_command
+
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
 PROJECT, NUMBER = "proj-a", "123456789012"
@@ -53,12 +55,6 @@ SUBMITS = {  # name -> (config kind, submit's arguments after the config, most r
 }
 QUOTAS = {"aiplatform.googleapis.com/custom_model_training_nvidia_t4_gpus": 1000,
           "aiplatform.googleapis.com/custom_model_training_cpus": -1}  # -1: unlimited
-
-
-def gpujob_command() -> list[str]:
-    """The installed console script next to this Python, else ``python -m gpujob``."""
-    script = Path(sys.executable).with_name("gpujob")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "gpujob"]
 
 
 # -- 1 and 2: one submit against the fake, in this (child) process ------------------------------

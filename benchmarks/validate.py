@@ -32,17 +32,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from _common import gpujob_command
+
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "configs" / "t4-compute-engine.yaml"
 START_TARGET = 1.5
 BASELINE = "import yaml, click"
 RATE_TARGET = 1000
-
-
-def gpujob_command() -> list[str]:
-    """The installed console script next to this Python, else ``python -m gpujob``."""
-    script = Path(sys.executable).with_name("gpujob")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "gpujob"]
 
 
 def wall(cmd: list[str], expect: tuple[int, ...] = (0,)) -> float:
