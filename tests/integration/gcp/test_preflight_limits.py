@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import pytest
 from conftest import REGION
+from test_preflight import T4, VERTEX
 
 from gpujob.errors import RemoteError
 
-VERTEX = ("--service", "vertex")
-T4 = "aiplatform.googleapis.com/custom_model_training_nvidia_t4_gpus"
 JOB = f"""\
 trainingInput:
   region: {REGION}
