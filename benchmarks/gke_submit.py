@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import base64
 import compileall
-import datetime
 import os
 import shutil
 import ssl
@@ -43,6 +42,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tests" / "helpers"))
 from gke_cluster import custom_job  # noqa: E402  (the tests' helpers, on the path just above)
 from gke_cluster import kubeconfig as write_kubeconfig  # noqa: E402
+from tls import certificate  # noqa: E402
 
 TARGET = 10.0  # x kubectl create
 CONFIG = custom_job()
@@ -67,34 +67,6 @@ finally:
 """
 
 
-def certificate(tmp: Path) -> tuple[Path, Path]:
-    """A self-signed certificate for 127.0.0.1 (and its key), the fake API server's."""
-    import ipaddress
-
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
-            .public_key(key.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(now - datetime.timedelta(minutes=1))
-            .not_valid_after(now + datetime.timedelta(hours=2))
-            .add_extension(x509.SubjectAlternativeName(
-                [x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
-            .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
-            .sign(key, hashes.SHA256()))
-    cert_file, key_file = tmp / "cert.pem", tmp / "key.pem"
-    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM,
-                                           serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
-    return cert_file, key_file
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=21)
@@ -108,7 +80,7 @@ def main() -> None:
     compileall.compile_dir(Path(gpujob.__file__).parent, quiet=1)
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-        cert, key = certificate(tmp)
+        cert, key = certificate(tmp, "127.0.0.1", hours=2)
         tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         tls.load_cert_chain(cert, key)
         with FakeKubernetes(tls=tls) as fake:
