@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import base64
-import compileall
 import os
 import shutil
 import ssl
@@ -35,7 +34,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import gpujob_command, run
+from _common import compile_gpujob, gpujob_command, run
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
@@ -75,9 +74,7 @@ def main() -> None:
     from fakes import kube_cluster
     from fakes.kubernetes import FakeKubernetes
 
-    import gpujob
-
-    compileall.compile_dir(Path(gpujob.__file__).parent, quiet=1)
+    compile_gpujob()
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         cert, key = certificate(tmp, "127.0.0.1", hours=2)

@@ -23,7 +23,6 @@ Usage: python benchmarks/round_trips.py [--runs N]
 from __future__ import annotations
 
 import argparse
-import compileall
 import json
 import os
 import statistics
@@ -34,7 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import gpujob_command
+from _common import compile_gpujob, gpujob_command
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
@@ -189,9 +188,7 @@ def main() -> None:
     if args.one_submit:
         print(json.dumps(one_submit(args.one_submit)))
         return
-    import gpujob
-
-    compileall.compile_dir(Path(gpujob.__file__).parent, quiet=1)
+    compile_gpujob()
     submits()
     if not args.submits_only:
         startup(args.runs)

@@ -23,7 +23,6 @@ Usage: python benchmarks/submit.py [--runs N]
 from __future__ import annotations
 
 import argparse
-import compileall
 import os
 import shutil
 import statistics
@@ -31,7 +30,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import gpujob_command, run
+from _common import compile_gpujob, gpujob_command, run
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
@@ -96,9 +95,7 @@ def main() -> None:
     from fakes.google import FakeGoogle
     from fakes.keys import service_account_key
 
-    import gpujob
-
-    compileall.compile_dir(Path(gpujob.__file__).parent, quiet=1)
+    compile_gpujob()
     with FakeGoogle() as fake, tempfile.TemporaryDirectory() as tmp:
         fake.add_project(PROJECT, NUMBER)
         fake.quota.set(T4, {REGION: 1000})

@@ -22,7 +22,6 @@ Usage: python benchmarks/validate.py [--runs N] [--service NAME]
 from __future__ import annotations
 
 import argparse
-import compileall
 import resource
 import shutil
 import statistics
@@ -32,7 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _common import gpujob_command
+from _common import compile_gpujob, gpujob_command
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "configs" / "t4-compute-engine.yaml"
@@ -113,10 +112,9 @@ def main() -> None:
     parser.add_argument("--service", help="the service to check for (default: gpujob's)")
     parser.add_argument("--files", type=int, default=1000, help="for the throughput (1000)")
     args = parser.parse_args()
-    import gpujob
     from gpujob.services import DEFAULT_SERVICE
 
-    compileall.compile_dir(Path(gpujob.__file__).parent, quiet=1)
+    compile_gpujob()
     service = ["--service", args.service] if args.service else []
     print(f"service: {args.service or DEFAULT_SERVICE}")
     startup(args.runs, service)
