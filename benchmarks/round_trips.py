@@ -38,13 +38,6 @@ from _common import compile_gpujob, gpujob_command
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
 PROJECT, NUMBER = "proj-a", "123456789012"
-NATIVE = """\
-workerPoolSpecs:
-  - machineSpec: {machineType: n1-standard-8, acceleratorType: NVIDIA_TESLA_T4,
-                  acceleratorCount: 1}
-    replicaCount: 1
-    containerSpec: {imageUri: us-docker.pkg.dev/p/t/trainer:1}
-"""
 SUBMITS = {  # name -> (config kind, submit's arguments after the config, most requests)
     "vertex": ("container", ["--service", "vertex", "--job-id", "j1", "--no-preflight"], 2),
     "vertex, quota preflight": ("container", ["--service", "vertex", "--job-id", "j1"], 5),
@@ -65,7 +58,7 @@ def one_submit(name: str) -> dict[str, Any]:
     sys.path[:0] = [str(TESTS), str(TESTS / "helpers")]  # fakes/, and the helpers' jobs
     from fakes.google import FakeGoogle
     from fakes.keys import service_account_key
-    from jobs import CONTAINER_JOB
+    from jobs import CONTAINER_JOB, NATIVE_JOB
 
     parsed: list[str] = []
     spent = [0.0]
@@ -95,7 +88,7 @@ def one_submit(name: str) -> dict[str, Any]:
         for api in ("API", *ENDPOINTS):  # every API gpujob knows, and the service's own
             os.environ[f"GPUJOB_{api.upper()}_ENDPOINT"] = fake.url
         config = Path(tmp) / "config.yaml"
-        config.write_text(CONTAINER_JOB if kind == "container" else NATIVE, encoding="utf-8")
+        config.write_text(CONTAINER_JOB if kind == "container" else NATIVE_JOB, encoding="utf-8")
         json.loads = counting  # type: ignore[assignment]  # the standard library's, counted
         from gpujob.cli import main
 
