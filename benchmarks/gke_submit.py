@@ -25,10 +25,7 @@ from __future__ import annotations
 
 import argparse
 import base64
-import compileall
-import datetime
 import os
-import resource
 import shutil
 import ssl
 import statistics
@@ -37,22 +34,17 @@ import sys
 import tempfile
 from pathlib import Path
 
+from _common import compile_gpujob, gpujob_command, run
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "helpers"))
+from gke_cluster import custom_job  # noqa: E402  (the tests' helpers, on the path just above)
+from gke_cluster import kubeconfig as write_kubeconfig  # noqa: E402
+from tls import certificate  # noqa: E402
+
 TARGET = 10.0  # x kubectl create
-CONFIG = """\
-jobId: run_1
-trainingInput:
-  scaleTier: CUSTOM
-  masterType: n1-standard-8
-  masterConfig:
-    imageUri: us-docker.pkg.dev/p/r/trainer:1
-    acceleratorConfig: {count: 2, type: NVIDIA_TESLA_T4}
-  workerCount: 2
-  workerType: n1-standard-8
-  workerConfig:
-    acceleratorConfig: {count: 2, type: NVIDIA_TESLA_T4}
-"""
+CONFIG = custom_job()
 # the kubernetes client alone: the same JobSet, created as the client's README shows
 CLIENT_ALONE = """\
 import sys, yaml
@@ -74,80 +66,25 @@ finally:
 """
 
 
-def gpujob_command() -> list[str]:
-    """The installed console script next to this Python, else ``python -m gpujob``."""
-    script = Path(sys.executable).with_name("gpujob")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "gpujob"]
-
-
-def certificate(tmp: Path) -> tuple[Path, Path]:
-    """A self-signed certificate for 127.0.0.1 (and its key), the fake API server's."""
-    import ipaddress
-
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
-            .public_key(key.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(now - datetime.timedelta(minutes=1))
-            .not_valid_after(now + datetime.timedelta(hours=2))
-            .add_extension(x509.SubjectAlternativeName(
-                [x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
-            .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
-            .sign(key, hashes.SHA256()))
-    cert_file, key_file = tmp / "cert.pem", tmp / "key.pem"
-    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM,
-                                           serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
-    return cert_file, key_file
-
-
-def run(cmd: list[str], env: dict[str, str]) -> tuple[float, str]:
-    """The CPU seconds (user + system) of ``cmd``, which must exit 0, and its stderr."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                          text=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        sys.exit(f"{' '.join(cmd)} exited {done.returncode}:\n{done.stderr}")
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), done.stderr
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=21)
     args = parser.parse_args()
     kubectl = shutil.which("kubectl")
-    import yaml
     from fakes import kube_cluster
     from fakes.kubernetes import FakeKubernetes
 
-    import gpujob
-
-    compileall.compile_dir(Path(gpujob.__file__).parent, quiet=1)
+    compile_gpujob()
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-        cert, key = certificate(tmp)
+        cert, key = certificate(tmp, "127.0.0.1", hours=2)
         tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         tls.load_cert_chain(cert, key)
         with FakeKubernetes(tls=tls) as fake:
             kube_cluster.ready(fake)
-            kubeconfig = tmp / "kubeconfig"
-            context = "gke_proj_us-central1_train"
-            kubeconfig.write_text(yaml.safe_dump({
-                "apiVersion": "v1", "kind": "Config", "current-context": context,
-                "clusters": [{"name": context, "cluster": {
-                    "server": fake.url,
-                    "certificate-authority-data": base64.b64encode(cert.read_bytes()).decode()}}],
-                "users": [{"name": context, "user": {"token": fake.token}}],
-                "contexts": [{"name": context, "context": {"cluster": context,
-                                                           "user": context}}]}))
+            kubeconfig = write_kubeconfig(
+                tmp / "kubeconfig", fake.url, {"token": fake.token},
+                {"certificate-authority-data": base64.b64encode(cert.read_bytes()).decode()})
             config = tmp / "config.yaml"
             config.write_text(CONFIG, encoding="utf-8")
             # HOME: kubectl's discovery cache (~/.kube/cache) and gpujob's are the run's own

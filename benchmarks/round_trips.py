@@ -23,7 +23,6 @@ Usage: python benchmarks/round_trips.py [--runs N]
 from __future__ import annotations
 
 import argparse
-import compileall
 import json
 import os
 import statistics
@@ -34,16 +33,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _common import compile_gpujob, gpujob_command
+
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
 PROJECT, NUMBER = "proj-a", "123456789012"
-NATIVE = """\
-workerPoolSpecs:
-  - machineSpec: {machineType: n1-standard-8, acceleratorType: NVIDIA_TESLA_T4,
-                  acceleratorCount: 1}
-    replicaCount: 1
-    containerSpec: {imageUri: us-docker.pkg.dev/p/t/trainer:1}
-"""
 SUBMITS = {  # name -> (config kind, submit's arguments after the config, most requests)
     "vertex": ("container", ["--service", "vertex", "--job-id", "j1", "--no-preflight"], 2),
     "vertex, quota preflight": ("container", ["--service", "vertex", "--job-id", "j1"], 5),
@@ -55,12 +49,6 @@ QUOTAS = {"aiplatform.googleapis.com/custom_model_training_nvidia_t4_gpus": 1000
           "aiplatform.googleapis.com/custom_model_training_cpus": -1}  # -1: unlimited
 
 
-def gpujob_command() -> list[str]:
-    """The installed console script next to this Python, else ``python -m gpujob``."""
-    script = Path(sys.executable).with_name("gpujob")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "gpujob"]
-
-
 # -- 1 and 2: one submit against the fake, in this (child) process ------------------------------
 
 
@@ -70,7 +58,7 @@ def one_submit(name: str) -> dict[str, Any]:
     sys.path[:0] = [str(TESTS), str(TESTS / "helpers")]  # fakes/, and the helpers' jobs
     from fakes.google import FakeGoogle
     from fakes.keys import service_account_key
-    from jobs import CONTAINER_JOB
+    from jobs import CONTAINER_JOB, NATIVE_JOB
 
     parsed: list[str] = []
     spent = [0.0]
@@ -100,7 +88,7 @@ def one_submit(name: str) -> dict[str, Any]:
         for api in ("API", *ENDPOINTS):  # every API gpujob knows, and the service's own
             os.environ[f"GPUJOB_{api.upper()}_ENDPOINT"] = fake.url
         config = Path(tmp) / "config.yaml"
-        config.write_text(CONTAINER_JOB if kind == "container" else NATIVE, encoding="utf-8")
+        config.write_text(CONTAINER_JOB if kind == "container" else NATIVE_JOB, encoding="utf-8")
         json.loads = counting  # type: ignore[assignment]  # the standard library's, counted
         from gpujob.cli import main
 
@@ -193,9 +181,7 @@ def main() -> None:
     if args.one_submit:
         print(json.dumps(one_submit(args.one_submit)))
         return
-    import gpujob
-
-    compileall.compile_dir(Path(gpujob.__file__).parent, quiet=1)
+    compile_gpujob()
     submits()
     if not args.submits_only:
         startup(args.runs)

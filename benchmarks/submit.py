@@ -23,15 +23,14 @@ Usage: python benchmarks/submit.py [--runs N]
 from __future__ import annotations
 
 import argparse
-import compileall
 import os
-import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from _common import compile_gpujob, gpujob_command, run
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
@@ -60,12 +59,6 @@ MOST_REQUESTS = 5
 CLOSED = "127.0.0.1:9"  # the discard port: nothing listens (a refused connection, at once)
 
 
-def gpujob_command() -> list[str]:
-    """The installed console script next to this Python, else ``python -m gpujob``."""
-    script = Path(sys.executable).with_name("gpujob")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "gpujob"]
-
-
 def fake_endpoints(url: str) -> dict[str, str]:
     """Every API gpujob may call, at ``url``: GPUJOB_<API>_ENDPOINT for each one it knows."""
     from gpujob.gcp.settings import ENDPOINTS
@@ -91,13 +84,7 @@ def gcloud_env(url: str, token_uri: str, key: str, config_dir: Path) -> dict[str
 
 def cpu(cmd: list[str], env: dict[str, str]) -> float:
     """The CPU seconds (user + system) of ``cmd``, which must exit 0."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                          text=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        sys.exit(f"{' '.join(cmd)} exited {done.returncode}:\n{done.stderr}")
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return run(cmd, env)[0]
 
 
 def main() -> None:
@@ -108,9 +95,7 @@ def main() -> None:
     from fakes.google import FakeGoogle
     from fakes.keys import service_account_key
 
-    import gpujob
-
-    compileall.compile_dir(Path(gpujob.__file__).parent, quiet=1)
+    compile_gpujob()
     with FakeGoogle() as fake, tempfile.TemporaryDirectory() as tmp:
         fake.add_project(PROJECT, NUMBER)
         fake.quota.set(T4, {REGION: 1000})

@@ -22,7 +22,6 @@ Usage: python benchmarks/validate.py [--runs N] [--service NAME]
 from __future__ import annotations
 
 import argparse
-import compileall
 import resource
 import shutil
 import statistics
@@ -32,17 +31,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from _common import compile_gpujob, gpujob_command
+
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "configs" / "t4-compute-engine.yaml"
 START_TARGET = 1.5
 BASELINE = "import yaml, click"
 RATE_TARGET = 1000
-
-
-def gpujob_command() -> list[str]:
-    """The installed console script next to this Python, else ``python -m gpujob``."""
-    script = Path(sys.executable).with_name("gpujob")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "gpujob"]
 
 
 def wall(cmd: list[str], expect: tuple[int, ...] = (0,)) -> float:
@@ -117,10 +112,9 @@ def main() -> None:
     parser.add_argument("--service", help="the service to check for (default: gpujob's)")
     parser.add_argument("--files", type=int, default=1000, help="for the throughput (1000)")
     args = parser.parse_args()
-    import gpujob
     from gpujob.services import DEFAULT_SERVICE
 
-    compileall.compile_dir(Path(gpujob.__file__).parent, quiet=1)
+    compile_gpujob()
     service = ["--service", args.service] if args.service else []
     print(f"service: {args.service or DEFAULT_SERVICE}")
     startup(args.runs, service)

@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
+from jobs import RUNTIME_JOB_WITHOUT_PACKAGES
 
 # a trainer that is ready for SIGTERM once it has written 'ready' in the job dir; on SIGTERM it
 # saves a checkpoint and exits 143; started again with one, it says so and succeeds
@@ -41,14 +42,7 @@ while True:
     time.sleep(1)
 """
 
-ONE_MASTER = """\
-trainingInput:
-  scaleTier: BASIC
-  region: us-central1
-  runtimeVersion: '2.11'
-  pythonVersion: '3.7'
-  pythonModule: trainer.task
-"""
+ONE_MASTER = RUNTIME_JOB_WITHOUT_PACKAGES
 
 
 @pytest.fixture

@@ -65,17 +65,21 @@ def stop_signals_kept() -> Iterator[None]:
             signal.signal(signum, handler)
 
 
+def custom_job(job_id: str = "run_1", machine: str = "n1-standard-8",
+               accelerator: str = "NVIDIA_TESLA_T4", count: int = 2, workers: int = 2,
+               worker_gpus: bool = True) -> str:
+    """An AI Platform CUSTOM job: a master of MACHINE with COUNT x ACCELERATOR and WORKERS
+    workers alike (without GPUs unless WORKER_GPUS; no worker lines when WORKERS is 0)."""
+    text = (f"jobId: {job_id}\ntrainingInput:\n  scaleTier: CUSTOM\n  masterType: {machine}\n"
+            "  masterConfig:\n    imageUri: us-docker.pkg.dev/p/r/trainer:1\n"
+            f"    acceleratorConfig: {{count: {count}, type: {accelerator}}}\n")
+    if workers:
+        text += f"  workerCount: {workers}\n  workerType: {machine}\n"
+        if worker_gpus:
+            text += ("  workerConfig:\n"
+                     f"    acceleratorConfig: {{count: {count}, type: {accelerator}}}\n")
+    return text
+
+
 # a master and 2 workers of n1-standard-8 with 2 × T4 each: a small GPU job of 3 nodes
-T4_JOB = """\
-jobId: run_1
-trainingInput:
-  scaleTier: CUSTOM
-  masterType: n1-standard-8
-  masterConfig:
-    imageUri: us-docker.pkg.dev/p/r/trainer:1
-    acceleratorConfig: {count: 2, type: NVIDIA_TESLA_T4}
-  workerCount: 2
-  workerType: n1-standard-8
-  workerConfig:
-    acceleratorConfig: {count: 2, type: NVIDIA_TESLA_T4}
-"""
+T4_JOB = custom_job()

@@ -19,6 +19,15 @@ trainingInput:
   args: [--from-file]
 """
 
+# A native Vertex CustomJobSpec: one pool of a T4 machine.
+NATIVE_JOB = """\
+workerPoolSpecs:
+  - machineSpec: {machineType: n1-standard-8, acceleratorType: NVIDIA_TESLA_T4,
+                  acceleratorCount: 1}
+    replicaCount: 1
+    containerSpec: {imageUri: us-docker.pkg.dev/p/r/trainer:1}
+"""
+
 # A runtime-version job with its module but no packages: the package tests add them.
 RUNTIME_JOB_WITHOUT_PACKAGES = """\
 trainingInput:

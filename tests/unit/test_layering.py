@@ -14,6 +14,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from jobs import NATIVE_JOB
 
 from gpujob.services import SERVICES
 
@@ -323,13 +324,7 @@ trainingInput:
   pythonVersion: '3.7'
   jobDir: gs://bucket/out
 """
-NATIVE_CONFIG = """\
-workerPoolSpecs:
-  - machineSpec: {machineType: n1-standard-8, acceleratorType: NVIDIA_TESLA_T4,
-                  acceleratorCount: 1}
-    replicaCount: 1
-    containerSpec: {imageUri: us-docker.pkg.dev/p/r/trainer:1}
-"""
+NATIVE_CONFIG = NATIVE_JOB
 
 
 def _loaded(tmp_path: Path, config: str, *args: str) -> tuple[set[str], set[str]]:

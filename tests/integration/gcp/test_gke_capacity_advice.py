@@ -17,25 +17,13 @@ from fakes import kube_cluster
 from fakes.errors import permission_denied, service_disabled
 from fakes.faults import Reply
 from fakes.kubernetes import FakeKubernetes
-from gke_cluster import T4_JOB, connect, kubeconfig
+from gke_cluster import T4_JOB, connect, custom_job, kubeconfig
 
 from gpujob.services.gke.advice import Where, where
 
 CONTEXT = f"gke_{PROJECT}_us-central1_train"
 T4 = T4_JOB
-L4 = """\
-jobId: run_2
-trainingInput:
-  scaleTier: CUSTOM
-  masterType: g2-standard-8
-  masterConfig:
-    imageUri: us-docker.pkg.dev/p/r/trainer:1
-    acceleratorConfig: {count: 1, type: NVIDIA_L4}
-  workerCount: 1
-  workerType: g2-standard-8
-  workerConfig:
-    acceleratorConfig: {count: 1, type: NVIDIA_L4}
-"""
+L4 = custom_job("run_2", "g2-standard-8", "NVIDIA_L4", count=1, workers=1)
 
 
 @pytest.fixture

@@ -12,21 +12,13 @@ from pathlib import Path
 
 import pytest
 from fakes.kubernetes import FakeKubernetes
-from gke_cluster import point_kubeconfig
+from gke_cluster import custom_job, point_kubeconfig
 from test_failover import FORTY_T4
 
 from gpujob.submit.failover import Choice, Plan
 
 EAST = "us-east4"
-GKE_CONFIG = """\
-jobId: one-path
-trainingInput:
-  scaleTier: CUSTOM
-  masterType: n1-standard-8
-  masterConfig:
-    imageUri: us-docker.pkg.dev/p/r/trainer:1
-    acceleratorConfig: {count: 2, type: NVIDIA_TESLA_T4}
-"""
+GKE_CONFIG = custom_job("one-path", workers=0)
 
 
 @pytest.fixture

@@ -17,8 +17,8 @@ VERTEX = ("--service", "vertex")
 T4 = "aiplatform.googleapis.com/custom_model_training_nvidia_t4_gpus"
 T4_SPOT = "aiplatform.googleapis.com/custom_model_training_preemptible_nvidia_t4_gpus"
 IMAGE = "us-docker.pkg.dev/proj-a/trainers/trainer:1"
-# 10 replicas (a master and 9 workers) of n1-standard-8 with 4 T4s each: 40 T4s, 80 vCPUs
-FORTY_T4 = f"""\
+# a master of n1-standard-8 with 4 T4s
+FOUR_T4 = f"""\
 trainingInput:
   region: {REGION}
   scaleTier: CUSTOM
@@ -26,6 +26,9 @@ trainingInput:
   masterConfig:
     acceleratorConfig: {{count: 4, type: NVIDIA_TESLA_T4}}
     imageUri: {IMAGE}
+"""
+# 10 replicas (a master and 9 workers) of n1-standard-8 with 4 T4s each: 40 T4s, 80 vCPUs
+FORTY_T4 = FOUR_T4 + f"""\
   workerCount: 9
   workerType: n1-standard-8
   workerConfig:

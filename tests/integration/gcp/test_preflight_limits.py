@@ -6,20 +6,11 @@ from __future__ import annotations
 
 import pytest
 from conftest import REGION
+from test_preflight import FOUR_T4, T4, VERTEX
 
 from gpujob.errors import RemoteError
 
-VERTEX = ("--service", "vertex")
-T4 = "aiplatform.googleapis.com/custom_model_training_nvidia_t4_gpus"
-JOB = f"""\
-trainingInput:
-  region: {REGION}
-  scaleTier: CUSTOM
-  masterType: n1-standard-8
-  masterConfig:
-    acceleratorConfig: {{count: 4, type: NVIDIA_TESLA_T4}}
-    imageUri: us-docker.pkg.dev/proj-a/trainers/trainer:1
-"""
+JOB = FOUR_T4
 UNREADABLE = [("1.5", '"1.5"'), ("1e3", '"1e3"'), ("9" * 5000, '"' + "9" * 39 + "…"),
               ("9" * 20, '"' + "9" * 20 + '"'), ("None", '"None"')]
 

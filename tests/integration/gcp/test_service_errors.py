@@ -31,17 +31,25 @@ def test_service_disabled_says_how_to_enable_it(cli, google, key, config, clock)
     assert len(google.calls("jobs.create")) == 1 and clock.sleeps == []
 
 
-def test_permission_denied_names_the_permission_and_the_account(cli, google, key, config):
-    google.inject("jobs.create", Reply(403, permission_denied("ml.jobs.create",
-                                                              "projects/proj-a")))
+@pytest.mark.parametrize("reply, error, hint", [
+    (Reply(403, permission_denied("ml.jobs.create", "projects/proj-a")),
+     "403 PERMISSION_DENIED: Permission 'ml.jobs.create' denied on resource 'projects/proj-a' "
+     "(or it may not exist).",
+     "trainer@proj-a.iam.gserviceaccount.com needs the ml.jobs.create permission on project "
+     "proj-a, for example through the roles/ml.developer role"),
+    (Reply(400, invalid_field("job.training_input.master_config.accelerator_config.count",
+                              "Accelerators are not available in the chosen zone.")),
+     "400 INVALID_ARGUMENT: Request contains an invalid argument.",
+     "the service refused trainingInput.masterConfig.acceleratorConfig.count: Accelerators are "
+     "not available in the chosen zone; fix it in the config or with a flag"),
+], ids=["permission-denied-names-the-permission-and-the-account",
+        "invalid-argument-names-the-field-as-the-config-writes-it"])
+def test_a_refusal_is_its_message_and_a_hint(cli, google, key, config, reply, error, hint):
+    google.inject("jobs.create", reply)
     result = cli("submit", config, "--job-id", "j1")
     assert result.code == 3
-    assert errors_of(result.err) == [
-        "error: submitting job j1 failed: 403 PERMISSION_DENIED: Permission 'ml.jobs.create' "
-        "denied on resource 'projects/proj-a' (or it may not exist).",
-        "  hint: trainer@proj-a.iam.gserviceaccount.com needs the ml.jobs.create permission on "
-        "project proj-a, for example through the roles/ml.developer role",
-    ]
+    assert errors_of(result.err) == [f"error: submitting job j1 failed: {error}",
+                                     f"  hint: {hint}"]
 
 
 def test_the_shutdown_answer_is_explained(cli, google, key, config, clock):
@@ -57,20 +65,6 @@ def test_the_shutdown_answer_is_explained(cli, google, key, config, clock):
                            "AI custom training")
     assert "gpujob validate and gpujob submit --dry-run still check the config" in hint
     assert len(google.calls("jobs.create")) == 1 and clock.sleeps == []
-
-
-def test_an_invalid_argument_names_the_field_as_the_config_writes_it(cli, google, key, config):
-    google.inject("jobs.create", Reply(400, invalid_field(
-        "job.training_input.master_config.accelerator_config.count",
-        "Accelerators are not available in the chosen zone.")))
-    result = cli("submit", config, "--job-id", "j1")
-    assert result.code == 3
-    assert errors_of(result.err) == [
-        "error: submitting job j1 failed: 400 INVALID_ARGUMENT: Request contains an invalid "
-        "argument.",
-        "  hint: the service refused trainingInput.masterConfig.acceleratorConfig.count: "
-        "Accelerators are not available in the chosen zone; fix it in the config or with a flag",
-    ]
 
 
 def test_a_refused_token_is_reported_without_showing_it(cli, google, key, config, leaked):

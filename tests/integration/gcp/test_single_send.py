@@ -3,16 +3,15 @@ again by httplib2, over plain HTTP and TLS; a plain httplib2.Http sends it twice
 
 from __future__ import annotations
 
-import datetime
 import http.client
 import socket
 import ssl
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 
 import httplib2
 import pytest
+from tls import certificate
 
 from gpujob.gcp.once import AnswerLost, SingleSendHttp
 
@@ -67,36 +66,12 @@ class Server:
         self.listener.close()
 
 
-def _certificate(tmp: Path) -> tuple[Path, Path]:
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
-            .public_key(key.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(now - datetime.timedelta(minutes=1))
-            .not_valid_after(now + datetime.timedelta(hours=1))
-            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost")]), False)
-            .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
-            .sign(key, hashes.SHA256()))
-    cert_file, key_file = tmp / "cert.pem", tmp / "key.pem"
-    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM,
-                                           serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
-    return cert_file, key_file
-
-
 @pytest.fixture(params=["http", "https"])
 def server(request, tmp_path) -> Iterator[tuple[Server, str | None]]:
     ca = None
     context = None
     if request.param == "https":
-        cert, key = _certificate(tmp_path)
+        cert, key = certificate(tmp_path)
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(cert, key)
         ca = str(cert)

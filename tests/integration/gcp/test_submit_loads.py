@@ -8,15 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-CONFIG = """\
-trainingInput:
-  scaleTier: CUSTOM
-  region: us-central1
-  masterType: n1-highcpu-16
-  masterConfig:
-    imageUri: gcr.io/p/trainer:1
-    acceleratorConfig: {count: 4, type: NVIDIA_TESLA_T4}
-"""
+from jobs import CONTAINER_JOB
+
+# the shared container job, less its args (what this test always sent)
+CONFIG = CONTAINER_JOB.replace("  args: [--from-file]\n", "")
 NOT_NEEDED = ("gpujob.services.vertex.quota.preflight", "gpujob.packages.staging",
               "gpujob.packages.build")
 

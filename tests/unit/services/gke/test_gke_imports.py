@@ -9,17 +9,10 @@ import sys
 from pathlib import Path
 
 from fakes.kubernetes import FakeKubernetes
+from gke_cluster import custom_job
 from gke_cluster import kubeconfig as write_kubeconfig
 
-CONFIG = """\
-jobId: run_1
-trainingInput:
-  scaleTier: CUSTOM
-  masterType: n1-standard-8
-  masterConfig:
-    imageUri: us-docker.pkg.dev/p/r/trainer:1
-    acceleratorConfig: {count: 2, type: NVIDIA_TESLA_T4}
-"""
+CONFIG = custom_job(workers=0)
 SUBMIT = """\
 import sys
 from gpujob.cli import main

@@ -15,19 +15,9 @@ from typing import Any
 import pytest
 from fakes.clock import FakeClock
 from fakes.kubernetes import FakeKubernetes
-from gke_cluster import fake_clock, point_kubeconfig
+from gke_cluster import custom_job, fake_clock, point_kubeconfig
 
-CONFIG = """\
-jobId: spot_1
-trainingInput:
-  scaleTier: CUSTOM
-  masterType: n1-standard-8
-  masterConfig:
-    imageUri: us-docker.pkg.dev/p/r/trainer:1
-    acceleratorConfig: {count: 1, type: NVIDIA_TESLA_T4}
-  workerCount: 1
-  workerType: n1-standard-8
-"""
+CONFIG = custom_job("spot_1", count=1, workers=1, worker_gpus=False)
 
 
 class JobSetCluster(FakeKubernetes):
