@@ -14,8 +14,8 @@ can hang, leak or be left behind:
   token`` ends it with a newline, which no HTTP header may carry);
 - every token is registered as a secret (``gpujob.redact``): no message prints it.
 
-What the client is then given has a plain token (or client certificate): a dict for
-``config.new_client_from_config_dict``.
+What the client is then given has a plain token (or client certificate): a dict of one context,
+which ``kubelib`` makes the client's configuration.
 """
 
 from __future__ import annotations
