@@ -4,7 +4,7 @@ one kubeconfig context, each loaded only when used (issue 34: a submit's CPU aga
 ``import kubernetes.client.api_client`` first runs the package's own ``kubernetes/__init__.py``,
 which imports every subpackage whether used or not: ``config`` (whose kubeconfig loader imports
 google-auth with cryptography, requests and oauthlib, for its auth providers), ``dynamic``,
-``watch``, ``stream`` (websocket-client), ``leaderelection``, ``informer``: a third of a GKE
+``watch``, ``stream`` (websocket-client), ``leaderelection``, ``informer``: some 40% of a GKE
 submit's CPU. ``bare_package`` registers the installed package as the import system finds it
 (``importlib.util.module_from_spec``) without running that file yet; its submodules import as
 usual (``import kubernetes.client.api_client``), and the first look at anything else of the
