@@ -1,8 +1,8 @@
-"""The Kubernetes API of the user's cluster, through the official ``kubernetes`` client and the
-user's kubeconfig, read and made ready by ``kubeconfig`` (a context's bearer token, or the token
-its exec plugin, such as GKE's ``gke-gcloud-auth-plugin``, prints): JobSets by
-``CustomObjectsApi``, pods and their logs by ``CoreV1Api``, Kueue's Workloads for why a JobSet
-waits.
+"""The Kubernetes API of the user's cluster, through the official ``kubernetes`` client (the
+modules used, and its configuration: ``kubelib``) and the user's kubeconfig, read and made
+ready by ``kubeconfig`` (a context's bearer token, or the token its exec plugin, such as GKE's
+``gke-gcloud-auth-plugin``, prints): JobSets by ``CustomObjectsApi``, pods and their logs by
+``CoreV1Api``, Kueue's Workloads for why a JobSet waits.
 
 Every request runs in a thread of its own and is awaited ``--request-timeout`` seconds in all
 (``Api.bounded``), so that an answer that trickles in cannot hold gpujob, and Ctrl-C, SIGTERM or
@@ -50,14 +50,14 @@ class Connection(NamedTuple):
 def connect(context: str | None, timeout: float = 60.0) -> Connection:
     """A client for ``context`` (None: the current one) of the user's kubeconfig; an exec
     plugin runs ``timeout`` seconds at most (``kubeconfig``)."""
+    from gpujob.services.gke import kubeconfig, kubelib
+
+    kubelib.bare_package()
     try:
-        from kubernetes import config
-        from kubernetes.client import Configuration
-        from kubernetes.config.config_exception import ConfigException
+        from kubernetes.client.configuration import Configuration
     except ImportError:
         raise UsageError("--service gke needs the kubernetes client library",
                          "pip install 'gpujob[gke]' (or pip install kubernetes)") from None
-    from gpujob.services.gke import kubeconfig
 
     stop_signals_as_ctrl_c()
     found = kubeconfig.load(kubeconfig.files())
@@ -68,12 +68,10 @@ def connect(context: str | None, timeout: float = 60.0) -> Connection:
     settings = Configuration()
     settings.retries = False
     try:
-        client = config.new_client_from_config_dict(creds.config, context=name,
-                                                    persist_config=False,
-                                                    client_configuration=settings)
+        client = kubelib.client(creds.config, name, settings)
     # what the client refuses (a certificate file that is not there, an unknown auth
     # provider): a remote failure, as for Google, never a traceback
-    except (ConfigException, OSError, TypeError, ValueError, AttributeError, KeyError) as exc:
+    except kubelib.refusals() as exc:
         raise RemoteError(f"cannot use context {name} of the kubeconfig: "
                           f"{' '.join(str(exc).split())}",
                           "gcloud container clusters get-credentials CLUSTER --location "
@@ -158,7 +156,7 @@ class Api:
 
     def __init__(self, conn: Connection, gcp: GcpSettings | None = None,
                  clock: Clock | None = None, echo: Callable[[str], None] = CONSOLE.err) -> None:
-        from kubernetes import client
+        from kubernetes.client.api.custom_objects_api import CustomObjectsApi
 
         gcp = gcp or GcpSettings()
         self.conn = conn
@@ -167,16 +165,16 @@ class Api:
         self.clock = clock or clocks.SYSTEM
         self.echo = echo
         # its methods answer the custom objects as JSON (dicts), typed there as object
-        self.custom: Any = client.CustomObjectsApi(conn.client)
+        self.custom: Any = CustomObjectsApi(conn.client)
         self.host = conn.client.configuration.host
 
     @cached_property
     def core(self) -> Any:
         """``CoreV1Api`` (pods and their logs), built on first use: its module loads some 250
         models, which a submit, a status or a cancel never reads."""
-        from kubernetes import client
+        from kubernetes.client.api.core_v1_api import CoreV1Api
 
-        return client.CoreV1Api(self.conn.client)
+        return CoreV1Api(self.conn.client)
 
     def call(self, what: str, call: Callable[[], T], missing: str | None = None) -> T:
         """``call()``, bounded by ``--request-timeout`` (``bounded``); ``RemoteError`` when the

@@ -14,8 +14,8 @@ can hang, leak or be left behind:
   token`` ends it with a newline, which no HTTP header may carry);
 - every token is registered as a secret (``gpujob.redact``): no message prints it.
 
-What the client is then given has a plain token (or client certificate): a dict for
-``config.new_client_from_config_dict``.
+What the client is then given has a plain token (or client certificate): a dict of one context,
+which ``kubelib`` makes the client's configuration.
 """
 
 from __future__ import annotations
@@ -73,11 +73,15 @@ def load(paths: list[str]) -> Kubeconfig:
     merged, found = Kubeconfig(), False
     for path in paths:
         try:
-            with open(path, encoding="utf-8") as f:
-                data = yaml.safe_load(f)
+            data = _parse(path, getattr(yaml, "CSafeLoader", yaml.SafeLoader))
         except FileNotFoundError:
             continue
-        except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
+        except yaml.YAMLError:  # said as PyYAML's own parser says it (libyaml's words differ)
+            try:
+                data = _parse(path, yaml.SafeLoader)
+            except (OSError, yaml.YAMLError, UnicodeDecodeError) as exc:
+                raise _unreadable(path, exc) from None
+        except (OSError, UnicodeDecodeError) as exc:
             raise _unreadable(path, exc) from None
         found = True
         if data is None:
@@ -106,6 +110,16 @@ def load(paths: list[str]) -> Kubeconfig:
         raise RemoteError(f"cannot read the kubeconfig: no file at {os.pathsep.join(paths)}",
                           _GET_CREDENTIALS)
     return merged
+
+
+def _parse(path: str, loader: Any) -> Any:
+    """The YAML document at ``path``, by ``loader``: libyaml's where PyYAML has it (a
+    kubeconfig holds a certificate authority of some 1,500 characters for each cluster, which
+    PyYAML's own parser reads ten times slower)."""
+    import yaml
+
+    with open(path, encoding="utf-8") as f:
+        return yaml.load(f, Loader=loader)  # a safe loader, either of the two
 
 
 # The values inside an entry that gpujob reads, and the type each must have (kubectl's schema).

@@ -223,6 +223,32 @@ def test_an_exec_plugin_gives_the_token(cluster, submit, tmp_path, monkeypatch):
     assert cluster.token not in result.err + result.out
 
 
+def test_an_expired_plugin_token_is_renewed_for_the_request(cluster, submit, tmp_path,
+                                                            monkeypatch):
+    """gke-gcloud-auth-plugin's tokens last an hour: once one has expired (here the first is
+    expired at once), the plugin runs again and the request carries its new token (the
+    client's own kubeconfig loader put the old one back before every request: 401)."""
+    runs = tmp_path / "runs"
+
+    def credential(token: str, expires: str) -> str:
+        return json.dumps({"apiVersion": "client.authentication.k8s.io/v1beta1",
+                           "kind": "ExecCredential",
+                           "status": {"token": token, "expirationTimestamp": expires}})
+
+    script = (f"import pathlib\np = pathlib.Path({str(runs)!r})\n"
+              "n = int(p.read_text()) if p.exists() else 0\np.write_text(str(n + 1))\n"
+              f"print({credential('stale-token', '2000-01-01T00:00:00Z')!r} if n == 0 else "
+              f"{credential(cluster.token, '2999-01-01T00:00:00Z')!r})\n")
+    plugin = {"exec": {"apiVersion": "client.authentication.k8s.io/v1beta1",
+                       "command": sys.executable, "args": ["-c", script]}}
+    monkeypatch.setenv("KUBECONFIG", str(kubeconfig(tmp_path / "exec", cluster.url, plugin)))
+    result = submit()
+    assert result.code == 0, result.err
+    assert list(cluster.jobsets) == [("default", "run-1")]
+    assert runs.read_text() == "2"  # the expired token, then the one sent
+    assert "stale-token" not in result.err + result.out
+
+
 def test_an_exec_plugin_that_fails_is_a_clear_error(cluster, submit, tmp_path, monkeypatch):
     plugin = {"exec": {"apiVersion": "client.authentication.k8s.io/v1beta1",
                        "command": sys.executable,
