@@ -41,10 +41,10 @@ def _parts(cat: CatalogRecord) -> list[str]:
 
 
 def _built_in(cat: CatalogRecord) -> bool:
-    from gpujob.catalog.files import data_path
+    from gpujob.catalog.files import data_file
     from gpujob.catalog.services import service
 
-    return cat.path == data_path(service(cat.service))
+    return cat.path == data_file(service(cat.service))
 
 
 def describe(cat: CatalogRecord, today: date | None = None) -> dict[str, Any]:

@@ -32,9 +32,7 @@ def service(name: str) -> ModuleType:
 
 def data_file(name: str) -> Path:
     """The built-in catalog file of a service."""
-    from pathlib import Path  # (validate's start-up does without pathlib)
-
-    return Path(files.data_path(service(name)))
+    return files.data_path(service(name))
 
 
 def load(name: str, path: str | None = None) -> Any:
