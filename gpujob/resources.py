@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 from functools import cache
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-_PACKAGE = Path(__file__).resolve().parent
+if TYPE_CHECKING:
+    from pathlib import Path
+
+_PACKAGE = os.path.dirname(os.path.realpath(__file__))
 
 # The schemas by the names ``gpujob schema`` takes. Each has a stable ``$id``
 # (``urn:gpujob:schema:NAME:VERSION``): a name, not an address to fetch it from; editors are
@@ -34,14 +37,20 @@ def schema_path(name: str) -> Path:
     The wheel carries the repository's top-level ``schemas/`` as ``gpujob/schemas/``; a source
     checkout (editable install, tests) reads the top-level folder itself.
     """
-    packaged = _PACKAGE / "schemas" / name
-    if packaged.is_file():
+    from pathlib import Path  # (loading a schema does without it: validate's start-up)
+
+    return Path(_schema_file(name))
+
+
+def _schema_file(name: str) -> str:
+    packaged = os.path.join(_PACKAGE, "schemas", name)
+    if os.path.isfile(packaged):
         return packaged
-    return _PACKAGE.parent / "schemas" / name
+    return os.path.join(os.path.dirname(_PACKAGE), "schemas", name)
 
 
 @cache
 def load_schema(name: str) -> dict[str, Any]:
-    with schema_path(name).open(encoding="utf-8") as fh:
+    with open(_schema_file(name), encoding="utf-8") as fh:
         schema: dict[str, Any] = json.load(fh)
     return schema

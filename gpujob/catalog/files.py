@@ -7,19 +7,30 @@ cross-references. ``spec`` is the service's catalog module (``services``); besid
 from __future__ import annotations
 
 import json
+import os
 from functools import cache, lru_cache
-from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpujob.errors import UsageError
 from gpujob.findings import finding_line
 from gpujob.resources import schema_path
 
+if TYPE_CHECKING:
+    from pathlib import Path
+
 
 def data_path(spec: ModuleType) -> Path:
     """The built-in data file of a service's catalog: beside its catalog module."""
-    return Path(spec.__file__).resolve().parent / spec.DATA_FILE  # type: ignore[arg-type]
+    from pathlib import Path  # (``data_file`` does without it: validate's start-up)
+
+    return Path(data_file(spec))
+
+
+def data_file(spec: ModuleType) -> str:
+    """``data_path``, as a string."""
+    module: str = spec.__file__  # type: ignore[assignment]
+    return os.path.join(os.path.dirname(os.path.realpath(module)), spec.DATA_FILE)
 
 
 def load(spec: ModuleType, path: str | None) -> Any:
@@ -33,13 +44,13 @@ def load(spec: ModuleType, path: str | None) -> Any:
 @cache
 def built_in_data(spec: ModuleType) -> dict[str, Any]:
     """A built-in catalog is package data: it cannot change while gpujob runs."""
-    with data_path(spec).open(encoding="utf-8") as fh:
+    with open(data_file(spec), encoding="utf-8") as fh:
         return json.load(fh)
 
 
 @cache
 def built_in(spec: ModuleType) -> Any:
-    return spec.build(built_in_data(spec), str(data_path(spec)))
+    return spec.build(built_in_data(spec), data_file(spec))
 
 
 def current(spec: ModuleType) -> Any:
@@ -52,10 +63,10 @@ def current(spec: ModuleType) -> Any:
 
     file = overlay.path(spec.SERVICE)
     try:
-        stat = file.stat()
+        stat = os.stat(file)
     except OSError:
         return built_in(spec)
-    return _refreshed(spec, str(file), stat.st_mtime_ns, stat.st_size)
+    return _refreshed(spec, file, stat.st_mtime_ns, stat.st_size)
 
 
 @lru_cache(maxsize=4)
@@ -66,11 +77,11 @@ def _refreshed(spec: ModuleType, file: str, mtime_ns: int, size: int) -> Any:
     from gpujob.catalog import overlay
 
     try:
-        found = overlay.read(Path(file))
+        found = overlay.read(file)
         if found is None:
             return built_in(spec)
-        data = overlay.merged(built_in_data(spec), found, Path(file))
-        return spec.build(data, str(data_path(spec)))._replace(document=data)
+        data = overlay.merged(built_in_data(spec), found, file)
+        return spec.build(data, data_file(spec))._replace(document=data)
     except (overlay.OverlayError, KeyError, TypeError, ValueError, AttributeError) as exc:
         why = exc if isinstance(exc, overlay.OverlayError) else f"{file} is not readable " \
             f"as a refreshed catalog ({type(exc).__name__}: {exc})"

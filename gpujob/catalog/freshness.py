@@ -41,9 +41,10 @@ def _parts(cat: CatalogRecord) -> list[str]:
 
 
 def _built_in(cat: CatalogRecord) -> bool:
-    from gpujob.catalog.services import data_file
+    from gpujob.catalog.files import data_file
+    from gpujob.catalog.services import service
 
-    return cat.path == str(data_file(cat.service))
+    return cat.path == data_file(service(cat.service))
 
 
 def describe(cat: CatalogRecord, today: date | None = None) -> dict[str, Any]:
@@ -106,7 +107,7 @@ def warnings(cat: CatalogRecord, today: date | None = None) -> list[str]:
     reminder to refresh). Each is said once per catalog file."""
     from gpujob.catalog import overlay
 
-    file = str(overlay.path(cat.service))
+    file = overlay.path(cat.service)
     said = []
     if file in overlay.PROBLEMS and file not in _warned:
         _warned.add(file)

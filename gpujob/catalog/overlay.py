@@ -21,8 +21,10 @@ import os
 import re
 from collections.abc import Mapping
 from functools import lru_cache
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 FORMAT = 1
 FILE = "{service}-live.json"
@@ -37,20 +39,21 @@ class OverlayError(Exception):
     """The overlay file cannot be read or is not one gpujob wrote."""
 
 
-def cache_dir(environ: Mapping[str, str] | None = None) -> Path:
+def cache_dir(environ: Mapping[str, str] | None = None) -> str:
     """Where gpujob keeps what it reads from Google: GPUJOB_CACHE_DIR, else
     $XDG_CACHE_HOME/gpujob, else ~/.cache/gpujob (the XDG Base Directory default; a relative
-    XDG_CACHE_HOME is ignored, as the specification says)."""
+    XDG_CACHE_HOME is ignored, as the specification says). A string, not a ``Path``: every
+    command looks it up, and pathlib's import is not free."""
     env = os.environ if environ is None else environ
     if env.get("GPUJOB_CACHE_DIR"):
-        return Path(env["GPUJOB_CACHE_DIR"])
+        return env["GPUJOB_CACHE_DIR"]
     base = env.get("XDG_CACHE_HOME", "")
     if not os.path.isabs(base):
-        base = str(Path.home() / ".cache")
-    return Path(base) / "gpujob"
+        base = os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "gpujob")
 
 
-def path(service: str, environ: Mapping[str, str] | None = None) -> Path:
+def path(service: str, environ: Mapping[str, str] | None = None) -> str:
     """The overlay file of ``service``: found once per run for the same environment (a
     validate of 1,000 files asks for it once per file, for the prices)."""
     env = os.environ if environ is None else environ
@@ -59,18 +62,19 @@ def path(service: str, environ: Mapping[str, str] | None = None) -> Path:
 
 
 @lru_cache(maxsize=8)
-def _path(service: str, cache: str | None, xdg: str | None, home: str | None) -> Path:
-    """``path``, for the variables it depends on (HOME: ``Path.home``'s)."""
+def _path(service: str, cache: str | None, xdg: str | None, home: str | None) -> str:
+    """``path``, for the variables it depends on (HOME: ``~``'s)."""
     given = {name: value for name, value in (("GPUJOB_CACHE_DIR", cache),
                                              ("XDG_CACHE_HOME", xdg)) if value is not None}
-    return cache_dir(given) / FILE.format(service=service)
+    return os.path.join(cache_dir(given), FILE.format(service=service))
 
 
-def read(file: Path) -> dict[str, Any] | None:
+def read(file: str | Path) -> dict[str, Any] | None:
     """The overlay at ``file``; None when there is none. ``OverlayError`` when it cannot be
     read or is not an overlay of this format."""
     try:
-        text = file.read_text(encoding="utf-8")
+        with open(file, encoding="utf-8") as fh:
+            text = fh.read()
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
@@ -202,7 +206,8 @@ def problem(name: str, part: Any) -> str | None:
     return None
 
 
-def merged(built_in: dict[str, Any], overlay: dict[str, Any], file: Path) -> dict[str, Any]:
+def merged(built_in: dict[str, Any], overlay: dict[str, Any], file: str | Path
+           ) -> dict[str, Any]:
     """The built-in catalog data with the overlay's parts in place of its own (shallow copies:
     ``built_in`` is not changed), and a ``refreshed`` section: for each part, when and where
     from it was read, and the file it came from. ``OverlayError`` when a part is not as a
@@ -238,6 +243,6 @@ def merged(built_in: dict[str, Any], overlay: dict[str, Any], file: Path) -> dic
     return data
 
 
-def _stamp(part: dict[str, Any], file: Path) -> dict[str, Any]:
+def _stamp(part: dict[str, Any], file: str | Path) -> dict[str, Any]:
     return {"as_of": part["source"]["as_of"], "read": part.get("read", ""),
             "from": part.get("from", ""), "file": str(file)}

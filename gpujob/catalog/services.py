@@ -11,13 +11,15 @@ so that naming the services costs nothing at start-up.
 from __future__ import annotations
 
 from importlib import import_module
-from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpujob.catalog import files
 from gpujob.errors import UsageError
 from gpujob.services import SERVICES
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def service(name: str) -> ModuleType:

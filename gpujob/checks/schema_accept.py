@@ -21,7 +21,6 @@ way to change that.
 
 from __future__ import annotations
 
-import numbers as number_types
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -67,7 +66,8 @@ def compile_schema(schema: Any) -> Check | None:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, number_types.Number) and not isinstance(value, bool)
+    # what numbers.Number is among the values YAML and JSON make (and without its import)
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 _TYPES: dict[str, Check] = {

@@ -9,13 +9,14 @@ why when it runs). A TAB imports click, json and gpujob's catalog modules, never
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 import click
-from click.shell_completion import CompletionItem
 
 if TYPE_CHECKING:
+    from click.shell_completion import CompletionItem
+
     from gpujob.catalog.offer import Offer
 
 def offer(service: str, path: str | None) -> Offer | None:
@@ -38,9 +39,16 @@ def _offer(ctx: click.Context) -> Offer | None:
 # -- the callbacks -------------------------------------------------------------------------
 
 
+def _completions(pairs: Iterable[tuple[str, str]]) -> list[CompletionItem]:
+    """(value, help) pairs as click's completion items."""
+    from click.shell_completion import CompletionItem  # a TAB's: the commands' start-up skips it
+
+    return [CompletionItem(value, help=text) for value, text in pairs]
+
+
 def _items(named: dict[str, str], incomplete: str) -> list[CompletionItem]:
-    return [CompletionItem(name, help=text) for name, text in named.items()
-            if name.startswith(incomplete)]
+    return _completions((name, text) for name, text in named.items()
+                        if name.startswith(incomplete))
 
 
 def gpu(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
@@ -59,8 +67,8 @@ def gpu(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Com
         spellings = (word.lower(), word, acc.gcloud_name, acc.api_name)
         match = next((s for s in spellings if s.startswith(incomplete)), None)
         if match is not None:
-            out.append(CompletionItem(match, help=acc.api_name))
-    return out
+            out.append((match, acc.api_name))
+    return _completions(out)
 
 
 def machine_type(ctx: click.Context, param: click.Parameter,
@@ -112,8 +120,8 @@ def accelerator(ctx: click.Context, param: click.Parameter,
                 name = getattr(acc, spelled)
                 values += [(f"count={n},type={name}", f"{n} × {acc.name}"),
                            (f"type={name},count={n}", f"{n} × {acc.name}")]
-        matches = [CompletionItem(value, help=text) for value, text in values
-                   if value.startswith(incomplete) and (incomplete or value.startswith("count="))]
+        matches = _completions((value, text) for value, text in values if value.startswith(
+            incomplete) and (incomplete or value.startswith("count=")))
         if matches:
             return matches
         values = []

@@ -22,15 +22,26 @@ def exit_codes_help(*codes: int, **meanings: str) -> str:
     """The exit codes one command can return, for its --help (70, a bug, is always added);
     ``meanings``: what a code means for this command, as ``c1="…"``, when it is not the
     general meaning."""
-    import textwrap
-
     lines = ["\b", "Exit codes:"]
     for code in sorted({*codes, 70}):
         text = meanings.get(f"c{code}", _EXIT_CODES[code])
-        wrapped = textwrap.wrap(text, 80)
+        wrapped = _wrap(text, 80)
         lines.append(f"  {code:<4} {wrapped[0]}")
         lines += [f"       {more}" for more in wrapped[1:]]
     return "\n".join(lines) + "\n"
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """``text``'s words in lines of at most ``width`` characters (a word longer stays whole):
+    what ``textwrap.wrap`` makes of these texts, without its import and regexes, which every
+    command's start-up would pay for (the help is built at import)."""
+    lines = [""]
+    for word in text.split():
+        if lines[-1] and len(lines[-1]) + 1 + len(word) > width:
+            lines.append(word)
+        else:
+            lines[-1] = f"{lines[-1]} {word}" if lines[-1] else word
+    return lines
 
 
 # the root command's: every code

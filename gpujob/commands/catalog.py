@@ -4,14 +4,13 @@ reads."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gpujob.console import CONSOLE
 from gpujob.errors import EXIT_OK, EXIT_REMOTE, OutputError
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from gpujob.gcp.settings import GcpSettings
 
 
@@ -27,7 +26,7 @@ def execute(settings: GcpSettings, parts: tuple[str, ...], service: str = "verte
     chosen.require(Capability.REFRESH, f"gpujob catalog refresh --service {service}")
     spec, run = chosen.catalog, chosen.refresh
     assert run is not None
-    file = overlay.path(spec.SERVICE)
+    file = Path(overlay.path(spec.SERVICE))
     why = overlay.unwritable(file.parent)
     if why:
         raise _unwritable(file, why, read=False)

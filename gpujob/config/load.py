@@ -14,9 +14,9 @@ Problems are returned as findings; a fatal one (syntax, limits, encoding) stops 
 
 from __future__ import annotations
 
+import os
 import re
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
@@ -212,12 +212,11 @@ def load_file(path: str) -> Loaded:
     if path == "-":
         raw = sys.stdin.buffer.read(MAX_BYTES + 1)
         return loads(raw, "<stdin>")
-    p = Path(path)
     try:
-        size = p.stat().st_size
+        size = os.stat(path).st_size
         if size > MAX_BYTES:  # refuse without reading it
             return _too_large(size, path)
-        with p.open("rb") as fh:
+        with open(path, "rb") as fh:
             raw = fh.read(MAX_BYTES + 1)
     except IsADirectoryError:
         return Loaded(path, None, [error("load.io", "is a directory", (), Location(path))])

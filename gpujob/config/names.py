@@ -3,7 +3,7 @@ imported by the config formats and the merge alike, so it imports nothing of the
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 # file names any job's config may have: a job named after one is named like every other
 GENERIC_NAMES = frozenset({"config", "configs", "cfg", "job", "jobs", "training", "train",
@@ -21,9 +21,16 @@ def source_name(source: str) -> str:
     (``taxi/config.yaml``: ``taxi``). "" for standard input."""
     if source in ("<stdin>", "-", ""):
         return ""
-    path = Path(source)
-    if not _generic(path.stem):
-        return path.stem
-    folder = path.resolve().parent.name if path.is_absolute() or path.exists() else \
-        path.parent.name
-    return folder if not _generic(folder) else path.stem
+    path = os.path.normpath(source)  # (os.path, not pathlib: validate's start-up)
+    stem = _stem(os.path.basename(path))
+    if not _generic(stem):
+        return stem
+    real = os.path.isabs(source) or os.path.exists(source)
+    folder = os.path.basename(os.path.dirname(os.path.realpath(source) if real else path))
+    return folder if not _generic(folder) else stem
+
+
+def _stem(name: str) -> str:
+    """``PurePath.stem``: ``name`` without its last suffix (``.yaml``)."""
+    dot = name.rfind(".")
+    return name[:dot] if 0 < dot < len(name) - 1 else name

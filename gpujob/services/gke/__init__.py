@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from gpujob.services.capabilities import Capability, ServiceBase
 from gpujob.services.delegate import JobsInModule
 from gpujob.services.flags import ServiceFlag
-from gpujob.services.gke import names, scheduling
 from gpujob.services.gke.unused import KMS, NETWORK, WEB
 
 if TYPE_CHECKING:
@@ -32,6 +31,33 @@ if TYPE_CHECKING:
     from gpujob.services.base import Converted, JobClient, Request, Service
     from gpujob.services.gke.translate import Translation
     from gpujob.settings import GpusSettings, JobOptions
+
+
+# the flags' checks import what they check with when a value is given: every command's command
+# line is built with every service's flags
+def _queue(value: str) -> tuple[str, str] | None:
+    from gpujob.services.gke.names import label
+
+    return label("a Kueue LocalQueue")(value)
+
+
+def _namespace(value: str) -> tuple[str, str] | None:
+    from gpujob.services.gke.names import label
+
+    return label("a namespace")(value)
+
+
+def _priority(value: str) -> tuple[str, str] | None:
+    from gpujob.services.gke.scheduling import check_subdomain
+
+    return check_subdomain("a PriorityClass")(value)
+
+
+def _topology(value: str) -> tuple[str, str] | None:
+    from gpujob.services.gke.scheduling import check_topology
+
+    return check_topology(value)
+
 
 def _gpudirect_mode(value: str) -> tuple[str, str] | None:
     from gpujob.services.gke.pods import check_mode
@@ -91,19 +117,19 @@ class Gke(JobsInModule, ServiceBase):
         ServiceFlag("--queue", "Kueue LocalQueue the JobSet waits in "
                     "(label kueue.x-k8s.io/queue-name; the JobSet is created suspended).",
                     "GPUJOB_GKE_QUEUE", "QUEUE", scope="job",
-                    check=names.label("a Kueue LocalQueue")),
+                    check=_queue),
         ServiceFlag("--namespace", "Kubernetes namespace of the JobSet [default: default].",
-                    "GPUJOB_GKE_NAMESPACE", "NAMESPACE", check=names.label("a namespace")),
+                    "GPUJOB_GKE_NAMESPACE", "NAMESPACE", check=_namespace),
         ServiceFlag("--context", "kubeconfig context of the cluster (default: the current "
                     "one; KUBECONFIG names the files).", "GPUJOB_GKE_CONTEXT", "CONTEXT"),
         ServiceFlag("--priority", "PriorityClass of the JobSet's pods (priorityClassName; "
                     "Kueue orders and preempts by it).", "GPUJOB_GKE_PRIORITY", "CLASS",
-                    scope="job", check=scheduling.check_subdomain("a PriorityClass")),
+                    scope="job", check=_priority),
         ServiceFlag("--topology", "With --queue: Kueue places the master and workers in one "
                     "domain of this topology level, a node label (kubernetes.io/hostname, "
                     "cloud.google.com/gce-topology-block); preferred, or required:LABEL.",
                     "GPUJOB_GKE_TOPOLOGY", "LABEL", scope="job",
-                    check=scheduling.check_topology),
+                    check=_topology),
         ServiceFlag("--gpudirect", "GPUDirect (TCPX, TCPXO, RDMA) for a job on A3/A4 machines: "
                     "auto (on for 2 or more nodes where the cluster has its networks), on or off "
                     "[default: auto].",

@@ -31,9 +31,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from gpujob.config.job import JobView, Replica, view
 from gpujob.config.native_form import display_name
 from gpujob.numbers import duration_seconds
-from gpujob.services.base import SUBMISSION_LABEL as SUBMISSION_LABEL  # on every JobSet
 from gpujob.services.gke import capacity, domains, launchers, pods, scheduling, tpu, volumes
 from gpujob.services.gke.flags import extra as extra  # the service's own flags
+from gpujob.services.labels import SUBMISSION_LABEL as SUBMISSION_LABEL  # on every JobSet
 
 if TYPE_CHECKING:
     from gpujob.config.document import Document

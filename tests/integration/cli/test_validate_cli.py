@@ -224,12 +224,15 @@ def test_validate_and_help_do_not_import_the_google_libraries(write):
 
 def test_validate_loads_no_module_of_the_submit_path(write):
     """What only a submit or a job command needs (the service seam's request, job and status
-    types, built as dataclasses) stays out of validate's start-up: a tenth of it, once."""
+    types, built as dataclasses) stays out of validate's start-up: a tenth of it, once; and so
+    do the standard modules it does without (pathlib and what pathlib imports, textwrap,
+    numbers) and click's shell completion, which only a TAB needs (issue 34)."""
     probe = ("import sys; from gpujob.cli import main; "
              "code = main(['validate', '--service', {service!r}, {path!r}]); "
              "print(code, sorted(m for m in ('gpujob.services.base', 'dataclasses', "
-             "'gpujob.submit', 'gpujob.gcp') if m in sys.modules), file=sys.stderr)")
-    for service in ("vertex", "ai-platform"):
+             "'gpujob.submit', 'gpujob.gcp', 'pathlib', 'urllib.parse', 'textwrap', 'numbers', "
+             "'click.shell_completion') if m in sys.modules), file=sys.stderr)")
+    for service in ("vertex", "ai-platform", "gke"):
         result = _run("-c", probe.format(service=service, path=write(VALID)))
         assert result.stderr.strip().splitlines()[-1] in ("0 []", "1 []"), (service,
                                                                              result.stderr)

@@ -206,11 +206,11 @@ def test_a_price_table_edited_by_hand_is_refused_and_the_built_in_prices_used(
 
 
 def test_the_cache_directory_follows_xdg():
-    home = Path.home()
-    assert overlay.cache_dir({}) == home / ".cache" / "gpujob"
-    assert overlay.cache_dir({"XDG_CACHE_HOME": "/var/c"}) == Path("/var/c/gpujob")
-    assert overlay.cache_dir({"XDG_CACHE_HOME": "rel"}) == home / ".cache" / "gpujob"
-    assert overlay.cache_dir({"XDG_CACHE_HOME": "/var/c", "GPUJOB_CACHE_DIR": "/t"}) == Path("/t")
+    home = str(Path.home())
+    assert overlay.cache_dir({}) == f"{home}/.cache/gpujob"
+    assert overlay.cache_dir({"XDG_CACHE_HOME": "/var/c"}) == "/var/c/gpujob"
+    assert overlay.cache_dir({"XDG_CACHE_HOME": "rel"}) == f"{home}/.cache/gpujob"
+    assert overlay.cache_dir({"XDG_CACHE_HOME": "/var/c", "GPUJOB_CACHE_DIR": "/t"}) == "/t"
 
 
 @pytest.mark.parametrize("figure, said", [

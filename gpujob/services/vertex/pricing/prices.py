@@ -18,7 +18,6 @@ import os
 import re
 from collections.abc import Iterator, Mapping
 from functools import cache, lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -191,10 +190,10 @@ def load(path: str | None = None) -> PriceTable:
 
     file = overlay.path(SERVICE)
     try:
-        stat = file.stat()
+        stat = os.stat(file)
     except OSError:  # no refresh yet: one stat, as for the catalog (catalog.files.current)
         return built_in()
-    return _refreshed(str(file), stat.st_mtime_ns, stat.st_size)
+    return _refreshed(file, stat.st_mtime_ns, stat.st_size)
 
 
 @lru_cache(maxsize=4)
@@ -204,7 +203,7 @@ def _refreshed(file: str, mtime_ns: int, size: int) -> PriceTable:
     from gpujob.catalog import overlay
 
     try:
-        found = overlay.read(Path(file))
+        found = overlay.read(file)
     except overlay.OverlayError:  # said with the catalog's warnings (catalog.files)
         return built_in()
     part = (found or {}).get("parts", {}).get("prices")
