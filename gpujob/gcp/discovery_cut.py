@@ -139,7 +139,8 @@ def _write(api: str, version: str, doc: dict[str, Any]) -> None:
 
 def document(api: str, version: str) -> dict[str, Any] | None:
     """The cut of ``api`` ``version``'s bundled document, from the cache when it holds it, else
-    made (and kept); None for an API without ``RESOURCES`` or a document not bundled."""
+    made (and kept); the whole document when it lacks a resource of ``RESOURCES`` (nothing is
+    kept); None for an API without ``RESOURCES`` or a document not bundled."""
     paths = RESOURCES.get((api, version))
     if paths is None:
         return None
@@ -151,6 +152,10 @@ def document(api: str, version: str) -> dict[str, Any] | None:
     text = get_static_doc(api, version)
     if text is None:
         return None
-    made = cut(json.loads(text), paths)
+    whole = json.loads(text)
+    try:
+        made = cut(whole, paths)
+    except (KeyError, TypeError, AttributeError):  # a bundled document without those resources:
+        return whole  # used whole, as before (a client's call says what is missing)
     _write(api, version, made)
     return made

@@ -126,6 +126,15 @@ def test_a_cache_that_cannot_be_written_costs_only_the_parse(
     assert blocked.read_text() == "" and list(tmp_path.iterdir()) == [blocked]
 
 
+def test_a_bundled_document_without_a_resource_gpujob_calls_is_used_whole(
+        monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setitem(discovery_cut.RESOURCES, ("aiplatform", "v1"),
+                        ("projects.locations.customJobs", "projects.locations.noSuchJobs"))
+    made = discovery_cut.document("aiplatform", "v1")
+    assert made == json.loads(get_static_doc("aiplatform", "v1"))
+    assert not discovery_cut.cache_file("aiplatform", "v1").exists()
+
+
 def test_other_apis_are_read_whole():
     assert discovery_cut.document("storage", "v1") is None
     assert discovery.document("storage", "v1")["schemas"] == json.loads(
