@@ -1,7 +1,8 @@
 """The APIs' discovery documents, each read and parsed once per process, and the service
 objects googleapiclient builds from them.
 
-The documents are those bundled with google-api-python-client (no discovery request is made).
+The documents are those bundled with google-api-python-client (no discovery request is made);
+Vertex AI's and Service Usage's are cut to the resources gpujob calls (``discovery_cut``).
 Parsing one is most of what ``googleapiclient.discovery.build`` costs (Vertex AI's is about 3 MB
 of JSON: some 50 ms), and gpujob needs each in several places in one run: its types for reading
 answers (``answers``, ``proto3``), its regional addresses (``aiplatform.regions``), and a service
@@ -27,8 +28,15 @@ from typing import Any
 @cache
 def document(api: str, version: str) -> dict[str, Any]:
     """The discovery document of ``api`` ``version`` bundled with google-api-python-client,
-    parsed. Shared: gpujob's code only reads it (``service`` copies what it replaces);
-    googleapiclient's build fills in a few method defaults, the same on every build."""
+    parsed; for the APIs of ``discovery_cut.RESOURCES``, cut to the resources gpujob calls
+    (kept in gpujob's cache directory, see ``discovery_cut``). Shared: gpujob's code only reads
+    it (``service`` copies what it replaces); googleapiclient's build fills in a few method
+    defaults, the same on every build (the cut is written before any build)."""
+    from gpujob.gcp import discovery_cut
+
+    cut = discovery_cut.document(api, version)
+    if cut is not None:
+        return cut
     from googleapiclient.discovery_cache import get_static_doc
 
     return json.loads(get_static_doc(api, version) or "{}")
