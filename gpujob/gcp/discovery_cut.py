@@ -56,7 +56,7 @@ def bundled_path(api: str, version: str) -> str:
 def cache_file(api: str, version: str) -> Path:
     from gpujob.catalog.overlay import cache_dir
 
-    return cache_dir() / "discovery" / f"{api}.{version}.json"
+    return Path(cache_dir(), "discovery", f"{api}.{version}.json")
 
 
 def _refs(node: Any, found: set[str]) -> None:
