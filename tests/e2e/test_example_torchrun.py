@@ -27,8 +27,11 @@ TWO = {"scaleTier": "CUSTOM", "masterType": "n1-standard-8",
 def test_two_replicas_under_plain_torchrun_train_one_world_split_evenly(cli, write,
                                                                         tmp_path: Path):
     """2 GPUs a replica (none usable here: each torchrun process trains on the CPU): torchrun
-    starts 2 processes on each, ranks 0-1 on the master and 2-3 on the worker, one world of 4
-    in which each trains on a quarter of the images."""
+    reads PET_NNODES, PET_NODE_RANK, PET_MASTER_ADDR/PORT and PET_NPROC_PER_NODE, as the JobSet's
+    pods get them, and starts 2 processes on each, ranks 0-1 on the master and 2-3 on the worker
+    (its RANK, GROUP_RANK and LOCAL_RANK, as each says), one world of 4 in which each trains on a
+    quarter of the images: rank 0's epoch line and metrics come from all-reduces over the 4
+    (two worlds of 2 would say "of 2"; a world short of a process would not train)."""
     config = write(json.dumps({"jobId": "torchrun_mlp", "trainingInput": TWO}))
     job_dir = tmp_path / "job"
     result = cli("local", config, "--service", "gke", "--package-path", str(PACKAGE),

@@ -1,9 +1,14 @@
 """The PyTorch example (examples/mlp) run as the README runs it: two replicas on the CPU (gloo),
-DistributedDataParallel over DistributedSampler shards, checkpoints every epoch, and a resume
-after the run was killed; several processes on a replica (one per GPU it is given, or
---nproc-per-replica) in one world with the other replicas', and a launcher that stops them all
-when one fails or when it is told to; and where a replica stands in the job, from the service's
-variables. Small data keeps each run to a few seconds."""
+DistributedDataParallel over DistributedSampler shards, checkpoints every epoch, a run killed
+and started again, and one given more epochs resuming; several processes on a replica (one per
+GPU it is given, or --nproc-per-replica) in one world with the other replicas', and a launcher
+that stops them all when one fails or when it is told to; and where a replica stands in the
+job, from the service's variables.
+
+Every process of a run imports torch (seconds of CPU each), so runs serve several tests: the
+README's and docs/local.md's transcripts are run here, each by the test that checks its text
+(test_readme.RUN_BY_TESTS), and module-scoped fixtures share a run among the tests that look at
+it. Small data keeps the other runs to a few seconds."""
 
 from __future__ import annotations
 
@@ -12,7 +17,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -24,40 +28,20 @@ from typing import Any, NamedTuple
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-# configs/pytorch-mlp-ddp.yaml's cluster as an AI Platform package job (the shipped file runs a
-# container on Vertex AI, whose local runs test_local_vertex.py and the README's transcripts run)
-TWO_T4 = """\
-trainingInput:
-  scaleTier: CUSTOM
-  masterType: n1-standard-8
-  masterConfig: {acceleratorConfig: {count: 1, type: NVIDIA_TESLA_T4}}
-  workerCount: 1
-  workerType: n1-standard-8
-  workerConfig: {acceleratorConfig: {count: 1, type: NVIDIA_TESLA_T4}}
-  runtimeVersion: '2.11'
-  pythonModule: trainer.task
-"""
-
-
-def config(tmp_path: Path) -> Path:
-    path = tmp_path / "pytorch-mlp-ddp.yaml"
-    path.write_text(TWO_T4, encoding="utf-8")
-    return path
 PACKAGE = ROOT / "examples" / "mlp" / "trainer"
 SMALL = ["--train-size", "1024", "--test-size", "256"]
+# the runs of the example that docs pages show: each is run by the test named for it in
+# test_readme.RUN_BY_TESTS, which checks the page's text and its own assertions on that one run
+EXAMPLE = ("gpujob local configs/pytorch-mlp-ddp.yaml --package-path examples/mlp/trainer "
+           "--module-name trainer.task")
+README = ("README.md", f"{EXAMPLE} --job-dir out/mlp --job-id mlp_demo -- --epochs 1")
+RESUMED = ("docs/local.md", f"{EXAMPLE} --job-dir out/mlp --job-id mlp_demo")
+WORLD_OF_4 = ("docs/local.md", f"{EXAMPLE} --job-dir out/mlp4 -- --nproc-per-replica 2 "
+              "--epochs 3")
 
 
 def checkpoints(job_dir: Path) -> list[int]:
     return sorted(int(p.stem.split("-")[1]) for p in (job_dir / "checkpoints").glob("*.pt"))
-
-
-@dataclass(frozen=True)
-class Trained:
-    """The README's run of one epoch (``gpujob local``, 2 replicas), and its job dir."""
-
-    config: Path
-    job_dir: Path
-    result: Ran
 
 
 class Ran(NamedTuple):
@@ -66,30 +50,52 @@ class Ran(NamedTuple):
     err: str
 
 
+def clean_env(tmp: Path) -> dict[str, str]:
+    """The environment of a run that a module-scoped fixture starts (set up before each test's
+    clean_environment): none of the developer's gcloud or gpujob settings, no GPU."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("GPUJOB_", "GOOGLE_", "CLOUDSDK_"))}
+    env.update(GPUJOB_LOCAL_GPUS="", GPUJOB_CACHE_DIR=str(tmp / "cache"),
+               GPUJOB_CATALOG_MAX_AGE_DAYS="100000", CLOUDSDK_CONFIG=str(tmp / "gcloud-config"),
+               NO_GCE_CHECK="true")
+    return env
+
+
 def local(*args: object, env: dict[str, str]) -> Ran:
-    """``python -m gpujob ARGS`` (for a fixture shared by several tests: ``cli`` is each
+    """``python -m gpujob local ARGS`` (for a fixture shared by several tests: ``cli`` is each
     test's own), in ``env``."""
-    done = subprocess.run([sys.executable, "-m", "gpujob", *map(str, args)], env=env,
+    done = subprocess.run([sys.executable, "-m", "gpujob", "local", *map(str, args)], env=env,
                           capture_output=True, text=True, timeout=600)
     return Ran(done.returncode, done.stdout, done.stderr)
 
 
+@dataclass(frozen=True)
+class Trained:
+    """The README's run of one epoch (``gpujob local``, 2 replicas, Vertex AI's variables) in a
+    workspace of its own, as test_readme runs a transcript: what it printed (stdout and stderr
+    together, the workspace shown as test_readme.SHOWN_ROOT) and its exit code."""
+
+    step: Any  # test_readme.Step
+    out: str
+    code: int
+    workdir: Path
+
+    @property
+    def job_dir(self) -> Path:
+        return self.workdir / "out" / "mlp"
+
+
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory: pytest.TempPathFactory) -> Trained:
-    """One run of the README's job for the tests that look at it or start from it: each of
-    those that runs again only reads its job dir (a finished run trains nothing; another
-    model's run stops at the checkpoint), so one training serves them all. They share an
-    xdist group, so that one worker runs them and trains once."""
-    tmp = tmp_path_factory.mktemp("trained")
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("GPUJOB_", "GOOGLE_", "CLOUDSDK_"))}
-    env.update(GPUJOB_SERVICE="ai-platform", GPUJOB_LOCAL_GPUS="",
-               GPUJOB_CACHE_DIR=str(tmp / "cache"), GPUJOB_CATALOG_MAX_AGE_DAYS="100000",
-               CLOUDSDK_CONFIG=str(tmp / "gcloud-config"), NO_GCE_CHECK="true")
-    job_dir = tmp / "job"
-    result = local("local", config(tmp), "--package-path", PACKAGE, "--job-dir", job_dir, "--",
-                   "--epochs", "1", *SMALL, env=env)
-    return Trained(config(tmp), job_dir, result)
+    """The README's transcript, run once for the tests that look at it or start from it (the
+    first checks the README's text). They share an xdist group, so that one worker runs them
+    and trains once."""
+    from test_readme import run_in, transcript_run_by_a_test, workspace
+
+    (step,) = transcript_run_by_a_test(*README).steps
+    workdir = workspace(tmp_path_factory.mktemp("trained"))
+    out, code = run_in(workdir, step.command)
+    return Trained(step, out, code, workdir)
 
 
 TRAINED = pytest.mark.xdist_group("example-trained")
@@ -98,24 +104,34 @@ TRAINED = pytest.mark.xdist_group("example-trained")
 @pytest.mark.slow
 @TRAINED
 def test_the_example_trains_an_epoch_on_two_cpu_processes(trained: Trained):
-    job_dir, result = trained.job_dir, trained.result
-    assert result.code == 0, result.out + result.err
-    assert "the job asks for 2 GPUs and none are available" in result.err
-    assert_no_stack_trace(result.err)
-    lines = result.out.splitlines()
-    assert "master-replica-0 | replica 0 of 2: 1 process (no GPU), rank 0 of 2 (gloo)" in lines
-    assert "worker-replica-0 | replica 1 of 2: 1 process (no GPU), rank 1 of 2 (gloo)" in lines
-    assert ("master-replica-0 | rank 0 of 2 (replica 0, local rank 0), training on cpu (gloo)"
+    """The README's run (its transcript is checked here, on this one run): two replicas on the
+    CPU, one process each, DDP over DistributedSampler shards, a checkpoint of the epoch."""
+    from test_readme import SHOWN_ROOT, pattern
+
+    out, step = trained.out, trained.step
+    assert pattern(step.expected).fullmatch(out), \
+        f"{README[0]}: $ {step.command}\n--- printed:\n{out}"
+    assert trained.code == step.code == 0, out
+    assert "warning: the job asks for 2 GPUs and none are available" in out
+    assert_no_stack_trace(out)
+    # pythonModule runs in the container's place only here (test_local_vertex.py: the example's
+    # Vertex AI config runs here as this one does)
+    assert "pythonModule is not sent" not in out
+    lines = out.splitlines()
+    assert "workerpool0-0 | replica 0 of 2: 1 process (no GPU), rank 0 of 2 (gloo)" in lines
+    assert "workerpool1-0 | replica 1 of 2: 1 process (no GPU), rank 1 of 2 (gloo)" in lines
+    assert ("workerpool0-0 | rank 0 of 2 (replica 0, local rank 0), training on cpu (gloo)"
             in lines)
-    assert ("worker-replica-0 | rank 1 of 2 (replica 1, local rank 0), training on cpu (gloo)"
+    assert ("workerpool1-0 | rank 1 of 2 (replica 1, local rank 0), training on cpu (gloo)"
             in lines)
     # DistributedSampler: each replica trains on its half of the images
-    assert "master-replica-0 | rank 0: epoch 1 trained on 512 of 1024 images" in lines
-    assert "worker-replica-0 | rank 1: epoch 1 trained on 512 of 1024 images" in lines
-    assert any(re.fullmatch(r"master-replica-0 \| epoch 1/1: loss [\d.]+, test accuracy "
-                            rf"[\d.]+, \d+ samples/s; saved {job_dir}/checkpoints/"
+    assert "workerpool0-0 | rank 0: epoch 1 trained on 4096 of 8192 images" in lines
+    assert "workerpool1-0 | rank 1: epoch 1 trained on 4096 of 8192 images" in lines
+    assert any(re.fullmatch(r"workerpool0-0 \| epoch 1/1: loss [\d.]+, test accuracy "
+                            rf"[\d.]+, \d+ samples/s; saved {SHOWN_ROOT}/out/mlp/checkpoints/"
                             r"epoch-0001\.pt", line)
-               for line in lines), result.out
+               for line in lines), out
+    job_dir = trained.job_dir
     metrics = json.loads((job_dir / "metrics.json").read_text())
     assert (metrics["world_size"], metrics["replicas"]) == (2, 2)
     assert [e["epoch"] for e in metrics["epochs"]] == [1]
@@ -125,148 +141,241 @@ def test_the_example_trains_an_epoch_on_two_cpu_processes(trained: Trained):
 
 
 @pytest.mark.slow
-def test_a_killed_run_resumes_from_its_last_checkpoint(cli, tmp_path: Path):
-    job_dir = tmp_path / "job"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gpujob", "local", str(config(tmp_path)), "--package-path",
-         str(PACKAGE), "--job-dir", str(job_dir), "--", "--epochs", "1000", *SMALL],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "GPUJOB_LOCAL_GPUS": ""})
-    assert proc.stdout is not None
-    watchdog = threading.Timer(300, proc.kill)  # a hung run fails the test instead of CI
-    watchdog.start()
-    try:
-        for line in proc.stdout:  # until the first checkpoint has been written
-            if line.startswith("master-replica-0 | epoch 1/1000:"):
-                break
-        else:
-            raise AssertionError(proc.communicate())
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=120)
-    finally:
-        watchdog.cancel()
-    assert proc.returncode == 130, err
-    done = checkpoints(job_dir)[-1]
-    assert done < 1000
-
-    result = cli("local", config(tmp_path), "--package-path", PACKAGE, "--job-dir", job_dir, "--",
-                 "--epochs", str(done + 1), *SMALL, env={"GPUJOB_LOCAL_GPUS": ""})
-    assert result.code == 0, result.out + result.err
-    lines = result.out.splitlines()
-    assert (f"master-replica-0 | resuming from {job_dir}/checkpoints/epoch-{done:04d}.pt "
-            f"({done} epochs done; another --job-dir starts afresh)") in lines
-    trained = [line for line in lines if re.match(r"master-replica-0 \| epoch \d+/", line)]
-    assert len(trained) == 1 and trained[0].startswith(
-        f"master-replica-0 | epoch {done + 1}/{done + 1}:")
-    metrics = json.loads((job_dir / "metrics.json").read_text())
-    assert [e["epoch"] for e in metrics["epochs"]] == list(range(1, done + 2))
-    assert checkpoints(job_dir)[-1] == done + 1
-
-
-@pytest.mark.slow
-@TRAINED
-def test_the_same_command_again_says_why_it_trains_nothing(cli, trained: Trained):
-    """The README's command run twice with one --job-dir: the second found the finished
-    checkpoint and ended at once, saying only "nothing to do" once per rank."""
-    job_dir = trained.job_dir
-    assert trained.result.code == 0, trained.result.err
-    command = ("local", trained.config, "--package-path", PACKAGE, "--job-dir", job_dir, "--",
-               "--epochs", "1", *SMALL)
-    written = (job_dir / "checkpoints" / "epoch-0001.pt").stat().st_mtime_ns
-    again = cli(*command, env={"GPUJOB_LOCAL_GPUS": ""})
-    assert again.code == 0, again.out + again.err
-    # rank 0 says why, once; the worker, which may be stopped as the master ends (gpujob gives
-    # it 2 s), never says it: its lines, in whatever order they come, are left out
-    lines = again.out.splitlines()
-    assert len([line for line in lines if "nothing to train" in line]) == 1, again.out
-    said = [line for line in lines
-            if line.startswith("master-replica-0 | ") and "rank " not in line]
-    assert said == [f"master-replica-0 | nothing to train: {job_dir} has a checkpoint of 1 "
-                    "epochs, and --epochs is 1; give --epochs N above 1 to train on, or another "
-                    "--job-dir to start afresh"]
-    assert (job_dir / "checkpoints" / "epoch-0001.pt").stat().st_mtime_ns == written
-
-
-@pytest.mark.slow
 @TRAINED
 def test_a_checkpoint_of_another_model_is_a_one_line_error(cli, trained: Trained):
-    job_dir = trained.job_dir
-    assert trained.result.code == 0, trained.result.err
-    result = cli("local", trained.config, "--package-path", PACKAGE, "--job-dir", job_dir, "--",
-                 *SMALL, "--epochs", "2", "--hidden", "16", env={"GPUJOB_LOCAL_GPUS": ""})
+    job_dir, workdir = trained.job_dir, trained.workdir
+    assert trained.code == 0, trained.out
+    result = cli("local", workdir / "configs" / "pytorch-mlp-ddp.yaml", "--service", "vertex",
+                 "--package-path", workdir / "examples" / "mlp" / "trainer", "--module-name",
+                 "trainer.task", "--job-dir", job_dir, "--", "--epochs", "2", "--hidden", "16",
+                 env={"GPUJOB_LOCAL_GPUS": ""})
     assert result.code == 4, result.out + result.err
     # the master says why, once; the worker, stopped as the master fails, may still be reporting
     # its own stop then (how far it got depends on the machine's load): it never says why again
     lines = result.out.splitlines()
     assert len([line for line in lines if "cannot resume" in line]) == 1, result.out
     (said,) = [line for line in lines
-               if line.startswith("master-replica-0 | ") and "rank " not in line]
-    assert said.startswith(f"master-replica-0 | cannot resume from {job_dir}/checkpoints/"
+               if line.startswith("workerpool0-0 | ") and "rank " not in line]
+    assert said.startswith(f"workerpool0-0 | cannot resume from {job_dir}/checkpoints/"
                            "epoch-0001.pt, which an earlier run left in --job-dir: not a "
                            "checkpoint of this model (")
     assert said.endswith(f"); give another --job-dir, or delete {job_dir}/checkpoints, to start "
                          "afresh")
+    # torch's reason, whole: its first line ends with a colon, the reason on the next
+    reason = said.split("not a checkpoint of this model (", 1)[1]
+    assert reason.startswith("Error(s) in loading state_dict for MLP: size mismatch for "), said
     assert "Traceback" not in result.out + result.err
 
 
-FOUR_T4 = """\
+# one replica of one process: it trains in the replica's own process
+ONE = """\
 trainingInput:
   scaleTier: CUSTOM
-  masterType: n1-highcpu-16
-  masterConfig:
-    acceleratorConfig: {count: 4, type: NVIDIA_TESLA_T4}
+  masterType: n1-standard-8
+  runtimeVersion: '2.11'
+  pythonModule: trainer.task
+"""
+
+
+@dataclass(frozen=True)
+class Killed:
+    """A run of --epochs 1000 stopped with Ctrl-C once it has saved an epoch (``killed``), on
+    one replica; then the README's job, two replicas, with --epochs N in its job dir, N the
+    epochs it saved (``again``): it finds them all in the checkpoint."""
+
+    job_dir: Path
+    killed: Ran
+    done: int  # the epochs the killed run saved
+    written: int  # when it saved the last (st_mtime_ns)
+    again: Ran
+
+
+@pytest.fixture(scope="module")
+def killed(tmp_path_factory: pytest.TempPathFactory) -> Killed:
+    """One killed run and one run after it, for the tests that look at them. They share an
+    xdist group, so that one worker runs them once."""
+    tmp = tmp_path_factory.mktemp("killed")
+    env, job_dir, config = clean_env(tmp), tmp / "job", tmp / "one.yaml"
+    config.write_text(ONE, encoding="utf-8")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gpujob", "local", str(config), "--service", "ai-platform",
+         "--package-path", str(PACKAGE), "--job-dir", str(job_dir), "--", "--epochs", "1000",
+         *SMALL], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    assert proc.stdout is not None
+    watchdog = threading.Timer(300, proc.kill)  # a hung run fails the tests instead of CI
+    watchdog.start()
+    seen = []
+    try:
+        for line in proc.stdout:  # until the first checkpoint has been written
+            seen.append(line)
+            if line.startswith("master-replica-0 | epoch 1/1000:"):
+                break
+        else:
+            raise AssertionError(proc.communicate())
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        watchdog.cancel()
+    done = max(checkpoints(job_dir), default=0)
+    written = (job_dir / "checkpoints" / f"epoch-{done:04d}.pt").stat().st_mtime_ns
+    again = local(ROOT / "configs" / "pytorch-mlp-ddp.yaml", "--service", "vertex",
+                  "--package-path", PACKAGE, "--module-name", "trainer.task", "--job-dir",
+                  job_dir, "--", "--epochs", done, *SMALL, env=env)
+    return Killed(job_dir, Ran(proc.returncode, "".join(seen) + out, err), done, written, again)
+
+
+KILLED = pytest.mark.xdist_group("example-killed")
+
+
+@pytest.mark.slow
+@KILLED
+def test_a_killed_run_keeps_the_checkpoint_of_its_last_epoch(killed: Killed):
+    """Ctrl-C: gpujob stops the replica (which finishes its epoch and saves it: see
+    test_preemption_drill.py) and exits 130; every epoch the run finished is in its job dir, and
+    the checkpoint loads: the run after it finds its epochs there (a torn file would be "cannot
+    resume", exit 4). test_a_run_given_more_epochs_resumes_from_its_last_checkpoint trains on
+    from a checkpoint, and the drill from one a stopped run saved."""
+    assert killed.killed.code == 130, killed.killed.out + killed.killed.err
+    assert 1 <= killed.done < 1000
+    metrics = json.loads((killed.job_dir / "metrics.json").read_text())
+    assert [e["epoch"] for e in metrics["epochs"]] == list(range(1, killed.done + 1))
+    assert not [p for p in killed.job_dir.rglob("*") if p.name.endswith(".tmp")]
+    assert killed.again.code == 0, killed.again.out + killed.again.err
+    assert (f"nothing to train: {killed.job_dir} has a checkpoint of {killed.done} epochs"
+            in killed.again.out)
+
+
+@pytest.mark.slow
+@KILLED
+def test_the_same_command_again_says_why_it_trains_nothing(killed: Killed):
+    """A run whose job dir has a checkpoint of all its --epochs ends at once, saying only
+    "nothing to do" once per rank."""
+    job_dir, done, again = killed.job_dir, killed.done, killed.again
+    assert again.code == 0, again.out + again.err
+    # rank 0 says why, once; the worker, which may be stopped as the master ends (gpujob gives
+    # it 2 s), never says it: its lines, in whatever order they come, are left out
+    lines = again.out.splitlines()
+    assert len([line for line in lines if "nothing to train" in line]) == 1, again.out
+    said = [line for line in lines
+            if line.startswith("workerpool0-0 | ") and "rank " not in line]
+    assert said == [f"workerpool0-0 | nothing to train: {job_dir} has a checkpoint of {done} "
+                    f"epochs, and --epochs is {done}; give --epochs N above {done} to train on, "
+                    "or another --job-dir to start afresh"]
+    assert (job_dir / "checkpoints" / f"epoch-{done:04d}.pt").stat().st_mtime_ns == \
+        killed.written
+
+
+@pytest.mark.slow
+def test_a_run_given_more_epochs_resumes_from_its_last_checkpoint(tmp_path: Path):
+    """docs/local.md's 3 epochs, then the same command with --epochs 5 (its transcript is
+    checked here, on this one run): the second run resumes from epoch 3's checkpoint and trains
+    epochs 4 and 5 alone."""
+    from test_readme import SHOWN_ROOT, pattern, run_in, transcript_run_by_a_test, workspace
+
+    transcript = transcript_run_by_a_test(*RESUMED)
+    workdir = workspace(tmp_path)
+    printed = []
+    for step in transcript.steps:
+        out, code = run_in(workdir, step.command)
+        assert pattern(step.expected).fullmatch(out), \
+            f"{RESUMED[0]}:{transcript.line}: $ {step.command}\n--- printed:\n{out}"
+        assert code == step.code == 0, out
+        printed.append(out.splitlines())
+    first, again = printed
+    assert epochs_trained(first, 3) == [1, 2, 3]
+    job_dir = workdir / "out" / "mlp"
+    assert (f"workerpool0-0 | resuming from {SHOWN_ROOT}/out/mlp/checkpoints/epoch-0003.pt (3 "
+            "epochs done; another --job-dir starts afresh)") in again
+    assert epochs_trained(again, 5) == [4, 5]
+    metrics = json.loads((job_dir / "metrics.json").read_text())
+    assert [e["epoch"] for e in metrics["epochs"]] == [1, 2, 3, 4, 5]
+    assert checkpoints(job_dir)[-1] == 5
+
+
+def epochs_trained(lines: list[str], epochs: int) -> list[int]:
+    """The epochs rank 0 (on workerpool0-0) says it trained, in order."""
+    return [int(m.group(1)) for line in lines
+            if (m := re.match(rf"workerpool0-0 \| epoch (\d+)/{epochs}: ", line))]
+
+
+MIXED = """\
+trainingInput:
+  scaleTier: CUSTOM
+  masterType: n1-standard-8
+  masterConfig: {acceleratorConfig: {count: 2, type: NVIDIA_TESLA_T4}}
+  workerCount: 1
+  workerType: n1-standard-8
+  workerConfig: {acceleratorConfig: {count: 1, type: NVIDIA_TESLA_T4}}
   runtimeVersion: '2.11'
   pythonModule: trainer.task
 """
 
 
 @pytest.mark.slow
-def test_a_replica_asking_for_4_gpus_starts_4_trainer_processes(cli, write, nvidia_smi,
-                                                                  tmp_path: Path):
-    """gpujob local gives the master the 4 GPUs that nvidia-smi (a stand-in) lists; the trainer
-    starts a process for each, ranks 0-3 of 4. This torch has no CUDA, so they train on the CPU
-    (a CUDA build puts each on its own GPU, with nccl)."""
-    nvidia_smi("printf '0\\n1\\n2\\n3\\n'")
+def test_a_replica_starts_a_process_per_gpu_and_all_are_one_world(cli, write, nvidia_smi,
+                                                                   tmp_path: Path):
+    """gpujob local gives the master 2 of the 3 GPUs that nvidia-smi (a stand-in) lists and the
+    worker the third; the trainer starts a process for each. Ranks follow replica order whatever
+    each replica runs: 2 processes on the master are ranks 0-1, the 1 on the worker is rank 2,
+    one world of 3. This torch has no CUDA, so they train on the CPU (a CUDA build puts each on
+    its own GPU, with nccl)."""
+    nvidia_smi("printf '0\\n1\\n2\\n'")
     job_dir = tmp_path / "job"
-    result = cli("local", write(FOUR_T4), "--package-path", PACKAGE, "--job-dir", job_dir, "--",
+    result = cli("local", write(MIXED), "--package-path", PACKAGE, "--job-dir", job_dir, "--",
                  "--epochs", "1", *SMALL)
     assert result.code == 0, result.out + result.err
     assert "warning" not in result.err
+    assert_no_stack_trace(result.err)
     lines = result.out.splitlines()
-    assert any(re.fullmatch(
-        r"master-replica-0 \| replica 0 of 1: 4 processes \(on the CPU, one per GPU in "
-        r"CUDA_VISIBLE_DEVICES=0,1,2,3: (torch \S+ is built without CUDA|torch finds no usable "
-        r"GPU)\), ranks 0-3 of 4 \(gloo\)", line) for line in lines), result.out
-    for rank in range(4):
-        assert (f"master-replica-0 | rank {rank} of 4 (replica 0, local rank {rank}), training "
-                "on cpu (gloo)") in lines
-        assert f"master-replica-0 | rank {rank}: epoch 1 trained on 256 of 1024 images" in lines
+    def why(gpus: str) -> str:
+        return (rf"on the CPU, one per GPU in CUDA_VISIBLE_DEVICES={gpus}: (torch \S+ is built "
+                r"without CUDA|torch finds no usable GPU)")
+
+    assert any(re.fullmatch(rf"master-replica-0 \| replica 0 of 2: 2 processes \({why('0,1')}\), "
+                            r"ranks 0-1 of 3 \(gloo\)", line) for line in lines), result.out
+    # the worker's own lines, in the order it wrote them
+    worker = [line for line in lines if line.startswith("worker-replica-0 | ")]
+    assert re.fullmatch(rf"worker-replica-0 \| replica 1 of 2: 1 process \({why('2')}\), rank 2 "
+                        r"of 3 \(gloo\)", worker[0]), result.out
+    assert worker[1] == ("worker-replica-0 | rank 2 of 3 (replica 1, local rank 0), training on "
+                         "cpu (gloo)")
+    for rank, name, local in ((0, "master", 0), (1, "master", 1), (2, "worker", 0)):
+        assert (f"{name}-replica-0 | rank {rank} of 3 (replica {rank // 2}, local rank {local}), "
+                "training on cpu (gloo)") in lines
+        # DistributedSampler pads to a multiple of the world: 342 each of 1024
+        assert f"{name}-replica-0 | rank {rank}: epoch 1 trained on 342 of 1024 images" in lines
     assert len([line for line in lines if " | epoch 1/1: " in line]) == 1  # rank 0's
     assert checkpoints(job_dir) == [1]
     metrics = json.loads((job_dir / "metrics.json").read_text())
-    assert (metrics["world_size"], metrics["replicas"]) == (4, 1)
+    assert (metrics["world_size"], metrics["replicas"]) == (3, 2)
 
 
 @pytest.mark.slow
-def test_the_processes_of_all_replicas_are_one_world(cli, tmp_path: Path):
-    """Two processes on each of the README job's replicas: ranks 0-1 on the master and 2-3 on
-    the worker (replica × 2 + local rank), as torchrun numbers them, in one world of 4."""
-    job_dir = tmp_path / "job"
-    result = cli("local", config(tmp_path), "--package-path", PACKAGE, "--job-dir", job_dir, "--",
-                 "--epochs", "1", "--nproc-per-replica", "2", *SMALL, env={"GPUJOB_LOCAL_GPUS": ""})
-    assert result.code == 0, result.out + result.err
-    assert_no_stack_trace(result.err)
-    lines = result.out.splitlines()
-    for replica, name in enumerate(("master-replica-0", "worker-replica-0")):
+def test_the_processes_of_all_replicas_are_one_world(tmp_path: Path):
+    """docs/local.md's two processes on each replica (its transcript is checked here, on this
+    one run): ranks 0-1 on the master and 2-3 on the worker (replica × 2 + local rank), as
+    torchrun numbers them, in one world of 4."""
+    from test_readme import pattern, run_in, transcript_run_by_a_test, workspace
+
+    transcript = transcript_run_by_a_test(*WORLD_OF_4)
+    (step,) = transcript.steps
+    workdir = workspace(tmp_path)
+    out, code = run_in(workdir, step.command)
+    assert pattern(step.expected).fullmatch(out), \
+        f"{WORLD_OF_4[0]}:{transcript.line}: $ {step.command}\n--- printed:\n{out}"
+    assert code == step.code == 0, out
+    assert_no_stack_trace(out)
+    lines = out.splitlines()
+    for replica, name in enumerate(("workerpool0-0", "workerpool1-0")):
         assert (f"{name} | replica {replica} of 2: 2 processes (--nproc-per-replica, on the "
                 f"CPU), ranks {2 * replica}-{2 * replica + 1} of 4 (gloo)") in lines
         for local in range(2):
             rank = 2 * replica + local
             assert (f"{name} | rank {rank} of 4 (replica {replica}, local rank {local}), "
                     "training on cpu (gloo)") in lines
-            assert f"{name} | rank {rank}: epoch 1 trained on 256 of 1024 images" in lines
-    assert any(line.startswith("master-replica-0 | epoch 1/1: loss ") for line in lines)
-    metrics = json.loads((job_dir / "metrics.json").read_text())
+            assert f"{name} | rank {rank}: epoch 1 trained on 2048 of 8192 images" in lines
+    assert any(line.startswith("workerpool0-0 | epoch 1/3: loss ") for line in lines)
+    metrics = json.loads((workdir / "out" / "mlp4" / "metrics.json").read_text())
     assert (metrics["world_size"], metrics["replicas"]) == (4, 2)
 
 
@@ -281,38 +390,6 @@ def run_alone(job_dir: Path, *args: str, replica: dict[str, str] | None = None,
                              *SMALL, *args], cwd=PACKAGE.parent, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True, **popen)
-
-
-@pytest.mark.slow
-def test_replicas_that_run_different_numbers_of_processes_are_one_world(tmp_path: Path):
-    """Ranks follow replica order whatever each replica runs (as replicas with different GPU
-    counts would): 2 processes on replica 0 are ranks 0-1, the 1 on replica 1 is rank 2."""
-    job_dir = tmp_path / "job"
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = str(probe.getsockname()[1])
-    procs = [run_alone(job_dir, "--epochs", "1", "--nproc-per-replica", str(2 - rank),
-                       replica={"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": port,
-                                "WORLD_SIZE": "2", "RANK": str(rank)}) for rank in (0, 1)]
-    watchdog = threading.Timer(300, lambda: [os.kill(pid, signal.SIGKILL)
-                                             for pid in running(job_dir)])
-    watchdog.start()
-    try:
-        (out0, err0), (out1, err1) = (proc.communicate() for proc in procs)
-    finally:
-        watchdog.cancel()
-    assert [proc.returncode for proc in procs] == [0, 0], err0 + err1
-    assert_no_stack_trace(err0 + err1)
-    lines = out0.splitlines()
-    assert ("replica 0 of 2: 2 processes (--nproc-per-replica, on the CPU), ranks 0-1 of 3 "
-            "(gloo)") in lines
-    assert "rank 1 of 3 (replica 0, local rank 1), training on cpu (gloo)" in lines
-    assert out1.splitlines()[:2] == [
-        "replica 1 of 2: 1 process (--nproc-per-replica, on the CPU), rank 2 of 3 (gloo)",
-        "rank 2 of 3 (replica 1, local rank 0), training on cpu (gloo)"]
-    assert "rank 2: epoch 1 trained on 342 of 1024 images" in out1.splitlines()
-    metrics = json.loads((job_dir / "metrics.json").read_text())
-    assert (metrics["world_size"], metrics["replicas"]) == (3, 2)
 
 
 def assert_no_stack_trace(err: str) -> None:
@@ -347,22 +424,57 @@ ENDINGS = {  # what a training process does, and how it must end: as Python woul
 }
 
 
+# each ending in a process of its own, forked from one that has imported the trainer (and torch,
+# seconds of CPU) once: what it prints goes to files of its own; its code, stdout and stderr
+ENDED = """\
+import atexit, json, os, sys, tempfile
+from trainer import launch
+ended = {}
+for name, body in json.loads(sys.argv[1]).items():
+    out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if not pid:
+        os.dup2(out.fileno(), 1)
+        os.dup2(err.fileno(), 2)
+        atexit.register(lambda: print('finalized'))
+        exec(f"def work():\\n    {body}\\n")
+        launch.end_after(work)
+    status = os.waitpid(pid, 0)[1]
+    out.seek(0)
+    err.seek(0)
+    ended[name] = [os.waitstatus_to_exitcode(status), out.read().decode(), err.read().decode()]
+print(json.dumps(ended))
+"""
+
+
+@pytest.fixture(scope="module")
+def ended() -> dict[str, list[Any]]:
+    """How each of ENDINGS' processes ended: [code, stdout, stderr]. The tests share an xdist
+    group, so that one worker runs them and the script once."""
+    bodies = {name: body for name, (body, *_) in ENDINGS.items()}
+    done = subprocess.run([sys.executable, "-c", ENDED, json.dumps(bodies)], cwd=PACKAGE.parent,
+                          text=True, capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    found: dict[str, list[Any]] = json.loads(done.stdout)
+    return found
+
+
 @pytest.mark.slow
+@pytest.mark.xdist_group("example-endings")
 @pytest.mark.parametrize("ending", ENDINGS)
-def test_a_training_process_ends_as_python_would_without_finalizing_it(ending: str):
+def test_a_training_process_ends_as_python_would_without_finalizing_it(ending: str,
+                                                                       ended: dict[str, Any]):
     """A process of the world ends with os._exit once it has trained (launch.end_after: gloo's
     threads, which DDP keeps alive, must not meet Python's finalization), and still ends as
     Python would: its code, its message or traceback, what it printed; no atexit runs."""
-    body, code, out, err_end = ENDINGS[ending]
-    script = ("import atexit\nfrom trainer import launch\n"
-              "atexit.register(lambda: print('finalized'))\n"
-              f"def work():\n    {body}\nlaunch.end_after(work)\n")
-    done = subprocess.run([sys.executable, "-c", script], cwd=PACKAGE.parent, text=True,
-                          capture_output=True, timeout=120)
-    assert (done.returncode, done.stdout) == (code, out), done.stderr
-    assert done.stderr.endswith(err_end), done.stderr
+    _, code, out, err_end = ENDINGS[ending]
+    returncode, stdout, stderr = ended[ending]
+    assert (returncode, stdout) == (code, out), stderr
+    assert stderr.endswith(err_end), stderr
     if ending == "an exception":
-        assert done.stderr.startswith("Traceback (most recent call last):"), done.stderr
+        assert stderr.startswith("Traceback (most recent call last):"), stderr
 
 
 @pytest.mark.slow

@@ -106,10 +106,18 @@ def workspace(tmp_path: Path) -> Path:
 ALL_TRANSCRIPTS = [transcript for page in PAGES for transcript in
                    transcripts(page.read_text(encoding="utf-8"), page_name(page))]
 # transcripts a test of their own runs, checking the page's text and more on the one run (each
-# is a minute of CPU on torch): (page, first command) -> the test
+# starts processes that import torch, seconds of CPU each, so no other test repeats them):
+# (page, first command) -> the test
+EXAMPLE = ("gpujob local configs/pytorch-mlp-ddp.yaml --package-path examples/mlp/trainer "
+           "--module-name trainer.task")
 RUN_BY_TESTS = {
-    ("docs/local.md", "gpujob local configs/pytorch-mlp-ddp.yaml --package-path examples/mlp/"
-     "trainer --module-name trainer.task --job-dir out/drill --job-id mlp_drill --preempt-after "
+    ("README.md", f"{EXAMPLE} --job-dir out/mlp --job-id mlp_demo -- --epochs 1"):
+        "test_example_trainer.py::test_the_example_trains_an_epoch_on_two_cpu_processes",
+    ("docs/local.md", f"{EXAMPLE} --job-dir out/mlp --job-id mlp_demo"):
+        "test_example_trainer.py::test_a_run_given_more_epochs_resumes_from_its_last_checkpoint",
+    ("docs/local.md", f"{EXAMPLE} --job-dir out/mlp4 -- --nproc-per-replica 2 --epochs 3"):
+        "test_example_trainer.py::test_the_processes_of_all_replicas_are_one_world",
+    ("docs/local.md", f"{EXAMPLE} --job-dir out/drill --job-id mlp_drill --preempt-after "
      "'checkpoints/epoch-*.pt' --recover 1 -- --epochs 1000"):
         "test_preemption_drill.py::test_the_example_trainer_resumes_from_the_epoch_it_saved_"
         "on_sigterm",

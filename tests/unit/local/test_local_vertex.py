@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -204,32 +205,38 @@ def test_without_a_job_dir_a_new_one_stands_in_for_the_base_output_directory(tmp
     assert the_plan.command("workerpool0-0")[-2:] == ["--job-dir", the_plan.job_dir]
 
 
-ROOT = Path(__file__).resolve().parents[3]
-EXAMPLE = ROOT / "configs" / "pytorch-mlp-ddp-vertex.yaml"
+CONFIGS = Path(__file__).resolve().parents[3] / "configs"
 
 
-@pytest.mark.slow
-def test_the_example_trainer_trains_as_vertex_runs_it(cli, tmp_path: Path):
-    """The Vertex config of the PyTorch example, run here on the CPU: each replica finds its
-    rank in Vertex's variables, and the arguments are those its container would get."""
+def test_the_examples_vertex_config_runs_here_as_the_readmes_config_does(cli, tmp_path: Path):
+    """configs/pytorch-mlp-ddp-vertex.yaml, the PyTorch example's config for Vertex AI, gives
+    each replica what the README's configs/pytorch-mlp-ddp.yaml gives it under Vertex AI: the
+    same variables and arguments (the recorder, in the trainer's place, says which). So the
+    README's run of the example trainer, on the CPU (test_example_trainer.py::test_the_example_
+    trains_an_epoch_on_two_cpu_processes), is this config's too: each replica finds its rank in
+    Vertex's variables, and the arguments are those its container would get (one run of it,
+    whose processes import torch, serves both)."""
     job_dir = tmp_path / "job"
-    result = cli("local", EXAMPLE, "--service", "vertex", "--package-path",
-                 ROOT / "examples" / "mlp" / "trainer", "--module-name", "trainer.task",
-                 "--job-dir", job_dir, "--job-id", "mlp_vertex", "--", "--epochs", "1",
-                 "--train-size", "1024", "--test-size", "256", env={"GPUJOB_LOCAL_GPUS": ""})
-    code, out, err = result.code, result.out, result.err
-    assert code == 0, out + err
-    lines = out.splitlines()
-    assert "workerpool0-0 | replica 0 of 2: 1 process (no GPU), rank 0 of 2 (gloo)" in lines
-    assert "workerpool1-0 | replica 1 of 2: 1 process (no GPU), rank 1 of 2 (gloo)" in lines
-    assert "workerpool0-0 | rank 0: epoch 1 trained on 512 of 1024 images" in lines
-    assert "workerpool1-0 | rank 1: epoch 1 trained on 512 of 1024 images" in lines
-    assert any(line.startswith("workerpool0-0 | epoch 1/1: loss ") and line.endswith(
-        f"saved {job_dir}/checkpoints/epoch-0001.pt") for line in lines), out
-    metrics = json.loads((job_dir / "metrics.json").read_text())
-    assert (metrics["world_size"], metrics["replicas"]) == (2, 2)
-    assert err.endswith("Job mlp_vertex succeeded: workerpool0-0 exited with code 0\n")
-    assert "pythonModule is not sent" not in err  # it runs in the container's place only here
+    seen_by = {}
+    for name in ("pytorch-mlp-ddp.yaml", "pytorch-mlp-ddp-vertex.yaml"):
+        result = cli("local", CONFIGS / name, "--service", "vertex", "--package-path", RECORDER,
+                     "--module-name", "recorder.task", "--job-dir", job_dir, "--job-id",
+                     "mlp_vertex", "--", "--epochs", "1", "--expect", "2",
+                     env={"GPUJOB_LOCAL_GPUS": ""})
+        assert result.code == 0, result.err
+        assert result.err.endswith("Job mlp_vertex succeeded: workerpool0-0 exited with code 0\n")
+        assert "pythonModule is not sent" not in result.err  # it runs in the container's place
+        # the same but for the free ports each run found
+        seen_by[name] = {task: {"argv": r["argv"], "cwd": r["cwd"], "env": {
+            k: "PORT" if k.endswith("PORT") else re.sub(r"(?<=localhost:)\d+", "PORT", v)
+            for k, v in r["env"].items()}} for task, r in seen(job_dir).items()}
+        shutil.rmtree(job_dir / "seen")
+    readme, vertex = seen_by.values()
+    assert sorted(vertex) == ["chief-0", "worker-0"]
+    assert [vertex[t]["env"]["RANK"] for t in ("chief-0", "worker-0")] == ["0", "1"]
+    assert vertex["worker-0"]["argv"] == ["--epochs", "1", "--expect", "2", "--job-dir",
+                                          str(job_dir)]
+    assert vertex == readme
 
 
 def test_a_local_run_loads_no_client_of_the_service(write, tmp_path: Path):

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from jobs import CLUSTER, RECORDER
 
 
@@ -47,28 +46,7 @@ def test_every_replica_sees_what_its_pod_would(cli, write, tmp_path: Path):
     assert records["chief-0"]["argv"][-2:] == ["--job-dir", str(job_dir)]
 
 
-TORCHRUN = Path(RECORDER).parent / "torchrun_world"
-
-
-@pytest.mark.slow
-def test_a_plain_torchrun_on_each_replica_forms_one_world_split_evenly(cli, write,
-                                                                        tmp_path: Path):
-    """Two replicas with 2 GPUs each run ``torchrun -m worker`` with no flags: torchrun reads
-    PET_NNODES, PET_NODE_RANK, PET_MASTER_ADDR/PORT and PET_NPROC_PER_NODE, so the 4 processes
-    are one world, ranks 0-1 on the master and 2-3 on the worker."""
-    two = {"scaleTier": "CUSTOM", "masterType": "n1-standard-8",
-           "masterConfig": {"acceleratorConfig": {"count": 2, "type": "NVIDIA_TESLA_T4"}},
-           "workerCount": 1, "workerType": "n1-standard-8",
-           "workerConfig": {"acceleratorConfig": {"count": 2, "type": "NVIDIA_TESLA_T4"}},
-           "pythonModule": "torchrun_world.task"}
-    config = write(json.dumps({"jobId": "torchrun_job", "trainingInput": two}))
-    job_dir = tmp_path / "job-dir"
-    result = cli("local", config, "--service", "gke", "--package-path", str(TORCHRUN),
-                 "--job-dir", str(job_dir), env={"GPUJOB_LOCAL_GPUS": "0,1,2,3"})
-    assert result.code == 0, result.out + result.err
-    seen = sorted((json.loads(p.read_text()) for p in (job_dir / "world").glob("*.json")),
-                  key=lambda r: r["rank"])
-    assert [(r["rank"], r["node_rank"], r["local_rank"]) for r in seen] == \
-        [(0, 0, 0), (1, 0, 1), (2, 1, 0), (3, 1, 1)]
-    assert {r["world_size"] for r in seen} == {4}
-    assert {r["sum"] for r in seen} == {0 + 1 + 2 + 3}  # one all-reduce over both replicas
+# A plain torchrun on each replica forming one world from the PET_* variables (ranks, node ranks,
+# local ranks, one all-reduce over both replicas) is tested with the example trainer, on one run:
+# test_two_replicas_under_plain_torchrun_train_one_world_split_evenly in
+# tests/e2e/test_example_torchrun.py (each process imports torch: one run serves both).
