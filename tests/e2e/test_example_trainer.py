@@ -7,8 +7,10 @@ job, from the service's variables.
 
 Every process of a run imports torch (seconds of CPU each), so runs serve several tests: the
 README's and docs/local.md's transcripts are run here, each by the test that checks its text
-(test_readme.RUN_BY_TESTS), and module-scoped fixtures share a run among the tests that look at
-it. Small data keeps the other runs to a few seconds."""
+(test_readme.RUN_BY_TESTS), and a run the tests that look at it share is made once per test run
+(``once``: whichever xdist worker asks first; the others read what it left). A test that runs
+again in a shared run's job dir works on a copy. Small data keeps the other runs to a few
+seconds."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import importlib.util
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -26,6 +29,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
+from once import once
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "examples" / "mlp" / "trainer"
@@ -88,21 +92,20 @@ class Trained:
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory: pytest.TempPathFactory) -> Trained:
     """The README's transcript, run once for the tests that look at it or start from it (the
-    first checks the README's text). They share an xdist group, so that one worker runs them
-    and trains once."""
+    first checks the README's text)."""
     from test_readme import run_in, transcript_run_by_a_test, workspace
 
     (step,) = transcript_run_by_a_test(*README).steps
-    workdir = workspace(tmp_path_factory.mktemp("trained"))
-    out, code = run_in(workdir, step.command)
-    return Trained(step, out, code, workdir)
 
+    def run(directory: Path) -> dict[str, Any]:
+        out, code = run_in(workspace(directory), step.command)
+        return {"out": out, "code": code}
 
-TRAINED = pytest.mark.xdist_group("example-trained")
+    directory, ran = once(tmp_path_factory, "trained", run)
+    return Trained(step, ran["out"], ran["code"], directory / "gpujob")
 
 
 @pytest.mark.slow
-@TRAINED
 def test_the_example_trains_an_epoch_on_two_cpu_processes(trained: Trained):
     """The README's run (its transcript is checked here, on this one run): two replicas on the
     CPU, one process each, DDP over DistributedSampler shards, a checkpoint of the epoch."""
@@ -141,10 +144,12 @@ def test_the_example_trains_an_epoch_on_two_cpu_processes(trained: Trained):
 
 
 @pytest.mark.slow
-@TRAINED
-def test_a_checkpoint_of_another_model_is_a_one_line_error(cli, trained: Trained):
-    job_dir, workdir = trained.job_dir, trained.workdir
+def test_a_checkpoint_of_another_model_is_a_one_line_error(cli, trained: Trained,
+                                                          tmp_path: Path):
     assert trained.code == 0, trained.out
+    workdir = trained.workdir
+    job_dir = tmp_path / "mlp"  # the README run's, copied: other tests read that one
+    shutil.copytree(trained.job_dir, job_dir)
     result = cli("local", workdir / "configs" / "pytorch-mlp-ddp.yaml", "--service", "vertex",
                  "--package-path", workdir / "examples" / "mlp" / "trainer", "--module-name",
                  "trainer.task", "--job-dir", job_dir, "--", "--epochs", "2", "--hidden", "16",
@@ -192,9 +197,14 @@ class Killed:
 
 @pytest.fixture(scope="module")
 def killed(tmp_path_factory: pytest.TempPathFactory) -> Killed:
-    """One killed run and one run after it, for the tests that look at them. They share an
-    xdist group, so that one worker runs them once."""
-    tmp = tmp_path_factory.mktemp("killed")
+    """One killed run and one run after it, for the tests that look at them."""
+    directory, ran = once(tmp_path_factory, "killed", kill_and_run_again)
+    return Killed(directory / "job", Ran(*ran["killed"]), ran["done"], ran["written"],
+                  Ran(*ran["again"]))
+
+
+def kill_and_run_again(tmp: Path) -> dict[str, Any]:
+    """``killed``'s two runs, in ``tmp``: what ``Killed`` holds, as JSON."""
     env, job_dir, config = clean_env(tmp), tmp / "job", tmp / "one.yaml"
     config.write_text(ONE, encoding="utf-8")
     proc = subprocess.Popen(
@@ -221,14 +231,11 @@ def killed(tmp_path_factory: pytest.TempPathFactory) -> Killed:
     again = local(ROOT / "configs" / "pytorch-mlp-ddp.yaml", "--service", "vertex",
                   "--package-path", PACKAGE, "--module-name", "trainer.task", "--job-dir",
                   job_dir, "--", "--epochs", done, *SMALL, env=env)
-    return Killed(job_dir, Ran(proc.returncode, "".join(seen) + out, err), done, written, again)
-
-
-KILLED = pytest.mark.xdist_group("example-killed")
+    return {"killed": [proc.returncode, "".join(seen) + out, err], "done": done,
+            "written": written, "again": list(again)}
 
 
 @pytest.mark.slow
-@KILLED
 def test_a_killed_run_keeps_the_checkpoint_of_its_last_epoch(killed: Killed):
     """Ctrl-C: gpujob stops the replica (which finishes its epoch and saves it: see
     test_preemption_drill.py) and exits 130; every epoch the run finished is in its job dir, and
@@ -246,7 +253,6 @@ def test_a_killed_run_keeps_the_checkpoint_of_its_last_epoch(killed: Killed):
 
 
 @pytest.mark.slow
-@KILLED
 def test_the_same_command_again_says_why_it_trains_nothing(killed: Killed):
     """A run whose job dir has a checkpoint of all its --epochs ends at once, saying only
     "nothing to do" once per rank."""
@@ -450,19 +456,21 @@ print(json.dumps(ended))
 
 
 @pytest.fixture(scope="module")
-def ended() -> dict[str, list[Any]]:
-    """How each of ENDINGS' processes ended: [code, stdout, stderr]. The tests share an xdist
-    group, so that one worker runs them and the script once."""
-    bodies = {name: body for name, (body, *_) in ENDINGS.items()}
-    done = subprocess.run([sys.executable, "-c", ENDED, json.dumps(bodies)], cwd=PACKAGE.parent,
-                          text=True, capture_output=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    found: dict[str, list[Any]] = json.loads(done.stdout)
-    return found
+def ended(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Any]]:
+    """How each of ENDINGS' processes ended: [code, stdout, stderr] (one script for them all,
+    run once)."""
+    def run(_: Path) -> dict[str, list[Any]]:
+        bodies = {name: body for name, (body, *_) in ENDINGS.items()}
+        done = subprocess.run([sys.executable, "-c", ENDED, json.dumps(bodies)],
+                              cwd=PACKAGE.parent, text=True, capture_output=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        found: dict[str, list[Any]] = json.loads(done.stdout)
+        return found
+
+    return once(tmp_path_factory, "ended", run)[1]
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("example-endings")
 @pytest.mark.parametrize("ending", ENDINGS)
 def test_a_training_process_ends_as_python_would_without_finalizing_it(ending: str,
                                                                        ended: dict[str, Any]):
