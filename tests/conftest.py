@@ -98,11 +98,12 @@ def _stop_signals_restored() -> Iterator[None]:
 
 @pytest.fixture(scope="session")
 def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """setuptools as a wheel, made from the test environment's own installation."""
+    """setuptools as a wheel, made from the test environment's own installation (its bytecode
+    with it: each build's isolated environment would compile it again)."""
     from fakes.wheels import wheel_from_installed
 
     out = tmp_path_factory.mktemp("wheelhouse")
-    wheel_from_installed("setuptools", out)
+    wheel_from_installed("setuptools", out, compiled=True)
     return out
 
 
@@ -118,6 +119,9 @@ def offline_builds(wheelhouse: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("PIP_NO_INDEX", "1")
     monkeypatch.setenv("PIP_FIND_LINKS", str(wheelhouse))
     monkeypatch.setenv("PIP_DISABLE_PIP_VERSION_CHECK", "1")
+    # nor does it compile the modules it installs (pip's own build environments, a local run's
+    # packages): the wheelhouse's come compiled, and the rest are compiled as they are imported
+    monkeypatch.setenv("PIP_NO_COMPILE", "1")
     return wheelhouse
 
 
