@@ -20,12 +20,15 @@ from pathlib import Path
 _INSTALL_ONLY = {"RECORD", "INSTALLER", "REQUESTED", "direct_url.json"}
 
 
-def wheel_from_installed(name: str, out: Path, *, compiled: bool = False) -> Path:
+def wheel_from_installed(name: str, out: Path, *, compiled: bool = False,
+                         extras: bool = True) -> Path:
     """The wheel of the installed distribution ``name``, written to ``out``. ``compiled``: its
     modules' bytecode goes in too, as unchecked hash-based .pyc files (PEP 552) that hold
     wherever pip puts the sources: an environment that pip fills with ``--no-compile`` (pypa/build
     fills its isolated one so), under PYTHONDONTWRITEBYTECODE, would compile every module it
-    imports, in every process, again (setuptools: a quarter of each trainer package build)."""
+    imports, in every process, again (setuptools: a quarter of each trainer package build).
+    ``extras=False``: its metadata leaves out the requirements of its extras, which pip parses
+    on every install whether or not they are asked for (setuptools' 50: a tenth of a build)."""
     dist = metadata.distribution(name)
     files = dist.files or []
     info = next(f.parent.name for f in files if f.parent.name.endswith(".dist-info"))
@@ -38,6 +41,10 @@ def wheel_from_installed(name: str, out: Path, *, compiled: bool = False) -> Pat
         if file.parent.name == info and file.name in _INSTALL_ONLY:
             continue
         contents[path] = Path(str(dist.locate_file(file))).read_bytes()
+        if not extras and path == f"{info}/METADATA":
+            contents[path] = b"".join(line for line in contents[path].splitlines(keepends=True)
+                                      if not (line.startswith(b"Requires-Dist:")
+                                              and b"extra ==" in line))
         if compiled and path.endswith(".py"):
             pyc = _unchecked_pyc(Path(str(dist.locate_file(file))), contents[path])
             if pyc is not None:
