@@ -32,8 +32,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """gpujob's modules and the example trainer's, byte-compiled once before any test starts a
-    process that imports them, as ``pip install`` compiles what it installs: an editable
+    """gpujob's modules, the example trainer's and the test trainers' (tests/trainers: the
+    recorder runs as every replica of the local-run tests), byte-compiled once before any test
+    starts a process that imports them, as ``pip install`` compiles what it installs: an editable
     install compiles neither, and under PYTHONDONTWRITEBYTECODE=1 (this project's machines set
     it) every ``python -m gpujob`` a test starts would compile them again, a third of its CPU.
     (pytest's xdist workers find them done by the process that started them.)"""
@@ -41,7 +42,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
     if hasattr(session.config, "workerinput"):
         return
-    for package in (ROOT / "gpujob", ROOT / "examples" / "mlp" / "trainer"):
+    for package in (ROOT / "gpujob", ROOT / "examples" / "mlp" / "trainer",
+                    ROOT / "tests" / "trainers"):
         compileall.compile_dir(package, quiet=2)  # a read-only checkout: each compiles its own
 
 
