@@ -123,8 +123,9 @@ def offline_builds(wheelhouse: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("PIP_FIND_LINKS", str(wheelhouse))
     monkeypatch.setenv("PIP_DISABLE_PIP_VERSION_CHECK", "1")
     # nor does it compile the modules it installs (pip's own build environments, a local run's
-    # packages): the wheelhouse's come compiled, and the rest are compiled as they are imported
-    monkeypatch.setenv("PIP_NO_COMPILE", "1")
+    # packages): the wheelhouse's come compiled, and the rest are compiled as they are imported.
+    # "0" is pip's spelling of --no-compile in the environment (.ci/run says why).
+    monkeypatch.setenv("PIP_NO_COMPILE", "0")
     return wheelhouse
 
 
