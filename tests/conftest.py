@@ -32,8 +32,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """gpujob's modules and the example trainer's, byte-compiled once before any test starts a
-    process that imports them, as ``pip install`` compiles what it installs: an editable
+    """gpujob's modules, the example trainer's and the test trainers' (tests/trainers: the
+    recorder runs as every replica of the local-run tests), byte-compiled once before any test
+    starts a process that imports them, as ``pip install`` compiles what it installs: an editable
     install compiles neither, and under PYTHONDONTWRITEBYTECODE=1 (this project's machines set
     it) every ``python -m gpujob`` a test starts would compile them again, a third of its CPU.
     (pytest's xdist workers find them done by the process that started them.)"""
@@ -41,7 +42,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
     if hasattr(session.config, "workerinput"):
         return
-    for package in (ROOT / "gpujob", ROOT / "examples" / "mlp" / "trainer"):
+    for package in (ROOT / "gpujob", ROOT / "examples" / "mlp" / "trainer",
+                    ROOT / "tests" / "trainers"):
         compileall.compile_dir(package, quiet=2)  # a read-only checkout: each compiles its own
 
 
@@ -98,11 +100,13 @@ def _stop_signals_restored() -> Iterator[None]:
 
 @pytest.fixture(scope="session")
 def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """setuptools as a wheel, made from the test environment's own installation."""
+    """setuptools as a wheel, made from the test environment's own installation (its bytecode
+    with it: each build's isolated environment would compile it again; without its extras'
+    requirements, which no build asks for)."""
     from fakes.wheels import wheel_from_installed
 
     out = tmp_path_factory.mktemp("wheelhouse")
-    wheel_from_installed("setuptools", out)
+    wheel_from_installed("setuptools", out, compiled=True, extras=False)
     return out
 
 
@@ -118,6 +122,10 @@ def offline_builds(wheelhouse: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("PIP_NO_INDEX", "1")
     monkeypatch.setenv("PIP_FIND_LINKS", str(wheelhouse))
     monkeypatch.setenv("PIP_DISABLE_PIP_VERSION_CHECK", "1")
+    # nor does it compile the modules it installs (pip's own build environments, a local run's
+    # packages): the wheelhouse's come compiled, and the rest are compiled as they are imported.
+    # "0" is pip's spelling of --no-compile in the environment (.ci/run says why).
+    monkeypatch.setenv("PIP_NO_COMPILE", "0")
     return wheelhouse
 
 
