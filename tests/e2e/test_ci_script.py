@@ -39,11 +39,11 @@ def test_ci_runs_the_readmes_command_and_removes_its_site(tmp_path: Path):
                                            "PYTHONDONTWRITEBYTECODE": "1"})
     assert done.returncode == 0, done.stderr
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert ("python3 -m venv .venv && .venv/bin/pip install -e '.[test]' && .venv/bin/pytest"
-            in readme)
+    assert ("python3 -m venv .venv && .venv/bin/pip install -U pip && .venv/bin/pip install -e "
+            "'.[test]' && .venv/bin/pytest" in readme)
     lines = calls.read_text(encoding="utf-8").splitlines()
-    assert lines[:5] == ["python3 -m venv .venv", "pip install -e .[test]", "pytest ",
-                         "ruff check .", "mypy gpujob"]
+    assert lines[:6] == ["python3 -m venv .venv", "pip install -U pip", "pip install -e .[test]",
+                         "pytest ", "ruff check .", "mypy gpujob"]
     assert (tmp_path / "calls.pip-env").read_text(encoding="utf-8") == (
         "PIP_NO_COMPILE=0 PYTHONDONTWRITEBYTECODE=\n")
     (docs,) = [line for line in lines if line.startswith("mkdocs ")]
