@@ -7,6 +7,7 @@ same baseOutputDirectory; the trainer's own failure is not; --recover-on-exit-co
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from conftest import PROJECT, PROJECT_NUMBER, REGION
@@ -293,15 +294,25 @@ def test_a_lost_create_answer_during_recovery_still_makes_one_job_for_the_attemp
     assert "was already created by an earlier attempt of this submission" in result.err
 
 
-def test_wait_takes_over_a_running_job_and_recovers_it(cli, google, key, vertex, vertex_job,
-                                                      clock):
-    job = vertex_job(state="JOB_STATE_RUNNING", labels={"gpujob-submission": "sub-1"})
+def _wait_recovers(cli, google, vertex, vertex_job, labels: dict[str, str]) -> tuple[
+        dict[str, Any], Any, Any]:
+    """A running job with ``labels``, preempted after an hour; ``wait --recover 1`` of it, which
+    succeeds: the job, wait's result and its one create."""
+    job = vertex_job(state="JOB_STATE_RUNNING", labels=labels)
     job_id = job["name"].rsplit("/", 1)[1]
     vertex.script(job_id, Step("JOB_STATE_FAILED", error=preempted(REGION), ran=HOUR))
     vertex.create_scripts.append(SUCCEEDS)
     result = cli("wait", job_id, *VERTEX, "--region", REGION, "--recover", "1")
     assert result.code == 0, result.err
     (create,) = _creates(google)
+    return job, result, create
+
+
+def test_wait_takes_over_a_running_job_and_recovers_it(cli, google, key, vertex, vertex_job,
+                                                      clock):
+    job, result, create = _wait_recovers(cli, google, vertex, vertex_job,
+                                         {"gpujob-submission": "sub-1"})
+    job_id = job["name"].rsplit("/", 1)[1]
     assert create.body["labels"]["gpujob-lineage"] == "sub-1"
     assert create.body["labels"]["gpujob-attempt"] == "2"
     assert create.body["labels"]["gpujob-submission"] != "sub-1"
@@ -318,13 +329,8 @@ def test_wait_recover_of_a_job_gpujob_did_not_submit_names_the_lineage_by_its_id
     """A job without gpujob's labels (made elsewhere) cannot be labelled after its creation
     (customJobs has no patch): its later attempts carry its ID as their lineage, so describe
     of one reads the original by that ID; describe of the original cannot know of them."""
-    job = vertex_job(state="JOB_STATE_RUNNING", labels={})
+    job, result, create = _wait_recovers(cli, google, vertex, vertex_job, {})
     job_id = job["name"].rsplit("/", 1)[1]
-    vertex.script(job_id, Step("JOB_STATE_FAILED", error=preempted(REGION), ran=HOUR))
-    vertex.create_scripts.append(SUCCEEDS)
-    result = cli("wait", job_id, *VERTEX, "--region", REGION, "--recover", "1")
-    assert result.code == 0, result.err
-    (create,) = _creates(google)
     labels = create.body["labels"]
     assert (labels["gpujob-lineage"], labels["gpujob-attempt"]) == (job_id, "2")
     assert labels["gpujob-regions"] == REGION
