@@ -127,16 +127,25 @@ def off_body(cli, write) -> dict[str, Any]:
     return unlabelled(yaml.safe_load(off.out))
 
 
-def test_networks_the_user_may_not_read_get_the_gpudirect_off_jobset_and_a_warning(
-        cluster, cli, write):
-    """Unknown is not "has": pods naming networks the cluster may lack would never start."""
-    for net in MEGA:
+def submit_off_after_a_failed_read(cluster, cli, write, networks: list[str], path: str,
+                                   reply: Reply) -> Any:
+    """A submit of an A3 Mega job to a cluster with ``networks``, whose read of ``path`` gets
+    ``reply``: it succeeds with the JobSet --gpudirect off sends; its result."""
+    for net in networks:
         kube_cluster.network(cluster, net)
-    cluster.inject("GET /apis/networking.gke.io/v1/networks/vpc1",
-                   Reply(403, status(403, "Forbidden", "networks is forbidden")))
+    cluster.inject(f"GET /apis/networking.gke.io/v1/{path}", reply)
     result = submit(cli, write, "a3-megagpu-8g")
     assert result.code == 0, result.err
     assert unlabelled(cluster.received[-1]) == off_body(cli, write)
+    return result
+
+
+def test_networks_the_user_may_not_read_get_the_gpudirect_off_jobset_and_a_warning(
+        cluster, cli, write):
+    """Unknown is not "has": pods naming networks the cluster may lack would never start."""
+    result = submit_off_after_a_failed_read(
+        cluster, cli, write, MEGA, "networks/vpc1",
+        Reply(403, status(403, "Forbidden", "networks is forbidden")))
     assert ("warning: --gpudirect auto: the cluster's networks vpc1..vpc8 could not be read "
             "(403 Forbidden: the kubeconfig's user may not read them): the JobSet goes without "
             "GPUDirect-TCPXO, as pods attached to networks the cluster may lack would never "
@@ -151,26 +160,18 @@ def test_networks_the_user_may_not_read_get_the_gpudirect_off_jobset_and_a_warni
 def test_a_network_known_missing_is_said_though_a_later_read_is_refused(cluster, cli, write):
     """vpc1 is missing and vpc2's GKENetworkParamSet may not be read: what is known missing is
     still missing (the JobSet goes without GPUDirect, naming vpc1)."""
-    for net in MEGA[1:]:
-        kube_cluster.network(cluster, net)
-    cluster.inject("GET /apis/networking.gke.io/v1/gkenetworkparamsets/vpc2",
-                   Reply(403, status(403, "Forbidden", "gkenetworkparamsets is forbidden")))
-    result = submit(cli, write, "a3-megagpu-8g")
-    assert result.code == 0, result.err
-    assert unlabelled(cluster.received[-1]) == off_body(cli, write)
+    result = submit_off_after_a_failed_read(
+        cluster, cli, write, MEGA[1:], "gkenetworkparamsets/vpc2",
+        Reply(403, status(403, "Forbidden", "gkenetworkparamsets is forbidden")))
     assert ("warning: --gpudirect auto: the cluster lacks the networks vpc1 (a Network and a "
             "GKENetworkParamSet each): the JobSet goes without GPUDirect-TCPXO") in result.err
     assert "could not be read" not in result.err
 
 
 def test_networks_whose_read_fails_get_the_gpudirect_off_jobset(cluster, cli, write):
-    for net in MEGA:
-        kube_cluster.network(cluster, net)
-    cluster.inject("GET /apis/networking.gke.io/v1/networks/vpc1",
-                   Reply(400, status(400, "BadRequest", "the server rejected our request")))
-    result = submit(cli, write, "a3-megagpu-8g")
-    assert result.code == 0, result.err
-    assert unlabelled(cluster.received[-1]) == off_body(cli, write)
+    result = submit_off_after_a_failed_read(
+        cluster, cli, write, MEGA, "networks/vpc1",
+        Reply(400, status(400, "BadRequest", "the server rejected our request")))
     assert ("warning: --gpudirect auto: the cluster's networks vpc1..vpc8 could not be read "
             "(read /apis/networking.gke.io/v1/networks/vpc1: the server rejected our request "
             "(400 Bad Request))") in " ".join(result.err.split())
