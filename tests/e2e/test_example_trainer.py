@@ -253,7 +253,7 @@ def test_a_killed_run_keeps_the_checkpoint_of_its_last_epoch(killed: Killed):
 
 
 @pytest.mark.slow
-def test_the_same_command_again_says_why_it_trains_nothing(killed: Killed):
+def test_a_job_dir_with_all_its_epochs_trains_nothing_and_says_why(killed: Killed):
     """A run whose job dir has a checkpoint of all its --epochs ends at once, saying only
     "nothing to do" once per rank."""
     job_dir, done, again = killed.job_dir, killed.done, killed.again
@@ -447,6 +447,7 @@ for name, body in json.loads(sys.argv[1]).items():
         atexit.register(lambda: print('finalized'))
         exec(f"def work():\\n    {body}\\n")
         launch.end_after(work)
+        os._exit(99)  # end_after returned: the child must not go on with the parent's loop
     status = os.waitpid(pid, 0)[1]
     out.seek(0)
     err.seek(0)

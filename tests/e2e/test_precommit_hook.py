@@ -117,8 +117,10 @@ def released(tmp_path: Path) -> Path:
 
 
 def test_the_hook_validates_job_configs_and_leaves_other_yaml_alone(
-        tmp_path: Path, wheelhouse: Path, monkeypatch: pytest.MonkeyPatch):
-    """The docs' .pre-commit-config.yaml, its repo a released gpujob, in a user's repo."""
+        tmp_path: Path, offline_builds: Path, monkeypatch: pytest.MonkeyPatch):
+    """The docs' .pre-commit-config.yaml, its repo a released gpujob, in a user's repo. pip
+    fills the hook's environment offline (conftest's offline_builds, from this module's
+    wheelhouse: gpujob's dependencies and its build backend)."""
     repo = tmp_path / "user-repo"
     (repo / "configs").mkdir(parents=True)
     (repo / ".github" / "workflows").mkdir(parents=True)
@@ -132,17 +134,7 @@ def test_the_hook_validates_job_configs_and_leaves_other_yaml_alone(
     _git(repo, "init", "-q")
     _git(repo, "add", ".")
 
-    for name in list(os.environ):
-        if name.startswith("PIP_"):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)  # no index, no machine-wide constraints
-    monkeypatch.setenv("PIP_NO_INDEX", "1")
-    monkeypatch.setenv("PIP_FIND_LINKS", str(wheelhouse))
     monkeypatch.setenv("PRE_COMMIT_HOME", str(tmp_path / "pre-commit-home"))
-    # pip installs the hook's environment without byte-compiling every module of gpujob's
-    # dependencies (as much CPU as the rest of installing them); the hook compiles what it
-    # imports. "0" is pip's spelling of --no-compile in the environment (.ci/run says why).
-    monkeypatch.setenv("PIP_NO_COMPILE", "0")
 
     result = subprocess.run(
         [PRE_COMMIT, "run", "--all-files", "--color", "never"],

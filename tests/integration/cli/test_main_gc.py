@@ -20,10 +20,10 @@ def test_a_caller_in_the_same_process_keeps_its_collector_settings():
 def test_the_process_collects_rarely_while_a_command_runs_and_freezes_at_the_end():
     probe = ("import gc, sys\nfrom gpujob import cli\nseen = []\n"
              "cli.setup_streams = lambda: seen.append(gc.get_threshold()[0])\n"
-             "code = cli.main()\n"
-             "print(seen[0], gc.get_threshold()[0], gc.get_freeze_count() > 0, code)")
+             "before = gc.get_threshold()[0]\ncode = cli.main()\n"
+             "print(before, seen[0], gc.get_threshold()[0], gc.get_freeze_count() > 0, code)")
     done = subprocess.run([sys.executable, "-c", probe, "--version"], capture_output=True,
                           text=True, check=True)
-    during, after, frozen, code = done.stdout.split()[-4:]
+    before, during, after, frozen, code = done.stdout.split()[-5:]
     assert (int(during), frozen, code) == (_GC_THRESHOLD, "True", "0")
-    assert int(after) == gc.get_threshold()[0]
+    assert after == before != str(_GC_THRESHOLD)  # the process's own setting, back
