@@ -169,3 +169,15 @@ def test_a_second_submit_reads_the_cut_not_the_bundled_document(
     creates = google.calls("customJobs.create")
     assert len(creates) == 2 and creates[0].path == creates[1].path
     assert google.rejected == []
+
+
+def test_the_cut_keeps_every_collection_the_vertex_client_asks_for():
+    """A collection VertexClient names (``paths.COLLECTIONS``: getattr of it on the service's
+    locations) that the cut left out would be missing from the service object: an
+    AttributeError at the first call, not a request. So the two lists are one."""
+    from gpujob.services.vertex.paths import COLLECTIONS
+
+    assert set(discovery_cut.RESOURCES["aiplatform", "v1"]) == {
+        f"projects.locations.{collection}" for collection in COLLECTIONS.values()}
+    assert discovery_cut.RESOURCES["serviceusage", "v1beta1"] == (
+        "services.consumerQuotaMetrics",)  # gcp/serviceusage.py's one resource
