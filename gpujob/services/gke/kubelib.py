@@ -25,6 +25,7 @@ import base64
 import importlib.util
 import os
 import sys
+import threading
 from typing import Any
 
 PACKAGE = "kubernetes"
@@ -43,12 +44,27 @@ def bare_package() -> None:
         return
     module = importlib.util.module_from_spec(spec)
     loader = spec.loader
+    lock = threading.RLock()
+    started: list[bool] = []  # the __init__ has been run, or is running
 
     def complete(name: str) -> Any:
-        """The package's own ``__init__``, run on the first look at a name it would set."""
-        module.__dict__.pop("__getattr__")  # once: its own imports look at names too
-        loader.exec_module(module)
-        return getattr(module, name)
+        """The package's own ``__init__``, run on the first look at a name it would set. Another
+        thread looking meanwhile waits for it; its own imports, looking at names it has not set
+        yet, get AttributeError (as in any package's ``__init__``); if it raises, the package
+        is left out of ``sys.modules`` for the next import to start afresh."""
+        with lock:
+            if not started:
+                started.append(True)
+                try:
+                    loader.exec_module(module)
+                except BaseException:
+                    sys.modules.pop(PACKAGE, None)
+                    raise
+                finally:
+                    module.__dict__.pop("__getattr__", None)
+            if name in module.__dict__:
+                return module.__dict__[name]
+        raise AttributeError(f"module {PACKAGE!r} has no attribute {name!r}")
 
     setattr(module, "__getattr__", complete)  # noqa: B010  (PEP 562: a module's own)
     sys.modules[PACKAGE] = module

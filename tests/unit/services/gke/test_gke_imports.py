@@ -45,3 +45,31 @@ def test_a_submit_loads_no_core_v1_api(tmp_path: Path):
         assert list(fake.jobsets) == [("default", "run-1")], done.stderr
     assert done.stdout == "run-1\n"
     assert done.stderr.splitlines()[-3:] == ["0 False True", "", "True True True"], done.stderr
+
+
+# threads that look at the bare package at once (logs --follow's and a bounded call's, say)
+THREADS = """\
+import sys, threading
+from gpujob.services.gke import kubelib
+kubelib.bare_package()
+import kubernetes
+got, barrier = [], threading.Barrier(8)
+
+def look():
+    barrier.wait()
+    got.append((kubernetes.__version__, kubernetes.watch.Watch.__name__))
+
+threads = [threading.Thread(target=look) for _ in range(8)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(len(got), len(set(got)))
+"""
+
+
+def test_threads_that_look_at_the_package_at_once_all_get_its_names():
+    """The package's __init__ runs once, on the first look; a thread looking meanwhile waits for
+    it rather than finding a half-made package (AttributeError in that thread)."""
+    done = subprocess.run([sys.executable, "-c", THREADS], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["8", "1"], done.stderr
