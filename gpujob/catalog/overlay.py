@@ -104,16 +104,22 @@ def unwritable(directory: Path) -> str | None:
 
 
 def write(file: Path, overlay: dict[str, Any]) -> None:
-    """Write ``overlay`` to ``file`` atomically: a reader sees the old file or the new one,
-    never part of one (a temporary file in the same directory, then ``os.replace``)."""
-    file.parent.mkdir(parents=True, exist_ok=True)
-    import tempfile  # only a refresh writes: validate's start-up does not pay for it
+    """Write ``overlay`` to ``file`` whole or not at all (``write_atomic``)."""
+    write_atomic(file, (json.dumps(overlay, indent=1, sort_keys=True) + "\n").encode())
 
-    fd, tmp = tempfile.mkstemp(prefix=f".{file.name}.", suffix=".tmp", dir=file.parent)
+
+def write_atomic(file: str | os.PathLike[str], data: bytes, dir_mode: int = 0o777) -> None:
+    """``data`` in ``file`` whole or not at all: a reader sees the old file or the new one,
+    never part of one (a temporary file in the same directory, synced, then ``os.replace``).
+    Its directory is made if missing (``dir_mode``, less the umask)."""
+    import tempfile  # only a refresh or a cache writes: validate's start-up does not pay for it
+
+    directory, name = os.path.split(os.fspath(file))
+    os.makedirs(directory, mode=dir_mode, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(overlay, fh, indent=1, sort_keys=True)
-            fh.write("\n")
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, file)

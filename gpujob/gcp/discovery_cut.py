@@ -33,7 +33,6 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -119,22 +118,13 @@ def _read(api: str, version: str) -> dict[str, Any] | None:
 
 
 def _write(api: str, version: str, doc: dict[str, Any]) -> None:
+    from gpujob.catalog.overlay import write_atomic
+
     body = json.dumps(doc, separators=(",", ":")).encode()
-    try:
-        header = json.dumps(_header(api, version, hashlib.sha256(body).hexdigest()))
-        target = cache_file(api, version)
-        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-        try:
-            with os.fdopen(fd, "wb") as out:
-                out.write(header.encode() + b"\n" + body)
-            os.replace(temp, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-            raise
-    except OSError:
-        pass  # no cache: the next run parses the bundled document again
+    header = json.dumps(_header(api, version, hashlib.sha256(body).hexdigest()))
+    # unwritable: no cache, and the next run parses the bundled document again
+    with contextlib.suppress(OSError):
+        write_atomic(cache_file(api, version), header.encode() + b"\n" + body, dir_mode=0o700)
 
 
 def document(api: str, version: str) -> dict[str, Any] | None:

@@ -155,11 +155,10 @@ def _age() -> str:
 def test_an_overlay_is_written_whole_or_not_at_all(refreshed, monkeypatch):
     before = refreshed.read_text()
 
-    def broken(data, fh, **kwargs):
-        fh.write('{"format": 1, "parts": {')
+    def full(fd):  # the new text written, not yet on the disk: the disk is full
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(overlay.json, "dump", broken)
+    monkeypatch.setattr(overlay.os, "fsync", full)
     with pytest.raises(OSError):
         overlay.write(refreshed, {"format": 1, "parts": {}})
     assert refreshed.read_text() == before
