@@ -45,8 +45,8 @@ def cache_dir(environ: Mapping[str, str] | None = None) -> str:
     XDG_CACHE_HOME is ignored, as the specification says). A string, not a ``Path``: every
     command looks it up, and pathlib's import is not free."""
     env = os.environ if environ is None else environ
-    if env.get("GPUJOB_CACHE_DIR"):
-        return env["GPUJOB_CACHE_DIR"]
+    if env.get("GPUJOB_CACHE_DIR"):  # spelt as Path spells it (./c/ is c), in every message
+        return os.path.normpath(env["GPUJOB_CACHE_DIR"])
     base = env.get("XDG_CACHE_HOME", "")
     if not os.path.isabs(base):
         base = os.path.join(os.path.expanduser("~"), ".cache")

@@ -210,6 +210,8 @@ def test_the_cache_directory_follows_xdg():
     assert overlay.cache_dir({"XDG_CACHE_HOME": "/var/c"}) == "/var/c/gpujob"
     assert overlay.cache_dir({"XDG_CACHE_HOME": "rel"}) == f"{home}/.cache/gpujob"
     assert overlay.cache_dir({"XDG_CACHE_HOME": "/var/c", "GPUJOB_CACHE_DIR": "/t"}) == "/t"
+    # one spelling wherever the directory is shown: a refresh's "wrote" line, a catalog warning
+    assert overlay.cache_dir({"GPUJOB_CACHE_DIR": "./c/"}) == "c"
 
 
 @pytest.mark.parametrize("figure, said", [
