@@ -10,25 +10,16 @@ import json
 import os
 from functools import cache, lru_cache
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gpujob.errors import UsageError
 from gpujob.findings import finding_line
 from gpujob.resources import schema_path
 
-if TYPE_CHECKING:
-    from pathlib import Path
-
-
-def data_path(spec: ModuleType) -> Path:
-    """The built-in data file of a service's catalog: beside its catalog module."""
-    from pathlib import Path  # (``data_file`` does without it: validate's start-up)
-
-    return Path(data_file(spec))
-
 
 def data_file(spec: ModuleType) -> str:
-    """``data_path``, as a string."""
+    """The built-in data file of a service's catalog: beside its catalog module (a string:
+    validate's start-up does without pathlib)."""
     module: str = spec.__file__  # type: ignore[assignment]
     return os.path.join(os.path.dirname(os.path.realpath(module)), spec.DATA_FILE)
 

@@ -31,8 +31,11 @@ def service(name: str) -> ModuleType:
 
 
 def data_file(name: str) -> Path:
-    """The built-in catalog file of a service."""
-    return files.data_path(service(name))
+    """The built-in catalog file of service ``name`` (``files.data_file`` of its catalog module,
+    as a ``Path``: for the commands and tests that read it)."""
+    from pathlib import Path
+
+    return Path(files.data_file(service(name)))
 
 
 def load(name: str, path: str | None = None) -> Any:

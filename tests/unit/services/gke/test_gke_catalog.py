@@ -4,6 +4,7 @@ names GPUs the catalog defines, and a user's catalog (--catalog) is checked the 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from jsonschema import Draft202012Validator
 
@@ -13,7 +14,7 @@ from gpujob.services.gke import catalog
 
 
 def shipped() -> dict:
-    return json.loads(files.data_path(catalog).read_text(encoding="utf-8"))
+    return json.loads(Path(files.data_file(catalog)).read_text(encoding="utf-8"))
 
 
 def test_the_shipped_catalog_holds_to_its_schema_and_cross_references():

@@ -5,6 +5,7 @@ topologies the GKE catalog lists (with its sources)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 import yaml
@@ -153,7 +154,7 @@ def test_a_tpu_job_is_one_slice(cli, write):
 
 
 def test_the_catalogs_tpu_slices_have_sources_and_fill_whole_hosts():
-    data = json.loads(files.data_path(catalog).read_text(encoding="utf-8"))
+    data = json.loads(Path(files.data_file(catalog)).read_text(encoding="utf-8"))
     assert data["tpus"]["source"]["as_of"] and data["tpus"]["source"]["refs"]
     for ref in data["tpus"]["source"]["refs"]:
         assert ref in data["source_key"]
