@@ -29,19 +29,12 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
+from example_runs import README_RUN, RESUMED, WORLD_OF_4
 from once import once
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "examples" / "mlp" / "trainer"
 SMALL = ["--train-size", "1024", "--test-size", "256"]
-# the runs of the example that docs pages show: each is run by the test named for it in
-# test_readme.RUN_BY_TESTS, which checks the page's text and its own assertions on that one run
-EXAMPLE = ("gpujob local configs/pytorch-mlp-ddp.yaml --package-path examples/mlp/trainer "
-           "--module-name trainer.task")
-README = ("README.md", f"{EXAMPLE} --job-dir out/mlp --job-id mlp_demo -- --epochs 1")
-RESUMED = ("docs/local.md", f"{EXAMPLE} --job-dir out/mlp --job-id mlp_demo")
-WORLD_OF_4 = ("docs/local.md", f"{EXAMPLE} --job-dir out/mlp4 -- --nproc-per-replica 2 "
-              "--epochs 3")
 
 
 def checkpoints(job_dir: Path) -> list[int]:
@@ -95,7 +88,7 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> Trained:
     first checks the README's text)."""
     from test_readme import run_in, transcript_run_by_a_test, workspace
 
-    (step,) = transcript_run_by_a_test(*README).steps
+    (step,) = transcript_run_by_a_test(*README_RUN).steps
 
     def run(directory: Path) -> dict[str, Any]:
         out, code = run_in(workspace(directory), step.command)
@@ -113,7 +106,7 @@ def test_the_example_trains_an_epoch_on_two_cpu_processes(trained: Trained):
 
     out, step = trained.out, trained.step
     assert pattern(step.expected).fullmatch(out), \
-        f"{README[0]}: $ {step.command}\n--- printed:\n{out}"
+        f"{README_RUN[0]}: $ {step.command}\n--- printed:\n{out}"
     assert trained.code == step.code == 0, out
     assert "warning: the job asks for 2 GPUs and none are available" in out
     assert_no_stack_trace(out)

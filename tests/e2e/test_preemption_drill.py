@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
+from example_runs import DRILL
 from jobs import RUNTIME_JOB_WITHOUT_PACKAGES
 
 # a trainer that is ready for SIGTERM once it has written 'ready' in the job dir; on SIGTERM it
@@ -127,13 +128,6 @@ def test_submit_refuses_the_drill_flags(cli, fake):
                                           "local, or submit --local)")
 
 
-# docs/local.md's drill: this test runs its transcript, and checks the page's text too
-DRILL_PAGE = "docs/local.md"
-DRILL = ("gpujob local configs/pytorch-mlp-ddp.yaml --package-path examples/mlp/trainer "
-         "--module-name trainer.task --job-dir out/drill --job-id mlp_drill --preempt-after "
-         "'checkpoints/epoch-*.pt' --recover 1 -- --epochs 1000")
-
-
 @pytest.mark.slow
 def test_the_example_trainer_resumes_from_the_epoch_it_saved_on_sigterm(tmp_path: Path):
     """The issue's drill, with the shipped config, as docs/local.md runs it (its transcript is
@@ -142,10 +136,10 @@ def test_the_example_trainer_resumes_from_the_epoch_it_saved_on_sigterm(tmp_path
     recovery, which resumed from the first attempt's checkpoint."""
     from test_readme import SHOWN_ROOT, pattern, run_in, transcript_run_by_a_test, workspace
 
-    (step,) = transcript_run_by_a_test(DRILL_PAGE, DRILL).steps
+    (step,) = transcript_run_by_a_test(*DRILL).steps
     workdir = workspace(tmp_path)
     out, code = run_in(workdir, step.command)  # stdout and stderr, as the page shows them
-    assert pattern(step.expected).fullmatch(out), f"{DRILL_PAGE}: $ {DRILL}\n--- printed:\n{out}"
+    assert pattern(step.expected).fullmatch(out), f"{DRILL[0]}: $ {DRILL[1]}\n--- printed:\n{out}"
     assert code == step.code == 4, out
     assert "Traceback" not in out
     job_dir = f"{SHOWN_ROOT}/out/drill"

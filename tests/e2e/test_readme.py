@@ -21,8 +21,10 @@ import sys
 from pathlib import Path
 from typing import NamedTuple
 
+import example_runs
 import pytest
 from doc_pages import PAGES, page_name
+from example_runs import RUN_BY_TESTS
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOWN_ROOT = "/home/me/gpujob"
@@ -105,23 +107,6 @@ def workspace(tmp_path: Path) -> Path:
 
 ALL_TRANSCRIPTS = [transcript for page in PAGES for transcript in
                    transcripts(page.read_text(encoding="utf-8"), page_name(page))]
-# transcripts a test of their own runs, checking the page's text and more on the one run (each
-# starts processes that import torch, seconds of CPU each, so no other test repeats them):
-# (page, first command) -> the test
-EXAMPLE = ("gpujob local configs/pytorch-mlp-ddp.yaml --package-path examples/mlp/trainer "
-           "--module-name trainer.task")
-RUN_BY_TESTS = {
-    ("README.md", f"{EXAMPLE} --job-dir out/mlp --job-id mlp_demo -- --epochs 1"):
-        "test_example_trainer.py::test_the_example_trains_an_epoch_on_two_cpu_processes",
-    ("docs/local.md", f"{EXAMPLE} --job-dir out/mlp --job-id mlp_demo"):
-        "test_example_trainer.py::test_a_run_given_more_epochs_resumes_from_its_last_checkpoint",
-    ("docs/local.md", f"{EXAMPLE} --job-dir out/mlp4 -- --nproc-per-replica 2 --epochs 3"):
-        "test_example_trainer.py::test_the_processes_of_all_replicas_are_one_world",
-    ("docs/local.md", f"{EXAMPLE} --job-dir out/drill --job-id mlp_drill --preempt-after "
-     "'checkpoints/epoch-*.pt' --recover 1 -- --epochs 1000"):
-        "test_preemption_drill.py::test_the_example_trainer_resumes_from_the_epoch_it_saved_"
-        "on_sigterm",
-}
 TRANSCRIPTS = [t for t in ALL_TRANSCRIPTS if (t.page, t.steps[0].command) not in RUN_BY_TESTS]
 
 
@@ -146,11 +131,15 @@ def test_the_docs_transcript_is_what_the_commands_print(transcript: Transcript,
 
 
 def test_a_transcript_left_to_a_test_is_on_its_page_and_that_test_runs_it():
+    names = {value: name for name, value in vars(example_runs).items()
+             if isinstance(value, tuple) and value in RUN_BY_TESTS}
     for (page, command), test in RUN_BY_TESTS.items():
         assert transcript_run_by_a_test(page, command).page == page
         module, _, name = test.partition("::")
         source = (ROOT / "tests" / "e2e" / module).read_text(encoding="utf-8")
-        assert f"def {name}(" in source and "transcript_run_by_a_test(" in source
+        assert f"def {name}(" in source
+        # by its name in example_runs: the run a test asks for is the run left to it
+        assert f"transcript_run_by_a_test(*{names[page, command]})" in source, test
 
 
 def test_the_docs_have_transcripts_and_the_harness_reads_them():
