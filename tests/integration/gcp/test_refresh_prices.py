@@ -124,10 +124,10 @@ def test_a_cache_directory_that_is_a_file_is_said_before_anything_is_read(cli, g
 
 @pytest.mark.default_service
 def test_a_full_cache_directory_is_an_error_naming_it(cli, monkeypatch, tmp_path):
-    def full(data, fh, **kwargs):
+    def full(fd):  # the new catalog written, not yet on the disk: the disk is full
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(overlay_module.json, "dump", full)
+    monkeypatch.setattr(overlay_module.os, "fsync", full)
     result = cli(*PRICES)
     assert result.code == 1
     cache = tmp_path / "gpujob-cache"
